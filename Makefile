@@ -1,0 +1,88 @@
+# mrp: one non-recursive Makefile for every tool, the library, the man
+# pages and the tests.  "make BUILD=dir" builds out of tree; "make asan"
+# builds into build-asan/ with the sanitizers and runs the whole suite there.
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+INSTALL ?= install
+BATS ?= bats
+MANDOC ?= mandoc
+
+BUILD ?= .
+CFLAGS ?= -O2 -g
+WARN = -Wall -Wextra -Wpedantic -Wstrict-prototypes -Wmissing-prototypes \
+	-Wshadow -Wformat=2 -Wvla -Wwrite-strings -fno-common
+ifdef DEVELOPER
+WARN += -Werror
+endif
+ifdef SANITIZE
+SAN_CFLAGS = -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) \
+	-fno-omit-frame-pointer -g -O1
+endif
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
+	$(CFLAGS) $(SAN_CFLAGS)
+ALL_LDFLAGS = $(LDFLAGS) $(SAN_CFLAGS)
+LIBS = -Wl,--as-needed -ljq -lyaml -lz -lm
+
+TOOLS := $(basename $(notdir $(wildcard tools/*.c)))
+LIB_SRC := $(wildcard lib/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+TOOL_OBJ := $(TOOLS:%=$(BUILD)/tools/%.o)
+BINS := $(TOOLS:%=$(BUILD)/bin/%)
+MAN1 := $(wildcard man/*.1)
+MAN5 := $(wildcard man/*.5)
+DEPS := $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d)
+
+all: $(BINS)
+
+$(BUILD)/bin/%: $(BUILD)/tools/%.o $(BUILD)/lib/libutil.a | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/lib/libutil.a $(LIBS) $(LDLIBS)
+
+$(BUILD)/lib/libutil.a: $(LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/%.o: %.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Ilib -MMD -MP -c -o $@ $<
+
+# Installs what is missing on Debian when run as root; otherwise names it.
+deps:
+	@.ci/deps
+
+check: all
+	BUILD=$(abspath $(BUILD)) $(BATS) tests
+	$(MANDOC) -T lint -W warning $(MAN1) $(MAN5)
+
+asan:
+	$(MAKE) BUILD=build-asan SANITIZE=address,undefined check
+
+example: all
+	bin/tr-extract fixtures/example/trace.json.gz | \
+	    jq -rn -f pipelines/summary.jq
+
+bench: all
+	tests/bench/run
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(MANDIR)/man5
+	$(INSTALL) -m 755 $(BINS) $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5
+
+uninstall:
+	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%)
+	rm -f $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%)
+	rm -f $(MAN5:man/%=$(DESTDIR)$(MANDIR)/man5/%)
+
+clean:
+	rm -rf bin build-asan tools/*.o tools/*.d lib/*.o lib/*.d lib/libutil.a
+
+.PHONY: all deps check asan example bench install uninstall clean
+
+-include $(DEPS)

@@ -1,0 +1,119 @@
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+static const char *progname = "mrp";
+
+static void vreport(const char *, va_list);
+
+void
+setprogname(const char *argv0)
+{
+	const char *slash;
+
+	if (argv0 == NULL || *argv0 == '\0')
+		return;
+	slash = strrchr(argv0, '/');
+	progname = slash != NULL ? slash + 1 : argv0;
+}
+
+const char *
+getprogname(void)
+{
+	return progname;
+}
+
+/* errno is saved first: stdio calls below may change it. */
+static void
+vreport(const char *fmt, va_list ap)
+{
+	int saved = errno;
+	size_t n = strlen(fmt);
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	if (n > 0 && fmt[n - 1] == ':')
+		fprintf(stderr, " %s", strerror(saved));
+	fputc('\n', stderr);
+}
+
+void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void
+die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fmt, ap);
+	va_end(ap);
+	exit(2);
+}
+
+void
+warnmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fmt, ap);
+	va_end(ap);
+}
+
+int
+error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
+finish(int status)
+{
+	int failed;
+
+	failed = fflush(stdout) != 0 || ferror(stdout);
+	if (fclose(stdout) != 0)
+		failed = 1;
+	if (failed) {
+		warnmsg("<stdout>: write failed:");
+		return 1;
+	}
+	return status;
+}
+
+long long
+parse_num(const char *s, long long min, long long max, const char *what)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0')
+		die_usage("%s is invalid: %s", what, s);
+	if ((errno == ERANGE && v == LLONG_MAX) || v > max)
+		die_usage("%s is too large: %s", what, s);
+	if ((errno == ERANGE && v == LLONG_MIN) || v < min)
+		die_usage("%s is too small: %s", what, s);
+	return v;
+}

@@ -1,0 +1,43 @@
+/*
+ * gzin: one read path for plain and gzip input.
+ *
+ * zlib's gzread() inflates gzip data (every member of a multi-member file,
+ * as pigz writes) and copies anything else through unchanged, so callers
+ * never look at file names.  A gzin owns its descriptor: gzin_close() closes
+ * it and frees the gzin.  The name is borrowed from the caller and must
+ * outlive the gzin; stdin is called "<stdin>".
+ */
+#ifndef GZIN_H
+#define GZIN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct gzin;
+
+/*
+ * Opens path, or stdin when path is NULL or "-".  Returns NULL with errno
+ * set when the file cannot be opened.
+ */
+struct gzin *gzin_open(const char *path);
+
+/* The name to use in messages: the path or "<stdin>". */
+const char *gzin_name(const struct gzin *);
+
+/*
+ * Reads up to n bytes of decompressed data.  Returns the count, 0 at the end
+ * of the data, or -1 on an I/O or format error (truncated or corrupt gzip),
+ * with the reason in gzin_error().
+ */
+ssize_t gzin_read(struct gzin *, void *buf, size_t n);
+
+/* A description of the last error; borrowed, valid until the next call. */
+const char *gzin_error(struct gzin *);
+
+/* 1 when the input turned out to be gzip, known after the first read. */
+int gzin_is_gzip(const struct gzin *);
+
+/* Closes the input and frees the gzin; NULL is allowed. */
+void gzin_close(struct gzin *);
+
+#endif

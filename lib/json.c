@@ -1,0 +1,1153 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "json.h"
+#include "xalloc.h"
+
+#define BUFCAP	(256u * 1024)
+
+enum state {
+	S_VALUE,		/* a value: at the start, after ':' or ',' */
+	S_FIRST_VALUE_OR_END,	/* just after '[' */
+	S_FIRST_KEY_OR_END,	/* just after '{' */
+	S_KEY,			/* after ',' in an object */
+	S_COMMA_OR_END,		/* after a value inside a container */
+	S_AFTER_TOP		/* after a complete top-level value */
+};
+
+struct jreader {
+	struct gzin	*in;
+	int		 flags;
+	unsigned char	*buf;
+	size_t		 pos, end;
+	int		 eof;
+	uint64_t	 base;		/* input offset of buf[0] */
+	uint64_t	 line;		/* line of buf[pos] */
+	uint64_t	 line_start;	/* input offset where that line starts */
+	uint64_t	 top_end_line;	/* line where the last top-level value ended */
+	char		 stack[JR_MAX_DEPTH];
+	int		 depth;
+	enum state	 state;
+	int		 seen_value;
+	int		 unclosed;
+	char		*scratch;
+	size_t		 slen, scap;
+	struct jrepairs	 rep;
+	enum jerr	 errkind;
+	char		 err[256];
+	uint64_t	 eline, ecol;
+};
+
+static int	fill(struct jreader *, size_t *);
+static int	need(struct jreader *, size_t);
+static int	skip_ws(struct jreader *);
+static void	fail_here(struct jreader *, enum jerr, size_t, const char *, ...)
+		    __attribute__((format(printf, 4, 5)));
+static void	repaired(struct jreader *, uint64_t *, size_t);
+static void	sputc(struct jreader *, int);
+static void	sput(struct jreader *, const void *, size_t);
+static int	lex_string(struct jreader *, struct jtoken *);
+static int	lex_string_slow(struct jreader *, struct jtoken *, size_t,
+		    size_t);
+static int	lex_escape(struct jreader *);
+static enum jtok lex_number(struct jreader *, struct jtoken *);
+static enum jtok lex_word(struct jreader *, struct jtoken *);
+static enum jtok lex_value(struct jreader *, struct jtoken *);
+static enum jtok value_done(struct jreader *, enum jtok);
+static enum jtok at_eof(struct jreader *, struct jtoken *);
+static uint32_t	arena_put(struct jdoc *, const char *, size_t);
+static int	add_node(struct jreader *, struct jdoc *, const struct jtoken *,
+		    enum jtype, uint32_t, uint32_t);
+
+struct jreader *
+jr_open(struct gzin *in, int flags)
+{
+	struct jreader *r;
+
+	r = xcalloc(1, sizeof(*r));
+	r->in = in;
+	r->flags = flags;
+	r->buf = xmalloc(BUFCAP);
+	r->line = 1;
+	r->state = S_VALUE;
+	return r;
+}
+
+void
+jr_close(struct jreader *r)
+{
+	if (r == NULL)
+		return;
+	gzin_close(r->in);
+	free(r->buf);
+	free(r->scratch);
+	free(r);
+}
+
+const char *
+jr_name(const struct jreader *r)
+{
+	return gzin_name(r->in);
+}
+
+const char *
+jr_error(const struct jreader *r)
+{
+	return r->err;
+}
+
+enum jerr
+jr_errkind(const struct jreader *r)
+{
+	return r->errkind;
+}
+
+uint64_t
+jr_errline(const struct jreader *r)
+{
+	return r->eline;
+}
+
+uint64_t
+jr_errcol(const struct jreader *r)
+{
+	return r->ecol;
+}
+
+int
+jr_unclosed(const struct jreader *r)
+{
+	return r->unclosed;
+}
+
+const struct jrepairs *
+jr_repairs(const struct jreader *r)
+{
+	return &r->rep;
+}
+
+uint64_t
+jr_offset(const struct jreader *r)
+{
+	return r->base + r->pos;
+}
+
+void
+jr_fail(struct jreader *r, uint64_t line, uint64_t col, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->errkind != JE_NONE)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	r->errkind = JE_SYNTAX;
+	r->eline = line;
+	r->ecol = col;
+}
+
+/* Records the first error only: later ones are consequences. */
+static void
+fail_here(struct jreader *r, enum jerr kind, size_t at, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->errkind != JE_NONE)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	r->errkind = kind;
+	r->eline = r->line;
+	r->ecol = r->base + at - r->line_start + 1;
+}
+
+/*
+ * Moves the bytes from *keep on to the front of the buffer and reads more
+ * after them.  *keep becomes 0; the caller shifts its other indices by the
+ * old *keep.  Returns the bytes read, 0 at the end, -1 on error.
+ */
+static int
+fill(struct jreader *r, size_t *keep)
+{
+	ssize_t n;
+	size_t k = *keep;
+
+	if (k > 0) {
+		memmove(r->buf, r->buf + k, r->end - k);
+		r->base += k;
+		r->end -= k;
+		r->pos -= k < r->pos ? k : r->pos;
+		*keep = 0;
+	}
+	if (r->eof || r->end == BUFCAP)
+		return 0;
+	n = gzin_read(r->in, r->buf + r->end, BUFCAP - r->end);
+	if (n < 0) {
+		fail_here(r, JE_IO, r->end, "%s", gzin_error(r->in));
+		return -1;
+	}
+	if (n == 0)
+		r->eof = 1;
+	r->end += (size_t)n;
+	return (int)(n > 0);
+}
+
+/* Makes at least n bytes available at pos unless the input ends first. */
+static int
+need(struct jreader *r, size_t n)
+{
+	size_t keep;
+
+	while (r->end - r->pos < n && !r->eof) {
+		keep = r->pos;
+		if (fill(r, &keep) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+skip_ws(struct jreader *r)
+{
+	size_t keep;
+	unsigned char c;
+
+	for (;;) {
+		while (r->pos < r->end) {
+			c = r->buf[r->pos];
+			if (c == '\n') {
+				r->line++;
+				r->line_start = r->base + r->pos + 1;
+			} else if (c != ' ' && c != '\t' && c != '\r')
+				return 0;
+			r->pos++;
+		}
+		if (r->eof)
+			return 0;
+		keep = r->pos;
+		if (fill(r, &keep) < 0)
+			return -1;
+	}
+}
+
+size_t
+json_scan(const unsigned char *b, size_t i, size_t end)
+{
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"');
+	const __m128i bslash = _mm_set1_epi8('\\');
+	const __m128i space = _mm_set1_epi8(0x20);
+	__m128i v, m;
+	int mask;
+
+	/* Signed compare: bytes >= 0x80 are negative, so < 0x20 too. */
+	while (i + 16 <= end) {
+		v = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+		m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+		    _mm_cmpeq_epi8(v, bslash)), _mm_cmplt_epi8(v, space));
+		mask = _mm_movemask_epi8(m);
+		if (mask != 0)
+			return i + (size_t)__builtin_ctz((unsigned)mask);
+		i += 16;
+	}
+#endif
+	while (i < end && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 &&
+	    b[i] < 0x80)
+		i++;
+	return i;
+}
+
+int
+json_utf8_len(const unsigned char *b, size_t n)
+{
+	unsigned char c = b[0];
+	int len, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((size_t)i >= n)
+			return -1;
+		if ((b[i] & 0xc0) != 0x80)
+			return 0;
+	}
+	/* Overlong forms, surrogates and code points beyond U+10FFFF. */
+	if ((c == 0xe0 && b[1] < 0xa0) || (c == 0xed && b[1] > 0x9f) ||
+	    (c == 0xf0 && b[1] < 0x90) || (c == 0xf4 && b[1] > 0x8f))
+		return 0;
+	return len;
+}
+
+static void
+repaired(struct jreader *r, uint64_t *counter, size_t at)
+{
+	const struct jrepairs *p = &r->rep;
+
+	if (p->control + p->utf8 + p->na + p->nonfinite == 0) {
+		r->rep.first_line = r->line;
+		r->rep.first_col = r->base + at - r->line_start + 1;
+	}
+	(*counter)++;
+}
+
+static void
+sput(struct jreader *r, const void *p, size_t n)
+{
+	if (r->slen + n + 1 > r->scap) {
+		while (r->slen + n + 1 > r->scap)
+			r->scap = r->scap ? r->scap * 2 : 4096;
+		r->scratch = xrealloc(r->scratch, r->scap);
+	}
+	memcpy(r->scratch + r->slen, p, n);
+	r->slen += n;
+}
+
+static void
+sputc(struct jreader *r, int c)
+{
+	char ch = (char)c;
+
+	sput(r, &ch, 1);
+}
+
+/* pos is at the opening quote. */
+static int
+lex_string(struct jreader *r, struct jtoken *t)
+{
+	size_t start = r->pos + 1, i = start, keep;
+	int n;
+
+	for (;;) {
+		i = json_scan(r->buf, i, r->end);
+		if (i == r->end) {
+			if (r->eof) {
+				jr_fail(r, t->line, t->col,
+				    "unterminated string");
+				return -1;
+			}
+			if (r->pos == 0 && r->end == BUFCAP)
+				return lex_string_slow(r, t, start, i);
+			keep = r->pos;
+			i -= keep;
+			if (fill(r, &keep) < 0)
+				return -1;
+			start = r->pos + 1;
+			continue;
+		}
+		if (r->buf[i] == '"') {
+			t->s = (const char *)r->buf + start;
+			t->len = i - start;
+			r->pos = i + 1;
+			return 0;
+		}
+		if (r->buf[i] < 0x80)
+			return lex_string_slow(r, t, start, i);
+		n = json_utf8_len(r->buf + i, r->end - i);
+		if (n > 0) {
+			i += (size_t)n;
+			continue;
+		}
+		if (n == 0 || r->eof || (r->pos == 0 && r->end == BUFCAP))
+			return lex_string_slow(r, t, start, i);
+		/* A sequence cut by the buffer end: read on and look again. */
+		keep = r->pos;
+		i -= keep;
+		if (fill(r, &keep) < 0)
+			return -1;
+		start = r->pos + 1;
+	}
+}
+
+/*
+ * Decodes into the scratch buffer: the bytes [start, i) are plain, i is the
+ * first byte that needs work.
+ */
+static int
+lex_string_slow(struct jreader *r, struct jtoken *t, size_t start, size_t i)
+{
+	size_t keep;
+	unsigned char c;
+	int n;
+
+	r->slen = 0;
+	sput(r, r->buf + start, i - start);
+	r->pos = i;
+	for (;;) {
+		if (r->slen > JR_MAX_STRING) {
+			fail_here(r, JE_LIMIT, r->pos,
+			    "string longer than %u bytes", JR_MAX_STRING);
+			return -1;
+		}
+		if (r->pos == r->end) {
+			if (r->eof) {
+				jr_fail(r, t->line, t->col,
+				    "unterminated string");
+				return -1;
+			}
+			keep = r->pos;
+			if (fill(r, &keep) < 0)
+				return -1;
+			continue;
+		}
+		i = json_scan(r->buf, r->pos, r->end);
+		sput(r, r->buf + r->pos, i - r->pos);
+		r->pos = i;
+		if (i == r->end)
+			continue;
+		c = r->buf[i];
+		if (c == '"') {
+			r->pos++;
+			break;
+		}
+		if (c == '\\') {
+			if (lex_escape(r) < 0)
+				return -1;
+			continue;
+		}
+		if (c < 0x20) {
+			repaired(r, &r->rep.control, i);
+			sputc(r, c);
+			r->pos++;
+			if (c == '\n') {
+				r->line++;
+				r->line_start = r->base + r->pos;
+			}
+			continue;
+		}
+		if (r->end - i < 4 && !r->eof) {
+			if (need(r, 4) < 0)
+				return -1;
+			continue;
+		}
+		n = json_utf8_len(r->buf + i, r->end - i);
+		if (n > 0) {
+			sput(r, r->buf + i, (size_t)n);
+			r->pos += (size_t)n;
+		} else {
+			repaired(r, &r->rep.utf8, i);
+			sput(r, "\xef\xbf\xbd", 3);
+			r->pos++;
+		}
+	}
+	r->scratch[r->slen] = '\0';
+	t->s = r->scratch;
+	t->len = r->slen;
+	return 0;
+}
+
+static int
+hex4(const unsigned char *p)
+{
+	int v = 0, i, d;
+
+	for (i = 0; i < 4; i++) {
+		if (p[i] >= '0' && p[i] <= '9')
+			d = p[i] - '0';
+		else if (p[i] >= 'a' && p[i] <= 'f')
+			d = p[i] - 'a' + 10;
+		else if (p[i] >= 'A' && p[i] <= 'F')
+			d = p[i] - 'A' + 10;
+		else
+			return -1;
+		v = v << 4 | d;
+	}
+	return v;
+}
+
+static void
+put_utf8(struct jreader *r, unsigned long cp)
+{
+	char b[4];
+
+	if (cp < 0x80) {
+		sputc(r, (int)cp);
+	} else if (cp < 0x800) {
+		b[0] = (char)(0xc0 | cp >> 6);
+		b[1] = (char)(0x80 | (cp & 0x3f));
+		sput(r, b, 2);
+	} else if (cp < 0x10000) {
+		b[0] = (char)(0xe0 | cp >> 12);
+		b[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+		b[2] = (char)(0x80 | (cp & 0x3f));
+		sput(r, b, 3);
+	} else {
+		b[0] = (char)(0xf0 | cp >> 18);
+		b[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+		b[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+		b[3] = (char)(0x80 | (cp & 0x3f));
+		sput(r, b, 4);
+	}
+}
+
+/* pos is at a backslash; at most a surrogate pair (12 bytes) is read. */
+static int
+lex_escape(struct jreader *r)
+{
+	const unsigned char *p;
+	int hi, lo;
+	unsigned char c;
+
+	if (need(r, 12) < 0)
+		return -1;
+	if (r->end - r->pos < 2) {
+		fail_here(r, JE_SYNTAX, r->pos, "unterminated string");
+		return -1;
+	}
+	p = r->buf + r->pos;
+	c = p[1];
+	switch (c) {
+	case '"': case '\\': case '/':
+		sputc(r, c);
+		break;
+	case 'b': sputc(r, '\b'); break;
+	case 'f': sputc(r, '\f'); break;
+	case 'n': sputc(r, '\n'); break;
+	case 'r': sputc(r, '\r'); break;
+	case 't': sputc(r, '\t'); break;
+	case 'u':
+		if (r->end - r->pos < 6 || (hi = hex4(p + 2)) < 0) {
+			fail_here(r, JE_SYNTAX, r->pos,
+			    "invalid \\u escape in string");
+			return -1;
+		}
+		if (hi >= 0xd800 && hi <= 0xdbff && r->end - r->pos >= 12 &&
+		    p[6] == '\\' && p[7] == 'u' && (lo = hex4(p + 8)) >= 0xdc00 &&
+		    lo <= 0xdfff) {
+			put_utf8(r, 0x10000 + ((unsigned long)(hi - 0xd800) << 10) +
+			    (unsigned long)(lo - 0xdc00));
+			r->pos += 12;
+			return 0;
+		}
+		if (hi >= 0xd800 && hi <= 0xdfff) {
+			repaired(r, &r->rep.utf8, r->pos);
+			put_utf8(r, 0xfffd);
+		} else
+			put_utf8(r, (unsigned long)hi);
+		r->pos += 6;
+		return 0;
+	default:
+		if (c >= 0x20 && c < 0x7f)
+			fail_here(r, JE_SYNTAX, r->pos,
+			    "invalid escape '\\%c' in string", c);
+		else
+			fail_here(r, JE_SYNTAX, r->pos,
+			    "invalid escape in string");
+		return -1;
+	}
+	r->pos += 2;
+	return 0;
+}
+
+static int
+isdigit_(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static enum jtok
+lex_number(struct jreader *r, struct jtoken *t)
+{
+	const unsigned char *b;
+	size_t i, n;
+
+	if (need(r, JR_MAX_NUMBER + 2) < 0)
+		return J_ERROR;
+	b = r->buf + r->pos;
+	n = r->end - r->pos;
+	i = 0;
+	if (b[i] == '-')
+		i++;
+	if (i < n && b[i] == '0')
+		i++;
+	else if (i < n && isdigit_(b[i]))
+		while (i < n && isdigit_(b[i]))
+			i++;
+	else
+		goto bad;
+	if (i < n && b[i] == '.') {
+		if (++i >= n || !isdigit_(b[i]))
+			goto bad;
+		while (i < n && isdigit_(b[i]))
+			i++;
+	}
+	if (i < n && (b[i] == 'e' || b[i] == 'E')) {
+		i++;
+		if (i < n && (b[i] == '+' || b[i] == '-'))
+			i++;
+		if (i >= n || !isdigit_(b[i]))
+			goto bad;
+		while (i < n && isdigit_(b[i]))
+			i++;
+	}
+	if (i > JR_MAX_NUMBER) {
+		fail_here(r, JE_LIMIT, r->pos,
+		    "number longer than %d characters", JR_MAX_NUMBER);
+		return J_ERROR;
+	}
+	if (i < n && (isdigit_(b[i]) || b[i] == '.' || b[i] == 'e' ||
+	    b[i] == 'E' || b[i] == '+' || b[i] == '-'))
+		goto bad;
+	t->s = (const char *)b;
+	t->len = i;
+	r->pos += i;
+	return J_NUMBER;
+bad:
+	if (i > JR_MAX_NUMBER)
+		fail_here(r, JE_LIMIT, r->pos,
+		    "number longer than %d characters", JR_MAX_NUMBER);
+	else
+		fail_here(r, JE_SYNTAX, r->pos, "invalid number");
+	return J_ERROR;
+}
+
+/* true, false, null, and the repaired N/A, NaN, Infinity, -Infinity. */
+static enum jtok
+lex_word(struct jreader *r, struct jtoken *t)
+{
+	static const struct {
+		const char	*word;
+		enum jtok	 tok;
+	} words[] = {
+		{ "true", J_TRUE }, { "false", J_FALSE }, { "null", J_NULL },
+		{ "N/A", J_STRING }, { "NaN", J_NULL }, { "Infinity", J_NULL },
+		{ "-Infinity", J_NULL },
+	};
+	const unsigned char *b;
+	size_t i, len, n;
+	unsigned char c;
+
+	if (need(r, 16) < 0)
+		return J_ERROR;
+	b = r->buf + r->pos;
+	n = r->end - r->pos;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		len = strlen(words[i].word);
+		if (n < len || memcmp(b, words[i].word, len) != 0)
+			continue;
+		c = n > len ? b[len] : ' ';
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    isdigit_(c) || c == '_')
+			continue;
+		if (words[i].tok == J_STRING) {
+			repaired(r, &r->rep.na, r->pos);
+			t->s = "N/A";
+			t->len = 3;
+		} else if (i >= 4)
+			repaired(r, &r->rep.nonfinite, r->pos);
+		r->pos += len;
+		return words[i].tok;
+	}
+	if (b[0] >= 0x20 && b[0] < 0x7f)
+		fail_here(r, JE_SYNTAX, r->pos, "unexpected character '%c'",
+		    b[0]);
+	else
+		fail_here(r, JE_SYNTAX, r->pos, "unexpected byte 0x%02x",
+		    b[0]);
+	return J_ERROR;
+}
+
+static enum jtok
+lex_value(struct jreader *r, struct jtoken *t)
+{
+	unsigned char c = r->buf[r->pos];
+
+	switch (c) {
+	case '{':
+	case '[':
+		if (r->depth == JR_MAX_DEPTH) {
+			fail_here(r, JE_LIMIT, r->pos,
+			    "nesting deeper than %d levels", JR_MAX_DEPTH);
+			return J_ERROR;
+		}
+		r->stack[r->depth++] = (char)c;
+		r->pos++;
+		r->state = c == '{' ? S_FIRST_KEY_OR_END :
+		    S_FIRST_VALUE_OR_END;
+		return c == '{' ? J_BEGIN_OBJECT : J_BEGIN_ARRAY;
+	case '"':
+		if (lex_string(r, t) < 0)
+			return J_ERROR;
+		return value_done(r, J_STRING);
+	case '-':
+		if (r->end - r->pos > 1 && r->buf[r->pos + 1] == 'I')
+			return value_done(r, lex_word(r, t));
+		return value_done(r, lex_number(r, t));
+	default:
+		if (isdigit_(c))
+			return value_done(r, lex_number(r, t));
+		return value_done(r, lex_word(r, t));
+	}
+}
+
+static enum jtok
+value_done(struct jreader *r, enum jtok tok)
+{
+	if (tok == J_ERROR)
+		return tok;
+	if (r->depth == 0) {
+		r->state = S_AFTER_TOP;
+		r->top_end_line = r->line;
+	} else
+		r->state = S_COMMA_OR_END;
+	return tok;
+}
+
+static enum jtok
+at_eof(struct jreader *r, struct jtoken *t)
+{
+	if (r->depth == 0 && (r->state == S_AFTER_TOP || !r->seen_value))
+		return J_EOF;
+	if (r->depth == 1 && r->stack[0] == '[' &&
+	    (r->flags & JR_OPEN_ARRAY) && r->state != S_KEY) {
+		r->depth = 0;
+		r->unclosed = 1;
+		t->s = NULL;
+		t->len = 0;
+		return value_done(r, J_END_ARRAY);
+	}
+	fail_here(r, JE_SYNTAX, r->pos, "unexpected end of input%s",
+	    r->depth > 0 ? " (the JSON is cut off)" : "");
+	return J_ERROR;
+}
+
+enum jtok
+jr_next(struct jreader *r, struct jtoken *t)
+{
+	unsigned char c;
+	char top;
+
+	for (;;) {
+		if (r->errkind != JE_NONE)
+			return J_ERROR;
+		if (skip_ws(r) < 0)
+			return J_ERROR;
+		t->line = r->line;
+		t->col = r->base + r->pos - r->line_start + 1;
+		t->s = NULL;
+		t->len = 0;
+		if (r->pos == r->end)
+			return at_eof(r, t);
+		c = r->buf[r->pos];
+		top = r->depth > 0 ? r->stack[r->depth - 1] : 0;
+		switch (r->state) {
+		case S_COMMA_OR_END:
+			if (c == ',') {
+				r->pos++;
+				r->state = top == '{' ? S_KEY : S_VALUE;
+				continue;
+			}
+			if ((c == '}' && top == '{') || (c == ']' && top == '[')) {
+				r->pos++;
+				r->depth--;
+				return value_done(r, c == '}' ? J_END_OBJECT :
+				    J_END_ARRAY);
+			}
+			fail_here(r, JE_SYNTAX, r->pos, "expected ',' or '%c'",
+			    top == '{' ? '}' : ']');
+			return J_ERROR;
+		case S_FIRST_KEY_OR_END:
+			if (c == '}') {
+				r->pos++;
+				r->depth--;
+				return value_done(r, J_END_OBJECT);
+			}
+			/* FALLTHROUGH */
+		case S_KEY:
+			if (c != '"') {
+				fail_here(r, JE_SYNTAX, r->pos,
+				    "expected a member name in quotes");
+				return J_ERROR;
+			}
+			if (lex_string(r, t) < 0 || skip_ws(r) < 0)
+				return J_ERROR;
+			if (r->pos == r->end || r->buf[r->pos] != ':') {
+				fail_here(r, JE_SYNTAX, r->pos,
+				    "expected ':' after member name");
+				return J_ERROR;
+			}
+			r->pos++;
+			r->state = S_VALUE;
+			return J_KEY;
+		case S_FIRST_VALUE_OR_END:
+			if (c == ']') {
+				r->pos++;
+				r->depth--;
+				return value_done(r, J_END_ARRAY);
+			}
+			return lex_value(r, t);
+		case S_AFTER_TOP:
+			if (!(r->flags & JR_STREAM)) {
+				fail_here(r, JE_SYNTAX, r->pos,
+				    "unexpected data after the JSON value");
+				return J_ERROR;
+			}
+			if (r->line == r->top_end_line) {
+				fail_here(r, JE_SYNTAX, r->pos,
+				    "expected a newline after the record");
+				return J_ERROR;
+			}
+			r->state = S_VALUE;
+			/* FALLTHROUGH */
+		case S_VALUE:
+			if (!r->seen_value) {
+				r->seen_value = 1;
+				if (r->base + r->pos == 0 && c == 0xef &&
+				    need(r, 3) == 0 && r->end >= 3 &&
+				    memcmp(r->buf, "\xef\xbb\xbf", 3) == 0) {
+					/* A UTF-8 byte order mark. */
+					r->pos += 3;
+					r->seen_value = 0;
+					continue;
+				}
+				if (c == 0x80 && need(r, 2) == 0 &&
+				    r->end - r->pos >= 2 &&
+				    r->buf[r->pos + 1] <= 5) {
+					fail_here(r, JE_PICKLE, r->pos,
+					    "this is a Python pickle, not JSON");
+					return J_ERROR;
+				}
+			}
+			if (r->depth == 0 && top == 0 &&
+			    r->state == S_VALUE && c != '{' && c != '[' &&
+			    !(r->flags & JR_STREAM) && c != '"' &&
+			    c != '-' && !isdigit_(c) && c != 't' && c != 'f' &&
+			    c != 'n') {
+				fail_here(r, JE_SYNTAX, r->pos,
+				    c >= 0x20 && c < 0x7f ?
+				    "not JSON: unexpected character '%c'" :
+				    "not JSON: unexpected byte 0x%02x", c);
+				return J_ERROR;
+			}
+			return lex_value(r, t);
+		}
+	}
+}
+
+void
+jdoc_reset(struct jdoc *d)
+{
+	d->n = 0;
+	d->used = 0;
+}
+
+void
+jdoc_free(struct jdoc *d)
+{
+	free(d->node);
+	free(d->arena);
+	memset(d, 0, sizeof(*d));
+}
+
+static uint32_t
+arena_put(struct jdoc *d, const char *s, size_t len)
+{
+	uint32_t off = d->used;
+
+	if ((size_t)d->used + len + 1 > d->size) {
+		while ((size_t)d->used + len + 1 > d->size)
+			d->size = d->size ? d->size * 2 : 4096;
+		d->arena = xrealloc(d->arena, d->size);
+	}
+	memcpy(d->arena + off, s, len);
+	d->arena[off + len] = '\0';
+	d->used += (uint32_t)(len + 1);
+	return off;
+}
+
+static int
+add_node(struct jreader *r, struct jdoc *d, const struct jtoken *t,
+    enum jtype type, uint32_t key, uint32_t keylen)
+{
+	struct jnode *nd;
+
+	if ((size_t)d->used + (size_t)d->n * sizeof(*nd) + t->len >
+	    JR_MAX_VALUE) {
+		jr_fail(r, t->line, t->col, "value larger than %u bytes",
+		    JR_MAX_VALUE);
+		r->errkind = JE_LIMIT;
+		return -1;
+	}
+	if (d->n == d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 64;
+		d->node = xreallocarray(d->node, d->cap, sizeof(*d->node));
+	}
+	nd = &d->node[d->n++];
+	nd->type = (uint8_t)type;
+	nd->next = d->n;
+	nd->len = 0;
+	nd->off = 0;
+	nd->key = key;
+	nd->keylen = keylen;
+	nd->line = t->line;
+	nd->col = t->col;
+	if (type == JT_STRING || type == JT_NUMBER) {
+		nd = &d->node[d->n - 1];
+		nd->off = arena_put(d, t->s, t->len);
+		nd->len = (uint32_t)t->len;
+	}
+	return 0;
+}
+
+int
+jr_value(struct jreader *r, struct jdoc *d)
+{
+	uint32_t open[JR_MAX_DEPTH];
+	uint32_t key = JNOKEY, keylen = 0;
+	int depth = 0;
+	struct jtoken t;
+	enum jtok tok;
+	enum jtype type;
+
+	jdoc_reset(d);
+	for (;;) {
+		tok = jr_next(r, &t);
+		switch (tok) {
+		case J_ERROR:
+			return -1;
+		case J_EOF:
+			if (depth == 0)
+				return 0;
+			jr_fail(r, t.line, t.col, "unexpected end of input");
+			return -1;
+		case J_KEY:
+			if (depth == 0) {
+				jr_fail(r, t.line, t.col,
+				    "expected a value, not a member name");
+				return -1;
+			}
+			keylen = (uint32_t)t.len;
+			key = arena_put(d, t.s, t.len);
+			continue;
+		case J_END_OBJECT:
+		case J_END_ARRAY:
+			if (depth == 0)
+				return 0;
+			d->node[open[--depth]].next = d->n;
+			if (depth == 0)
+				return 1;
+			continue;
+		case J_BEGIN_OBJECT: type = JT_OBJECT; break;
+		case J_BEGIN_ARRAY: type = JT_ARRAY; break;
+		case J_STRING: type = JT_STRING; break;
+		case J_NUMBER: type = JT_NUMBER; break;
+		case J_TRUE: type = JT_TRUE; break;
+		case J_FALSE: type = JT_FALSE; break;
+		case J_NULL: type = JT_NULL; break;
+		default:
+			return -1;
+		}
+		if (depth > 0)
+			d->node[open[depth - 1]].len++;
+		if (add_node(r, d, &t, type, key, keylen) < 0)
+			return -1;
+		key = JNOKEY;
+		keylen = 0;
+		if (type == JT_OBJECT || type == JT_ARRAY)
+			open[depth++] = d->n - 1;
+		else if (depth == 0)
+			return 1;
+	}
+}
+
+int
+jr_skip(struct jreader *r, int inside)
+{
+	int target = r->depth - (inside ? 1 : 0);
+	struct jtoken t;
+	enum jtok tok;
+
+	for (;;) {
+		tok = jr_next(r, &t);
+		if (tok == J_ERROR)
+			return -1;
+		if (tok == J_EOF)
+			return 0;
+		if (tok == J_KEY)
+			continue;
+		if (r->depth <= target)
+			return 0;
+	}
+}
+
+int
+jdoc_get(const struct jdoc *d, uint32_t obj, const char *key)
+{
+	size_t len = strlen(key);
+	uint32_t i;
+	int found = -1;
+
+	if (obj >= d->n || d->node[obj].type != JT_OBJECT)
+		return -1;
+	for (i = obj + 1; i < d->node[obj].next; i = d->node[i].next)
+		if (d->node[i].keylen == len &&
+		    memcmp(d->arena + d->node[i].key, key, len) == 0)
+			found = (int)i;
+	return found;
+}
+
+/* The member's node index when it exists and has the given type. */
+static int
+typed(const struct jdoc *d, uint32_t obj, const char *key, enum jtype type)
+{
+	int i = jdoc_get(d, obj, key);
+
+	return i >= 0 && d->node[i].type == type ? i : -1;
+}
+
+int
+jdoc_get_str(const struct jdoc *d, uint32_t obj, const char *key,
+    const char **s, size_t *len)
+{
+	int i = typed(d, obj, key, JT_STRING);
+
+	if (i < 0)
+		return -1;
+	*s = jdoc_str(d, (uint32_t)i);
+	if (len != NULL)
+		*len = d->node[i].len;
+	return 0;
+}
+
+int
+jdoc_get_i64(const struct jdoc *d, uint32_t obj, const char *key, int64_t *v)
+{
+	int i = typed(d, obj, key, JT_NUMBER);
+
+	if (i < 0)
+		return -1;
+	return jnum_int64(jdoc_str(d, (uint32_t)i), d->node[i].len, v);
+}
+
+int
+jdoc_get_double(const struct jdoc *d, uint32_t obj, const char *key,
+    double *v)
+{
+	int i = typed(d, obj, key, JT_NUMBER);
+
+	if (i < 0)
+		return -1;
+	*v = jnum_double(jdoc_str(d, (uint32_t)i));
+	return 0;
+}
+
+int
+jdoc_get_ns(const struct jdoc *d, uint32_t obj, const char *key, int64_t *ns)
+{
+	int i = typed(d, obj, key, JT_NUMBER);
+
+	if (i < 0)
+		return -1;
+	return jnum_us_to_ns(jdoc_str(d, (uint32_t)i), d->node[i].len, ns);
+}
+
+const char *
+jdoc_str(const struct jdoc *d, uint32_t i)
+{
+	return d->arena + d->node[i].off;
+}
+
+const char *
+jdoc_key(const struct jdoc *d, uint32_t i)
+{
+	return d->node[i].key == JNOKEY ? "" : d->arena + d->node[i].key;
+}
+
+int
+jnum_int64(const char *s, size_t len, int64_t *v)
+{
+	size_t i = 0;
+	int neg = 0;
+	int64_t acc = 0;
+
+	if (i < len && s[i] == '-') {
+		neg = 1;
+		i++;
+	}
+	if (i == len)
+		return -1;
+	for (; i < len; i++) {
+		if (!isdigit_((unsigned char)s[i]))
+			return -1;
+		/* Accumulate negatively: INT64_MIN has no positive twin. */
+		if (__builtin_mul_overflow(acc, 10, &acc) ||
+		    __builtin_sub_overflow(acc, s[i] - '0', &acc))
+			return -1;
+	}
+	if (!neg) {
+		if (acc == INT64_MIN)
+			return -1;
+		acc = -acc;
+	}
+	*v = acc;
+	return 0;
+}
+
+int
+jnum_us_to_ns(const char *s, size_t len, int64_t *ns)
+{
+	char digits[JR_MAX_NUMBER + 1];
+	size_t i = 0, nd = 0;
+	long exp10 = 3, e = 0;
+	int neg = 0, eneg = 0;
+	int64_t acc = 0;
+
+	if (i < len && s[i] == '-') {
+		neg = 1;
+		i++;
+	}
+	for (; i < len && isdigit_((unsigned char)s[i]); i++)
+		if (nd < JR_MAX_NUMBER)
+			digits[nd++] = s[i];
+	if (i < len && s[i] == '.')
+		for (i++; i < len && isdigit_((unsigned char)s[i]); i++)
+			if (nd < JR_MAX_NUMBER) {
+				digits[nd++] = s[i];
+				exp10--;
+			}
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < len && (s[i] == '+' || s[i] == '-'))
+			eneg = s[i++] == '-';
+		for (; i < len && isdigit_((unsigned char)s[i]); i++)
+			if (e < 100000)
+				e = e * 10 + (s[i] - '0');
+		exp10 += eneg ? -e : e;
+	}
+	if (i != len || nd == 0)
+		return -1;
+	/* Drop the digits below a nanosecond; then scale up what is left. */
+	if (exp10 < 0)
+		nd = (long)nd + exp10 > 0 ? nd - (size_t)-exp10 : 0;
+	for (i = 0; i < nd; i++)
+		if (__builtin_mul_overflow(acc, 10, &acc) ||
+		    __builtin_add_overflow(acc, digits[i] - '0', &acc))
+			return -1;
+	for (; exp10 > 0 && acc != 0; exp10--)
+		if (__builtin_mul_overflow(acc, 10, &acc))
+			return -1;
+	*ns = neg ? -acc : acc;
+	return 0;
+}
+
+double
+jnum_double(const char *s)
+{
+	return strtod(s, NULL);
+}

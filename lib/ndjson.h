@@ -1,0 +1,92 @@
+/*
+ * ndjson: the one writer of output records.
+ *
+ * Output is compact JSON, one record per line, deterministic: members come
+ * in the order the caller writes them, numbers are printed the same way
+ * every time, and strings are escaped as RFC 8259 requires, with invalid
+ * UTF-8 replaced by U+FFFD so that every line is valid JSON.  Every record
+ * starts with jw_record(), which writes its "kind".
+ *
+ * The writer buffers output and writes whole records; a failed write is
+ * fatal (exit 1, "<prog>: <stdout>: <reason>"), so no tool carries on
+ * writing into a full disk.  The FILE is borrowed; jw_free() flushes but
+ * does not close it (finish() does).  String arguments are borrowed for the
+ * duration of the call.
+ */
+#ifndef NDJSON_H
+#define NDJSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "json.h"
+
+struct jw;
+
+struct jw *jw_new(FILE *);
+
+/* Flushes what is buffered and frees the writer; NULL is allowed. */
+void jw_free(struct jw *);
+
+/* Writes buffered output now. */
+void jw_flush(struct jw *);
+
+/* Begins a record: '{' and "kind":kind.  jw_end() closes it. */
+void jw_record(struct jw *, const char *kind);
+
+/* Closes the record's object and ends the line. */
+void jw_end(struct jw *);
+
+void jw_begin_object(struct jw *);
+void jw_end_object(struct jw *);
+void jw_begin_array(struct jw *);
+void jw_end_array(struct jw *);
+
+/* A member name; the value follows with one of the calls below. */
+void jw_key(struct jw *, const char *);
+
+void jw_string(struct jw *, const char *, size_t);
+void jw_cstring(struct jw *, const char *);
+void jw_int(struct jw *, int64_t);
+void jw_uint(struct jw *, uint64_t);
+/* The shortest text that reads back as the same double; null if not finite. */
+void jw_double(struct jw *, double);
+/* A number's JSON text as the reader gave it, kept digit for digit. */
+void jw_number(struct jw *, const char *, size_t);
+void jw_bool(struct jw *, int);
+void jw_null(struct jw *);
+/* Nanoseconds written as microseconds with at most three decimals. */
+void jw_us(struct jw *, int64_t ns);
+/* Node i of doc and everything below it. */
+void jw_jdoc(struct jw *, const struct jdoc *, uint32_t i);
+
+/*
+ * Reading records: ndin reads NDJSON (plain or gzip) one record per line
+ * into a caller's jdoc.  Each record must be an object with a string
+ * "kind"; anything else is a data error.  Errors are reported on stderr as
+ * "<prog>: <file>:<line>:<col>: <message>" by ndin_next() itself.
+ */
+struct ndin;
+
+/* Opens path, or stdin for NULL or "-"; NULL with errno set on failure. */
+struct ndin *ndin_open(const char *path);
+
+/*
+ * Reads the next record into doc.  Returns 1, 0 at the end of the input, or
+ * -1 after reporting an error.
+ */
+int ndin_next(struct ndin *, struct jdoc *doc);
+
+/* The record's kind; borrowed from doc. */
+const char *ndin_kind(const struct jdoc *doc);
+
+/* The input's name for messages ("<stdin>" for stdin); borrowed. */
+const char *ndin_name(const struct ndin *);
+
+/* Where the last record read starts. */
+uint64_t ndin_line(const struct ndin *);
+
+/* Closes the input; NULL is allowed. */
+void ndin_close(struct ndin *);
+
+#endif

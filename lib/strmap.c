@@ -1,0 +1,128 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "strmap.h"
+#include "xalloc.h"
+
+static uint64_t	hash(const char *, size_t);
+static void	grow(struct strmap *);
+static int	cmpent(const void *, const void *);
+
+/* FNV-1a: short keys, no adversary worth a keyed hash. */
+static uint64_t
+hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+struct strent *
+strmap_get(const struct strmap *m, const char *key, size_t len)
+{
+	uint64_t h;
+	size_t i;
+
+	if (m->cap == 0)
+		return NULL;
+	h = hash(key, len);
+	for (i = h & (m->cap - 1); m->tab[i].key != NULL;
+	    i = (i + 1) & (m->cap - 1))
+		if (m->tab[i].hash == h && m->tab[i].len == len &&
+		    memcmp(m->tab[i].key, key, len) == 0)
+			return &m->tab[i];
+	return NULL;
+}
+
+static void
+grow(struct strmap *m)
+{
+	struct strent *old = m->tab;
+	size_t oldcap = m->cap, i, j;
+
+	m->cap = oldcap ? oldcap * 2 : 16;
+	m->tab = xcalloc(m->cap, sizeof(*m->tab));
+	for (i = 0; i < oldcap; i++) {
+		if (old[i].key == NULL)
+			continue;
+		for (j = old[i].hash & (m->cap - 1); m->tab[j].key != NULL;
+		    j = (j + 1) & (m->cap - 1))
+			;
+		m->tab[j] = old[i];
+	}
+	free(old);
+}
+
+struct strent *
+strmap_put(struct strmap *m, const char *key, size_t len)
+{
+	struct strent *e;
+	uint64_t h;
+	size_t i;
+
+	if ((e = strmap_get(m, key, len)) != NULL)
+		return e;
+	if ((m->count + 1) * 4 > m->cap * 3)
+		grow(m);
+	h = hash(key, len);
+	for (i = h & (m->cap - 1); m->tab[i].key != NULL;
+	    i = (i + 1) & (m->cap - 1))
+		;
+	e = &m->tab[i];
+	e->key = xmemdup(key, len);
+	e->len = len;
+	e->hash = h;
+	e->val = NULL;
+	e->n = 0;
+	m->count++;
+	return e;
+}
+
+static int
+cmpent(const void *a, const void *b)
+{
+	const struct strent *x = *(struct strent *const *)a;
+	const struct strent *y = *(struct strent *const *)b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->key, y->key, n);
+
+	if (c != 0)
+		return c;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+struct strent **
+strmap_sorted(const struct strmap *m)
+{
+	struct strent **v;
+	size_t i, n = 0;
+
+	v = xreallocarray(NULL, m->count + 1, sizeof(*v));
+	for (i = 0; i < m->cap; i++)
+		if (m->tab[i].key != NULL)
+			v[n++] = &m->tab[i];
+	qsort(v, n, sizeof(*v), cmpent);
+	return v;
+}
+
+void
+strmap_free(struct strmap *m, void (*freeval)(void *))
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++) {
+		if (m->tab[i].key == NULL)
+			continue;
+		free(m->tab[i].key);
+		if (freeval != NULL)
+			freeval(m->tab[i].val);
+	}
+	free(m->tab);
+	m->tab = NULL;
+	m->cap = m->count = 0;
+}
