@@ -49,6 +49,15 @@ gzin_name(const struct gzin *in)
 	return in->name;
 }
 
+static int
+gzin_error_code(struct gzin *in)
+{
+	int code;
+
+	gzerror(in->gz, &code);
+	return code;
+}
+
 ssize_t
 gzin_read(struct gzin *in, void *buf, size_t n)
 {
@@ -57,6 +66,9 @@ gzin_read(struct gzin *in, void *buf, size_t n)
 	if (n > INT_MAX)
 		n = INT_MAX;
 	got = gzread(in->gz, buf, (unsigned)n);
+	/* zlib reports a cut-off stream as a clean end; it is an error. */
+	if (got == 0 && gzin_error_code(in) == Z_BUF_ERROR)
+		return -1;
 	if (!in->gzip && got > 0)
 		in->gzip = !gzdirect(in->gz);
 	return got;

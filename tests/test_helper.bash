@@ -3,6 +3,30 @@
 load /usr/lib/bats/bats-support/load
 load /usr/lib/bats/bats-assert/load
 
+# Debian 12 ships bats 1.8 and bats-assert 2.1, which predate bats_pipe and
+# assert_stderr; these stand in for them with the same meaning.
+if ! declare -F bats_pipe >/dev/null; then
+	# bats_pipe a \| b: runs the pipeline, failing if any command fails.
+	bats_pipe() {
+		local cmd="" arg
+		for arg in "$@"; do
+			if [ "$arg" = "|" ]; then
+				cmd="$cmd |"
+			else
+				cmd="$cmd $(printf '%q' "$arg")"
+			fi
+		done
+		(set -o pipefail; eval "$cmd")
+	}
+fi
+if ! declare -F assert_stderr >/dev/null; then
+	# Like assert_output, on the $stderr of run --separate-stderr.
+	assert_stderr() {
+		local output=$stderr
+		assert_output "$@"
+	}
+fi
+
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 PATH="${BUILD:-$TOP}/bin:$PATH"
 FIXTURES="$TOP/fixtures/$(basename "$BATS_TEST_FILENAME" .bats)"
@@ -14,9 +38,21 @@ need_shared() {
 	[ -e "$SHARED/${1:-}" ] || skip "no $SHARED/${1:-} beside the clone"
 }
 
-# Runs every EXAMPLES command of man/<page> (lines after "EXAMPLES" that
-# start with "$ ") from $FIXTURES, for tests that assert on one of them.
+# Prints the EXAMPLES commands of man/<page>, one per line: the ".Dl $ "
+# lines, with the mdoc escapes they use turned back into plain text.
 man_examples() {
 	sed -n '/^\.Sh EXAMPLES/,/^\.Sh /p' "$TOP/man/$1" |
-	    sed -n 's/^\.Dl \$ //p' | sed 's/\\e/\\/g; s/\\(em/-/g; s/\\-/-/g'
+	    sed -n 's/^\.Dl \$ //p' |
+	    sed 's/\\(dq/"/g; s/\\(aq/'"'"'/g; s/\\e/\\/g; s/\\-/-/g'
+}
+
+# Runs example number $2 (from 1) of man/$1 in $FIXTURES and compares its
+# output with $FIXTURES/example-$2.out.
+check_example() {
+	local cmd
+	cmd=$(man_examples "$1" | sed -n "$2p")
+	[ -n "$cmd" ] || fail "man/$1 has no example $2"
+	cd "$FIXTURES"
+	run -0 bash -o pipefail -c "$cmd"
+	assert_output - < "$FIXTURES/example-$2.out"
 }

@@ -72,6 +72,7 @@ static void	usage(void) __attribute__((noreturn));
 static int	extract(const char *, struct jw *);
 static int	read_top(struct trace *);
 static int	read_events(struct trace *);
+static int	at_end(struct trace *);
 static int	event(struct trace *);
 static int	fields(struct trace *, struct ev *);
 static int	bad(struct trace *, const struct jdoc *, int, const char *, ...)
@@ -216,7 +217,9 @@ read_top(struct trace *t)
 	t->seen = 1;
 	if (k == J_BEGIN_ARRAY) {
 		t->array_form = 1;
-		return read_events(t);
+		if (read_events(t) < 0)
+			return -1;
+		return at_end(t);
 	}
 	if (k != J_BEGIN_OBJECT) {
 		if (k == J_ERROR)
@@ -286,9 +289,16 @@ read_top(struct trace *t)
 		    " array", t->file);
 		return -1;
 	}
-	/* The object is closed; nothing may follow it. */
-	k = jr_next(t->r, &tok);
-	if (k == J_ERROR)
+	return at_end(t);
+}
+
+/* The top-level value is complete; nothing may follow it. */
+static int
+at_end(struct trace *t)
+{
+	struct jtoken tok;
+
+	if (jr_next(t->r, &tok) == J_ERROR)
 		return reader_failed(t);
 	return 0;
 }
