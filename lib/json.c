@@ -736,7 +736,11 @@ jr_next(struct jreader *r, struct jtoken *t)
 	for (;;) {
 		if (r->errkind != JE_NONE)
 			return J_ERROR;
-		if (skip_ws(r) < 0)
+		/* Most tokens follow no whitespace at all, or one space. */
+		if (r->pos < r->end && r->buf[r->pos] == ' ')
+			r->pos++;
+		if ((r->pos == r->end || r->buf[r->pos] <= ' ') &&
+		    skip_ws(r) < 0)
 			return J_ERROR;
 		t->line = r->line;
 		t->col = r->base + r->pos - r->line_start + 1;

@@ -35,6 +35,7 @@ struct thread_stack {
 /* The fields of one event, as node indices into its jdoc (-1: absent). */
 struct ev {
 	int	ph, name, cat, pid, tid, ts, dur, args, id, bp, scope;
+	int	stream, correlation, external_id, device;	/* in args */
 	int64_t	ts_ns, dur_ns;
 };
 
@@ -82,6 +83,8 @@ static int	str_is(const struct jdoc *, int, const char *);
 static void	put_common(struct trace *, const struct jdoc *,
 		    const struct ev *);
 static void	end_record(struct trace *);
+static void	put_member(struct jw *, const struct jdoc *, int,
+		    const char *);
 static void	put_arg(struct jw *, const struct jdoc *, int, const char *,
 		    const char *);
 static void	emit_complete(struct trace *, const struct jdoc *,
@@ -385,6 +388,22 @@ fields(struct trace *t, struct ev *e)
 	}
 	if (e->args >= 0 && d->node[e->args].type != JT_OBJECT)
 		e->args = -1;
+	if (e->args >= 0)
+		for (i = (uint32_t)e->args + 1; i < d->node[e->args].next;
+		    i = d->node[i].next) {
+			k = jdoc_key(d, i);
+			if (strcmp(k, "stream") == 0)
+				e->stream = (int)i;
+			else if (strcmp(k, "correlation") == 0)
+				e->correlation = (int)i;
+			else if (strcmp(k, "External id") == 0 ||
+			    (strcmp(k, "external id") == 0 &&
+			    e->external_id < 0))
+				/* PyTorch 1.9 spelled it in lower case. */
+				e->external_id = (int)i;
+			else if (strcmp(k, "device") == 0)
+				e->device = (int)i;
+		}
 	return 0;
 }
 
@@ -449,14 +468,9 @@ event(struct trace *t)
 		} else {
 			jw_record(t->w, "instant");
 			put_common(t, d, &e);
-			if (e.scope >= 0) {
-				jw_key(t->w, "scope");
-				jw_jdoc(t->w, d, (uint32_t)e.scope);
-			}
-			if (aflag && e.args >= 0) {
-				jw_key(t->w, "args");
-				jw_jdoc(t->w, d, (uint32_t)e.args);
-			}
+			put_member(t->w, d, e.scope, "scope");
+			if (aflag)
+				put_member(t->w, d, e.args, "args");
 		}
 		end_record(t);
 		break;
@@ -481,14 +495,8 @@ event(struct trace *t)
 		jw_key(t->w, "ph");
 		jw_string(t->w, &ph, 1);
 		put_common(t, d, &e);
-		if (e.id >= 0) {
-			jw_key(t->w, "id");
-			jw_jdoc(t->w, d, (uint32_t)e.id);
-		}
-		if (e.bp >= 0) {
-			jw_key(t->w, "bp");
-			jw_jdoc(t->w, d, (uint32_t)e.bp);
-		}
+		put_member(t->w, d, e.id, "id");
+		put_member(t->w, d, e.bp, "bp");
 		end_record(t);
 		break;
 	}
@@ -501,22 +509,10 @@ put_common(struct trace *t, const struct jdoc *d, const struct ev *e)
 {
 	struct jw *w = t->w;
 
-	if (e->name >= 0) {
-		jw_key(w, "name");
-		jw_jdoc(w, d, (uint32_t)e->name);
-	}
-	if (e->cat >= 0) {
-		jw_key(w, "cat");
-		jw_jdoc(w, d, (uint32_t)e->cat);
-	}
-	if (e->pid >= 0) {
-		jw_key(w, "pid");
-		jw_jdoc(w, d, (uint32_t)e->pid);
-	}
-	if (e->tid >= 0) {
-		jw_key(w, "tid");
-		jw_jdoc(w, d, (uint32_t)e->tid);
-	}
+	put_member(w, d, e->name, "name");
+	put_member(w, d, e->cat, "cat");
+	put_member(w, d, e->pid, "pid");
+	put_member(w, d, e->tid, "tid");
 	jw_key(w, "ts");
 	jw_us(w, e->ts_ns - t->origin);
 }
@@ -533,15 +529,20 @@ end_record(struct trace *t)
 }
 
 static void
-put_arg(struct jw *w, const struct jdoc *d, int args, const char *name,
-    const char *as)
+put_member(struct jw *w, const struct jdoc *d, int i, const char *as)
 {
-	int i;
-
-	if (args < 0 || (i = jdoc_get(d, (uint32_t)args, name)) < 0)
+	if (i < 0)
 		return;
 	jw_key(w, as);
 	jw_jdoc(w, d, (uint32_t)i);
+}
+
+static void
+put_arg(struct jw *w, const struct jdoc *d, int args, const char *name,
+    const char *as)
+{
+	if (args >= 0)
+		put_member(w, d, jdoc_get(d, (uint32_t)args, name), as);
 }
 
 static void
@@ -556,19 +557,12 @@ emit_complete(struct trace *t, const struct jdoc *d, const struct ev *e,
 	put_common(t, d, &at);
 	jw_key(w, "dur");
 	jw_us(w, dur);
-	if (e->args >= 0) {
-		put_arg(w, d, e->args, "stream", "stream");
-		put_arg(w, d, e->args, "correlation", "correlation");
-		if (jdoc_get(d, (uint32_t)e->args, "External id") >= 0)
-			put_arg(w, d, e->args, "External id", "external_id");
-		else
-			put_arg(w, d, e->args, "external id", "external_id");
-		put_arg(w, d, e->args, "device", "device");
-		if (aflag) {
-			jw_key(w, "args");
-			jw_jdoc(w, d, (uint32_t)e->args);
-		}
-	}
+	put_member(w, d, e->stream, "stream");
+	put_member(w, d, e->correlation, "correlation");
+	put_member(w, d, e->external_id, "external_id");
+	put_member(w, d, e->device, "device");
+	if (aflag)
+		put_member(w, d, e->args, "args");
 	end_record(t);
 }
 
@@ -596,10 +590,7 @@ emit_metadata(struct trace *t, const struct ev *e)
 	    (arg = jdoc_get(d, (uint32_t)e->args, meta[i].arg)) < 0)
 		return;
 	jw_record(w, meta[i].kind);
-	if (e->pid >= 0) {
-		jw_key(w, "pid");
-		jw_jdoc(w, d, (uint32_t)e->pid);
-	}
+	put_member(w, d, e->pid, "pid");
 	if (meta[i].kind[0] == 't' && e->tid >= 0) {
 		jw_key(w, "tid");
 		jw_jdoc(w, d, (uint32_t)e->tid);
