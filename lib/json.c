@@ -727,8 +727,9 @@ at_eof(struct jreader *r, struct jtoken *t)
 	return J_ERROR;
 }
 
-enum jtok
-jr_next(struct jreader *r, struct jtoken *t)
+/* jr_next(), inlined into jr_value()'s loop: one call per value, not token. */
+static inline __attribute__((always_inline)) enum jtok
+next_token(struct jreader *r, struct jtoken *t)
 {
 	unsigned char c;
 	char top;
@@ -844,6 +845,12 @@ jr_next(struct jreader *r, struct jtoken *t)
 	}
 }
 
+enum jtok
+jr_next(struct jreader *r, struct jtoken *t)
+{
+	return next_token(r, t);
+}
+
 void
 jdoc_reset(struct jdoc *d)
 {
@@ -921,7 +928,7 @@ jr_value(struct jreader *r, struct jdoc *d)
 
 	jdoc_reset(d);
 	for (;;) {
-		tok = jr_next(r, &t);
+		tok = next_token(r, &t);
 		switch (tok) {
 		case J_ERROR:
 			return -1;

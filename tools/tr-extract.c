@@ -18,6 +18,10 @@
 #include "strmap.h"
 #include "xalloc.h"
 
+/* Whether member node i of d is named lit, a string literal. */
+#define KEY_IS(d, i, lit) ((d)->node[i].keylen == sizeof(lit) - 1 && \
+	memcmp(jdoc_key(d, i), lit, sizeof(lit) - 1) == 0)
+
 /* Distinct categories counted one by one; the rest go under "(more)". */
 #define MAX_CATS	1024
 
@@ -343,23 +347,23 @@ fields(struct trace *t, struct ev *e)
 	for (i = 1; i < d->node[0].next; i = d->node[i].next) {
 		k = jdoc_key(d, i);
 		switch (k[0]) {
-		case 'a': if (strcmp(k, "args") == 0) e->args = (int)i; break;
-		case 'b': if (strcmp(k, "bp") == 0) e->bp = (int)i; break;
-		case 'c': if (strcmp(k, "cat") == 0) e->cat = (int)i; break;
-		case 'd': if (strcmp(k, "dur") == 0) e->dur = (int)i; break;
-		case 'i': if (strcmp(k, "id") == 0) e->id = (int)i; break;
-		case 'n': if (strcmp(k, "name") == 0) e->name = (int)i; break;
+		case 'a': if (KEY_IS(d, i, "args")) e->args = (int)i; break;
+		case 'b': if (KEY_IS(d, i, "bp")) e->bp = (int)i; break;
+		case 'c': if (KEY_IS(d, i, "cat")) e->cat = (int)i; break;
+		case 'd': if (KEY_IS(d, i, "dur")) e->dur = (int)i; break;
+		case 'i': if (KEY_IS(d, i, "id")) e->id = (int)i; break;
+		case 'n': if (KEY_IS(d, i, "name")) e->name = (int)i; break;
 		case 'p':
-			if (strcmp(k, "ph") == 0)
+			if (KEY_IS(d, i, "ph"))
 				e->ph = (int)i;
-			else if (strcmp(k, "pid") == 0)
+			else if (KEY_IS(d, i, "pid"))
 				e->pid = (int)i;
 			break;
-		case 's': if (strcmp(k, "s") == 0) e->scope = (int)i; break;
+		case 's': if (KEY_IS(d, i, "s")) e->scope = (int)i; break;
 		case 't':
-			if (strcmp(k, "ts") == 0)
+			if (KEY_IS(d, i, "ts"))
 				e->ts = (int)i;
-			else if (strcmp(k, "tid") == 0)
+			else if (KEY_IS(d, i, "tid"))
 				e->tid = (int)i;
 			break;
 		}
@@ -391,17 +395,16 @@ fields(struct trace *t, struct ev *e)
 	if (e->args >= 0)
 		for (i = (uint32_t)e->args + 1; i < d->node[e->args].next;
 		    i = d->node[i].next) {
-			k = jdoc_key(d, i);
-			if (strcmp(k, "stream") == 0)
+			if (KEY_IS(d, i, "stream"))
 				e->stream = (int)i;
-			else if (strcmp(k, "correlation") == 0)
+			else if (KEY_IS(d, i, "correlation"))
 				e->correlation = (int)i;
-			else if (strcmp(k, "External id") == 0 ||
-			    (strcmp(k, "external id") == 0 &&
+			else if (KEY_IS(d, i, "External id") ||
+			    (KEY_IS(d, i, "external id") &&
 			    e->external_id < 0))
 				/* PyTorch 1.9 spelled it in lower case. */
 				e->external_id = (int)i;
-			else if (strcmp(k, "device") == 0)
+			else if (KEY_IS(d, i, "device"))
 				e->device = (int)i;
 		}
 	return 0;
