@@ -116,6 +116,12 @@ setup() {
 	assert_output --partial '"unmatched_begin":1'
 }
 
+@test "bad input: endless 'B' events are refused, not hoarded" {
+	{ printf '['; for i in $(seq 4097); do printf '{"ph":"B","pid":1,"tid":1,"ts":%d},' "$i"; done; printf ']'; } > "$BATS_TEST_TMPDIR/b.json"
+	run -1 --separate-stderr tr-extract "$BATS_TEST_TMPDIR/b.json"
+	assert_stderr --regexp "b.json:1:[0-9]+: more than 4096 'B' events open on one thread"
+}
+
 @test "the rank comes from distributedInfo, else the file name" {
 	cd "$FIXTURES"
 	run -0 bats_pipe tr-extract hta_rank-0_ns_head.json \| tail -n 1 \| \

@@ -22,6 +22,9 @@
 #define KEY_IS(d, i, lit) ((d)->node[i].keylen == sizeof(lit) - 1 && \
 	memcmp(jdoc_key(d, i), lit, sizeof(lit) - 1) == 0)
 
+/* 'B' events open at once on one thread: real nesting is a few dozen deep. */
+#define MAX_OPEN	4096
+
 /* Distinct categories counted one by one; the rest go under "(more)". */
 #define MAX_CATS	1024
 
@@ -637,6 +640,9 @@ begin_end(struct trace *t, struct ev *e, char ph)
 		ent = strmap_put(&t->stacks, key, len);
 		if ((st = ent->val) == NULL)
 			st = ent->val = xcalloc(1, sizeof(*st));
+		if (st->n == MAX_OPEN)
+			return bad(t, d, 0, "more than %d 'B' events open on one"
+			    " thread", MAX_OPEN);
 		if (st->n == st->cap) {
 			st->cap = st->cap ? st->cap * 2 : 8;
 			st->v = xreallocarray(st->v, st->cap, sizeof(*st->v));
