@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+	# The snapshots are shared with mem-segments; the goldens are ours.
+	SNAPS=$TOP/fixtures/mem-segments
+}
+
+LOCAL="cs336-magma27__memory_snapshot cs336-silmont__mem_snapshot
+flexgen-fork__oom_snapshot flexgen-fork__1.3b_snapshot"
+BIG="cs336-silmont__memory_forward_bf16_128 cs336-wedsonlin__medium_128_inference
+cs336-wedsonlin__medium_128_training"
+
+@test "usage error exits 2 with the synopsis" {
+	run -2 --separate-stderr churn-score -Z
+	assert_stderr --partial 'usage: churn-score [file ...]'
+}
+
+@test "empty input gives empty output" {
+	run -0 churn-score < /dev/null
+	assert_output ''
+}
+
+@test "golden output on every local snapshot" {
+	for f in $LOCAL; do
+		run -0 churn-score < "$SNAPS/$f.json.gz"
+		assert_output - < "$FIXTURES/$f.ndjson"
+	done
+}
+
+@test "golden output on the larger shared snapshots" {
+	need_shared memsnap
+	for f in $BIG; do
+		run -0 churn-score < "$SHARED/memsnap/$f.json.gz"
+		assert_output - < "$FIXTURES/shared-$f.ndjson"
+	done
+}
+
+@test "counts and bytes equal jq's over every real snapshot" {
+	need_shared memsnap
+	for f in "$SHARED"/memsnap/*.json.gz; do
+		case $f in *SYNTHETIC*) continue ;; esac
+		want=$(zcat "$f" | jq -c '.device_traces[0] as $t | [($t | length),
+		    ([$t[] | select(.action == "alloc") | .size] | add // 0),
+		    ([$t[] | select(.action == "free_completed") | .size] | add // 0),
+		    ([$t[] | select(.action == "segment_alloc")] | length),
+		    ([$t[] | select(.action == "alloc")] | length),
+		    ([.segments[].blocks[] | select(.state != "inactive") | .requested_size] | add)]')
+		run -0 bash -c "churn-score < '$f' | jq -c '[.entries, .bytes_allocated, .bytes_freed, .actions.segment_alloc, .actions.alloc, .snapshot_live]'"
+		assert_output "$want"
+	done
+}
+
+@test "a trace that covers the whole run replays to the snapshot's live bytes" {
+	# cs336-silmont__mem_snapshot recorded from the start: every segment
+	# has its segment_alloc in the trace.
+	run -0 bash -c "churn-score < '$SNAPS/cs336-silmont__mem_snapshot.json.gz' | jq -c '[.window_complete, .live_at_start, .live_at_end_replayed, .snapshot_live, .peak == .peak_in_window, .partial]'"
+	assert_output '[true,0,31719428,31719428,true,[]]'
+	# A window that starts mid-run says so and still gives the peak.
+	run -0 bash -c "churn-score < '$SNAPS/cs336-magma27__memory_snapshot.json.gz' | jq -c '[.window_complete, .unmatched_frees, .live_at_start, .peak - .peak_in_window, (.partial | length)]'"
+	assert_output '[false,2,1373919236,1373919236,7]'
+}
+
+@test "the peak agrees with an independent replay in jq" {
+	want=$(zcat "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | jq -c '
+	    reduce .device_traces[0][] as $e ({live: 0, max: 0};
+	    if $e.action == "alloc" then .live += $e.size
+	    elif $e.action == "free_completed" then .live -= $e.size else . end
+	    | .max = ([.max, .live] | max)) | .max')
+	run -0 bash -c "churn-score < '$SNAPS/cs336-silmont__mem_snapshot.json.gz' | jq .peak"
+	assert_output "$want"
+}
+
+@test "gzip and plain input give the same bytes" {
+	zcat "$SNAPS/cs336-magma27__memory_snapshot.json.gz" > "$BATS_TEST_TMPDIR/s.json"
+	run -0 churn-score < "$BATS_TEST_TMPDIR/s.json"
+	assert_output - < "$FIXTURES/cs336-magma27__memory_snapshot.ndjson"
+}
+
+@test "a failed write exits 1" {
+	run -1 --separate-stderr bash -c "churn-score '$SNAPS/cs336-magma27__memory_snapshot.json.gz' > /dev/full"
+	assert_stderr --partial 'churn-score: <stdout>:'
+}
+
+@test "malformed snapshots are errors with their position" {
+	zcat "$SNAPS/cs336-magma27__memory_snapshot.json.gz" | head -c 2000000 > "$BATS_TEST_TMPDIR/t.json"
+	run -1 --separate-stderr churn-score "$BATS_TEST_TMPDIR/t.json"
+	assert_output ''
+	assert_stderr --regexp 't.json:1:[0-9]+: '
+	run -1 --separate-stderr bash -c "echo '[1]' | churn-score"
+	assert_stderr 'churn-score: <stdin>:1:2: segment is not an object'
+	zcat "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | jq -c '.device_traces[0][3].size = -1' > "$BATS_TEST_TMPDIR/n.json"
+	run -1 --separate-stderr churn-score "$BATS_TEST_TMPDIR/n.json"
+	assert_stderr --regexp 'n.json:1:[0-9]+: "size" is negative: -1'
+	zcat "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | jq -c '.device_traces[0][3] |= del(.action)' > "$BATS_TEST_TMPDIR/a.json"
+	run -1 --separate-stderr churn-score "$BATS_TEST_TMPDIR/a.json"
+	assert_stderr --regexp 'a.json:1:[0-9]+: trace entry has no "action" string'
+}
+
+@test "a pickle is refused with how to dump JSON instead" {
+	need_shared memsnap/pickle
+	run -1 --separate-stderr churn-score < "$SHARED/memsnap/pickle/cs336-silmont__memory_forward_bf16_128.pickle"
+	assert_stderr --partial '<stdin>:1:1: this is a Python pickle, not JSON'
+	assert_stderr --partial 'json.dump'
+}
+
+@test "a snapshot without traces warns and writes nothing" {
+	run -0 --separate-stderr churn-score "$SNAPS/era1.13-from-flexgen-oom.json.gz"
+	assert_output ''
+	assert_stderr --partial 'no trace entries to replay'
+}
+
+@test "segment_free bursts, retries and OOMs are found" {
+	# The silmont trace with an empty_cache burst and an OOM spliced in.
+	zcat "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | jq -c '.device_traces[0] |= (.[0:20] + [
+	    {action: "segment_free", addr: 1, size: 2097152, stream: 0},
+	    {action: "segment_free", addr: 2, size: 2097152, stream: 0},
+	    {action: "segment_free", addr: 3, size: 2097152, stream: 0},
+	    {action: "segment_alloc", addr: 4, size: 2097152, stream: 0},
+	    {action: "oom", device_free: 1024, size: 4096, stream: 0}] + .[20:])' > "$BATS_TEST_TMPDIR/b.json"
+	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/b.json' | jq -c '[.segment_free_bursts, .burst_segments, .largest_burst, .free_then_alloc, .ooms, .oom_events[0].device_free, .device_calls]'"
+	assert_output '[1,3,3,1,1,1024,13]'
+}
+
+@test "profiler memory records give a peak and a rate per step" {
+	run -0 churn-score < "$SNAPS/bert-small.records.ndjson.gz"
+	assert_output - < "$FIXTURES/bert-small.ndjson"
+}
+
+@test "EXAMPLES in the man page run" {
+	cd "$SNAPS"
+	man_examples churn-score.1 > "$BATS_TEST_TMPDIR/ex"
+	run -0 bash -c "$(sed -n 1p "$BATS_TEST_TMPDIR/ex")"
+	assert_output '[true,31719428,31719428]'
+	run -0 bash -c "$(sed -n 2p "$BATS_TEST_TMPDIR/ex")"
+	assert_output --partial '[13923997700,327680000,"log_softmax@'
+	run -0 bash -c "$(sed -n 3p "$BATS_TEST_TMPDIR/ex")"
+	assert_output '[28,0,0.8274259151656014,4.22941039461677]'
+}

@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+
+setup() { load test_helper; }
+
+# Small real snapshots, copied into fixtures/mem-segments with SOURCES.tsv.
+LOCAL="cs336-magma27__memory_snapshot cs336-silmont__mem_snapshot
+flexgen-fork__oom_snapshot flexgen-fork__1.3b_snapshot
+era1.13-from-flexgen-oom"
+# Larger ones, read from ../shared/fixtures/memsnap.
+BIG="cs336-silmont__memory_forward_bf16_128 cs336-wedsonlin__medium_128_inference
+cs336-wedsonlin__medium_128_training"
+
+@test "usage error exits 2 with the synopsis" {
+	run -2 --separate-stderr mem-segments -Z
+	assert_stderr --partial 'usage: mem-segments [file ...]'
+}
+
+@test "empty input gives empty output" {
+	run -0 mem-segments < /dev/null
+	assert_output ''
+}
+
+@test "golden output on every local snapshot, 1.13 to 2.11" {
+	cd "$FIXTURES"
+	for f in $LOCAL; do
+		run -0 mem-segments "$f.json.gz"
+		assert_output - < "$f.ndjson"
+	done
+}
+
+@test "golden output on the larger shared snapshots" {
+	need_shared memsnap
+	for f in $BIG; do
+		run -0 mem-segments < "$SHARED/memsnap/$f.json.gz"
+		assert_output - < "$FIXTURES/shared-$f.ndjson"
+	done
+}
+
+@test "sums equal jq's over every real snapshot" {
+	need_shared memsnap
+	for f in "$SHARED"/memsnap/*.json.gz; do
+		case $f in *SYNTHETIC*) continue ;; esac
+		want=$(zcat "$f" | jq -c '(if type == "array" then . else .segments end) |
+		    [length, ([.[].total_size] | add),
+		    ([.[].allocated_size] | add), ([.[].active_size] | add),
+		    ([.[].requested_size] | add),
+		    ([.[].blocks[] | select(.state == "inactive") | .size] | add),
+		    ([.[].blocks[] | select(.state == "inactive") | .size] | max)]')
+		run -0 bash -c "mem-segments '$f' | tail -n 1 | jq -c '[.segments, .reserved, .allocated, .active, .requested, .inactive, .largest_free]'"
+		assert_output "$want"
+		# Every segment's blocks add up to it.
+		run -0 bash -c "mem-segments '$f' | jq -c 'select(.kind == \"segment\") | select(.total_size != .active + .free or .blocks.active_allocated + .blocks.inactive == 0)'"
+		assert_output ''
+	done
+}
+
+@test "derived numbers follow from the sums" {
+	run -0 bash -c "mem-segments '$FIXTURES/cs336-silmont__mem_snapshot.json.gz' | tail -n 1 | jq -c '[.internal_waste == .allocated - .requested, .fragmentation == .inactive / .reserved, .fragmentation_risk, .external_fragmentation == 1 - .largest_free / .inactive]'"
+	assert_output '[true,true,"HIGH",true]'
+}
+
+@test "gzip and plain input give the same bytes" {
+	zcat "$FIXTURES/cs336-silmont__mem_snapshot.json.gz" > "$BATS_TEST_TMPDIR/s.json"
+	run -0 mem-segments < "$BATS_TEST_TMPDIR/s.json"
+	plain=$output
+	run -0 mem-segments < "$FIXTURES/cs336-silmont__mem_snapshot.json.gz"
+	assert_output "$plain"
+}
+
+@test "a failed write exits 1" {
+	run -1 --separate-stderr bash -c "mem-segments '$FIXTURES/cs336-magma27__memory_snapshot.json.gz' > /dev/full"
+	assert_stderr --partial 'mem-segments: <stdout>:'
+}
+
+@test "a truncated snapshot is an error with its position" {
+	zcat "$FIXTURES/cs336-silmont__mem_snapshot.json.gz" | head -c 300000 > "$BATS_TEST_TMPDIR/t.json"
+	run -1 --separate-stderr mem-segments "$BATS_TEST_TMPDIR/t.json"
+	assert_output ''
+	assert_stderr --regexp 't.json:1:[0-9]+: unterminated string'
+}
+
+@test "not JSON, and JSON of the wrong shape, are errors" {
+	run -1 --separate-stderr bash -c "echo 'segments: []' | mem-segments"
+	assert_stderr --regexp '^mem-segments: <stdin>:1:1: '
+	run -1 --separate-stderr bash -c "echo 42 | mem-segments"
+	assert_stderr 'mem-segments: <stdin>:1:1: not a memory snapshot: expected an object or a list of segments'
+	run -1 --separate-stderr bash -c "echo '{\"foo\": 1}' | mem-segments"
+	assert_stderr --partial 'has no "segments" or "device_traces"'
+	run -1 --separate-stderr bash -c "echo '{\"segments\": {}}' | mem-segments"
+	assert_stderr 'mem-segments: <stdin>:1:14: "segments" is not a list'
+}
+
+@test "a pickle is refused with how to dump JSON instead" {
+	need_shared memsnap/pickle
+	run -1 --separate-stderr mem-segments "$SHARED/memsnap/pickle/cs336-silmont__memory_forward_bf16_128.pickle"
+	assert_output ''
+	assert_stderr --partial 'forward_bf16_128.pickle:1:1: this is a Python pickle, not JSON'
+	assert_stderr --partial 'json.dump(torch.cuda.memory._snapshot()'
+	assert_stderr --partial 'pickle.load'
+}
+
+@test "negative and non-integer sizes are errors" {
+	src=$FIXTURES/cs336-silmont__mem_snapshot.json.gz
+	zcat "$src" | jq -c '.segments[0].blocks[0].size = -512' > "$BATS_TEST_TMPDIR/n.json"
+	run -1 --separate-stderr mem-segments "$BATS_TEST_TMPDIR/n.json"
+	assert_stderr --regexp 'n.json:1:[0-9]+: "size" is negative: -512'
+	zcat "$src" | jq -c '.segments[0].total_size = 1.5' > "$BATS_TEST_TMPDIR/f.json"
+	run -1 --separate-stderr mem-segments "$BATS_TEST_TMPDIR/f.json"
+	assert_stderr --regexp 'f.json:1:[0-9]+: "total_size" is not an integer: 1.5'
+	zcat "$src" | jq -c '.segments[0].blocks[0].state = "lost"' > "$BATS_TEST_TMPDIR/s.json"
+	run -1 --separate-stderr mem-segments "$BATS_TEST_TMPDIR/s.json"
+	assert_stderr --partial 'unknown block state "lost"'
+}
+
+@test "blocks that do not add up to their segment are errors" {
+	src=$FIXTURES/cs336-silmont__mem_snapshot.json.gz
+	zcat "$src" | jq -c '.segments[1].blocks[0].size += 512' > "$BATS_TEST_TMPDIR/b.json"
+	run -1 --separate-stderr mem-segments "$BATS_TEST_TMPDIR/b.json"
+	assert_stderr --regexp "b.json:1:[0-9]+: blocks add up to [0-9]+ bytes but the segment's total_size is"
+	zcat "$src" | jq -c '.segments[1].allocated_size += 512' > "$BATS_TEST_TMPDIR/a.json"
+	run -1 --separate-stderr mem-segments "$BATS_TEST_TMPDIR/a.json"
+	assert_stderr --partial "active_allocated blocks add up to"
+	# The synthetic mosaic snapshot is inconsistent in just this way.
+	need_shared memsnap/mosaic__test_output_SYNTHETIC.json.gz
+	run -1 --separate-stderr mem-segments "$SHARED/memsnap/mosaic__test_output_SYNTHETIC.json.gz"
+	assert_stderr --partial "blocks add up to 1024 bytes but the segment's total_size is 52428800"
+}
+
+@test "allocator statistics are used when the snapshot has them" {
+	zcat "$FIXTURES/cs336-silmont__mem_snapshot.json.gz" |
+	    jq -c '.memory_stats = {"num_alloc_retries": 3, "num_ooms": 1, "allocated_bytes.all.peak": 4096, "reserved_bytes.all.peak": 8192}' > "$BATS_TEST_TMPDIR/m.json"
+	run -0 bash -c "mem-segments '$BATS_TEST_TMPDIR/m.json' | tail -n 2 | jq -c '[.num_alloc_retries, .num_ooms, .peak_allocated, .peak_reserved]'"
+	assert_output $'[3,1,4096,8192]\n[3,1,4096,8192]'
+	run -0 bash -c "mem-segments '$FIXTURES/cs336-silmont__mem_snapshot.json.gz' | tail -n 1 | jq -c '[.num_alloc_retries, .num_ooms]'"
+	assert_output '[null,null]'
+}
+
+@test "a file that cannot be opened is skipped with status 1" {
+	run -1 --separate-stderr mem-segments "$BATS_TEST_TMPDIR/none.json" "$FIXTURES/cs336-silmont__mem_snapshot.json.gz"
+	assert_stderr --partial 'none.json: No such file or directory'
+	assert_equal "$(printf '%s\n' "$output" | wc -l)" 11
+}
+
+@test "profiler memory records give a peak and a rate per step" {
+	cd "$FIXTURES"
+	run -0 mem-segments < bert-small.records.ndjson.gz
+	assert_output - < bert-small.ndjson
+}
+
+@test "tr-extract | mem-segments on a five-step trace" {
+	need_shared traces/hta/df_index_resolver.json.gz
+	run -0 bash -c "tr-extract '$SHARED/traces/hta/df_index_resolver.json.gz' | mem-segments | jq -c 'select(.device_type == 1) | [.kind, .phase, .allocs, .peak_allocated]'"
+	assert_line --index 0 '["memory_profile",null,13385,6629508096]'
+	assert_line --index 5 '["memory_phase","ProfilerStep#6",2677,6629508096]'
+}
+
+@test "EXAMPLES in the man page run" {
+	cd "$FIXTURES"
+	man_examples mem-segments.1 > "$BATS_TEST_TMPDIR/ex"
+	run -0 bash -c "$(sed -n 1p "$BATS_TEST_TMPDIR/ex")"
+	assert_output '[3781165056,3749445120,"HIGH"]'
+	run -0 bash -c "$(sed -n 2p "$BATS_TEST_TMPDIR/ex")"
+	assert_line --index 0 '[329252864,329252864,null]'
+	assert_line --index 3 --partial '[329252864,1572864,"einsum@'
+	run -0 bash -c "$(sed -n 3p "$BATS_TEST_TMPDIR/ex")"
+	assert_output '["ProfilerStep#6",101305344,24626.568588156562]'
+}

@@ -1,0 +1,735 @@
+/*
+ * churn-score: replay the device_traces of CUDA memory snapshots and say how
+ * hard the caching allocator churns: one "churn" record per device.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "memsnap.h"
+#include "ndjson.h"
+#include "xalloc.h"
+
+#define TOP_PEAK	10	/* largest live blocks listed at the peak */
+#define MAX_OOMS	16	/* oom events listed one by one */
+#define SHORT_ALLOCS	16	/* freed before this many more allocs */
+#define NCLASS		64	/* powers of two */
+#define NONE		UINT32_MAX
+
+/* A live allocation seen in the trace. */
+struct live {
+	int64_t		 addr, size;
+	uint64_t	 alloc_no;	/* allocations made before it */
+	const char	*site;
+	uint32_t	 prev, next;	/* in its size class */
+	uint8_t		 cls;
+};
+
+/* Live allocations by address (linear probing) and by size class. */
+struct livemap {
+	struct live	*e;
+	size_t		 n, cap;
+	uint32_t	 freelist;
+	uint32_t	*tab;		/* entry index + 1; 0 is empty */
+	size_t		 tabcap, count;
+	uint32_t	 head[NCLASS];
+};
+
+struct oom {
+	uint64_t	seq;
+	int		has_time;
+	int64_t		time_us, size, device_free;
+};
+
+struct top {
+	int64_t		 addr, size;
+	const char	*site;
+};
+
+struct dev {
+	int64_t		device;
+	uint64_t	entries, actions[MA_NACTIONS];
+	int64_t		bytes_allocated, bytes_freed;
+	int64_t		seg_bytes[4];	/* alloc, free, map, unmap */
+	int		has_time;
+	int64_t		t_first, t_last;
+	int64_t		delta, max_delta;
+	int		has_peak, peak_has_time, peak_dirty;
+	uint64_t	peak_seq;
+	int64_t		peak_time;
+	struct top	top[TOP_PEAK];
+	int		ntop;
+	uint64_t	short_lived, unmatched, double_allocs;
+	int64_t		unmatched_bytes;
+	uint64_t	hist[NCLASS];
+	int64_t		hist_bytes[NCLASS];
+	struct oom	ooms[MAX_OOMS];
+	uint64_t	run, bursts, burst_segments, largest_burst;
+	uint64_t	free_then_alloc;
+	int64_t		live_end;
+	uint64_t	live_blocks_end;
+	int64_t		snap_live;	/* from the segments */
+	int		traced;
+};
+
+struct replay {
+	struct dev	*dev;
+	size_t		 ndev, devcap;
+	struct livemap	 map;
+	int		 sites;
+};
+
+static void	usage(void) __attribute__((noreturn));
+static int	score(const char *, struct jw *);
+static struct dev *dev_get(struct replay *, int64_t);
+static int	on_segment(void *, struct msnap *, const struct mseg *);
+static int	on_trace(void *, struct msnap *, const struct mtrace *);
+static int	on_trace_end(void *, struct msnap *, int64_t, uint64_t);
+static void	end_run(struct dev *, enum maction);
+static void	take_top(struct dev *, const struct livemap *);
+static int	top_cmp(const void *, const void *);
+static int	dev_cmp(const void *, const void *);
+static int	size_class(int64_t);
+static struct live *live_find(struct livemap *, int64_t);
+static void	live_add(struct livemap *, int64_t, int64_t, uint64_t,
+		    const char *);
+static void	live_del(struct livemap *, struct live *);
+static void	live_clear(struct livemap *);
+static void	live_free(struct livemap *);
+static void	put_dev(struct jw *, struct msnap *, const struct dev *);
+static void	put_or_null(struct jw *, const char *, int, int64_t);
+static void	put_ratio(struct jw *, const char *, double, double);
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [file ...]\n", getprogname());
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct jw *w;
+	int ch, status = 0;
+
+	setprogname(argv[0]);
+	while ((ch = getopt(argc, argv, "")) != -1) {
+		switch (ch) {
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	w = jw_new(stdout);
+	if (argc == 0)
+		status = score(NULL, w);
+	for (; argc > 0 && status != -2; argc--, argv++)
+		status |= score(*argv, w);
+	jw_free(w);
+	return finish(status != 0);
+}
+
+/*
+ * Returns 0, 1 when the file could not be opened (the others still run),
+ * or -2 after a data error, which ends the run.
+ */
+static int
+score(const char *path, struct jw *w)
+{
+	static const struct msnap_ops ops = {
+		on_segment, on_trace, on_trace_end
+	};
+	struct msnap *ms;
+	struct replay rp;
+	size_t i;
+	int rc, traced = 0;
+
+	if ((ms = msnap_open(path, 0)) == NULL) {
+		warnmsg("%s:", path);
+		return 1;
+	}
+	memset(&rp, 0, sizeof(rp));
+	rc = msnap_read(ms, &ops, &rp);
+	if (rc == 0 && msnap_form(ms) == MF_RECORDS)
+		memrec_write(ms, w);
+	else if (rc == 0 && msnap_form(ms) != MF_EMPTY) {
+		qsort(rp.dev, rp.ndev, sizeof(*rp.dev), dev_cmp);
+		for (i = 0; i < rp.ndev; i++) {
+			if (!rp.dev[i].traced)
+				continue;
+			put_dev(w, ms, &rp.dev[i]);
+			traced = 1;
+		}
+		if (!traced)
+			warnmsg("%s: no trace entries to replay; record them"
+			    " with torch.cuda.memory._record_memory_history()"
+			    " before taking the snapshot", msnap_name(ms));
+	}
+	free(rp.dev);
+	live_free(&rp.map);
+	msnap_close(ms);
+	return rc == 0 ? 0 : -2;
+}
+
+static struct dev *
+dev_get(struct replay *rp, int64_t device)
+{
+	struct dev *d;
+	size_t i;
+
+	for (i = 0; i < rp->ndev; i++)
+		if (rp->dev[i].device == device)
+			return &rp->dev[i];
+	if (rp->ndev == rp->devcap) {
+		rp->devcap = rp->devcap ? rp->devcap * 2 : 8;
+		rp->dev = xreallocarray(rp->dev, rp->devcap, sizeof(*rp->dev));
+	}
+	d = &rp->dev[rp->ndev++];
+	memset(d, 0, sizeof(*d));
+	d->device = device;
+	return d;
+}
+
+/* What the snapshot says is live at its end, in requested bytes. */
+static int
+on_segment(void *arg, struct msnap *ms, const struct mseg *g)
+{
+	struct dev *d = dev_get(arg, g->device);
+	size_t i;
+
+	(void)ms;
+	for (i = 0; i < g->nblocks; i++) {
+		const struct mblock *b = &g->blocks[i];
+
+		if (b->state != MS_INACTIVE)
+			d->snap_live += b->requested >= 0 ? b->requested :
+			    b->size;
+	}
+	return 0;
+}
+
+static int
+on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
+{
+	struct replay *rp = arg;
+	struct livemap *m = &rp->map;
+	struct dev *d = dev_get(rp, e->device);
+	struct live *l;
+	int c;
+
+	if (e->seq == 0)
+		live_clear(m);
+	d->traced = 1;
+	d->entries++;
+	d->actions[e->action]++;
+	if (e->has_time) {
+		if (!d->has_time || e->time_us < d->t_first)
+			d->t_first = e->time_us;
+		if (!d->has_time || e->time_us > d->t_last)
+			d->t_last = e->time_us;
+		d->has_time = 1;
+	}
+	end_run(d, e->action);
+	switch (e->action) {
+	case MA_ALLOC:
+		c = size_class(e->size);
+		d->hist[c]++;
+		d->hist_bytes[c] += e->size;
+		d->bytes_allocated += e->size;
+		if ((l = live_find(m, e->addr)) != NULL) {
+			/* The trace lost the free; the new block replaces it. */
+			d->double_allocs++;
+			d->delta -= l->size;
+			live_del(m, l);
+		}
+		live_add(m, e->addr, e->size, d->actions[MA_ALLOC] - 1,
+		    msnap_site(ms, e->doc, e->frames));
+		d->delta += e->size;
+		if (d->delta > d->max_delta) {
+			d->max_delta = d->delta;
+			d->has_peak = 1;
+			d->peak_seq = e->seq;
+			d->peak_has_time = e->has_time;
+			d->peak_time = e->time_us;
+			d->peak_dirty = 1;
+		}
+		break;
+	case MA_FREE_COMPLETED:
+		/* The live set is about to shrink: keep the peak's top now. */
+		if (d->peak_dirty)
+			take_top(d, m);
+		d->bytes_freed += e->size;
+		d->delta -= e->size;
+		if ((l = live_find(m, e->addr)) == NULL) {
+			d->unmatched++;
+			d->unmatched_bytes += e->size;
+			break;
+		}
+		/* alloc and free_completed carry the same requested size. */
+		d->delta += e->size - l->size;
+		if (d->actions[MA_ALLOC] - l->alloc_no <= SHORT_ALLOCS)
+			d->short_lived++;
+		live_del(m, l);
+		break;
+	case MA_SEGMENT_ALLOC:
+	case MA_SEGMENT_FREE:
+	case MA_SEGMENT_MAP:
+	case MA_SEGMENT_UNMAP:
+		d->seg_bytes[e->action - MA_SEGMENT_ALLOC] += e->size;
+		if (e->action == MA_SEGMENT_FREE ||
+		    e->action == MA_SEGMENT_UNMAP)
+			d->run++;
+		break;
+	case MA_OOM:
+		if (d->actions[MA_OOM] <= MAX_OOMS) {
+			struct oom *o = &d->ooms[d->actions[MA_OOM] - 1];
+
+			o->seq = e->seq;
+			o->has_time = e->has_time;
+			o->time_us = e->time_us;
+			o->size = e->size;
+			o->device_free = e->device_free;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * A run of segment_free/segment_unmap ends at any other action: two or
+ * more in a row is a burst (empty_cache, or the free-and-retry path).
+ */
+static void
+end_run(struct dev *d, enum maction a)
+{
+	if (a == MA_SEGMENT_FREE || a == MA_SEGMENT_UNMAP || d->run == 0)
+		return;
+	if (a == MA_SEGMENT_ALLOC || a == MA_SEGMENT_MAP)
+		d->free_then_alloc++;
+	if (d->run >= 2) {
+		d->bursts++;
+		d->burst_segments += d->run;
+		if (d->run > d->largest_burst)
+			d->largest_burst = d->run;
+	}
+	d->run = 0;
+}
+
+static int
+on_trace_end(void *arg, struct msnap *ms, int64_t device, uint64_t n)
+{
+	struct replay *rp = arg;
+	struct dev *d;
+	size_t i;
+
+	(void)ms;
+	if (n == 0)
+		return 0;
+	d = dev_get(rp, device);
+	end_run(d, MA_OTHER);
+	if (d->peak_dirty)
+		take_top(d, &rp->map);
+	d->live_end = 0;
+	for (i = 0; i < rp->map.n; i++)
+		if (rp->map.e[i].size >= 0)
+			d->live_end += rp->map.e[i].size;
+	d->live_blocks_end = rp->map.count;
+	live_clear(&rp->map);
+	return 0;
+}
+
+/* The TOP_PEAK largest live blocks, from the largest size classes down. */
+static void
+take_top(struct dev *d, const struct livemap *m)
+{
+	struct top buf[TOP_PEAK * 4], *v = buf;
+	size_t n = 0, cap = sizeof(buf) / sizeof(buf[0]);
+	uint32_t i;
+	int c;
+
+	d->peak_dirty = 0;
+	for (c = NCLASS - 1; c >= 0 && n < TOP_PEAK; c--)
+		for (i = m->head[c]; i != NONE; i = m->e[i].next) {
+			if (n == cap) {
+				cap *= 2;
+				v = v == buf ? memcpy(xreallocarray(NULL, cap,
+				    sizeof(*v)), buf, sizeof(buf)) :
+				    xreallocarray(v, cap, sizeof(*v));
+			}
+			v[n].addr = m->e[i].addr;
+			v[n].size = m->e[i].size;
+			v[n].site = m->e[i].site;
+			n++;
+		}
+	qsort(v, n, sizeof(*v), top_cmp);
+	d->ntop = n < TOP_PEAK ? (int)n : TOP_PEAK;
+	memcpy(d->top, v, (size_t)d->ntop * sizeof(*v));
+	if (v != buf)
+		free(v);
+}
+
+static int
+top_cmp(const void *a, const void *b)
+{
+	const struct top *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int
+dev_cmp(const void *a, const void *b)
+{
+	const struct dev *x = a, *y = b;
+
+	return x->device < y->device ? -1 : x->device > y->device;
+}
+
+/* floor(log2(size)); 0 for sizes below 2. */
+static int
+size_class(int64_t size)
+{
+	int c = 0;
+
+	while (c < NCLASS - 1 && size >= ((int64_t)2 << c))
+		c++;
+	return c;
+}
+
+static uint64_t
+addr_hash(int64_t a)
+{
+	uint64_t x = (uint64_t)a;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static struct live *
+live_find(struct livemap *m, int64_t addr)
+{
+	size_t i;
+
+	if (m->tabcap == 0)
+		return NULL;
+	for (i = addr_hash(addr) & (m->tabcap - 1); m->tab[i] != 0;
+	    i = (i + 1) & (m->tabcap - 1))
+		if (m->e[m->tab[i] - 1].addr == addr)
+			return &m->e[m->tab[i] - 1];
+	return NULL;
+}
+
+static void
+tab_insert(struct livemap *m, uint32_t idx)
+{
+	size_t i;
+
+	for (i = addr_hash(m->e[idx].addr) & (m->tabcap - 1); m->tab[i] != 0;
+	    i = (i + 1) & (m->tabcap - 1))
+		;
+	m->tab[i] = idx + 1;
+}
+
+static void
+live_add(struct livemap *m, int64_t addr, int64_t size, uint64_t alloc_no,
+    const char *site)
+{
+	struct live *l;
+	uint32_t idx;
+	size_t i;
+
+	if ((m->count + 1) * 2 > m->tabcap) {
+		uint32_t *old = m->tab;
+		size_t oldcap = m->tabcap;
+
+		m->tabcap = m->tabcap ? m->tabcap * 2 : 1024;
+		m->tab = xcalloc(m->tabcap, sizeof(*m->tab));
+		for (i = 0; i < oldcap; i++)
+			if (old[i] != 0)
+				tab_insert(m, old[i] - 1);
+		free(old);
+	}
+	if (m->freelist != NONE && m->n > 0) {
+		idx = m->freelist;
+		m->freelist = m->e[idx].next;
+	} else {
+		if (m->n == m->cap) {
+			m->cap = m->cap ? m->cap * 2 : 1024;
+			m->e = xreallocarray(m->e, m->cap, sizeof(*m->e));
+		}
+		idx = (uint32_t)m->n++;
+	}
+	l = &m->e[idx];
+	l->addr = addr;
+	l->size = size;
+	l->alloc_no = alloc_no;
+	l->site = site;
+	l->cls = (uint8_t)size_class(size);
+	l->prev = NONE;
+	l->next = m->head[l->cls];
+	if (l->next != NONE)
+		m->e[l->next].prev = idx;
+	m->head[l->cls] = idx;
+	tab_insert(m, idx);
+	m->count++;
+}
+
+/* Unlinks l; its slot goes on the free list with size -1. */
+static void
+live_del(struct livemap *m, struct live *l)
+{
+	uint32_t idx = (uint32_t)(l - m->e);
+	size_t i, j, k, mask = m->tabcap - 1;
+
+	if (l->prev != NONE)
+		m->e[l->prev].next = l->next;
+	else
+		m->head[l->cls] = l->next;
+	if (l->next != NONE)
+		m->e[l->next].prev = l->prev;
+	/* Backward-shift deletion keeps every probe chain unbroken. */
+	for (i = addr_hash(l->addr) & mask; m->tab[i] != idx + 1;
+	    i = (i + 1) & mask)
+		;
+	m->tab[i] = 0;
+	for (j = (i + 1) & mask; m->tab[j] != 0; j = (j + 1) & mask) {
+		k = addr_hash(m->e[m->tab[j] - 1].addr) & mask;
+		if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
+			m->tab[i] = m->tab[j];
+			m->tab[j] = 0;
+			i = j;
+		}
+	}
+	l->size = -1;
+	l->next = m->freelist;
+	m->freelist = idx;
+	m->count--;
+}
+
+static void
+live_clear(struct livemap *m)
+{
+	int c;
+
+	m->n = 0;
+	m->count = 0;
+	m->freelist = NONE;
+	for (c = 0; c < NCLASS; c++)
+		m->head[c] = NONE;
+	if (m->tab != NULL)
+		memset(m->tab, 0, m->tabcap * sizeof(*m->tab));
+}
+
+static void
+live_free(struct livemap *m)
+{
+	free(m->e);
+	free(m->tab);
+}
+
+static void
+put_or_null(struct jw *w, const char *key, int known, int64_t v)
+{
+	jw_key(w, key);
+	if (known)
+		jw_int(w, v);
+	else
+		jw_null(w);
+}
+
+static void
+put_ratio(struct jw *w, const char *key, double n, double d)
+{
+	jw_key(w, key);
+	if (d > 0)
+		jw_double(w, n / d);
+	else
+		jw_null(w);
+}
+
+static void
+put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
+{
+	static const char *const partial[] = {
+		"actions", "bytes_allocated", "bytes_freed", "size_histogram",
+		"short_lived_share", "top_at_peak", "churn"
+	};
+	const struct jdoc *set = msnap_settings(ms);
+	uint64_t allocs = d->actions[MA_ALLOC], segev, k;
+	int64_t at_start = d->snap_live - d->delta;
+	double window = 0, pressure, turnover, sp, st, churn;
+	int i, overflowed = 0, complete;
+	int t;
+
+	if (set != NULL && (t = jdoc_get(set, 0, "trace_alloc_overflowed")) >= 0)
+		overflowed = set->node[t].type == JT_TRUE;
+	complete = !overflowed && d->unmatched == 0 && d->double_allocs == 0 &&
+	    at_start == 0;
+	if (d->has_time)
+		window = (double)(d->t_last - d->t_first) / 1e6;
+	segev = d->actions[MA_SEGMENT_ALLOC] + d->actions[MA_SEGMENT_FREE] +
+	    d->actions[MA_SEGMENT_MAP] + d->actions[MA_SEGMENT_UNMAP];
+
+	jw_record(w, "churn");
+	jw_key(w, "file");
+	jw_cstring(w, msnap_name(ms));
+	jw_key(w, "device");
+	jw_int(w, d->device);
+	jw_key(w, "entries");
+	jw_uint(w, d->entries);
+	jw_key(w, "actions");
+	jw_begin_object(w);
+	for (i = 0; i < MA_NACTIONS; i++) {
+		jw_key(w, maction_name[i]);
+		jw_uint(w, d->actions[i]);
+	}
+	jw_end_object(w);
+	put_or_null(w, "start_time_us", d->has_time, d->t_first);
+	jw_key(w, "window_s");
+	if (d->has_time)
+		jw_double(w, window);
+	else
+		jw_null(w);
+	jw_key(w, "bytes_allocated");
+	jw_int(w, d->bytes_allocated);
+	jw_key(w, "bytes_freed");
+	jw_int(w, d->bytes_freed);
+	jw_key(w, "segment_bytes_allocated");
+	jw_int(w, d->seg_bytes[0]);
+	jw_key(w, "segment_bytes_freed");
+	jw_int(w, d->seg_bytes[1]);
+	jw_key(w, "bytes_mapped");
+	jw_int(w, d->seg_bytes[2]);
+	jw_key(w, "bytes_unmapped");
+	jw_int(w, d->seg_bytes[3]);
+	put_ratio(w, "allocs_per_s", (double)allocs, window);
+	jw_key(w, "device_calls");
+	jw_uint(w, segev);
+	put_ratio(w, "device_calls_per_1000_allocs", 1000.0 * (double)segev,
+	    (double)allocs);
+	put_ratio(w, "device_calls_per_s", (double)segev, window);
+
+	jw_key(w, "peak");
+	jw_int(w, at_start + d->max_delta);
+	jw_key(w, "peak_in_window");
+	jw_int(w, d->max_delta);
+	put_or_null(w, "peak_seq", d->has_peak, (int64_t)d->peak_seq);
+	put_or_null(w, "peak_time_us", d->has_peak && d->peak_has_time,
+	    d->peak_time);
+	jw_key(w, "live_at_start");
+	jw_int(w, at_start);
+	jw_key(w, "snapshot_live");
+	jw_int(w, d->snap_live);
+	jw_key(w, "live_at_end_replayed");
+	jw_int(w, d->live_end);
+	jw_key(w, "live_blocks_at_end_replayed");
+	jw_uint(w, d->live_blocks_end);
+	jw_key(w, "unmatched_frees");
+	jw_uint(w, d->unmatched);
+	jw_key(w, "unmatched_free_bytes");
+	jw_int(w, d->unmatched_bytes);
+	jw_key(w, "double_allocs");
+	jw_uint(w, d->double_allocs);
+	jw_key(w, "top_at_peak");
+	jw_begin_array(w);
+	for (i = 0; i < d->ntop; i++) {
+		jw_begin_object(w);
+		jw_key(w, "addr");
+		jw_int(w, d->top[i].addr);
+		jw_key(w, "size");
+		jw_int(w, d->top[i].size);
+		jw_key(w, "site");
+		if (d->top[i].site != NULL)
+			jw_cstring(w, d->top[i].site);
+		else
+			jw_null(w);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	jw_key(w, "short_lived");
+	jw_uint(w, d->short_lived);
+	put_ratio(w, "short_lived_share", (double)d->short_lived,
+	    (double)allocs);
+	jw_key(w, "size_histogram");
+	jw_begin_array(w);
+	for (i = 0; i < NCLASS; i++) {
+		if (d->hist[i] == 0)
+			continue;
+		jw_begin_object(w);
+		jw_key(w, "from");
+		jw_int(w, i == 0 ? 0 : (int64_t)1 << i);
+		jw_key(w, "to");
+		if (i < 62)
+			jw_int(w, (int64_t)2 << i);
+		else
+			jw_null(w);
+		jw_key(w, "allocs");
+		jw_uint(w, d->hist[i]);
+		jw_key(w, "bytes");
+		jw_int(w, d->hist_bytes[i]);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	jw_key(w, "ooms");
+	jw_uint(w, d->actions[MA_OOM]);
+	jw_key(w, "oom_events");
+	jw_begin_array(w);
+	for (k = 0; k < d->actions[MA_OOM] && k < MAX_OOMS; k++) {
+		const struct oom *o = &d->ooms[k];
+
+		jw_begin_object(w);
+		jw_key(w, "seq");
+		jw_uint(w, o->seq);
+		put_or_null(w, "time_us", o->has_time, o->time_us);
+		jw_key(w, "size");
+		jw_int(w, o->size);
+		put_or_null(w, "device_free", o->device_free >= 0,
+		    o->device_free);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	jw_key(w, "segment_free_bursts");
+	jw_uint(w, d->bursts);
+	jw_key(w, "burst_segments");
+	jw_uint(w, d->burst_segments);
+	jw_key(w, "largest_burst");
+	jw_uint(w, d->largest_burst);
+	jw_key(w, "free_then_alloc");
+	jw_uint(w, d->free_then_alloc);
+	jw_key(w, "ring_overflowed");
+	jw_bool(w, overflowed);
+	jw_key(w, "window_complete");
+	jw_bool(w, complete);
+	jw_key(w, "partial");
+	jw_begin_array(w);
+	for (i = 0; !complete && i < (int)(sizeof(partial) /
+	    sizeof(partial[0])); i++)
+		jw_cstring(w, partial[i]);
+	jw_end_array(w);
+
+	/* The score: see churn-score(1), "The churn score". */
+	pressure = allocs > 0 ? 1000.0 * (double)segev / (double)allocs : 0;
+	sp = fmin(pressure / 50.0, 1.0);
+	turnover = (double)d->bytes_allocated /
+	    (double)(at_start + d->max_delta > 0 ? at_start + d->max_delta : 1);
+	st = fmin(log2(1.0 + turnover) / 8.0, 1.0);
+	churn = 100.0 * (0.5 * sp + 0.25 * (allocs > 0 ?
+	    (double)d->short_lived / (double)allocs : 0) + 0.25 * st);
+	jw_key(w, "turnover");
+	jw_double(w, turnover);
+	jw_key(w, "churn");
+	jw_int(w, (int64_t)lround(churn));
+	jw_end(w);
+}

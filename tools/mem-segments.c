@@ -1,0 +1,534 @@
+/*
+ * mem-segments: read CUDA memory snapshots and say where memory goes: one
+ * "segment" record per segment, largest first, then one "memory_summary"
+ * per device and one for all devices.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "memsnap.h"
+#include "ndjson.h"
+#include "xalloc.h"
+
+/* Allocation sites listed per segment. */
+#define TOP_SITES	3
+
+struct site {
+	const char	*site;		/* interned by the reader */
+	int64_t		 bytes;
+	uint64_t	 blocks;
+};
+
+/* What is kept of a segment until the ranking is known. */
+struct segrec {
+	int64_t		device, address, total, allocated, active, requested;
+	int64_t		stream, pool_id[2], largest_free, free;
+	int		pool, has_pool_id, expandable;
+	uint64_t	blocks[MS_NSTATES];
+	struct site	top[TOP_SITES];
+	int		ntop;
+};
+
+struct devsum {
+	int64_t		device;
+	uint64_t	segments, by_pool[3];	/* small, large, unknown */
+	uint64_t	private_segments, expandable;
+	int64_t		private_reserved;
+	int64_t		reserved, allocated, active, requested, inactive;
+	int64_t		largest_free;
+	int		requested_known;
+	uint64_t	blocks[MS_NSTATES];
+	int		has_trace;
+	uint64_t	entries, ooms;
+};
+
+struct snap {
+	struct segrec	*seg;
+	size_t		 nseg, segcap;
+	struct devsum	*dev;
+	size_t		 ndev, devcap;
+	struct site	*tmp;
+	size_t		 tmpcap;
+};
+
+static void	usage(void) __attribute__((noreturn));
+static int	summarize(const char *, struct jw *);
+static int	on_segment(void *, struct msnap *, const struct mseg *);
+static int	on_trace(void *, struct msnap *, const struct mtrace *);
+static struct devsum *devsum(struct snap *, int64_t);
+static void	top_sites(struct snap *, const struct mseg *, struct segrec *);
+static int	seg_cmp(const void *, const void *);
+static int	site_ptr_cmp(const void *, const void *);
+static int	site_rank_cmp(const void *, const void *);
+static int	dev_cmp(const void *, const void *);
+static void	put_segment(struct jw *, const struct segrec *);
+static void	put_summary(struct jw *, struct msnap *, const struct devsum *,
+		    const struct devsum *, size_t);
+static void	put_stat(struct jw *, struct msnap *, const struct devsum *,
+		    size_t, const char *, const char *);
+static void	put_blocks(struct jw *, const uint64_t *);
+static void	put_or_null(struct jw *, const char *, int, int64_t);
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [file ...]\n", getprogname());
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct jw *w;
+	int ch, status = 0;
+
+	setprogname(argv[0]);
+	while ((ch = getopt(argc, argv, "")) != -1) {
+		switch (ch) {
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	w = jw_new(stdout);
+	if (argc == 0)
+		status = summarize(NULL, w);
+	for (; argc > 0 && status != -2; argc--, argv++)
+		status |= summarize(*argv, w);
+	jw_free(w);
+	return finish(status != 0);
+}
+
+/*
+ * Returns 0, 1 when the file could not be opened (the others still run),
+ * or -2 after a data error, which ends the run.
+ */
+static int
+summarize(const char *path, struct jw *w)
+{
+	static const struct msnap_ops ops = { on_segment, on_trace, NULL };
+	struct msnap *ms;
+	struct snap s;
+	struct devsum all;
+	size_t i;
+	int rc, k;
+
+	if ((ms = msnap_open(path, MS_SITES)) == NULL) {
+		warnmsg("%s:", path);
+		return 1;
+	}
+	memset(&s, 0, sizeof(s));
+	rc = msnap_read(ms, &ops, &s);
+	if (rc == 0 && msnap_form(ms) == MF_RECORDS)
+		memrec_write(ms, w);
+	else if (rc == 0 && msnap_form(ms) != MF_EMPTY) {
+		qsort(s.seg, s.nseg, sizeof(*s.seg), seg_cmp);
+		for (i = 0; i < s.nseg; i++)
+			put_segment(w, &s.seg[i]);
+		qsort(s.dev, s.ndev, sizeof(*s.dev), dev_cmp);
+		memset(&all, 0, sizeof(all));
+		all.requested_known = 1;
+		for (i = 0; i < s.ndev; i++) {
+			const struct devsum *d = &s.dev[i];
+
+			put_summary(w, ms, d, d, 1);
+			all.segments += d->segments;
+			for (k = 0; k < 3; k++)
+				all.by_pool[k] += d->by_pool[k];
+			all.private_segments += d->private_segments;
+			all.private_reserved += d->private_reserved;
+			all.expandable += d->expandable;
+			all.reserved += d->reserved;
+			all.allocated += d->allocated;
+			all.active += d->active;
+			all.requested += d->requested;
+			all.requested_known &= d->requested_known;
+			all.inactive += d->inactive;
+			if (d->largest_free > all.largest_free)
+				all.largest_free = d->largest_free;
+			for (k = 0; k < MS_NSTATES; k++)
+				all.blocks[k] += d->blocks[k];
+			all.has_trace |= d->has_trace;
+			all.entries += d->entries;
+			all.ooms += d->ooms;
+		}
+		put_summary(w, ms, &all, s.dev, s.ndev);
+	}
+	free(s.seg);
+	free(s.dev);
+	free(s.tmp);
+	msnap_close(ms);
+	return rc == 0 ? 0 : -2;
+}
+
+static struct devsum *
+devsum(struct snap *s, int64_t device)
+{
+	struct devsum *d;
+	size_t i;
+
+	for (i = 0; i < s->ndev; i++)
+		if (s->dev[i].device == device)
+			return &s->dev[i];
+	if (s->ndev == s->devcap) {
+		s->devcap = s->devcap ? s->devcap * 2 : 8;
+		s->dev = xreallocarray(s->dev, s->devcap, sizeof(*s->dev));
+	}
+	d = &s->dev[s->ndev++];
+	memset(d, 0, sizeof(*d));
+	d->device = device;
+	d->requested_known = 1;
+	return d;
+}
+
+static int
+on_segment(void *arg, struct msnap *ms, const struct mseg *g)
+{
+	struct snap *s = arg;
+	struct segrec *r;
+	struct devsum *d;
+	size_t i;
+
+	(void)ms;
+	if (s->nseg == s->segcap) {
+		s->segcap = s->segcap ? s->segcap * 2 : 64;
+		s->seg = xreallocarray(s->seg, s->segcap, sizeof(*s->seg));
+	}
+	r = &s->seg[s->nseg++];
+	memset(r, 0, sizeof(*r));
+	r->device = g->device;
+	r->address = g->address;
+	r->total = g->total_size;
+	r->allocated = g->allocated_size;
+	r->active = g->active_size;
+	r->requested = g->requested_size;
+	r->stream = g->stream;
+	r->pool = g->pool;
+	r->has_pool_id = g->has_pool_id;
+	r->pool_id[0] = g->pool_id[0];
+	r->pool_id[1] = g->pool_id[1];
+	r->expandable = g->expandable;
+	for (i = 0; i < g->nblocks; i++) {
+		const struct mblock *b = &g->blocks[i];
+
+		r->blocks[b->state]++;
+		if (b->state != MS_INACTIVE)
+			continue;
+		r->free += b->size;
+		if (b->size > r->largest_free)
+			r->largest_free = b->size;
+	}
+	top_sites(s, g, r);
+
+	d = devsum(s, g->device);
+	d->segments++;
+	d->by_pool[g->pool < 0 ? 2 : g->pool]++;
+	if (g->has_pool_id && (g->pool_id[0] != 0 || g->pool_id[1] != 0)) {
+		d->private_segments++;
+		d->private_reserved += g->total_size;
+	}
+	d->expandable += g->expandable == 1;
+	d->reserved += g->total_size;
+	d->allocated += g->allocated_size;
+	d->active += g->active_size;
+	if (g->requested_size >= 0)
+		d->requested += g->requested_size;
+	else
+		d->requested_known = 0;
+	d->inactive += r->free;
+	if (r->largest_free > d->largest_free)
+		d->largest_free = r->largest_free;
+	for (i = 0; i < MS_NSTATES; i++)
+		d->blocks[i] += r->blocks[i];
+	return 0;
+}
+
+static int
+on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
+{
+	struct devsum *d = devsum(arg, e->device);
+
+	(void)ms;
+	d->has_trace = 1;
+	d->entries++;
+	d->ooms += e->action == MA_OOM;
+	return 0;
+}
+
+/* The live blocks' sites, summed by site, the largest TOP_SITES kept. */
+static void
+top_sites(struct snap *s, const struct mseg *g, struct segrec *r)
+{
+	size_t i, n = 0, m;
+
+	if (s->tmpcap < g->nblocks) {
+		s->tmpcap = g->nblocks;
+		s->tmp = xreallocarray(s->tmp, s->tmpcap, sizeof(*s->tmp));
+	}
+	for (i = 0; i < g->nblocks; i++) {
+		if (g->blocks[i].site == NULL)
+			continue;
+		s->tmp[n].site = g->blocks[i].site;
+		s->tmp[n].bytes = g->blocks[i].size;
+		s->tmp[n].blocks = 1;
+		n++;
+	}
+	/* Interned sites: equal strings are equal pointers. */
+	qsort(s->tmp, n, sizeof(*s->tmp), site_ptr_cmp);
+	for (i = 0, m = 0; i < n; i++) {
+		if (m > 0 && s->tmp[m - 1].site == s->tmp[i].site) {
+			s->tmp[m - 1].bytes += s->tmp[i].bytes;
+			s->tmp[m - 1].blocks++;
+		} else
+			s->tmp[m++] = s->tmp[i];
+	}
+	qsort(s->tmp, m, sizeof(*s->tmp), site_rank_cmp);
+	r->ntop = m < TOP_SITES ? (int)m : TOP_SITES;
+	memcpy(r->top, s->tmp, (size_t)r->ntop * sizeof(*r->top));
+}
+
+static int
+site_ptr_cmp(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+static int
+site_rank_cmp(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return strcmp(x->site, y->site);
+}
+
+/* Largest first; then by device and address, so the order is total. */
+static int
+seg_cmp(const void *a, const void *b)
+{
+	const struct segrec *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+static int
+dev_cmp(const void *a, const void *b)
+{
+	const struct devsum *x = a, *y = b;
+
+	return x->device < y->device ? -1 : x->device > y->device;
+}
+
+static void
+put_blocks(struct jw *w, const uint64_t *n)
+{
+	int k;
+
+	jw_key(w, "blocks");
+	jw_begin_object(w);
+	for (k = 0; k < MS_NSTATES; k++) {
+		jw_key(w, mstate_name[k]);
+		jw_uint(w, n[k]);
+	}
+	jw_end_object(w);
+}
+
+static void
+put_or_null(struct jw *w, const char *key, int known, int64_t v)
+{
+	jw_key(w, key);
+	if (known)
+		jw_int(w, v);
+	else
+		jw_null(w);
+}
+
+static void
+put_segment(struct jw *w, const struct segrec *r)
+{
+	int i;
+
+	jw_record(w, "segment");
+	jw_key(w, "device");
+	jw_int(w, r->device);
+	jw_key(w, "address");
+	jw_int(w, r->address);
+	jw_key(w, "total_size");
+	jw_int(w, r->total);
+	jw_key(w, "allocated");
+	jw_int(w, r->allocated);
+	jw_key(w, "active");
+	jw_int(w, r->active);
+	put_or_null(w, "requested", r->requested >= 0, r->requested);
+	jw_key(w, "stream");
+	jw_int(w, r->stream);
+	jw_key(w, "pool");
+	if (r->pool >= 0)
+		jw_cstring(w, r->pool ? "large" : "small");
+	else
+		jw_null(w);
+	jw_key(w, "pool_id");
+	if (r->has_pool_id) {
+		jw_begin_array(w);
+		jw_int(w, r->pool_id[0]);
+		jw_int(w, r->pool_id[1]);
+		jw_end_array(w);
+	} else
+		jw_null(w);
+	jw_key(w, "expandable");
+	if (r->expandable >= 0)
+		jw_bool(w, r->expandable);
+	else
+		jw_null(w);
+	put_blocks(w, r->blocks);
+	jw_key(w, "free");
+	jw_int(w, r->free);
+	jw_key(w, "largest_free");
+	jw_int(w, r->largest_free);
+	if (r->ntop > 0) {
+		jw_key(w, "top_sites");
+		jw_begin_array(w);
+		for (i = 0; i < r->ntop; i++) {
+			jw_begin_object(w);
+			jw_key(w, "site");
+			jw_cstring(w, r->top[i].site);
+			jw_key(w, "bytes");
+			jw_int(w, r->top[i].bytes);
+			jw_key(w, "blocks");
+			jw_uint(w, r->top[i].blocks);
+			jw_end_object(w);
+		}
+		jw_end_array(w);
+	}
+	jw_end(w);
+}
+
+/*
+ * A memory_stats() counter summed over devices dev[0..n): null unless every
+ * one of them has it.
+ */
+static void
+put_stat(struct jw *w, struct msnap *ms, const struct devsum *dev, size_t n,
+    const char *key, const char *as)
+{
+	const struct jdoc *doc;
+	int64_t v, sum = 0;
+	size_t i;
+	int obj, known = n > 0;
+
+	for (i = 0; i < n && known; i++) {
+		obj = msnap_stats(ms, dev[i].device, &doc);
+		if (obj < 0 || jdoc_get_i64(doc, (uint32_t)obj, key, &v) < 0)
+			known = 0;
+		else
+			sum += v;
+	}
+	put_or_null(w, as, known, sum);
+}
+
+/* The summary of d: one device when devs is d, else all ndev devices. */
+static void
+put_summary(struct jw *w, struct msnap *ms, const struct devsum *d,
+    const struct devsum *devs, size_t ndev)
+{
+	const struct jdoc *set = msnap_settings(ms);
+	double frag = 0;
+	const char *risk = NULL;
+	int one = devs == d;
+
+	jw_record(w, "memory_summary");
+	jw_key(w, "file");
+	jw_cstring(w, msnap_name(ms));
+	jw_key(w, "scope");
+	jw_cstring(w, one ? "device" : "all");
+	if (one) {
+		jw_key(w, "device");
+		jw_int(w, d->device);
+	} else {
+		jw_key(w, "devices");
+		jw_uint(w, ndev);
+	}
+	jw_key(w, "era");
+	jw_cstring(w, msnap_era(ms));
+	jw_key(w, "segments");
+	jw_uint(w, d->segments);
+	jw_key(w, "segments_by_pool");
+	jw_begin_object(w);
+	jw_key(w, "small");
+	jw_uint(w, d->by_pool[0]);
+	jw_key(w, "large");
+	jw_uint(w, d->by_pool[1]);
+	if (d->by_pool[2] > 0) {
+		jw_key(w, "unknown");
+		jw_uint(w, d->by_pool[2]);
+	}
+	jw_end_object(w);
+	jw_key(w, "private_pool_segments");
+	jw_uint(w, d->private_segments);
+	jw_key(w, "private_pool_reserved");
+	jw_int(w, d->private_reserved);
+	jw_key(w, "expandable_segments");
+	jw_uint(w, d->expandable);
+	jw_key(w, "reserved");
+	jw_int(w, d->reserved);
+	jw_key(w, "allocated");
+	jw_int(w, d->allocated);
+	jw_key(w, "active");
+	jw_int(w, d->active);
+	put_or_null(w, "requested", d->requested_known, d->requested);
+	jw_key(w, "pending_free");
+	jw_int(w, d->active - d->allocated);
+	jw_key(w, "inactive");
+	jw_int(w, d->inactive);
+	put_or_null(w, "internal_waste", d->requested_known,
+	    d->allocated - d->requested);
+	jw_key(w, "fragmentation");
+	if (d->reserved > 0) {
+		frag = (double)d->inactive / (double)d->reserved;
+		risk = frag < 0.10 ? "LOW" : frag <= 0.20 ? "MEDIUM" : "HIGH";
+		jw_double(w, frag);
+	} else
+		jw_null(w);
+	jw_key(w, "fragmentation_risk");
+	if (risk != NULL)
+		jw_cstring(w, risk);
+	else
+		jw_null(w);
+	jw_key(w, "largest_free");
+	jw_int(w, d->largest_free);
+	jw_key(w, "external_fragmentation");
+	if (d->inactive > 0)
+		jw_double(w, 1.0 - (double)d->largest_free /
+		    (double)d->inactive);
+	else
+		jw_null(w);
+	put_blocks(w, d->blocks);
+	put_or_null(w, "trace_entries", d->has_trace, (int64_t)d->entries);
+	put_or_null(w, "oom_events", d->has_trace, (int64_t)d->ooms);
+	put_stat(w, ms, devs, ndev, "num_alloc_retries",
+	    "num_alloc_retries");
+	put_stat(w, ms, devs, ndev, "num_ooms", "num_ooms");
+	put_stat(w, ms, devs, ndev, "allocated_bytes.all.peak",
+	    "peak_allocated");
+	put_stat(w, ms, devs, ndev, "reserved_bytes.all.peak",
+	    "peak_reserved");
+	jw_key(w, "allocator_settings");
+	if (set != NULL)
+		jw_jdoc(w, set, 0);
+	else
+		jw_null(w);
+	jw_end(w);
+}
