@@ -1,0 +1,85 @@
+# pipelines/snippet.mk: lint, smoke-run and print the Nsight command for
+# profiling snippets, and hand what a run left behind to the report
+# pipeline.  Run it from the repository the snippets belong to (the runner
+# takes relative paths from there):
+#
+#	make -f pipelines/snippet.mk -j4 smoke
+#	make -f pipelines/snippet.mk SNIPPETS=inference_profiling/snippets/nms nsys
+#
+# Targets (each for every snippet folder in SNIPPETS):
+#	lint	$(OUT)/<snippet>/lint.ndjson: snip-lint's diagnostics; errors
+#		stop the snippet, printed for a person
+#	nsys	$(OUT)/<snippet>/nsys.sh: the nsys command, printed
+#	smoke	$(OUT)/<snippet>/run.ndjson: snip-run's plan check and run
+#		record (the runner's logs and manifest stay in its run dir)
+#	report	$(OUT)/<snippet>/artifacts.txt: the PyTorch traces and memory
+#		snapshots the run left; with pipelines/report.mk present they
+#		go to "$(MAKE) -f pipelines/report.mk RUN=<run dir>", otherwise
+#		that command is printed, not run
+#	all	lint, nsys, smoke and report
+#
+# Variables: SNIPPETS (default: every inference_profiling/snippets/*/ with
+# a config.yaml), RUN_ID (default smoke), RUNNER (the runner command; empty:
+# snip-run's default, or $SNIP_RUNNER), OUT (default snippet-out), BIN (the
+# mrp binaries, default bin).
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+BIN ?= bin
+OUT ?= snippet-out
+RUN_ID ?= smoke
+RUNNER ?=
+REPORT_MK ?= pipelines/report.mk
+SNIPPETS ?= $(patsubst %/config.yaml,%,\
+	$(wildcard inference_profiling/snippets/*/config.yaml))
+
+SNIP_LINT := $(BIN)/snip-lint
+SNIP_RUN := $(BIN)/snip-run
+RUNNER_FLAG := $(if $(strip $(RUNNER)),-r '$(RUNNER)')
+# Snippet folders without the trailing slash a shell glob may leave.
+SNIPS := $(patsubst %/,%,$(SNIPPETS))
+
+all: lint nsys smoke report
+
+lint: $(SNIPS:%=$(OUT)/%/lint.ndjson)
+
+nsys: $(SNIPS:%=$(OUT)/%/nsys.sh)
+	@for f in $^; do echo "# $${f%/nsys.sh}"; cat "$$f"; done
+
+smoke: $(SNIPS:%=$(OUT)/%/run.ndjson)
+
+report: $(SNIPS:%=$(OUT)/%/artifacts.txt)
+
+$(OUT)/%/:
+	mkdir -p $@
+
+# Errors fail the stage; the person at the terminal sees them as lines.
+$(OUT)/%/lint.ndjson: %/config.yaml $(SNIP_LINT) | $(OUT)/%/
+	$(SNIP_LINT) -j $< > $@ || { $(SNIP_LINT) -h $< >&2; exit 1; }
+
+$(OUT)/%/nsys.sh: %/config.yaml $(OUT)/%/lint.ndjson $(SNIP_RUN) | $(OUT)/%/
+	$(SNIP_RUN) -p -i $(RUN_ID) $< > $@
+
+$(OUT)/%/run.ndjson: %/config.yaml $(OUT)/%/lint.ndjson $(SNIP_RUN) | $(OUT)/%/
+	$(SNIP_RUN) -f -i $(RUN_ID) $(RUNNER_FLAG) $< > $@
+
+# Traces (*.json, *.json.gz) and memory snapshots (*.pickle, *.pkl) in the
+# run directory, one path a line.  Snapshots are only named here: turning a
+# pickle into JSON safely is the report pipeline's job.
+$(OUT)/%/artifacts.txt: $(OUT)/%/run.ndjson | $(OUT)/%/
+	run=$$(jq -r 'select(.kind == "run") | .run_dir' $<); \
+	find "$$run" -maxdepth 1 -type f \( -name '*.json' -o \
+	    -name '*.json.gz' -o -name '*.pickle' -o -name '*.pkl' \) | \
+	    LC_ALL=C sort > $@; \
+	if [ ! -s $@ ]; then \
+		echo "$*: no trace or snapshot in $$run"; \
+	elif [ -f $(REPORT_MK) ]; then \
+		$(MAKE) -f $(REPORT_MK) RUN="$$run"; \
+	else \
+		echo "$*: would run: $(MAKE) -f $(REPORT_MK) RUN=$$run" \
+		    "($(REPORT_MK) does not exist yet)"; \
+	fi
+
+.PHONY: all lint nsys smoke report

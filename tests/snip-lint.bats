@@ -1,0 +1,181 @@
+bats_require_minimum_version 1.5.0
+setup() { load test_helper; }
+
+# Lints one config given as text; the findings as "line:col severity code".
+lint_text() {
+	printf '%s' "$1" > "$BATS_TEST_TMPDIR/c.yaml"
+	run snip-lint -h "$BATS_TEST_TMPDIR/c.yaml"
+}
+
+@test "usage error exits 2" {
+	run -2 --separate-stderr snip-lint -Z
+	assert_stderr --partial 'usage: snip-lint [-hjw] [file ...]'
+}
+
+@test "a clean config: no output, exit 0" {
+	run -0 snip-lint "$FIXTURES/smoke_config.yaml"
+	assert_output ''
+	run -0 snip-lint -h "$FIXTURES/aliases.yaml"
+	assert_output ''
+}
+
+@test "an empty config is what the runner rejects: 1" {
+	run -1 snip-lint -h < /dev/null
+	assert_output - <<-'EOF'
+	<stdin>:1:1: error: Profile config requires mapping 'target'. [required]
+	<stdin>:1:1: error: Profile config requires 'data_source' or 'data'. [required]
+	<stdin>:1:1: error: Profile config requires 'profile_name' or 'profile.name'. [required]
+	EOF
+}
+
+@test "golden: the SKILL template in a folder not named after profile_name" {
+	cd "$FIXTURES"
+	run -0 snip-lint my_profile/config.yaml
+	assert_output - < my_profile.ndjson
+}
+
+@test "golden: one of each warning, records and lines" {
+	cd "$FIXTURES"
+	run -1 snip-lint bad.yaml
+	assert_output - < bad.ndjson
+	run -1 snip-lint -h bad.yaml
+	assert_output - < bad.txt
+}
+
+@test "malformed YAML: 1 with file:line:col on stderr" {
+	cd "$FIXTURES"
+	run -1 --separate-stderr snip-lint malformed.yaml
+	assert_stderr "snip-lint: malformed.yaml:4:12: while parsing a flow sequence did not find expected ',' or ']'"
+	assert_output --partial '"line":4,"column":12,"severity":"error","code":"yaml"'
+}
+
+@test ".gz input gives the same bytes as plain" {
+	gzip -c "$FIXTURES/bad.yaml" > "$BATS_TEST_TMPDIR/bad.yaml"
+	run -1 snip-lint "$BATS_TEST_TMPDIR/bad.yaml"
+	assert_output - < <(sed "s|\"file\":\"bad.yaml\"|\"file\":\"$BATS_TEST_TMPDIR/bad.yaml\"|" "$FIXTURES/bad.ndjson")
+}
+
+@test "a failed write exits 1" {
+	run -1 --separate-stderr bash -c 'snip-lint "$1" > /dev/full' _ "$FIXTURES/bad.yaml"
+	assert_stderr --partial 'No space left on device'
+}
+
+@test "a missing file: warning, the others still linted, status 1" {
+	run -1 --separate-stderr snip-lint -h "$BATS_TEST_TMPDIR/none.yaml" "$FIXTURES/smoke_config.yaml"
+	assert_stderr --partial 'none.yaml: No such file or directory'
+	assert_output ''
+}
+
+@test "-w: warnings fail too" {
+	cd "$FIXTURES"
+	run -0 snip-lint my_profile/config.yaml
+	run -1 snip-lint -w my_profile/config.yaml
+}
+
+@test "the runner's load-time error texts, exactly" {
+	lint_text '- a list'
+	assert_output --partial ":1:1: error: Profile config must be a YAML mapping. [type]"
+	lint_text $'target: x\ndata: {source: dummy}\n'
+	assert_output --partial ":1:9: error: Profile config requires mapping 'target'. [required]"
+	lint_text $'target: {name: t}\ndata_source: dummy\n'
+	assert_output --partial ":2:14: error: Profile config requires mapping 'data_source'. [required]"
+	lint_text $'target: {name: t}\ndata: {limit: 2}\n'
+	assert_output --partial "error: Data source config requires 'name' or 'source'. [required]"
+	lint_text $'target: {import_path: a.py:t}\nprofile_name: p\ndata: {name: dummy}\n'
+	assert_output --partial ":1:9: error: Profile config requires 'name'. [required]"
+	lint_text $'target: {name: t}\ndata: {name: dummy}\ncuda: [1]\n'
+	assert_output --partial ":3:7: error: Profile config field 'cuda' must be a mapping. [type]"
+	lint_text $'target: {name: t}\ndata: {name: dummy}\nworkload: 3\n'
+	assert_output --partial ":3:11: error: Profile config field 'workload' must be a mapping. [type]"
+	lint_text $'profile_name: " "\ntarget: {name: smoke-tensor}\ndata: {name: dummy}\n'
+	assert_output "$BATS_TEST_TMPDIR/c.yaml:1:15: error: String config values must not be empty. [empty]"
+	lint_text $'target: {name: " "}\nprofile_name: p\ndata: {name: dummy}\n'
+	assert_output --partial ":1:16: error: target.name must not be empty. [empty]"
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: dummy, source: x}\ndevice: " "\n'
+	assert_output --partial "error: String config values must not be empty. [empty]"
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: "", source: " "}\n'
+	assert_output --partial ":2:26: error: data_source.name must not be empty. [empty]"
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: dummy}\niterations: 0\nwarmup: -1\n'
+	assert_output --partial ":3:13: error: iterations must be greater than or equal to 1. [range]"
+	assert_output --partial ":4:9: error: warmup must be greater than or equal to 0. [range]"
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: dummy}\nrecord_loading: Eager\n'
+	assert_output --partial ":3:17: error: record_loading must be either 'eager' or 'lazy'. [value]"
+}
+
+@test "Python's coercions: int(), bool(), str() and YAML 1.1 scalars" {
+	# 010 is octal 8, 2.9 truncates, true is 1: accepted, with a warning.
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: dummy}\nwarmup: 010\niterations: 2.9\nseed: true\n'
+	assert_output - <<-EOF
+	$BATS_TEST_TMPDIR/c.yaml:4:13: warning: iterations: the float 2.9 becomes 2 through int(); write an integer [int-coerce]
+	$BATS_TEST_TMPDIR/c.yaml:5:7: warning: seed: the boolean True becomes 1 through int(); write an integer [int-coerce]
+	EOF
+	# PyYAML reads 1e3 as a string, and int() refuses it.
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: dummy}\niterations: 1e3\nwarmup: null\n'
+	assert_output --partial ":3:13: error: invalid literal for int() with base 10: '1e3' [int]"
+	assert_output --partial ":4:9: error: int() argument must be a string, a bytes-like object or a real number, not 'NoneType' [int]"
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: dummy}\nvalidate_output: "false"\nwrite_manifest: off\n'
+	assert_output --partial "validate_output: the string 'false' is true to the runner"
+	refute_output --partial write_manifest
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: dummy}\nwarmup: .inf\n'
+	assert_output --partial "error: cannot convert float infinity to integer [int]"
+}
+
+@test "anchors, aliases and merge keys as PyYAML reads them" {
+	lint_text $'base: &b {name: smoke-tensor}\ntarget: *b\ndata: {name: dummy}\ncuda:\n  <<: [{synchronize_each_iteration: true}, {synchronize_each_iteration: "x"}]\n'
+	# The first merged map wins: true, so no quoted-bool warning.
+	assert_output "$BATS_TEST_TMPDIR/c.yaml:1:1: warning: unknown key 'base' is ignored by the runner [unknown-key]"
+	lint_text $'a: &x [*x]\n'
+	assert_output --partial 'error: recursive alias'
+	lint_text $'target: !!python/object:os.system {name: x}\n'
+	assert_output --partial "error: could not determine a constructor for the tag 'tag:yaml.org,2002:python/object:os.system' [yaml]"
+	lint_text $'a: 1\n---\nb: 2\n'
+	assert_output --partial ':2:1: error: expected a single document in the stream [yaml]'
+}
+
+@test "pickle data is never loaded" {
+	printf '\x80\x04\x95\x00' > "$BATS_TEST_TMPDIR/c.yaml"
+	run -1 --separate-stderr snip-lint -h "$BATS_TEST_TMPDIR/c.yaml"
+	assert_stderr --partial 'not YAML but pickle data, which is never loaded'
+}
+
+@test "run-time failures the runner would hit: lazy, source, target, import_path, images" {
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: dummy}\nrecord_loading: lazy\n'
+	assert_output --partial ":3:17: error: Lazy record loading requires target.profile_prepare=true because records are not retained for precomputed preparation. [lazy]"
+	lint_text $'target: {name: smoke-tensor, profile_prepare: true}\ndata: {name: dummy}\nrecord_loading: lazy\n'
+	assert_output ''
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: video}\n'
+	assert_output --partial ":2:14: error: Unknown data source 'video'. Available data sources: dummy, images [source]"
+	lint_text $'target: {name: nms}\ndata: {name: dummy}\n'
+	assert_output --partial ":1:16: error: Unknown target 'nms'. Provide target.import_path or use one of: smoke-tensor [target]"
+	lint_text $'target: {name: t, import_path: snippets/t/target.py}\ndata: {name: dummy}\n'
+	assert_output --partial "error: Generated target import_path must use '<path-to-file.py>:<attribute>'. [import-path]"
+	lint_text $'target: {name: t, import_path: "missing.py:target"}\ndata: {name: dummy}\n'
+	assert_output --partial "warning: Target import file does not exist: missing.py"
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: images, decode: false}\n'
+	assert_output --partial ":2:7: error: Image data source requires 'directory' or 'paths'. [images]"
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: images, images_dir: ~/pics}\n'
+	assert_output --partial "warning: '~' is not expanded: images_dir '~/pics' is taken literally; use an absolute path [tilde]"
+	assert_output --partial "warning: Image directory does not exist: ~/pics [images-dir]"
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: dummy, record_count: 0}\n'
+	assert_output --partial "error: Data source yielded no records. [empty]"
+}
+
+@test "the folder check applies to config.yaml in a folder named otherwise" {
+	mkdir -p "$BATS_TEST_TMPDIR/nms_fast"
+	printf 'profile_name: nms-fast\ntarget: {name: smoke-tensor}\ndata: {name: dummy}\n' > "$BATS_TEST_TMPDIR/nms_fast/config.yaml"
+	run -0 snip-lint -h "$BATS_TEST_TMPDIR/nms_fast/config.yaml"
+	assert_output --partial "warning: profile_name 'nms-fast' differs from this config's folder 'nms_fast': runs go to inference_profiling/snippets/nms-fast/runs/, not beside the config [folder]"
+	mv "$BATS_TEST_TMPDIR/nms_fast" "$BATS_TEST_TMPDIR/nms-fast"
+	run -0 snip-lint -h "$BATS_TEST_TMPDIR/nms-fast/config.yaml"
+	assert_output ''
+}
+
+@test "the man page's examples" {
+	cd "$FIXTURES"
+	man_examples snip-lint.1 > "$BATS_TEST_TMPDIR/ex"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/ex")" -eq 2 ]
+	run -0 bash -c "$(sed -n 1p "$BATS_TEST_TMPDIR/ex")"
+	assert_output ''
+	run -0 bash -c "$(sed -n 2p "$BATS_TEST_TMPDIR/ex")"
+	assert_output - < my_profile.ndjson
+}
