@@ -32,9 +32,10 @@ LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TOOL_OBJ := $(TOOLS:%=$(BUILD)/tools/%.o)
 BINS := $(TOOLS:%=$(BUILD)/bin/%)
+FUZZERS := $(basename $(notdir $(wildcard tests/fuzz/*.c)))
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
-DEPS := $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d)
+DEPS := $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(FUZZERS:%=$(BUILD)/fuzz/%.d)
 
 all: $(BINS)
 
@@ -68,6 +69,20 @@ example: all
 bench: all
 	tests/bench/run
 
+# libFuzzer harnesses, built with clang into build-fuzz/ with ASan and
+# UBSan; tests/fuzz/run runs each on its corpus for FUZZ_SECONDS.
+FUZZ_CFLAGS = -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=address,undefined -fno-omit-frame-pointer
+fuzz:
+	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_CFLAGS)" fuzzers
+
+fuzzers: $(FUZZERS:%=$(BUILD)/fuzz/%)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/lib/libutil.a | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(CPPFLAGS) -Ilib -Itools \
+	    -MMD -MP -o $@ $< $(BUILD)/lib/libutil.a $(LIBS) $(LDLIBS)
+
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man5
@@ -81,8 +96,9 @@ uninstall:
 	rm -f $(MAN5:man/%=$(DESTDIR)$(MANDIR)/man5/%)
 
 clean:
-	rm -rf bin build-asan tools/*.o tools/*.d lib/*.o lib/*.d lib/libutil.a
+	rm -rf bin build-asan build-fuzz tools/*.o tools/*.d lib/*.o lib/*.d lib/libutil.a
 
-.PHONY: all deps check asan example bench install uninstall clean
+.PHONY: all deps check asan example bench fuzz fuzzers install uninstall \
+	clean
 
 -include $(DEPS)
