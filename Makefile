@@ -7,6 +7,7 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+RUBRICDIR ?= $(PREFIX)/share/mrp/rubric
 INSTALL ?= install
 BATS ?= bats
 MANDOC ?= mandoc
@@ -35,6 +36,7 @@ BINS := $(TOOLS:%=$(BUILD)/bin/%)
 FUZZERS := $(basename $(notdir $(wildcard tests/fuzz/*.c)))
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
+RUBRIC := $(wildcard rubric/*)
 DEPS := $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(FUZZERS:%=$(BUILD)/fuzz/%.d)
 
 all: $(BINS)
@@ -89,11 +91,14 @@ install: all
 	$(INSTALL) -m 755 $(BINS) $(DESTDIR)$(BINDIR)
 	$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5
+	mkdir -p $(DESTDIR)$(RUBRICDIR)
+	$(INSTALL) -m 644 $(RUBRIC) $(DESTDIR)$(RUBRICDIR)
 
 uninstall:
 	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%)
 	rm -f $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%)
 	rm -f $(MAN5:man/%=$(DESTDIR)$(MANDIR)/man5/%)
+	rm -f $(RUBRIC:rubric/%=$(DESTDIR)$(RUBRICDIR)/%)
 
 clean:
 	rm -rf bin build-asan build-fuzz tools/*.o tools/*.d lib/*.o lib/*.d lib/libutil.a

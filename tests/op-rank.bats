@@ -1,0 +1,338 @@
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+	# The repository's family table, wherever the binary under test is.
+	export MRP_RUBRIC="$TOP/rubric"
+}
+
+# Records of op-rank on stdin, keyavg.json of the same run as $1: prints
+# every row above 0.5 % of total self CPU time whose count, total or self
+# is off by more than 1 %, or that op-rank lacks.
+keyavg_misses() {
+	jq -sc --slurpfile ka "$1" '
+	    ($ka[0].rows | map(.self_cpu_time_total) | add) as $all
+	    | (map(select(.kind == "op")) | map({key: .name, value: .})
+	        | from_entries) as $ops
+	    | $ka[0].rows[]
+	    | select((.cpu_time_total | fabs) > 0.005 * $all or
+	        (.self_cpu_time_total | fabs) > 0.005 * $all)
+	    | . as $k | $ops[$k.name] as $o
+	    | select($o == null
+	        or (($o.count - $k.count) | fabs) > 0.01 * $k.count
+	        or (($o.total - $k.cpu_time_total) | fabs) >
+	            0.01 * ($k.cpu_time_total | fabs)
+	        or (($o.self - $k.self_cpu_time_total) | fabs) >
+	            0.01 * ($k.self_cpu_time_total | fabs))
+	    | {name, count, cpu_time_total, self_cpu_time_total, got: $o}'
+}
+
+# Writes NDJSON event records for one thread from "name ts dur" lines.
+events() {
+	while read -r name ts dur; do
+		printf '{"kind":"event","name":"%s","cat":"cpu_op","pid":1,"tid":1,"ts":%s,"dur":%s}\n' \
+		    "$name" "$ts" "$dur"
+	done
+	printf '{"kind":"trace","rank":null,"origin_ns":0,"start":0,"end":100}\n'
+}
+
+@test "usage errors exit 2" {
+	run -2 --separate-stderr op-rank -Z
+	assert_stderr --partial 'usage: op-rank [-f table] [-k key] [-n count] [file ...]'
+	run -2 --separate-stderr op-rank -k bogus
+	assert_stderr --partial 'unknown key: bogus'
+	run -2 --separate-stderr op-rank -n -1
+	assert_stderr --partial 'count is too small'
+	run -2 --separate-stderr op-rank -f "$BATS_TEST_TMPDIR/none.tsv"
+	assert_stderr --partial 'none.tsv'
+}
+
+@test "a bad family table line exits 2 with file:line" {
+	printf 'cpu\tmatmul\taten::mm\ncpu aten::add\n' > "$BATS_TEST_TMPDIR/t.tsv"
+	run -2 --separate-stderr op-rank -f "$BATS_TEST_TMPDIR/t.tsv" </dev/null
+	assert_stderr --partial 't.tsv:2: expected scope, family and pattern'
+	printf 'cpu\tother\taten::mm\n' > "$BATS_TEST_TMPDIR/t.tsv"
+	run -2 --separate-stderr op-rank -f "$BATS_TEST_TMPDIR/t.tsv" </dev/null
+	assert_stderr --partial 't.tsv:1:'
+}
+
+@test "empty input gives empty output" {
+	run -0 op-rank </dev/null
+	assert_output ''
+}
+
+@test "golden output on a real legacy CPU trace" {
+	run -0 bats_pipe tr-extract "$FIXTURES/cnn_sgd_s.json.gz" \| op-rank
+	assert_output - < "$FIXTURES/cnn.ndjson"
+}
+
+@test "golden output on a real GPU trace" {
+	run -0 bats_pipe tr-extract "$FIXTURES/step_based_trace.json.gz" \| op-rank
+	assert_output - < "$FIXTURES/gpu.ndjson"
+}
+
+@test "golden output on two ranks with -n 5" {
+	run -0 bats_pipe tr-extract "$FIXTURES/sampled_rank-0.json.gz" \
+	    "$FIXTURES/sampled_rank-1.json.gz" \| op-rank -n 5
+	assert_output - < "$FIXTURES/ranks.ndjson"
+}
+
+@test "count, total and self match key_averages() within 1% (copied fixtures)" {
+	for t in cnn_sgd_s lstm_infer_m; do
+		tr-extract "$FIXTURES/$t.json.gz" | op-rank > "$BATS_TEST_TMPDIR/o"
+		run -0 keyavg_misses "$FIXTURES/$t.keyavg.json" < "$BATS_TEST_TMPDIR/o"
+		assert_output ''
+	done
+}
+
+@test "every torch-cpu trace with a keyavg.json matches it within 1%" {
+	need_shared torch-cpu
+	n=0
+	for ka in "$SHARED"/torch-cpu/*.keyavg.json; do
+		t=${ka%.keyavg.json}.json
+		[ -e "$t" ] || t=$t.gz
+		tr-extract "$t" | op-rank > "$BATS_TEST_TMPDIR/o"
+		run -0 keyavg_misses "$ka" < "$BATS_TEST_TMPDIR/o"
+		assert_output ''
+		n=$((n + 1))
+	done
+	[ "$n" -ge 2 ]
+}
+
+@test "the legacy traces match key_averages() on every row exactly" {
+	tr-extract "$FIXTURES/lstm_infer_m.json.gz" | op-rank > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -sc --slurpfile ka "$FIXTURES/lstm_infer_m.keyavg.json" '
+	    (map(select(.kind == "op")) | map({key: .name, value: .})
+	        | from_entries) as $o
+	    | [$ka[0].rows[] | select($o[.name] == null or
+	        $o[.name].count != .count or
+	        $o[.name].total != .cpu_time_total or
+	        $o[.name].self != .self_cpu_time_total)] | length' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output 0
+}
+
+@test "nesting survives unsorted, zero-length and same-start events" {
+	# A [0,10] holds B [2,5], which holds C [2,2]; D [5,5] starts where B
+	# ends, so it is A's child.  Given in no particular order.
+	printf '%s\n' 'D 5 0' 'C 2 0' 'A 0 10' 'B 2 3' | events |
+	    op-rank -k self > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -c 'select(.kind == "op") | [.name, .count, .total, .self]' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output - <<-'EOF'
+	["A",1,10,7]
+	["B",1,3,3]
+	["C",1,0,0]
+	["D",1,0,0]
+	EOF
+}
+
+@test "an only child with its parent's name is merged into it" {
+	# aten::div_ inside aten::div_, as dropout writes it; its child
+	# aten::mul is adopted by the outer one.
+	printf '%s\n' 'aten::div_ 0 10' 'aten::div_ 1 8' 'aten::mul 2 3' |
+	    events | op-rank > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -c 'select(.kind == "op") | [.name, .count, .total, .self]' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output - <<-'EOF'
+	["aten::div_",1,10,7]
+	["aten::mul",1,3,3]
+	EOF
+}
+
+@test "a child that overruns its parent is attached higher up, as torch does" {
+	# B overruns A by 1 µs, so it pops A; self times follow torch.
+	printf '%s\n' 'P 0 20' 'A 1 5' 'B 2 5' | events |
+	    op-rank > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -c 'select(.kind == "op") | [.name, .self]' "$BATS_TEST_TMPDIR/o"
+	assert_output - <<-'EOF'
+	["P",10]
+	["A",5]
+	["B",5]
+	EOF
+}
+
+@test "truncation to whole microseconds follows key_averages(), negative times too" {
+	# start -0.5 floors to -1, duration 1.9 truncates to 1.
+	printf '%s\n' 'X -0.5 1.9' | events | op-rank > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -c 'select(.kind == "op") | [.total, .min, .max]' "$BATS_TEST_TMPDIR/o"
+	assert_output '[1,1,1]'
+}
+
+@test "malformed input exits 1 with file:line:col" {
+	printf '{"kind":"event","name":"a","ts":1,"dur":2}\n{"kind":"event",\n' \
+	    > "$BATS_TEST_TMPDIR/bad.ndjson"
+	run -1 --separate-stderr op-rank "$BATS_TEST_TMPDIR/bad.ndjson"
+	assert_stderr --regexp 'bad.ndjson:[23]:[0-9]+: '
+	assert_output ''
+	printf '{"kind":"event","name":"a","cat":"cpu_op","ts":"1","dur":2}\n' \
+	    > "$BATS_TEST_TMPDIR/bad.ndjson"
+	run -1 --separate-stderr op-rank "$BATS_TEST_TMPDIR/bad.ndjson"
+	assert_stderr --partial 'bad.ndjson:1:'
+	assert_stderr --partial '"ts"'
+}
+
+@test "input that ends inside a trace is counted, with a warning and status 1" {
+	tr-extract "$FIXTURES/cnn_sgd_s.json.gz" | grep -v '"kind":"trace"' \
+	    > "$BATS_TEST_TMPDIR/cut.ndjson"
+	run -1 --separate-stderr op-rank "$BATS_TEST_TMPDIR/cut.ndjson"
+	assert_stderr --partial 'input ends inside a trace'
+	assert_output --partial '"name":"aten::mm","family":"matmul/linear","count":64,"total":83306,"self":83306'
+}
+
+@test "records of other kinds are ignored" {
+	tr-extract "$FIXTURES/cnn_sgd_s.json.gz" > "$BATS_TEST_TMPDIR/in"
+	{
+		printf '{"kind":"memory","ts":1,"bytes":5}\n{"kind":"whatever"}\n'
+		printf '{"kind":"event","name":"x","cat":"ac2g","ts":"bad"}\n'
+		cat "$BATS_TEST_TMPDIR/in"
+	} > "$BATS_TEST_TMPDIR/mixed"
+	run -0 op-rank "$BATS_TEST_TMPDIR/mixed"
+	assert_output - < "$FIXTURES/cnn.ndjson"
+}
+
+@test "a file that cannot be opened is skipped with status 1" {
+	tr-extract "$FIXTURES/cnn_sgd_s.json.gz" > "$BATS_TEST_TMPDIR/in"
+	run -1 --separate-stderr op-rank "$BATS_TEST_TMPDIR/nope" "$BATS_TEST_TMPDIR/in"
+	assert_stderr --partial 'nope'
+	assert_output - < "$FIXTURES/cnn.ndjson"
+}
+
+@test ".gz input gives the same bytes as plain input" {
+	tr-extract "$FIXTURES/step_based_trace.json.gz" > "$BATS_TEST_TMPDIR/in"
+	gzip -c "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/in.gz"
+	run -0 op-rank "$BATS_TEST_TMPDIR/in.gz"
+	assert_output - < "$FIXTURES/gpu.ndjson"
+}
+
+@test "a failed write exits 1" {
+	tr-extract "$FIXTURES/cnn_sgd_s.json.gz" > "$BATS_TEST_TMPDIR/in"
+	run -1 --separate-stderr bash -c 'op-rank "$1" > /dev/full' _ \
+	    "$BATS_TEST_TMPDIR/in"
+	assert_stderr --partial 'op-rank: '
+}
+
+@test "-n limits each ranked kind and -k orders by the key" {
+	tr-extract "$FIXTURES/cnn_sgd_s.json.gz" | op-rank -n 3 -k self \
+	    > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -sc '[.[] | select(.kind == "op" and .class == "op") | .self]' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output '[83306,79149,65963]'
+	run -0 jq -sc '[.[] | select(.kind == "op" and .class == "annotation")] | length' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output 3
+	run -0 jq -sc '[.[] | select(.kind == "op") | .place]' "$BATS_TEST_TMPDIR/o"
+	assert_output '[1,2,3,1,2,3]'
+}
+
+@test "steps wrappers are ranked apart from operators" {
+	run -0 bats_pipe tr-extract "$FIXTURES/cnn_sgd_s.json.gz" \| op-rank
+	run -0 jq -c 'select(.kind == "op" and .name == "ProfilerStep*") | [.class, .count, .total]' <<<"$output"
+	assert_output '["annotation",16,488792]'
+}
+
+@test "phases, families and steps on a real training run" {
+	tr-extract "$FIXTURES/cnn_sgd_s.json.gz" | op-rank > "$BATS_TEST_TMPDIR/o"
+	# Phase self times add up to all self time.
+	run -0 jq -sc '([.[] | select(.kind == "phase_total") | .self] | add) ==
+	    (.[] | select(.kind == "cpu_summary") | .self_total)' "$BATS_TEST_TMPDIR/o"
+	assert_output true
+	run -0 jq -sc '[.[] | select(.kind == "phase_total" and .self > 0) | .phase]' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output '["forward","backward","optimizer","dataloader","other"]'
+	run -0 jq -c 'select(.kind == "cpu_summary") | .dominant_family' "$BATS_TEST_TMPDIR/o"
+	assert_output '"matmul/linear"'
+	run -0 jq -c 'select(.kind == "step_stats") | [.steps, .slowest_step, .max]' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output '[16,8,38165]'
+}
+
+@test "the GPU timeline identity holds to the nanosecond on the copied fixtures" {
+	for t in step_based_trace sampled_rank-0 sampled_rank-1; do
+		run -0 bats_pipe tr-extract "$FIXTURES/$t.json.gz" \| op-rank \| \
+		    jq -c 'select(.kind == "gpu_timeline") |
+		    ((.computation + .exposed_comm + .exposed_memcpy + .idle) * 1000
+		    | round) == (.window * 1000 | round) and
+		    ((.computation + .exposed_comm + .exposed_memcpy) * 1000 | round)
+		    == (.busy * 1000 | round)'
+		assert_output true
+	done
+}
+
+@test "the GPU timeline identity holds on every GPU trace in ../shared" {
+	need_shared traces
+	for t in $(find "$SHARED/traces" -name '*.json*' | sort); do
+		tr-extract "$t" 2>/dev/null | op-rank || true
+	done > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -sc '[.[] | select(.kind == "gpu_timeline") |
+	    ((.computation + .exposed_comm + .exposed_memcpy + .idle) * 1000
+	    | round) == (.window * 1000 | round)] | [length >= 40, unique]' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output '[true,[true]]'
+}
+
+@test "kernels are linked to the operators that launched them" {
+	tr-extract "$FIXTURES/sampled_rank-0.json.gz" | op-rank > "$BATS_TEST_TMPDIR/o"
+	# Launched GPU time by phase adds up to all GPU event time.
+	run -0 jq -sc '([.[] | select(.kind == "phase_total") | .gpu] | add * 1000 | round) ==
+	    (.[] | select(.kind == "cpu_summary") | .gpu_total * 1000 | round)' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output true
+	run -0 jq -c 'select(.kind == "phase_total" and .phase == "communication") | .gpu' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output 396199
+	run -0 jq -c 'select(.kind == "kernel" and .family == "communication") | .name' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output --partial 'ncclKernel'
+}
+
+@test "a step ends at the last GPU work it launched" {
+	need_shared traces/kineto/resnet50_nw0_worker0.1623143089861.pt.trace.json.gz
+	tr-extract "$SHARED/traces/kineto/resnet50_nw0_worker0.1623143089861.pt.trace.json.gz" |
+	    op-rank > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -sc '[.[] | select(.kind == "step") | .dur > .cpu_dur] | unique' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output '[true]'
+}
+
+@test "eight ranks are kept apart and summarised across ranks" {
+	need_shared traces/param_dlrm_8rank
+	tr-extract "$SHARED"/traces/param_dlrm_8rank/*.json | op-rank -n 3 \
+	    > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -sc '[.[] | select(.kind == "cpu_summary") | .rank // "all"]' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output '[0,1,2,3,4,5,6,7,"all"]'
+	run -0 jq -sc '[.[] | select(.kind == "op_ranks")] | length' "$BATS_TEST_TMPDIR/o"
+	assert_output 3
+	run -0 jq -c 'select(.kind == "op_ranks") | .ranks == 8 and .min <= .median and .median <= .max' \
+	    "$BATS_TEST_TMPDIR/o"
+	refute_output --partial false
+	run -0 jq -c 'select(.kind == "cpu_summary" and .ranks) | [.ranks, .traces]' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output '[8,8]'
+}
+
+@test "the family table can be replaced with -f" {
+	printf 'cpu\tgemm\taten::*mm\n' > "$BATS_TEST_TMPDIR/t.tsv"
+	run -0 bats_pipe tr-extract "$FIXTURES/cnn_sgd_s.json.gz" \| \
+	    op-rank -f "$BATS_TEST_TMPDIR/t.tsv"
+	run -0 jq -sc '[.[] | select(.kind == "family_total") | .family]' <<<"$output"
+	assert_output '["other","gemm"]'
+}
+
+@test "each EXAMPLES command of the man page runs" {
+	cd "$FIXTURES"
+	n=0
+	while IFS= read -r cmd; do
+		cmd=$(printf '%s' "$cmd" | sed 's/\\(dq/"/g')
+		run -0 bash -o pipefail -c "$cmd"
+		assert_output --partial '"kind":"'
+		n=$((n + 1))
+	done < <(man_examples op-rank.1)
+	[ "$n" -eq 3 ]
+}
+
+@test "the man page is clean" {
+	run -0 mandoc -T lint -W warning "$TOP/man/op-rank.1"
+	assert_output ''
+}

@@ -1,0 +1,2231 @@
+/*
+ * op-rank: where the time goes in a PyTorch profiler trace, by operator,
+ * thread, family, phase, step and GPU kernel, from tr-extract records.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "ival.h"
+#include "json.h"
+#include "ndjson.h"
+#include "strmap.h"
+#include "xalloc.h"
+
+#define TABLE_NAME	"op-families.tsv"
+#define TOP_N		5	/* entries in the summaries' top lists */
+
+/* What a name is; the class is part of the interned key. */
+enum { C_OP, C_ANN, C_PY, C_GPU, NCLASS };
+static const char clschar[NCLASS] = { 'o', 'a', 'p', 'g' };
+static const char *const clsname[NCLASS] = {
+	"op", "annotation", "python", "kernel"
+};
+
+enum {
+	PH_FWD, PH_BWD, PH_OPT, PH_DATA, PH_COMM, PH_OTHER, NPHASE,
+	PH_NONE = NPHASE
+};
+static const char *const phasename[NPHASE] = {
+	"forward", "backward", "optimizer", "dataloader", "communication",
+	"other"
+};
+
+/* GPU time classes, in precedence order for ival_exposed(). */
+enum { G_COMP, G_COMM, G_MEMCPY, NGCLS };
+
+enum key { K_TOTAL, K_SELF, K_COUNT, K_MEAN, K_MAX, K_GPU };
+static const char *const keyname[] = {
+	"total", "self", "count", "mean", "max", "gpu"
+};
+
+struct rule {
+	int	 gpu;
+	int	 family;
+	char	*pattern;
+};
+
+/* The family table; "other" is family nfam, after the table's own. */
+struct table {
+	struct rule	*r;
+	size_t		 n, cap;
+	char		**fam;
+	size_t		 nfam, capfam;
+};
+
+struct name {
+	const char	*s;	/* borrowed from the map's key, past the class */
+	int		 cls;
+	int		 family;
+	int		 mark;	/* the phase the name marks, or PH_NONE */
+	int		 nccl;	/* a kernel name containing "nccl", any case */
+};
+
+struct names {
+	struct strmap		 map;
+	struct name		*v;
+	size_t			 n, cap;
+	char			*buf;
+	size_t			 bufcap;
+	const struct table	*tab;
+};
+
+/* Per name: CPU times in whole µs as key_averages() has them, GPU in ns. */
+struct stat {
+	int64_t	count, total, self, min, max;
+	int64_t	gpu_self, gpu_total;
+};
+
+/* A pid or tid as the trace wrote it: a number's text or a string. */
+struct jid {
+	char	*text;		/* NULL when absent */
+	int	 str;
+};
+
+struct thsum {
+	struct jid	 pid, tid;
+	char		*name;
+	int64_t		 count, busy;
+};
+
+struct step {
+	int64_t	num, ts, cpu_end, end;	/* ns from the trace's origin */
+};
+
+struct devsum {
+	struct jid	dev;
+	int64_t		window, busy, comp, comm, memcpy, xcomm, xmemcpy;
+	int64_t		events;
+};
+
+/* Everything known about a trace, then about a rank. */
+struct agg {
+	int64_t		 rank;		/* -1: unknown */
+	struct stat	*st;		/* by name id */
+	size_t		 nst;
+	struct strmap	 threads;	/* -> struct thsum */
+	struct strmap	 devs;		/* -> struct devsum */
+	int64_t		 ph_self[NPHASE], ph_gpu[NPHASE];
+	struct step	*steps;
+	size_t		 nsteps, capsteps;
+	int64_t		 rt_count, rt_total, launch_count, launch;
+	int64_t		 sync_count, sync;
+	int64_t		 traces, cpu_events, gpu_events;
+	int		 have_time;
+	int64_t		 start, end, origin;	/* absolute ns */
+};
+
+/* A CPU event kept for nesting: exact ns as read. */
+struct cev {
+	int64_t		ts, dur;
+	uint32_t	name, seq;
+};
+
+/* A runtime call that may have launched GPU work. */
+struct rev {
+	int64_t	ts, corr;
+};
+
+struct thr {
+	struct jid	 pid, tid;
+	char		*name;
+	struct cev	*ops, *py;
+	size_t		 nops, capops, npy, cappy;
+	struct rev	*rt;
+	size_t		 nrt, caprt;
+};
+
+struct dev {
+	struct jid	 dev;
+	struct ival	*v;
+	size_t		 n, cap;
+};
+
+/* GPU work by correlation id: what one runtime call launched. */
+struct kacc {
+	int64_t	corr, sum, comm, end;
+	int	used, linked;
+};
+
+struct kmap {
+	struct kacc	*tab;
+	size_t		 cap, count;
+};
+
+struct trace {
+	int		 any;
+	uint32_t	 seq;
+	struct strmap	 threads;	/* -> struct thr */
+	struct strmap	 devs;		/* -> struct dev */
+	struct kmap	 kern;
+	struct agg	 a;
+};
+
+struct run {
+	struct names	 names;
+	struct table	 tab;
+	struct trace	 t;
+	struct agg	**ranks;
+	size_t		 nranks;
+	struct jdoc	 doc;
+	enum key	 key;
+	long long	 limit;
+	const char	*file;
+};
+
+/* Scratch for nesting one thread, kept across threads. */
+struct nest {
+	int32_t		*parent, *nchild;
+	uint32_t	*stack;
+	uint8_t		*del, *mark;
+	int64_t		*childsum, *gdir, *gsub;
+	size_t		 cap;
+};
+
+/* A sort item: a value to rank by and the name that breaks ties. */
+struct item {
+	double		 v;
+	const char	*s;
+	size_t		 i;
+};
+
+static void	usage(void) __attribute__((noreturn));
+static char	*find_table(void);
+static void	load_table(struct table *, const char *);
+static void	table_free(struct table *);
+static int	family_of(const struct table *, int, const char *);
+static char	*lower(const char *);
+static int	has_nccl(const char *);
+static int	prefix(const char *, const char *);
+static int	str_is(const char *, const char *, const char *);
+static void	build_tree(struct nest *, struct cev *, size_t);
+static const char *family_name(const struct run *, int);
+static size_t	ranked(const struct run *, const struct agg *, int, enum key,
+		    struct item *);
+static size_t	threads_ranked(const struct agg *, struct item *);
+static void	put_thread(struct jw *, const struct thsum *);
+static void	thsum_free(void *);
+static void	devsum_free(void *);
+static void	thr_free(void *);
+static void	dev_free(void *);
+static int	cmpi64(const void *, const void *);
+static int	cmprank(const void *, const void *);
+static int	mark_of(const char *);
+static uint32_t	intern(struct names *, int, const char *, size_t);
+static int	run_file(struct run *, const char *);
+static int	bad(struct run *, const struct jdoc *, uint32_t, const char *,
+		    ...) __attribute__((format(printf, 4, 5)));
+static int	on_event(struct run *);
+static int	on_thread(struct run *);
+static void	on_trace(struct run *, int64_t, int, int64_t, int64_t,
+		    int64_t);
+static int	trace_record(struct run *);
+static int	get_jid(const struct jdoc *, int, struct jid *);
+static struct thr *get_thr(struct trace *, const struct jdoc *, int, int);
+static void	jid_copy(struct jid *, const struct jid *);
+static void	jid_free(struct jid *);
+static void	put_jid(struct jw *, const char *, const struct jid *);
+static void	*grow(void *, size_t *, size_t, size_t);
+static void	sortv(void *, size_t, size_t, int (*)(const void *,
+		    const void *));
+static struct kacc *kmap_put(struct kmap *, int64_t);
+static struct kacc *kmap_get(const struct kmap *, int64_t);
+static void	stat_add(struct stat *, int64_t, int64_t);
+static void	agg_fit(struct agg *, size_t);
+static void	agg_merge(struct agg *, const struct agg *);
+static void	agg_free(struct agg *);
+static void	trace_free(struct trace *);
+static int64_t	floordiv(int64_t, int64_t);
+static int64_t	us_start(const struct cev *);
+static int64_t	us_end(const struct cev *);
+static int	cmpcev(const void *, const void *);
+static int	cmprev(const void *, const void *);
+static int	cmpstep(const void *, const void *);
+static int	cmpitem(const void *, const void *);
+static void	nest_fit(struct nest *, size_t);
+static void	nest_free(struct nest *);
+static void	nest_cpu(struct run *, struct nest *, struct thr *);
+static void	nest_py(struct run *, struct nest *, struct thr *);
+static void	link_steps(struct trace *, struct thr *);
+static void	timeline(struct trace *, struct dev *);
+static struct agg *rank_agg(struct run *, int64_t);
+static double	keyval(const struct stat *, enum key);
+static double	round3(double);
+static double	pct(int64_t, int64_t);
+static int64_t	self_total(const struct run *, const struct agg *);
+static void	put_rank(struct jw *, const struct agg *);
+static void	put_ops(struct run *, struct jw *, const struct agg *, int);
+static void	put_threads(struct run *, struct jw *, const struct agg *);
+static size_t	families(const struct run *, const struct agg *, int64_t *,
+		    int64_t *, int64_t *, struct item *);
+static void	put_families(struct run *, struct jw *, const struct agg *);
+static void	put_phases(struct jw *, const struct agg *);
+static void	put_steps(struct jw *, const struct agg *);
+static void	put_kernels(struct run *, struct jw *, const struct agg *);
+static void	put_devs(struct jw *, const struct agg *);
+static void	put_runtime(struct jw *, const struct agg *);
+static void	put_summary(struct run *, struct jw *, const struct agg *,
+		    size_t);
+static void	put_op_ranks(struct run *, struct jw *);
+static void	output(struct run *, struct jw *);
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-f table] [-k key] [-n count] [file ...]\n",
+	    getprogname());
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct run r;
+	struct jw *w;
+	char *table = NULL;
+	size_t i;
+	int ch, rc, status = 0;
+
+	setprogname(argv[0]);
+	memset(&r, 0, sizeof(r));
+	r.key = K_TOTAL;
+	while ((ch = getopt(argc, argv, "f:k:n:")) != -1) {
+		switch (ch) {
+		case 'f':
+			free(table);
+			table = xstrdup(optarg);
+			break;
+		case 'k':
+			for (i = 0; i < sizeof(keyname) / sizeof(keyname[0]); i++)
+				if (strcmp(optarg, keyname[i]) == 0)
+					break;
+			if (i == sizeof(keyname) / sizeof(keyname[0])) {
+				warnmsg("-k: unknown key: %s", optarg);
+				usage();
+			}
+			r.key = (enum key)i;
+			break;
+		case 'n':
+			r.limit = parse_num(optarg, 0, LLONG_MAX, "count");
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (table == NULL)
+		table = find_table();
+	load_table(&r.tab, table);
+	free(table);
+	r.names.tab = &r.tab;
+
+	rc = 0;
+	if (argc == 0)
+		rc = run_file(&r, NULL);
+	for (; argc > 0 && rc >= 0; argc--, argv++) {
+		rc = run_file(&r, *argv);
+		if (rc > 0)
+			status = 1;
+	}
+	if (rc < 0)
+		status = 1;
+	else {
+		w = jw_new(stdout);
+		output(&r, w);
+		jw_free(w);
+	}
+
+	for (i = 0; i < r.nranks; i++) {
+		agg_free(r.ranks[i]);
+		free(r.ranks[i]);
+	}
+	free(r.ranks);
+	trace_free(&r.t);
+	jdoc_free(&r.doc);
+	strmap_free(&r.names.map, NULL);
+	free(r.names.v);
+	free(r.names.buf);
+	table_free(&r.tab);
+	return finish(status);
+}
+
+/*
+ * The table beside the tools: $MRP_RUBRIC, then rubric/ or share/mrp/rubric/
+ * next to the directory that holds this program.
+ */
+static char *
+find_table(void)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 64], *slash;
+	const char *env;
+	ssize_t n;
+	int len;
+
+	if ((env = getenv("MRP_RUBRIC")) != NULL && *env != '\0') {
+		len = snprintf(path, sizeof(path), "%s/%s", env, TABLE_NAME);
+		if (len < 0 || (size_t)len >= sizeof(path))
+			die_usage("MRP_RUBRIC is too long");
+		return xstrdup(path);
+	}
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')) != NULL)
+			*slash = '\0';
+		snprintf(path, sizeof(path), "%s/../rubric/%s", exe,
+		    TABLE_NAME);
+		if (access(path, R_OK) == 0)
+			return xstrdup(path);
+		snprintf(path, sizeof(path), "%s/../share/mrp/rubric/%s", exe,
+		    TABLE_NAME);
+		if (access(path, R_OK) == 0)
+			return xstrdup(path);
+	}
+	die_usage("cannot find %s: name it with -f or MRP_RUBRIC",
+	    TABLE_NAME);
+}
+
+static void
+load_table(struct table *t, const char *path)
+{
+	FILE *fp;
+	char *line = NULL, *scope, *fam, *pat;
+	const char *p;
+	size_t cap = 0, i, lineno = 0;
+	ssize_t len;
+
+	if ((fp = fopen(path, "r")) == NULL)
+		die_usage("%s:", path);
+	while ((len = getline(&line, &cap, fp)) != -1) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' ||
+		    line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (len == 0 || line[0] == '#')
+			continue;
+		scope = line;
+		if ((fam = strchr(scope, '\t')) == NULL ||
+		    (pat = strchr(fam + 1, '\t')) == NULL) {
+			fclose(fp);
+			die_usage("%s:%zu: expected scope, family and pattern"
+			    " separated by tabs", path, lineno);
+		}
+		*fam++ = '\0';
+		*pat++ = '\0';
+		if ((strcmp(scope, "cpu") != 0 && strcmp(scope, "gpu") != 0) ||
+		    *fam == '\0' || *pat == '\0' || strchr(pat, '\t') != NULL ||
+		    strcmp(fam, "other") == 0) {
+			p = strcmp(scope, "cpu") != 0 &&
+			    strcmp(scope, "gpu") != 0 ? "scope is not cpu or gpu" :
+			    strcmp(fam, "other") == 0 ?
+			    "\"other\" is what matches no rule" :
+			    "empty family or pattern, or a fourth column";
+			fclose(fp);
+			die_usage("%s:%zu: %s", path, lineno, p);
+		}
+		for (i = 0; i < t->nfam; i++)
+			if (strcmp(t->fam[i], fam) == 0)
+				break;
+		if (i == t->nfam) {
+			t->fam = grow(t->fam, &t->capfam, t->nfam,
+			    sizeof(*t->fam));
+			t->fam[t->nfam++] = xstrdup(fam);
+		}
+		t->r = grow(t->r, &t->cap, t->n, sizeof(*t->r));
+		t->r[t->n].gpu = scope[0] == 'g';
+		t->r[t->n].family = (int)i;
+		t->r[t->n].pattern = lower(pat);
+		t->n++;
+	}
+	if (ferror(fp)) {
+		fclose(fp);
+		die_usage("%s:", path);
+	}
+	free(line);
+	fclose(fp);
+}
+
+static void
+table_free(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->r[i].pattern);
+	for (i = 0; i < t->nfam; i++)
+		free(t->fam[i]);
+	free(t->r);
+	free(t->fam);
+}
+
+/* The family index; t->nfam is "other". */
+static int
+family_of(const struct table *t, int gpu, const char *name)
+{
+	char *s = lower(name);
+	size_t i;
+	int f = (int)t->nfam;
+
+	for (i = 0; i < t->n; i++)
+		if (t->r[i].gpu == gpu &&
+		    fnmatch(t->r[i].pattern, s, 0) == 0)
+		{
+			f = t->r[i].family;
+			break;
+		}
+	free(s);
+	return f;
+}
+
+/* A copy in lower case: patterns and names match ignoring case. */
+static char *
+lower(const char *s)
+{
+	char *p = xstrdup(s), *q;
+
+	for (q = p; *q != '\0'; q++)
+		*q = (char)tolower((unsigned char)*q);
+	return p;
+}
+
+static int
+has_nccl(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (strncasecmp(s, "nccl", 4) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* The phase an operator or annotation marks for itself and what it calls. */
+static int
+mark_of(const char *s)
+{
+	if (prefix(s, "nccl:") || prefix(s, "gloo:") || prefix(s, "c10d::") ||
+	    prefix(s, "record_param_comms"))
+		return PH_COMM;
+	if (prefix(s, "autograd::engine::evaluate_function") ||
+	    prefix(s, "## backward ##") || strstr(s, "Backward") != NULL)
+		return PH_BWD;
+	if (prefix(s, "Optimizer.") || prefix(s, "## optimizer ##") ||
+	    prefix(s, "## zero_grad ##"))
+		return PH_OPT;
+	if (prefix(s, "enumerate(DataLoader)") ||
+	    prefix(s, "enumerate(DataPipe)") || prefix(s, "## load_batch ##"))
+		return PH_DATA;
+	if (prefix(s, "## forward ##") ||
+	    prefix(s, "DistributedDataParallel.forward"))
+		return PH_FWD;
+	return PH_NONE;
+}
+
+static uint32_t
+intern(struct names *nm, int cls, const char *s, size_t len)
+{
+	struct strent *e;
+	struct name *n;
+
+	if (nm->bufcap < len + 1) {
+		nm->bufcap = len + 64;
+		nm->buf = xrealloc(nm->buf, nm->bufcap);
+	}
+	nm->buf[0] = clschar[cls];
+	memcpy(nm->buf + 1, s, len);
+	e = strmap_put(&nm->map, nm->buf, len + 1);
+	if (e->val != NULL)
+		return (uint32_t)(uintptr_t)e->val - 1;
+	nm->v = grow(nm->v, &nm->cap, nm->n, sizeof(*nm->v));
+	n = &nm->v[nm->n];
+	n->s = e->key + 1;
+	n->cls = cls;
+	n->family = family_of(nm->tab, cls == C_GPU, n->s);
+	n->mark = cls == C_OP || cls == C_ANN ? mark_of(n->s) : PH_NONE;
+	n->nccl = cls == C_GPU && has_nccl(n->s);
+	e->val = (void *)(uintptr_t)(nm->n + 1);
+	return (uint32_t)nm->n++;
+}
+
+/* qsort(3), which must not be given a null array even when it is empty. */
+static void
+sortv(void *p, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(p, n, size, cmp);
+}
+
+static void *
+grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : 16;
+	return xreallocarray(p, *cap, size);
+}
+
+/*
+ * Returns 0, 1 when the file could not be opened, or -1 after a data
+ * error, which ends the run.
+ */
+static int
+run_file(struct run *r, const char *path)
+{
+	struct ndin *in;
+	const char *kind;
+	int rc;
+
+	if ((in = ndin_open(path)) == NULL) {
+		warnmsg("%s:", path);
+		return 1;
+	}
+	r->file = ndin_name(in);
+	while ((rc = ndin_next(in, &r->doc)) == 1) {
+		kind = ndin_kind(&r->doc);
+		if (strcmp(kind, "event") == 0)
+			rc = on_event(r);
+		else if (strcmp(kind, "thread") == 0)
+			rc = on_thread(r);
+		else if (strcmp(kind, "trace") == 0)
+			rc = trace_record(r);
+		else
+			rc = 0;
+		if (rc < 0)
+			break;
+	}
+	if (rc == 0 && r->t.any) {
+		warnmsg("%s: input ends inside a trace: no \"trace\" record"
+		    " after its events", r->file);
+		on_trace(r, -1, 0, 0, 0, 0);
+		rc = 1;
+	}
+	ndin_close(in);
+	return rc;
+}
+
+static int
+bad(struct run *r, const struct jdoc *d, uint32_t i, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warnmsg("%s:%" PRIu64 ":%" PRIu64 ": %s", r->file, d->node[i].line,
+	    d->node[i].col, msg);
+	return -1;
+}
+
+static int
+get_jid(const struct jdoc *d, int i, struct jid *id)
+{
+	id->text = NULL;
+	id->str = 0;
+	if (i < 0)
+		return 0;
+	if (d->node[i].type == JT_STRING)
+		id->str = 1;
+	else if (d->node[i].type != JT_NUMBER)
+		return -1;
+	id->text = (char *)jdoc_str(d, (uint32_t)i);
+	return 0;
+}
+
+static void
+jid_copy(struct jid *dst, const struct jid *src)
+{
+	dst->text = src->text != NULL ? xstrdup(src->text) : NULL;
+	dst->str = src->str;
+}
+
+static void
+jid_free(struct jid *id)
+{
+	free(id->text);
+}
+
+static void
+put_jid(struct jw *w, const char *key, const struct jid *id)
+{
+	if (id->text == NULL)
+		return;
+	jw_key(w, key);
+	if (id->str)
+		jw_cstring(w, id->text);
+	else
+		jw_number(w, id->text, strlen(id->text));
+}
+
+/* The thread of pid/tid nodes, created on first sight. */
+static struct thr *
+get_thr(struct trace *t, const struct jdoc *d, int pid, int tid)
+{
+	struct jid p, q;
+	struct strent *e;
+	struct thr *th;
+	char key[512];
+	int n;
+
+	get_jid(d, pid, &p);
+	get_jid(d, tid, &q);
+	n = snprintf(key, sizeof(key), "%c%s\n%c%s",
+	    p.text == NULL ? '-' : p.str ? 's' : 'n', p.text ? p.text : "",
+	    q.text == NULL ? '-' : q.str ? 's' : 'n', q.text ? q.text : "");
+	if (n < 0 || (size_t)n >= sizeof(key))
+		n = (int)sizeof(key) - 1;
+	e = strmap_put(&t->threads, key, (size_t)n);
+	if ((th = e->val) == NULL) {
+		th = e->val = xcalloc(1, sizeof(*th));
+		jid_copy(&th->pid, &p);
+		jid_copy(&th->tid, &q);
+	}
+	return th;
+}
+
+static int
+str_is(const char *s, const char *a, const char *b)
+{
+	return strcmp(s, a) == 0 || (b != NULL && strcmp(s, b) == 0);
+}
+
+static int
+on_event(struct run *r)
+{
+	const struct jdoc *d = &r->doc;
+	struct trace *t = &r->t;
+	int name = -1, cat = -1, pid = -1, tid = -1, ts = -1, dur = -1;
+	int corr = -1, device = -1, cls, gcls = -1;
+	const char *k, *c, *s;
+	int64_t tsns, durns, cv = 0;
+	struct jid dv;
+	struct thr *th;
+	struct strent *e;
+	struct dev *dev;
+	struct kacc *ka;
+	uint32_t i, id;
+	size_t len;
+
+	for (i = 1; i < d->node[0].next; i = d->node[i].next) {
+		k = jdoc_key(d, i);
+		if (strcmp(k, "name") == 0)
+			name = (int)i;
+		else if (strcmp(k, "cat") == 0)
+			cat = (int)i;
+		else if (strcmp(k, "pid") == 0)
+			pid = (int)i;
+		else if (strcmp(k, "tid") == 0)
+			tid = (int)i;
+		else if (strcmp(k, "ts") == 0)
+			ts = (int)i;
+		else if (strcmp(k, "dur") == 0)
+			dur = (int)i;
+		else if (strcmp(k, "correlation") == 0)
+			corr = (int)i;
+		else if (strcmp(k, "device") == 0)
+			device = (int)i;
+	}
+	c = cat >= 0 && d->node[cat].type == JT_STRING ?
+	    jdoc_str(d, (uint32_t)cat) : NULL;
+	if (c == NULL || str_is(c, "cpu_op", "Operator") ||
+	    strcmp(c, "user_annotation") == 0)
+		cls = C_OP;
+	else if (strcmp(c, "python_function") == 0)
+		cls = C_PY;
+	else if (str_is(c, "kernel", "Kernel") ||
+	    strcmp(c, "mtia_ccp_events") == 0) {
+		cls = C_GPU;
+		gcls = G_COMP;
+	} else if (str_is(c, "gpu_memset", "Memset")) {
+		cls = C_GPU;
+		gcls = G_COMP;
+	} else if (str_is(c, "gpu_memcpy", "Memcpy")) {
+		cls = C_GPU;
+		gcls = G_MEMCPY;
+	} else if (str_is(c, "cuda_runtime", "Runtime") ||
+	    str_is(c, "cuda_driver", "mtia_runtime") ||
+	    str_is(c, "xpu_runtime", "privateuse1_runtime"))
+		cls = -1;
+	else
+		return 0;
+
+	if (ts < 0 || d->node[ts].type != JT_NUMBER)
+		return bad(r, d, ts < 0 ? 0 : (uint32_t)ts,
+		    "event has no \"ts\" number");
+	if (dur < 0 || d->node[dur].type != JT_NUMBER)
+		return bad(r, d, dur < 0 ? 0 : (uint32_t)dur,
+		    "event has no \"dur\" number");
+	if (jdoc_get_ns(d, 0, "ts", &tsns) < 0)
+		return bad(r, d, (uint32_t)ts, "\"ts\" is out of range");
+	if (jdoc_get_ns(d, 0, "dur", &durns) < 0)
+		return bad(r, d, (uint32_t)dur, "\"dur\" is out of range");
+	if (durns < 0)
+		durns = 0;
+	if (tsns > INT64_MAX - durns)
+		return bad(r, d, (uint32_t)dur, "\"dur\" is out of range");
+	if ((pid >= 0 && d->node[pid].type != JT_NUMBER &&
+	    d->node[pid].type != JT_STRING) ||
+	    (tid >= 0 && d->node[tid].type != JT_NUMBER &&
+	    d->node[tid].type != JT_STRING))
+		return bad(r, d, (uint32_t)(pid >= 0 &&
+		    d->node[pid].type != JT_NUMBER &&
+		    d->node[pid].type != JT_STRING ? pid : tid),
+		    "\"pid\" and \"tid\" must be numbers or strings");
+	if (corr >= 0 && (d->node[corr].type != JT_NUMBER ||
+	    jnum_int64(jdoc_str(d, (uint32_t)corr), d->node[corr].len,
+	    &cv) < 0))
+		corr = -1;
+	if (name >= 0 && d->node[name].type == JT_STRING) {
+		s = jdoc_str(d, (uint32_t)name);
+		len = d->node[name].len;
+	} else {
+		s = "(no name)";
+		len = strlen(s);
+	}
+	t->any = 1;
+
+	if (cls == -1) {
+		t->a.rt_count++;
+		t->a.rt_total += durns;
+		if (strstr(s, "Launch") != NULL) {
+			t->a.launch_count++;
+			t->a.launch += durns;
+		} else if (str_is(s, "cudaDeviceSynchronize",
+		    "cudaStreamSynchronize") ||
+		    str_is(s, "cudaEventSynchronize", "cudaMemcpy") ||
+		    str_is(s, "hipDeviceSynchronize", "hipStreamSynchronize") ||
+		    str_is(s, "hipEventSynchronize", "hipMemcpy")) {
+			t->a.sync_count++;
+			t->a.sync += durns;
+		}
+		if (corr >= 0) {
+			th = get_thr(t, d, pid, tid);
+			th->rt = grow(th->rt, &th->caprt, th->nrt,
+			    sizeof(*th->rt));
+			th->rt[th->nrt].ts = tsns;
+			th->rt[th->nrt++].corr = cv;
+		}
+		return 0;
+	}
+
+	if (cls == C_GPU) {
+		id = intern(&r->names, C_GPU, s, len);
+		agg_fit(&t->a, r->names.n);
+		stat_add(&t->a.st[id], durns, durns);
+		t->a.gpu_events++;
+		if (gcls == G_COMP && r->names.v[id].nccl)
+			gcls = G_COMM;
+		if (corr >= 0) {
+			ka = kmap_put(&t->kern, cv);
+			ka->sum += durns;
+			if (gcls == G_COMM)
+				ka->comm += durns;
+			if (tsns + durns > ka->end)
+				ka->end = tsns + durns;
+		}
+		if (device >= 0 && d->node[device].type == JT_NUMBER)
+			get_jid(d, device, &dv);
+		else
+			get_jid(d, pid, &dv);
+		e = strmap_put(&t->devs, dv.text != NULL ? dv.text : "",
+		    dv.text != NULL ? strlen(dv.text) : 0);
+		if ((dev = e->val) == NULL) {
+			dev = e->val = xcalloc(1, sizeof(*dev));
+			jid_copy(&dev->dev, &dv);
+		}
+		dev->v = grow(dev->v, &dev->cap, dev->n, sizeof(*dev->v));
+		dev->v[dev->n].start = tsns;
+		dev->v[dev->n].end = tsns + durns;
+		dev->v[dev->n++].cls = gcls;
+		return 0;
+	}
+
+	th = get_thr(t, d, pid, tid);
+	if (cls == C_PY) {
+		th->py = grow(th->py, &th->cappy, th->npy, sizeof(*th->py));
+		th->py[th->npy++] = (struct cev){ tsns, durns,
+		    intern(&r->names, C_PY, s, len), t->seq++ };
+		return 0;
+	}
+	/* record_function labels: "Optimizer.step#SGD.step", steps. */
+	if ((c != NULL && strcmp(c, "user_annotation") == 0) ||
+	    (memchr(s, '#', len) != NULL && strstr(s, "::") == NULL))
+		cls = C_ANN;
+	if (cls == C_ANN && prefix(s, "ProfilerStep#")) {
+		struct step *sp;
+
+		t->a.steps = grow(t->a.steps, &t->a.capsteps, t->a.nsteps,
+		    sizeof(*t->a.steps));
+		sp = &t->a.steps[t->a.nsteps++];
+		sp->num = strtoll(s + 13, NULL, 10);
+		sp->ts = tsns;
+		sp->cpu_end = sp->end = tsns + durns;
+		/* key_averages() groups every step under one name. */
+		s = "ProfilerStep*";
+		len = strlen(s);
+	}
+	t->a.cpu_events++;
+	th->ops = grow(th->ops, &th->capops, th->nops, sizeof(*th->ops));
+	th->ops[th->nops++] = (struct cev){ tsns, durns,
+	    intern(&r->names, cls, s, len), t->seq++ };
+	return 0;
+}
+
+static int
+on_thread(struct run *r)
+{
+	const struct jdoc *d = &r->doc;
+	struct thr *th;
+	const char *s;
+
+	if (jdoc_get_str(d, 0, "name", &s, NULL) < 0)
+		return 0;
+	th = get_thr(&r->t, d, jdoc_get(d, 0, "pid"), jdoc_get(d, 0, "tid"));
+	free(th->name);
+	th->name = xstrdup(s);
+	return 0;
+}
+
+static int
+trace_record(struct run *r)
+{
+	const struct jdoc *d = &r->doc;
+	int64_t rank = -1, origin = 0, start = 0, end = 0;
+	int i;
+
+	i = jdoc_get(d, 0, "rank");
+	if (i >= 0 && d->node[i].type != JT_NULL &&
+	    (jdoc_get_i64(d, 0, "rank", &rank) < 0 || rank < 0))
+		return bad(r, d, (uint32_t)i, "\"rank\" is not a rank number");
+	if (jdoc_get_i64(d, 0, "origin_ns", &origin) < 0 ||
+	    jdoc_get_ns(d, 0, "start", &start) < 0 ||
+	    jdoc_get_ns(d, 0, "end", &end) < 0)
+		return bad(r, d, 0, "\"trace\" record lacks \"origin_ns\","
+		    " \"start\" or \"end\"");
+	r->t.any = 1;
+	on_trace(r, rank, 1, origin, origin + start, origin + end);
+	return 0;
+}
+
+/* A trace is complete: nest its threads and add it to its rank. */
+static void
+on_trace(struct run *r, int64_t rank, int timed, int64_t origin,
+    int64_t start, int64_t end)
+{
+	struct trace *t = &r->t;
+	struct strent **ent;
+	struct nest nb;
+	struct agg *ra;
+	size_t i;
+
+	memset(&nb, 0, sizeof(nb));
+	agg_fit(&t->a, r->names.n);
+	sortv(t->a.steps, t->a.nsteps, sizeof(*t->a.steps), cmpstep);
+	ent = strmap_sorted(&t->threads);
+	for (i = 0; i < t->threads.count; i++) {
+		nest_cpu(r, &nb, ent[i]->val);
+		nest_py(r, &nb, ent[i]->val);
+		link_steps(t, ent[i]->val);
+	}
+	free(ent);
+	nest_free(&nb);
+	/* GPU work no runtime call on a CPU thread accounts for. */
+	for (i = 0; i < t->kern.cap; i++) {
+		struct kacc *k = &t->kern.tab[i];
+
+		if (!k->used || k->linked)
+			continue;
+		t->a.ph_gpu[PH_COMM] += k->comm;
+		t->a.ph_gpu[PH_OTHER] += k->sum - k->comm;
+	}
+	ent = strmap_sorted(&t->devs);
+	for (i = 0; i < t->devs.count; i++)
+		timeline(t, ent[i]->val);
+	free(ent);
+
+	/* Steps leave the trace's time base for the rank's. */
+	for (i = 0; i < t->a.nsteps; i++) {
+		t->a.steps[i].ts += origin;
+		t->a.steps[i].cpu_end += origin;
+		t->a.steps[i].end += origin;
+	}
+	t->a.traces = 1;
+	if (timed) {
+		t->a.have_time = 1;
+		t->a.start = start;
+		t->a.end = end;
+		t->a.origin = origin;
+	}
+	ra = rank_agg(r, rank);
+	agg_merge(ra, &t->a);
+	trace_free(t);
+	memset(t, 0, sizeof(*t));
+}
+
+static struct agg *
+rank_agg(struct run *r, int64_t rank)
+{
+	struct agg *a;
+	size_t i, cap = r->nranks;
+
+	for (i = 0; i < r->nranks; i++)
+		if (r->ranks[i]->rank == rank)
+			return r->ranks[i];
+	r->ranks = xreallocarray(r->ranks, cap + 1, sizeof(*r->ranks));
+	a = r->ranks[r->nranks++] = xcalloc(1, sizeof(*a));
+	a->rank = rank;
+	return a;
+}
+
+static int64_t
+floordiv(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* key_averages() truncates start and duration to µs separately. */
+static int64_t
+us_start(const struct cev *e)
+{
+	return floordiv(e->ts, 1000);
+}
+
+static int64_t
+us_end(const struct cev *e)
+{
+	return floordiv(e->ts, 1000) + e->dur / 1000;
+}
+
+static int
+cmpcev(const void *a, const void *b)
+{
+	const struct cev *x = a, *y = b;
+	int64_t xs = us_start(x), ys = us_start(y), xe, ye;
+
+	if (xs != ys)
+		return xs < ys ? -1 : 1;
+	xe = us_end(x);
+	ye = us_end(y);
+	if (xe != ye)
+		return xe > ye ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int
+cmprev(const void *a, const void *b)
+{
+	const struct rev *x = a, *y = b;
+
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static int
+cmpstep(const void *a, const void *b)
+{
+	const struct step *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->num > y->num) - (x->num < y->num);
+}
+
+static void
+nest_fit(struct nest *nb, size_t n)
+{
+	if (n <= nb->cap)
+		return;
+	nb->cap = n;
+	nb->parent = xreallocarray(nb->parent, n, sizeof(*nb->parent));
+	nb->nchild = xreallocarray(nb->nchild, n, sizeof(*nb->nchild));
+	nb->stack = xreallocarray(nb->stack, n, sizeof(*nb->stack));
+	nb->del = xreallocarray(nb->del, n, sizeof(*nb->del));
+	nb->mark = xreallocarray(nb->mark, n, sizeof(*nb->mark));
+	nb->childsum = xreallocarray(nb->childsum, n, sizeof(*nb->childsum));
+	nb->gdir = xreallocarray(nb->gdir, n, sizeof(*nb->gdir));
+	nb->gsub = xreallocarray(nb->gsub, n, sizeof(*nb->gsub));
+}
+
+static void
+nest_free(struct nest *nb)
+{
+	free(nb->parent);
+	free(nb->nchild);
+	free(nb->stack);
+	free(nb->del);
+	free(nb->mark);
+	free(nb->childsum);
+	free(nb->gdir);
+	free(nb->gsub);
+}
+
+/*
+ * Builds the call tree of v[0..n) as torch's EventList does: stable sort
+ * by (start, -end) in truncated µs, then a stack where an event pops every
+ * open event it does not fit inside.  Fills nb->parent and nb->nchild.
+ */
+static void
+build_tree(struct nest *nb, struct cev *v, size_t n)
+{
+	size_t i, sp = 0;
+	int64_t s, e;
+
+	sortv(v, n, sizeof(*v), cmpcev);
+	for (i = 0; i < n; i++) {
+		s = us_start(&v[i]);
+		e = us_end(&v[i]);
+		while (sp > 0 && (s >= us_end(&v[nb->stack[sp - 1]]) ||
+		    e > us_end(&v[nb->stack[sp - 1]])))
+			sp--;
+		nb->parent[i] = sp > 0 ? (int32_t)nb->stack[sp - 1] : -1;
+		nb->nchild[i] = 0;
+		nb->del[i] = 0;
+		nb->childsum[i] = 0;
+		nb->gdir[i] = 0;
+		nb->gsub[i] = 0;
+		if (nb->parent[i] >= 0)
+			nb->nchild[nb->parent[i]]++;
+		nb->stack[sp++] = (uint32_t)i;
+	}
+}
+
+static void
+nest_cpu(struct run *r, struct nest *nb, struct thr *th)
+{
+	struct trace *t = &r->t;
+	struct agg *a = &t->a;
+	const struct name *nm = r->names.v;
+	struct cev *v = th->ops;
+	struct thsum *ts;
+	struct strent *e;
+	struct kacc *k;
+	size_t i, j, n = th->nops, sp;
+	int64_t self, bs = 0, be = 0, busy = 0, count = 0;
+	int32_t p;
+	int bwd, ph, open = 0;
+	char key[512];
+	int len;
+
+	bwd = th->name != NULL && strstr(th->name, "autograd") != NULL;
+	nest_fit(nb, n);
+	build_tree(nb, v, n);
+	/*
+	 * _remove_dup_nodes: an only child with its parent's name goes, and
+	 * the parent adopts its children.  Parents sort before children, so
+	 * one pass in order settles every chain.
+	 */
+	for (i = 0; i < n; i++) {
+		p = nb->parent[i];
+		if (p >= 0 && nb->del[p])
+			p = nb->parent[i] = nb->parent[p];
+		if (p >= 0 && v[p].name == v[i].name && nb->nchild[p] == 1) {
+			nb->del[i] = 1;
+			nb->nchild[p] = nb->nchild[i];
+		}
+		if (nb->del[i])
+			continue;
+		nb->mark[i] = (uint8_t)(nm[v[i].name].mark != PH_NONE ?
+		    nm[v[i].name].mark : p >= 0 ? nb->mark[p] : PH_NONE);
+		if (p >= 0)
+			nb->childsum[p] += us_end(&v[i]) - us_start(&v[i]);
+	}
+
+	/* Runtime calls to the innermost operator open at their start. */
+	sortv(th->rt, th->nrt, sizeof(*th->rt), cmprev);
+	for (i = j = sp = 0; j < th->nrt; j++) {
+		for (; i < n && v[i].ts <= th->rt[j].ts; i++) {
+			if (nb->del[i])
+				continue;
+			while (sp > 0 && v[nb->stack[sp - 1]].ts +
+			    v[nb->stack[sp - 1]].dur < v[i].ts)
+				sp--;
+			nb->stack[sp++] = (uint32_t)i;
+		}
+		while (sp > 0 && v[nb->stack[sp - 1]].ts +
+		    v[nb->stack[sp - 1]].dur < th->rt[j].ts)
+			sp--;
+		if ((k = kmap_get(&t->kern, th->rt[j].corr)) == NULL)
+			continue;
+		k->linked = 1;
+		if (sp > 0) {
+			size_t o = nb->stack[sp - 1];
+
+			nb->gdir[o] += k->sum;
+			ph = nb->mark[o] != PH_NONE ? nb->mark[o] :
+			    bwd ? PH_BWD : nm[v[o].name].cls == C_OP ?
+			    PH_FWD : PH_OTHER;
+		} else
+			ph = bwd ? PH_BWD : PH_OTHER;
+		a->ph_gpu[PH_COMM] += k->comm;
+		a->ph_gpu[ph] += k->sum - k->comm;
+	}
+
+	for (i = n; i-- > 0;) {
+		if (nb->del[i])
+			continue;
+		nb->gsub[i] += nb->gdir[i];
+		if (nb->parent[i] >= 0)
+			nb->gsub[nb->parent[i]] += nb->gsub[i];
+	}
+	for (i = 0; i < n; i++) {
+		int64_t s = us_start(&v[i]), d = us_end(&v[i]) - s;
+
+		if (nb->del[i])
+			continue;
+		count++;
+		self = d - nb->childsum[i];
+		stat_add(&a->st[v[i].name], d, self);
+		a->st[v[i].name].gpu_self += nb->gdir[i];
+		a->st[v[i].name].gpu_total += nb->gsub[i];
+		ph = nb->mark[i] != PH_NONE ? nb->mark[i] : bwd ? PH_BWD :
+		    nm[v[i].name].cls == C_OP ? PH_FWD : PH_OTHER;
+		a->ph_self[ph] += self;
+		if (open && s <= be) {
+			if (s + d > be)
+				be = s + d;
+		} else {
+			if (open)
+				busy += be - bs;
+			bs = s;
+			be = s + d;
+			open = 1;
+		}
+	}
+	if (open)
+		busy += be - bs;
+	if (count == 0)
+		return;
+	len = snprintf(key, sizeof(key), "%c%s\n%c%s",
+	    th->pid.text == NULL ? '-' : th->pid.str ? 's' : 'n',
+	    th->pid.text ? th->pid.text : "",
+	    th->tid.text == NULL ? '-' : th->tid.str ? 's' : 'n',
+	    th->tid.text ? th->tid.text : "");
+	if (len < 0 || (size_t)len >= sizeof(key))
+		len = (int)sizeof(key) - 1;
+	e = strmap_put(&a->threads, key, (size_t)len);
+	if ((ts = e->val) == NULL) {
+		ts = e->val = xcalloc(1, sizeof(*ts));
+		jid_copy(&ts->pid, &th->pid);
+		jid_copy(&ts->tid, &th->tid);
+		if (th->name != NULL)
+			ts->name = xstrdup(th->name);
+	}
+	ts->count += count;
+	ts->busy += busy;
+}
+
+/* Python frames nest among themselves; no duplicates to remove. */
+static void
+nest_py(struct run *r, struct nest *nb, struct thr *th)
+{
+	struct agg *a = &r->t.a;
+	struct cev *v = th->py;
+	size_t i, n = th->npy;
+	int64_t d;
+
+	nest_fit(nb, n);
+	build_tree(nb, v, n);
+	for (i = 0; i < n; i++)
+		if (nb->parent[i] >= 0)
+			nb->childsum[nb->parent[i]] += us_end(&v[i]) -
+			    us_start(&v[i]);
+	for (i = 0; i < n; i++) {
+		d = us_end(&v[i]) - us_start(&v[i]);
+		stat_add(&a->st[v[i].name], d, d - nb->childsum[i]);
+	}
+}
+
+/* A step ends at the last GPU work that runtime calls in it launched. */
+static void
+link_steps(struct trace *t, struct thr *th)
+{
+	struct agg *a = &t->a;
+	struct kacc *k;
+	size_t j, lo, hi, mid;
+
+	if (a->nsteps == 0)
+		return;
+	for (j = 0; j < th->nrt; j++) {
+		if ((k = kmap_get(&t->kern, th->rt[j].corr)) == NULL)
+			continue;
+		for (lo = 0, hi = a->nsteps; lo < hi;) {
+			mid = lo + (hi - lo) / 2;
+			if (a->steps[mid].ts <= th->rt[j].ts)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0 || th->rt[j].ts >= a->steps[lo - 1].cpu_end)
+			continue;
+		if (k->end > a->steps[lo - 1].end)
+			a->steps[lo - 1].end = k->end;
+	}
+}
+
+static void
+timeline(struct trace *t, struct dev *dev)
+{
+	struct devsum *ds;
+	struct strent *e;
+	struct ival *sub;
+	int64_t out[NGCLS], lo, hi;
+	size_t i, m;
+	int c;
+
+	if (dev->n == 0)
+		return;
+	lo = dev->v[0].start;
+	hi = dev->v[0].end;
+	for (i = 1; i < dev->n; i++) {
+		if (dev->v[i].start < lo)
+			lo = dev->v[i].start;
+		if (dev->v[i].end > hi)
+			hi = dev->v[i].end;
+	}
+	e = strmap_put(&t->a.devs, dev->dev.text ? dev->dev.text : "",
+	    dev->dev.text ? strlen(dev->dev.text) : 0);
+	if ((ds = e->val) == NULL) {
+		ds = e->val = xcalloc(1, sizeof(*ds));
+		jid_copy(&ds->dev, &dev->dev);
+	}
+	ds->events += (int64_t)dev->n;
+	ds->window += hi - lo;
+	ds->busy += ival_exposed(dev->v, dev->n, NGCLS, out);
+	ds->comp += out[G_COMP];
+	ds->xcomm += out[G_COMM];
+	ds->xmemcpy += out[G_MEMCPY];
+	sub = xreallocarray(NULL, dev->n, sizeof(*sub));
+	for (c = G_COMM; c <= G_MEMCPY; c++) {
+		for (i = m = 0; i < dev->n; i++)
+			if (dev->v[i].cls == c)
+				sub[m++] = dev->v[i];
+		if (c == G_COMM)
+			ds->comm += ival_union(sub, m);
+		else
+			ds->memcpy += ival_union(sub, m);
+	}
+	free(sub);
+}
+
+static struct kacc *
+kmap_get(const struct kmap *m, int64_t corr)
+{
+	size_t i;
+
+	if (m->cap == 0)
+		return NULL;
+	for (i = ((uint64_t)corr * 0x9e3779b97f4a7c15ULL) >> 20 &
+	    (m->cap - 1); m->tab[i].used; i = (i + 1) & (m->cap - 1))
+		if (m->tab[i].corr == corr)
+			return &m->tab[i];
+	return NULL;
+}
+
+static struct kacc *
+kmap_put(struct kmap *m, int64_t corr)
+{
+	struct kacc *k, *old;
+	size_t i, oldcap;
+
+	if ((k = kmap_get(m, corr)) != NULL)
+		return k;
+	if (2 * (m->count + 1) > m->cap) {
+		old = m->tab;
+		oldcap = m->cap;
+		m->cap = oldcap ? oldcap * 2 : 1024;
+		m->tab = xcalloc(m->cap, sizeof(*m->tab));
+		m->count = 0;
+		for (i = 0; i < oldcap; i++)
+			if (old[i].used)
+				*kmap_put(m, old[i].corr) = old[i];
+		free(old);
+	}
+	for (i = ((uint64_t)corr * 0x9e3779b97f4a7c15ULL) >> 20 &
+	    (m->cap - 1); m->tab[i].used; i = (i + 1) & (m->cap - 1))
+		;
+	k = &m->tab[i];
+	memset(k, 0, sizeof(*k));
+	k->corr = corr;
+	k->end = INT64_MIN;
+	k->used = 1;
+	m->count++;
+	return k;
+}
+
+static void
+stat_add(struct stat *s, int64_t total, int64_t self)
+{
+	if (s->count == 0 || total < s->min)
+		s->min = total;
+	if (s->count == 0 || total > s->max)
+		s->max = total;
+	s->count++;
+	s->total += total;
+	s->self += self;
+}
+
+static void
+agg_fit(struct agg *a, size_t n)
+{
+	if (n <= a->nst)
+		return;
+	a->st = xreallocarray(a->st, n, sizeof(*a->st));
+	memset(a->st + a->nst, 0, (n - a->nst) * sizeof(*a->st));
+	a->nst = n;
+}
+
+static void
+agg_merge(struct agg *dst, const struct agg *src)
+{
+	struct strent **ent, *e;
+	struct thsum *ts, *tt;
+	struct devsum *ds, *dd;
+	size_t i;
+	int p;
+
+	agg_fit(dst, src->nst);
+	for (i = 0; i < src->nst; i++) {
+		const struct stat *s = &src->st[i];
+		struct stat *d = &dst->st[i];
+
+		if (s->count == 0)
+			continue;
+		if (d->count == 0 || s->min < d->min)
+			d->min = s->min;
+		if (d->count == 0 || s->max > d->max)
+			d->max = s->max;
+		d->count += s->count;
+		d->total += s->total;
+		d->self += s->self;
+		d->gpu_self += s->gpu_self;
+		d->gpu_total += s->gpu_total;
+	}
+	ent = strmap_sorted(&src->threads);
+	for (i = 0; i < src->threads.count; i++) {
+		ts = ent[i]->val;
+		e = strmap_put(&dst->threads, ent[i]->key, ent[i]->len);
+		if ((tt = e->val) == NULL) {
+			tt = e->val = xcalloc(1, sizeof(*tt));
+			jid_copy(&tt->pid, &ts->pid);
+			jid_copy(&tt->tid, &ts->tid);
+			if (ts->name != NULL)
+				tt->name = xstrdup(ts->name);
+		}
+		tt->count += ts->count;
+		tt->busy += ts->busy;
+	}
+	free(ent);
+	ent = strmap_sorted(&src->devs);
+	for (i = 0; i < src->devs.count; i++) {
+		ds = ent[i]->val;
+		e = strmap_put(&dst->devs, ent[i]->key, ent[i]->len);
+		if ((dd = e->val) == NULL) {
+			dd = e->val = xcalloc(1, sizeof(*dd));
+			jid_copy(&dd->dev, &ds->dev);
+		}
+		dd->window += ds->window;
+		dd->busy += ds->busy;
+		dd->comp += ds->comp;
+		dd->comm += ds->comm;
+		dd->memcpy += ds->memcpy;
+		dd->xcomm += ds->xcomm;
+		dd->xmemcpy += ds->xmemcpy;
+		dd->events += ds->events;
+	}
+	free(ent);
+	for (p = 0; p < NPHASE; p++) {
+		dst->ph_self[p] += src->ph_self[p];
+		dst->ph_gpu[p] += src->ph_gpu[p];
+	}
+	for (i = 0; i < src->nsteps; i++) {
+		dst->steps = grow(dst->steps, &dst->capsteps, dst->nsteps,
+		    sizeof(*dst->steps));
+		dst->steps[dst->nsteps++] = src->steps[i];
+	}
+	dst->rt_count += src->rt_count;
+	dst->rt_total += src->rt_total;
+	dst->launch_count += src->launch_count;
+	dst->launch += src->launch;
+	dst->sync_count += src->sync_count;
+	dst->sync += src->sync;
+	dst->traces += src->traces;
+	dst->cpu_events += src->cpu_events;
+	dst->gpu_events += src->gpu_events;
+	if (src->have_time) {
+		if (!dst->have_time || src->start < dst->start)
+			dst->start = src->start;
+		if (!dst->have_time || src->end > dst->end)
+			dst->end = src->end;
+		if (!dst->have_time || src->origin < dst->origin)
+			dst->origin = src->origin;
+		dst->have_time = 1;
+	}
+}
+
+static void
+thsum_free(void *p)
+{
+	struct thsum *t = p;
+
+	jid_free(&t->pid);
+	jid_free(&t->tid);
+	free(t->name);
+	free(t);
+}
+
+static void
+devsum_free(void *p)
+{
+	struct devsum *d = p;
+
+	jid_free(&d->dev);
+	free(d);
+}
+
+static void
+agg_free(struct agg *a)
+{
+	free(a->st);
+	free(a->steps);
+	strmap_free(&a->threads, thsum_free);
+	strmap_free(&a->devs, devsum_free);
+}
+
+static void
+thr_free(void *p)
+{
+	struct thr *t = p;
+
+	jid_free(&t->pid);
+	jid_free(&t->tid);
+	free(t->name);
+	free(t->ops);
+	free(t->py);
+	free(t->rt);
+	free(t);
+}
+
+static void
+dev_free(void *p)
+{
+	struct dev *d = p;
+
+	jid_free(&d->dev);
+	free(d->v);
+	free(d);
+}
+
+static void
+trace_free(struct trace *t)
+{
+	strmap_free(&t->threads, thr_free);
+	strmap_free(&t->devs, dev_free);
+	free(t->kern.tab);
+	agg_free(&t->a);
+}
+
+/* Output. */
+
+static double
+keyval(const struct stat *s, enum key k)
+{
+	switch (k) {
+	case K_SELF:
+		return (double)s->self;
+	case K_COUNT:
+		return (double)s->count;
+	case K_MEAN:
+		return s->count > 0 ? (double)s->total / (double)s->count : 0;
+	case K_MAX:
+		return (double)s->max;
+	case K_GPU:
+		return (double)s->gpu_total;
+	case K_TOTAL:
+		break;
+	}
+	return (double)s->total;
+}
+
+static int
+cmpitem(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v > y->v ? -1 : 1;
+	return strcmp(x->s, y->s);
+}
+
+static double
+round3(double x)
+{
+	return round(x * 1000) / 1000;
+}
+
+/* A percentage with two decimals, as key_averages().table() prints. */
+static double
+pct(int64_t part, int64_t whole)
+{
+	return whole != 0 ? round((double)part * 10000 / (double)whole) / 100 :
+	    0;
+}
+
+static int64_t
+self_total(const struct run *r, const struct agg *a)
+{
+	int64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < a->nst; i++)
+		if (r->names.v[i].cls == C_OP || r->names.v[i].cls == C_ANN)
+			sum += a->st[i].self;
+	return sum;
+}
+
+static void
+put_rank(struct jw *w, const struct agg *a)
+{
+	if (a->rank < 0)
+		return;
+	jw_key(w, "rank");
+	jw_int(w, a->rank);
+}
+
+static const char *
+family_name(const struct run *r, int f)
+{
+	return (size_t)f < r->tab.nfam ? r->tab.fam[f] : "other";
+}
+
+/* The names of class cls in a, ranked by the key; returns how many. */
+static size_t
+ranked(const struct run *r, const struct agg *a, int cls, enum key key,
+    struct item *it)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < a->nst; i++) {
+		if (r->names.v[i].cls != cls || a->st[i].count == 0)
+			continue;
+		it[n].v = keyval(&a->st[i], key);
+		it[n].s = r->names.v[i].s;
+		it[n++].i = i;
+	}
+	sortv(it, n, sizeof(*it), cmpitem);
+	return n;
+}
+
+static void
+put_ops(struct run *r, struct jw *w, const struct agg *a, int cls)
+{
+	struct item *it = xreallocarray(NULL, a->nst + 1, sizeof(*it));
+	int64_t total = self_total(r, a);
+	size_t i, n;
+
+	/* Python frames launch nothing themselves: rank them by total. */
+	n = ranked(r, a, cls, cls == C_PY && r->key == K_GPU ? K_TOTAL :
+	    r->key, it);
+	if (r->limit > 0 && (size_t)r->limit < n)
+		n = (size_t)r->limit;
+	for (i = 0; i < n; i++) {
+		const struct stat *s = &a->st[it[i].i];
+
+		jw_record(w, "op");
+		put_rank(w, a);
+		jw_key(w, "class");
+		jw_cstring(w, clsname[cls]);
+		jw_key(w, "place");
+		jw_uint(w, i + 1);
+		jw_key(w, "name");
+		jw_cstring(w, it[i].s);
+		jw_key(w, "family");
+		jw_cstring(w, family_name(r, r->names.v[it[i].i].family));
+		jw_key(w, "count");
+		jw_int(w, s->count);
+		jw_key(w, "total");
+		jw_int(w, s->total);
+		jw_key(w, "self");
+		jw_int(w, s->self);
+		jw_key(w, "mean");
+		jw_double(w, round3((double)s->total / (double)s->count));
+		jw_key(w, "min");
+		jw_int(w, s->min);
+		jw_key(w, "max");
+		jw_int(w, s->max);
+		if (cls != C_PY) {
+			jw_key(w, "self_pct");
+			jw_double(w, pct(s->self, total));
+			jw_key(w, "total_pct");
+			jw_double(w, pct(s->total, total));
+		}
+		if (cls != C_PY && a->gpu_events > 0) {
+			jw_key(w, "gpu_self");
+			jw_us(w, s->gpu_self);
+			jw_key(w, "gpu_total");
+			jw_us(w, s->gpu_total);
+		}
+		jw_end(w);
+	}
+	free(it);
+}
+
+static size_t
+threads_ranked(const struct agg *a, struct item *it)
+{
+	struct strent **ent = strmap_sorted(&a->threads);
+	size_t i;
+
+	for (i = 0; i < a->threads.count; i++) {
+		it[i].v = (double)((struct thsum *)ent[i]->val)->busy;
+		it[i].s = ent[i]->key;
+		it[i].i = (size_t)(uintptr_t)ent[i]->val;
+	}
+	free(ent);
+	sortv(it, a->threads.count, sizeof(*it), cmpitem);
+	return a->threads.count;
+}
+
+static void
+put_thread(struct jw *w, const struct thsum *ts)
+{
+	put_jid(w, "pid", &ts->pid);
+	put_jid(w, "tid", &ts->tid);
+	if (ts->name != NULL) {
+		jw_key(w, "name");
+		jw_cstring(w, ts->name);
+	}
+}
+
+static void
+put_threads(struct run *r, struct jw *w, const struct agg *a)
+{
+	struct item *it = xreallocarray(NULL, a->threads.count + 1,
+	    sizeof(*it));
+	size_t i, n;
+
+	n = threads_ranked(a, it);
+	if (r->limit > 0 && (size_t)r->limit < n)
+		n = (size_t)r->limit;
+	for (i = 0; i < n; i++) {
+		const struct thsum *ts = (const struct thsum *)it[i].i;
+
+		jw_record(w, "thread_total");
+		put_rank(w, a);
+		put_thread(w, ts);
+		jw_key(w, "count");
+		jw_int(w, ts->count);
+		jw_key(w, "busy");
+		jw_int(w, ts->busy);
+		jw_end(w);
+	}
+	free(it);
+}
+
+/*
+ * CPU self time, event counts and launched GPU time by family, and the
+ * families ranked by self time in it (table order breaks ties).
+ */
+static size_t
+families(const struct run *r, const struct agg *a, int64_t *self,
+    int64_t *count, int64_t *gpu, struct item *it)
+{
+	size_t i, f, nf = r->tab.nfam + 1, n = 0;
+
+	for (f = 0; f < nf; f++)
+		self[f] = count[f] = gpu[f] = 0;
+	for (i = 0; i < a->nst; i++) {
+		const struct name *nm = &r->names.v[i];
+
+		if ((nm->cls != C_OP && nm->cls != C_ANN) ||
+		    a->st[i].count == 0)
+			continue;
+		self[nm->family] += a->st[i].self;
+		count[nm->family] += a->st[i].count;
+		gpu[nm->family] += a->st[i].gpu_self;
+	}
+	for (f = 0; f < nf; f++) {
+		if (count[f] == 0)
+			continue;
+		it[n].v = (double)self[f];
+		it[n].s = "";
+		it[n++].i = f;
+	}
+	/* Equal self times keep table order: the sort is not stable. */
+	for (i = 1; i < n; i++) {
+		struct item x = it[i];
+		size_t j = i;
+
+		for (; j > 0 && it[j - 1].v < x.v; j--)
+			it[j] = it[j - 1];
+		it[j] = x;
+	}
+	return n;
+}
+
+static void
+put_families(struct run *r, struct jw *w, const struct agg *a)
+{
+	size_t nf = r->tab.nfam + 1, i, n;
+	int64_t *self = xreallocarray(NULL, 3 * nf, sizeof(*self));
+	int64_t *count = self + nf, *gpu = self + 2 * nf;
+	struct item *it = xreallocarray(NULL, nf, sizeof(*it));
+	int64_t total = self_total(r, a);
+
+	n = families(r, a, self, count, gpu, it);
+	for (i = 0; i < n; i++) {
+		jw_record(w, "family_total");
+		put_rank(w, a);
+		jw_key(w, "family");
+		jw_cstring(w, family_name(r, (int)it[i].i));
+		jw_key(w, "count");
+		jw_int(w, count[it[i].i]);
+		jw_key(w, "self");
+		jw_int(w, self[it[i].i]);
+		jw_key(w, "self_pct");
+		jw_double(w, pct(self[it[i].i], total));
+		if (a->gpu_events > 0) {
+			jw_key(w, "gpu_self");
+			jw_us(w, gpu[it[i].i]);
+		}
+		jw_end(w);
+	}
+	free(self);
+	free(it);
+}
+
+static void
+put_phases(struct jw *w, const struct agg *a)
+{
+	int p;
+
+	for (p = 0; p < NPHASE; p++) {
+		jw_record(w, "phase_total");
+		put_rank(w, a);
+		jw_key(w, "phase");
+		jw_cstring(w, phasename[p]);
+		jw_key(w, "self");
+		jw_int(w, a->ph_self[p]);
+		if (a->gpu_events > 0) {
+			jw_key(w, "gpu");
+			jw_us(w, a->ph_gpu[p]);
+		}
+		jw_end(w);
+	}
+}
+
+static void
+put_steps(struct jw *w, const struct agg *a)
+{
+	double mean = 0, var = 0, dd;
+	size_t i, slow = 0;
+	int64_t d, mn = 0, mx = 0, sum = 0;
+	char name[48];
+
+	if (a->nsteps == 0)
+		return;
+	for (i = 0; i < a->nsteps; i++) {
+		const struct step *s = &a->steps[i];
+
+		d = s->end - s->ts;
+		jw_record(w, "step");
+		put_rank(w, a);
+		snprintf(name, sizeof(name), "ProfilerStep#%" PRId64, s->num);
+		jw_key(w, "name");
+		jw_cstring(w, name);
+		jw_key(w, "step");
+		jw_int(w, s->num);
+		jw_key(w, "ts");
+		jw_us(w, s->ts - a->origin);
+		jw_key(w, "cpu_dur");
+		jw_us(w, s->cpu_end - s->ts);
+		jw_key(w, "dur");
+		jw_us(w, d);
+		jw_end(w);
+		if (i == 0 || d < mn)
+			mn = d;
+		if (i == 0 || d > mx) {
+			mx = d;
+			slow = i;
+		}
+		sum += d;
+	}
+	mean = (double)sum / (double)a->nsteps;
+	for (i = 0; i < a->nsteps; i++) {
+		dd = (double)(a->steps[i].end - a->steps[i].ts) - mean;
+		var += dd * dd;
+	}
+	var /= (double)a->nsteps;
+	jw_record(w, "step_stats");
+	put_rank(w, a);
+	jw_key(w, "steps");
+	jw_uint(w, a->nsteps);
+	jw_key(w, "total");
+	jw_us(w, sum);
+	jw_key(w, "mean");
+	jw_double(w, round3(mean / 1000));
+	jw_key(w, "min");
+	jw_us(w, mn);
+	jw_key(w, "max");
+	jw_us(w, mx);
+	jw_key(w, "std");
+	jw_double(w, round3(sqrt(var) / 1000));
+	jw_key(w, "slowest_step");
+	jw_int(w, a->steps[slow].num);
+	jw_end(w);
+}
+
+static void
+put_kernels(struct run *r, struct jw *w, const struct agg *a)
+{
+	struct item *it = xreallocarray(NULL, a->nst + 1, sizeof(*it));
+	enum key key = r->key == K_SELF || r->key == K_GPU ? K_TOTAL : r->key;
+	int64_t total = 0;
+	size_t i, n;
+
+	n = ranked(r, a, C_GPU, key, it);
+	for (i = 0; i < n; i++)
+		total += a->st[it[i].i].total;
+	if (r->limit > 0 && (size_t)r->limit < n)
+		n = (size_t)r->limit;
+	for (i = 0; i < n; i++) {
+		const struct stat *s = &a->st[it[i].i];
+		const char *fam = family_name(r,
+		    r->names.v[it[i].i].family);
+
+		jw_record(w, "kernel");
+		put_rank(w, a);
+		jw_key(w, "place");
+		jw_uint(w, i + 1);
+		jw_key(w, "name");
+		jw_cstring(w, it[i].s);
+		jw_key(w, "family");
+		jw_cstring(w, fam);
+		jw_key(w, "count");
+		jw_int(w, s->count);
+		jw_key(w, "total");
+		jw_us(w, s->total);
+		jw_key(w, "mean");
+		jw_double(w, round3((double)s->total / (double)s->count /
+		    1000));
+		jw_key(w, "min");
+		jw_us(w, s->min);
+		jw_key(w, "max");
+		jw_us(w, s->max);
+		jw_key(w, "pct");
+		jw_double(w, pct(s->total, total));
+		jw_end(w);
+	}
+	free(it);
+}
+
+static void
+put_devs(struct jw *w, const struct agg *a)
+{
+	struct strent **ent = strmap_sorted(&a->devs);
+	size_t i;
+
+	for (i = 0; i < a->devs.count; i++) {
+		const struct devsum *d = ent[i]->val;
+
+		jw_record(w, "gpu_timeline");
+		put_rank(w, a);
+		put_jid(w, "device", &d->dev);
+		jw_key(w, "events");
+		jw_int(w, d->events);
+		jw_key(w, "window");
+		jw_us(w, d->window);
+		jw_key(w, "busy");
+		jw_us(w, d->busy);
+		jw_key(w, "idle");
+		jw_us(w, d->window - d->busy);
+		jw_key(w, "computation");
+		jw_us(w, d->comp);
+		jw_key(w, "exposed_comm");
+		jw_us(w, d->xcomm);
+		jw_key(w, "exposed_memcpy");
+		jw_us(w, d->xmemcpy);
+		jw_key(w, "comm");
+		jw_us(w, d->comm);
+		jw_key(w, "memcpy");
+		jw_us(w, d->memcpy);
+		jw_end(w);
+	}
+	free(ent);
+}
+
+static void
+put_runtime(struct jw *w, const struct agg *a)
+{
+	if (a->rt_count == 0)
+		return;
+	jw_record(w, "runtime_total");
+	put_rank(w, a);
+	jw_key(w, "count");
+	jw_int(w, a->rt_count);
+	jw_key(w, "total");
+	jw_us(w, a->rt_total);
+	jw_key(w, "launch_count");
+	jw_int(w, a->launch_count);
+	jw_key(w, "launch");
+	jw_us(w, a->launch);
+	jw_key(w, "sync_count");
+	jw_int(w, a->sync_count);
+	jw_key(w, "sync");
+	jw_us(w, a->sync);
+	jw_end(w);
+}
+
+/* nranks > 1 for the summary across ranks, which carries no rank. */
+static void
+put_summary(struct run *r, struct jw *w, const struct agg *a, size_t nranks)
+{
+	size_t nf = r->tab.nfam + 1, n, i, m;
+	int64_t *self = xreallocarray(NULL, 3 * nf, sizeof(*self));
+	int64_t *count = self + nf, *gpu = self + 2 * nf, kt = 0;
+	struct item *it = xreallocarray(NULL, (a->nst > nf ? a->nst : nf) +
+	    a->threads.count + 1, sizeof(*it));
+
+	jw_record(w, "cpu_summary");
+	if (nranks > 1) {
+		int64_t best = -1, bv = 0;
+
+		jw_key(w, "ranks");
+		jw_uint(w, nranks);
+		for (i = 0; i < r->nranks; i++) {
+			int64_t v = self_total(r, r->ranks[i]);
+
+			if (best == -1 || v > bv) {
+				best = (int64_t)i;
+				bv = v;
+			}
+		}
+		if (r->ranks[best]->rank >= 0) {
+			jw_key(w, "slowest_rank");
+			jw_int(w, r->ranks[best]->rank);
+		}
+	} else
+		put_rank(w, a);
+	jw_key(w, "traces");
+	jw_int(w, a->traces);
+	jw_key(w, "events");
+	jw_int(w, a->cpu_events);
+	if (a->have_time) {
+		jw_key(w, "start");
+		jw_us(w, a->start - a->origin);
+		jw_key(w, "end");
+		jw_us(w, a->end - a->origin);
+		jw_key(w, "window");
+		jw_us(w, a->end - a->start);
+	}
+	jw_key(w, "self_total");
+	jw_int(w, self_total(r, a));
+
+	jw_key(w, "top_ops");
+	jw_begin_array(w);
+	n = ranked(r, a, C_OP, r->key, it);
+	for (i = 0; i < n && i < TOP_N; i++) {
+		jw_begin_object(w);
+		jw_key(w, "name");
+		jw_cstring(w, it[i].s);
+		jw_key(w, "total");
+		jw_int(w, a->st[it[i].i].total);
+		jw_key(w, "self");
+		jw_int(w, a->st[it[i].i].self);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+
+	jw_key(w, "top_threads");
+	jw_begin_array(w);
+	n = threads_ranked(a, it);
+	for (i = 0; i < n && i < TOP_N; i++) {
+		const struct thsum *ts = (const struct thsum *)it[i].i;
+
+		jw_begin_object(w);
+		put_thread(w, ts);
+		jw_key(w, "busy");
+		jw_int(w, ts->busy);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+
+	n = families(r, a, self, count, gpu, it);
+	jw_key(w, "families");
+	jw_begin_object(w);
+	for (i = 0; i < n; i++) {
+		jw_key(w, family_name(r, (int)it[i].i));
+		jw_int(w, self[it[i].i]);
+	}
+	jw_end_object(w);
+	if (n > 0) {
+		jw_key(w, "dominant_family");
+		jw_cstring(w, family_name(r, (int)it[0].i));
+	}
+	if (a->gpu_events > 0) {
+		for (m = 0; m < a->nst; m++)
+			if (r->names.v[m].cls == C_GPU)
+				kt += a->st[m].total;
+		jw_key(w, "gpu_events");
+		jw_int(w, a->gpu_events);
+		jw_key(w, "gpu_total");
+		jw_us(w, kt);
+	}
+	jw_end(w);
+	free(self);
+	free(it);
+}
+
+static int
+cmpi64(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+/* Per op across ranks: the spread of the key and the slowest rank. */
+static void
+put_op_ranks(struct run *r, struct jw *w)
+{
+	size_t nn = r->names.n, i, j, n = 0, m;
+	struct item *it = xreallocarray(NULL, nn + 1, sizeof(*it));
+	int64_t *v = xreallocarray(NULL, r->nranks, sizeof(*v));
+	enum key key = r->key == K_MEAN ? K_TOTAL : r->key;
+
+	for (i = 0; i < nn; i++) {
+		double mx = 0;
+		int seen = 0;
+
+		if (r->names.v[i].cls != C_OP && r->names.v[i].cls != C_ANN)
+			continue;
+		for (j = 0; j < r->nranks; j++)
+			if (i < r->ranks[j]->nst &&
+			    r->ranks[j]->st[i].count > 0) {
+				double x = keyval(&r->ranks[j]->st[i], key);
+
+				if (!seen || x > mx)
+					mx = x;
+				seen = 1;
+			}
+		if (!seen)
+			continue;
+		it[n].v = mx;
+		it[n].s = r->names.v[i].s;
+		it[n++].i = i;
+	}
+	sortv(it, n, sizeof(*it), cmpitem);
+	if (r->limit > 0 && (size_t)r->limit < n)
+		n = (size_t)r->limit;
+	for (i = 0; i < n; i++) {
+		int64_t slow = -1, sv = 0;
+
+		for (j = m = 0; j < r->nranks; j++) {
+			const struct agg *a = r->ranks[j];
+			int64_t x;
+
+			if (it[i].i >= a->nst || a->st[it[i].i].count == 0)
+				continue;
+			x = (int64_t)keyval(&a->st[it[i].i], key);
+			v[m++] = x;
+			if (slow == -1 || x > sv) {
+				slow = (int64_t)j;
+				sv = x;
+			}
+		}
+		sortv(v, m, sizeof(*v), cmpi64);
+		jw_record(w, "op_ranks");
+		jw_key(w, "class");
+		jw_cstring(w, clsname[r->names.v[it[i].i].cls]);
+		jw_key(w, "name");
+		jw_cstring(w, it[i].s);
+		jw_key(w, "key");
+		jw_cstring(w, keyname[key]);
+		jw_key(w, "ranks");
+		jw_uint(w, m);
+		if (key == K_GPU) {
+			jw_key(w, "min");
+			jw_us(w, v[0]);
+			jw_key(w, "median");
+			jw_us(w, m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) /
+			    2);
+			jw_key(w, "max");
+			jw_us(w, v[m - 1]);
+		} else {
+			jw_key(w, "min");
+			jw_int(w, v[0]);
+			jw_key(w, "median");
+			jw_double(w, m % 2 ? (double)v[m / 2] :
+			    ((double)v[m / 2 - 1] + (double)v[m / 2]) / 2);
+			jw_key(w, "max");
+			jw_int(w, v[m - 1]);
+		}
+		if (r->ranks[slow]->rank >= 0) {
+			jw_key(w, "slowest_rank");
+			jw_int(w, r->ranks[slow]->rank);
+		}
+		jw_end(w);
+	}
+	free(it);
+	free(v);
+}
+
+static int
+cmprank(const void *a, const void *b)
+{
+	const struct agg *x = *(struct agg *const *)a;
+	const struct agg *y = *(struct agg *const *)b;
+
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static void
+output(struct run *r, struct jw *w)
+{
+	struct agg all;
+	size_t i;
+	int c;
+
+	sortv(r->ranks, r->nranks, sizeof(*r->ranks), cmprank);
+	for (i = 0; i < r->nranks; i++) {
+		struct agg *a = r->ranks[i];
+
+		agg_fit(a, r->names.n);
+		sortv(a->steps, a->nsteps, sizeof(*a->steps), cmpstep);
+		for (c = C_OP; c <= C_PY; c++)
+			put_ops(r, w, a, c);
+		put_threads(r, w, a);
+		put_families(r, w, a);
+		put_phases(w, a);
+		put_steps(w, a);
+		put_kernels(r, w, a);
+		put_devs(w, a);
+		put_runtime(w, a);
+		put_summary(r, w, a, 1);
+	}
+	if (r->nranks < 2)
+		return;
+	put_op_ranks(r, w);
+	memset(&all, 0, sizeof(all));
+	all.rank = -1;
+	for (i = 0; i < r->nranks; i++)
+		agg_merge(&all, r->ranks[i]);
+	agg_fit(&all, r->names.n);
+	put_summary(r, w, &all, r->nranks);
+	agg_free(&all);
+}
