@@ -41,6 +41,9 @@ DEPS := $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(FUZZERS:%=$(BUILD)/fuzz/%.d)
 
 all: $(BINS)
 
+# Keep the objects: they are not throwaway intermediates.
+.SECONDARY: $(TOOL_OBJ)
+
 $(BUILD)/bin/%: $(BUILD)/tools/%.o $(BUILD)/lib/libutil.a | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/lib/libutil.a $(LIBS) $(LDLIBS)
