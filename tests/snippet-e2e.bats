@@ -61,7 +61,7 @@ setup_file() {
 	refute_output --partial '"code":"import-missing"'
 
 	# Run through the stand-in; snip-run checks the manifest against its plan.
-	run -0 snip-run -i e2e -r "$PY $FIXTURES/../snip-run/runner.py" "$config"
+	run -0 snip-run -i e2e -r "$PY $TOP/fixtures/snip-run/runner.py" "$config"
 	assert_output --partial '"run_dir":"inference_profiling/snippets/nms-fast/runs/e2e"'
 	assert_output --partial '"exit_status":0,'
 	assert_output --partial '"manifest_ok":true}'

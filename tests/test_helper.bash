@@ -29,6 +29,8 @@ fi
 
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 PATH="${BUILD:-$TOP}/bin:$PATH"
+# The tables the tools read, whichever build directory is under test.
+export MRP_RUBRIC="$TOP/rubric"
 FIXTURES="$TOP/fixtures/$(basename "$BATS_TEST_FILENAME" .bats)"
 # Large real traces and snapshots live beside the clone, not in it.
 SHARED="$TOP/../shared/fixtures"

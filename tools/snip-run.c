@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "githead.h"
 #include "ndjson.h"
 #include "pyyaml.h"
 #include "snipcfg.h"
@@ -51,8 +52,6 @@ static void	report(const char *, const struct sdiags *);
 static void	make_argv(struct plan *, const char *, const struct snipover *);
 static void	add_arg(struct plan *, const char *);
 static char	*command_line(const struct plan *, size_t);
-static char	*git_head(void);
-static char	*read_line(const char *);
 static int	mkdirs(const char *);
 static void	put_plan(struct jw *, const struct plan *);
 static int	run(struct plan *, struct jw *);
@@ -221,7 +220,7 @@ make_plan(struct plan *p)
 		sdiag_free(&d);
 		return -1;
 	}
-	p->git = git_head();
+	p->git = git_head(".");
 	cl = command_line(p, p->nfixed - 1);
 	p->manifest = snipcfg_manifest(&p->c, p->run_id, p->run_dir, cl,
 	    p->git, ids, desc);
@@ -350,111 +349,6 @@ command_line(const struct plan *p, size_t from)
 	if (fclose(f) != 0)
 		die("out of memory");
 	return s;
-}
-
-/* The first line of a small file, without its newline; NULL if none. */
-static char *
-read_line(const char *path)
-{
-	char buf[512];
-	FILE *f;
-	size_t n;
-
-	if ((f = fopen(path, "r")) == NULL)
-		return NULL;
-	if (fgets(buf, sizeof(buf), f) == NULL) {
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	n = strcspn(buf, "\r\n");
-	buf[n] = '\0';
-	return xstrdup(buf);
-}
-
-/*
- * `git rev-parse HEAD` read from the files rather than by running git:
- * .git (a directory, or a file naming one) in the current directory or
- * above, HEAD, then the loose or packed ref.  NULL when there is none.
- */
-static char *
-git_head(void)
-{
-	char dir[PATH_MAX], *path, *gitdir, *common, *head, *s, *slash;
-	char *sha = NULL, line[512];
-	struct stat st;
-	FILE *f;
-	size_t n;
-
-	if (getcwd(dir, sizeof(dir)) == NULL)
-		return NULL;
-	for (;;) {
-		path = snip_path_join(dir, ".git");
-		if (stat(path, &st) == 0)
-			break;
-		free(path);
-		if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
-			return NULL;
-		*slash = '\0';
-	}
-	if (S_ISDIR(st.st_mode))
-		gitdir = path;
-	else {
-		s = read_line(path);
-		free(path);
-		if (s == NULL || strncmp(s, "gitdir: ", 8) != 0) {
-			free(s);
-			return NULL;
-		}
-		gitdir = snip_path_join(dir, s + 8);
-		free(s);
-	}
-	path = snip_path_join(gitdir, "commondir");
-	s = read_line(path);
-	free(path);
-	common = snip_path_join(gitdir, s != NULL ? s : ".");
-	free(s);
-	path = snip_path_join(gitdir, "HEAD");
-	head = read_line(path);
-	free(path);
-	if (head != NULL && strncmp(head, "ref: ", 5) != 0) {
-		sha = head;
-		head = NULL;
-	} else if (head != NULL) {
-		path = snip_path_join(gitdir, head + 5);
-		sha = read_line(path);
-		free(path);
-		if (sha == NULL) {
-			path = snip_path_join(common, head + 5);
-			sha = read_line(path);
-			free(path);
-		}
-		path = snip_path_join(common, "packed-refs");
-		if (sha == NULL && (f = fopen(path, "r")) != NULL) {
-			while (fgets(line, sizeof(line), f) != NULL) {
-				line[strcspn(line, "\r\n")] = '\0';
-				s = strchr(line, ' ');
-				if (s != NULL && strcmp(s + 1, head + 5) == 0) {
-					*s = '\0';
-					sha = xstrdup(line);
-					break;
-				}
-			}
-			fclose(f);
-		}
-		free(path);
-	}
-	free(head);
-	free(gitdir);
-	free(common);
-	if (sha != NULL) {
-		n = strspn(sha, "0123456789abcdef");
-		if (sha[n] != '\0' || (n != 40 && n != 64)) {
-			free(sha);
-			sha = NULL;
-		}
-	}
-	return sha;
 }
 
 static void

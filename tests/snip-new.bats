@@ -1,0 +1,264 @@
+bats_require_minimum_version 1.5.0
+setup() {
+	load test_helper
+	export MRP_RUBRIC="$TOP/rubric"
+	cd "$BATS_TEST_TMPDIR"
+	cp -r "$FIXTURES/inference" .
+}
+
+SRC=inference/core/utils/postprocessing.py
+SNIPS=inference_profiling/snippets
+
+# Checks by parsing, never importing, that target.py compiles and defines
+# "target" as an instance of a class with the five ProfileTarget members.
+check_target() {
+	command -v python3 >/dev/null || skip "no python3"
+	python3 -m py_compile "$1"
+	python3 - "$1" <<-'PY'
+	import ast, sys
+	tree = ast.parse(open(sys.argv[1]).read())
+	classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+	target = [n for n in tree.body if isinstance(n, ast.Assign)
+	          and [t.id for t in n.targets] == ["target"]]
+	assert len(target) == 1, "no target = ..."
+	cls = classes[target[0].value.func.id]
+	members = {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
+	members |= {t.id for n in cls.body if isinstance(n, ast.Assign)
+	            for t in n.targets}
+	missing = {"name", "prepare", "run", "validate", "summarize"} - members
+	assert not missing, missing
+	prepare = [n for n in cls.body if isinstance(n, ast.FunctionDef)
+	           and n.name == "prepare"][0]
+	assert [a.arg for a in prepare.args.kwonlyargs] == ["device"]
+	print("ok")
+	PY
+}
+
+@test "usage errors exit 2" {
+	run -2 --separate-stderr snip-new -x "$SRC"
+	assert_stderr --partial 'usage: snip-new [-f] [-D device] [-i images] [-l lines] [-m module] [-n qualname] [-o dir] [-p profile] [-r table] file'
+	run -2 --separate-stderr snip-new -n nms
+	run -2 --separate-stderr snip-new "$SRC"
+	assert_stderr 'snip-new: name the definition with -n or -l'
+	run -2 --separate-stderr snip-new -n nms -p ../x "$SRC"
+	assert_stderr --partial 'profile name is invalid'
+	run -2 --separate-stderr snip-new -n nms -D 'cuda 0' "$SRC"
+	run -2 --separate-stderr snip-new -l 0 "$SRC"
+	run -2 --separate-stderr snip-new -n nms ../elsewhere.py
+	assert_stderr --partial 'no module name in the path'
+	[ ! -e "$SNIPS" ]
+}
+
+@test "an empty source has nothing to scaffold: status 1, nothing written" {
+	: > empty.py
+	run -1 --separate-stderr snip-new -n nms empty.py
+	assert_stderr 'snip-new: empty.py: no definition named nms'
+	assert_output ''
+	[ ! -e "$SNIPS" ]
+}
+
+@test "golden: letterbox, NMS and a method, three files each" {
+	run -0 snip-new -n letterbox_image "$SRC"
+	assert_output - < "$FIXTURES/expected/letterbox-image.ndjson"
+	run -0 snip-new -n non_max_suppression -p nms "$SRC"
+	assert_output - < "$FIXTURES/expected/nms.ndjson"
+	run -0 snip-new -D cuda:0 -n DetectionPostprocessor.postprocess "$SRC"
+	assert_output - < "$FIXTURES/expected/detectionpostprocessor-postprocess.ndjson"
+	for p in letterbox-image nms detectionpostprocessor-postprocess; do
+		for f in target.py config.yaml README.md; do
+			diff -u "$FIXTURES/expected/$p/$f" "$SNIPS/$p/$f"
+		done
+	done
+}
+
+@test "target.py compiles and defines target with the five members" {
+	snip-new -n letterbox_image "$SRC"
+	snip-new -n non_max_suppression "$SRC"
+	snip-new -n DetectionPostprocessor.postprocess "$SRC"
+	snip-new -n DetectionPostprocessor.area "$SRC"
+	snip-new -n box_iou "$SRC"
+	for t in "$SNIPS"/*/target.py; do
+		run -0 check_target "$t"
+		assert_output ok
+	done
+	# The static method loses its decorator; the README says so.
+	run -1 grep -c staticmethod "$SNIPS/detectionpostprocessor-area/target.py"
+	assert_output 0
+	grep -F 'Decorators left out: `@staticmethod`.' "$SNIPS/detectionpostprocessor-area/README.md"
+}
+
+@test "the source is never edited; the folder is never replaced without -f" {
+	sum=$(sha256sum "$SRC")
+	run -0 snip-new -n non_max_suppression -p nms "$SRC"
+	echo '# mine' >> "$SNIPS/nms/target.py"
+	mkdir -p "$SNIPS/nms/runs/r1"
+	run -1 --separate-stderr snip-new -n box_iou -p nms "$SRC"
+	assert_stderr "snip-new: $SNIPS/nms: exists; -f replaces its target.py, config.yaml and README.md"
+	assert_output ''
+	tail -1 "$SNIPS/nms/target.py" | grep -qx '# mine'
+	run -0 snip-new -f -n box_iou -p nms "$SRC"
+	run -1 grep -c '# mine' "$SNIPS/nms/target.py"
+	assert_output 0
+	grep -q '^def box_iou' "$SNIPS/nms/target.py"
+	[ -d "$SNIPS/nms/runs/r1" ]
+	[ "$(sha256sum "$SRC")" = "$sum" ]
+	# No temporary files are left behind.
+	run -0 bash -c "ls -A $SNIPS/nms"
+	assert_output $'README.md\nconfig.yaml\nruns\ntarget.py'
+}
+
+@test "provenance: sha256 of the source and the git commit from .git" {
+	run -0 bats_pipe snip-new -n box_iou "$SRC" \| jq -r '[.sha256, (.git_commit | tostring)] | @tsv'
+	assert_output "$(sha256sum < "$SRC" | cut -d' ' -f1)	null"
+	grep -F 'git commit: unknown (the source is not in a git work tree)' "$SNIPS/box-iou/README.md"
+	# A repository whose branch is only in packed-refs.
+	mkdir -p .git
+	echo 'ref: refs/heads/main' > .git/HEAD
+	printf '# pack-refs with: peeled\n%s refs/heads/main\n' 0123456789abcdef0123456789abcdef01234567 > .git/packed-refs
+	run -0 bats_pipe snip-new -f -n box_iou "$SRC" \| jq -r .git_commit
+	assert_output 0123456789abcdef0123456789abcdef01234567
+	grep -F 'git commit: `0123456789abcdef0123456789abcdef01234567`' "$SNIPS/box-iou/README.md"
+}
+
+@test "dedent never touches multi-line strings; relative imports made absolute" {
+	snip-new -n DetectionPostprocessor.postprocess -p pp "$SRC"
+	grep -qx 'def postprocess(self, raw: np.ndarray, scale: float, pad: Tuple\[int, int\]):' "$SNIPS/pp/target.py"
+	snip-new -n letterbox_image "$SRC"
+	# The docstring's column-0 line stays where it was.
+	grep -qx 'Returns the padded image, the scale and the (left, top) padding.' "$SNIPS/letterbox-image/target.py"
+	grep -qx 'from inference.core.utils.image_utils import ensure_rgb' "$SNIPS/letterbox-image/target.py"
+	grep -qx 'from __future__ import annotations' "$SNIPS/letterbox-image/target.py"
+	grep -F 'not copied (source lines: 19)' "$SNIPS/letterbox-image/README.md"
+	# A docstring with indented text inside a method keeps every byte.
+	cat > m.py <<-'EOF'
+	class K:
+	    def f(self, image):
+	        """Doc.
+
+	            indented text stays
+	no indent here
+	        """
+	        return image
+	EOF
+	snip-new -n K.f -p kf m.py
+	run -0 sed -n '/^def f/,/^    return/p' "$SNIPS/kf/target.py"
+	assert_output - <<-'EOF'
+	def f(self, image):
+	    """Doc.
+
+	            indented text stays
+	no indent here
+	        """
+	    return image
+	EOF
+	run -0 check_target "$SNIPS/kf/target.py"
+}
+
+@test "tab-indented code gets ranges it can compile with" {
+	printf 'import cv2\n\nclass T:\n\tdef resize_it(self, image):\n\t\tif image is None:\n\t\t\treturn None\n\t\tout = cv2.resize(image, (2, 2))\n\t\treturn out\n' > tabs.py
+	run -0 bats_pipe snip-new -n T.resize_it tabs.py \| jq -c .ranges
+	assert_output '[{"name":"resize_it preprocess","first":7,"last":7}]'
+	grep -q $'^\twith profiling_range_if_cuda("resize_it preprocess", device=PROFILE_DEVICE):$' "$SNIPS/t-resize-it/target.py"
+	grep -q $'^\t\tout = cv2.resize' "$SNIPS/t-resize-it/target.py"
+	run -0 check_target "$SNIPS/t-resize-it/target.py"
+}
+
+@test "-l wraps exactly the marked statements" {
+	run -0 bats_pipe snip-new -l 49 -p lb "$SRC" \| jq -c '[.qualname, .ranges]'
+	assert_output '["letterbox_image",[{"name":"letterbox_image lines 48-50","first":48,"last":50}]]'
+	run -0 check_target "$SNIPS/lb/target.py"
+	# Inside a while loop: the range sits at the loop body's indentation.
+	run -0 bats_pipe snip-new -l 76-77 -p loop "$SRC" \| jq -c .ranges
+	assert_output '[{"name":"non_max_suppression lines 76-78","first":76,"last":78}]'
+	grep -q '^        with profiling_range_if_cuda("non_max_suppression lines 76-78"' "$SNIPS/loop/target.py"
+	run -0 check_target "$SNIPS/loop/target.py"
+}
+
+@test "images, device, output directory and module options reach the config" {
+	mkdir imgs
+	run -0 snip-new -D cpu -i imgs -o snips -m prod.post -n box_iou -p iou "$SRC"
+	run -0 cat snips/iou/config.yaml
+	assert_line '  name: images'
+	assert_line "  directory: $BATS_TEST_TMPDIR/imgs"
+	assert_line 'device: cpu'
+	assert_line 'output_dir: snips'
+	assert_line '  import_path: snips/iou/target.py:target'
+	grep -F '(module `prod.post`)' snips/iou/README.md
+	HOME=/home/someone snip-new -i '~/pics' -n box_iou -p true "$SRC"
+	run -0 cat "$SNIPS/true/config.yaml"
+	assert_line 'profile_name: "true"'
+	assert_line '  directory: /home/someone/pics'
+}
+
+@test "ambiguous, missing and class names are refused" {
+	cat > dup.py <<-'EOF'
+	def f(): return 1
+	def f(): return 2
+	class C:
+	    pass
+	EOF
+	run -1 --separate-stderr snip-new -n f dup.py
+	assert_stderr 'snip-new: dup.py: f is defined 2 times (lines 1, 2): pick one with -l'
+	run -0 bats_pipe snip-new -n f -l 2 dup.py \| jq -c '[.first_line, .last_line]'
+	assert_output '[2,2]'
+	run -1 --separate-stderr snip-new -n C dup.py
+	assert_stderr 'snip-new: dup.py:3: C is a class: name one of its methods'
+	run -1 --separate-stderr snip-new -n g dup.py
+	assert_stderr 'snip-new: dup.py: no definition named g'
+}
+
+@test "malformed source: file:line:col and status 1, nothing written" {
+	printf 'def f(image):\n    return (image\n' > bad.py
+	run -1 --separate-stderr snip-new -n f bad.py
+	assert_stderr "snip-new: bad.py:2:12: '(' was never closed"
+	[ ! -e "$SNIPS" ]
+}
+
+@test "a gzip source gives the same snippet" {
+	snip-new -n non_max_suppression -p nms "$SRC"
+	mv "$SNIPS" plain
+	gzip -c "$SRC" > src.gz && mv src.gz "$SRC"
+	run -0 snip-new -n non_max_suppression -p nms "$SRC"
+	assert_output - < "$FIXTURES/expected/nms.ndjson"
+	diff -r plain "$SNIPS"
+}
+
+@test "the range table is editable; a bad one is a usage error" {
+	printf '# mine\nmath\tcall\tnp.clip\n\nmath\tname\tinter\n' > t.tsv
+	run -0 bats_pipe snip-new -r t.tsv -n box_iou "$SRC" \| jq -c '[.ranges[] | [.name, .first, .last]]'
+	assert_output '[["box_iou math",29,29],["box_iou math",32,32]]'
+	printf 'x\tcall\n' > bad.tsv
+	run -2 --separate-stderr snip-new -r bad.tsv -n box_iou "$SRC"
+	assert_stderr 'snip-new: bad.tsv:1: expected range<TAB>match<TAB>pattern'
+	printf 'x\tcalls\ty\n' > bad.tsv
+	run -2 --separate-stderr snip-new -r bad.tsv -n box_iou "$SRC"
+	assert_stderr 'snip-new: bad.tsv:1: match is "call" or "name", not "calls"'
+	MRP_RUBRIC=/nonexistent run -1 --separate-stderr snip-new -n box_iou "$SRC"
+	assert_stderr --partial '/nonexistent/snippet-ranges.tsv: No such file'
+}
+
+@test "the README's nsys command is the one snip-run prints" {
+	[ -x "${BUILD:-$TOP}/bin/snip-run" ] || skip "bin/snip-run is not built"
+	snip-new -n non_max_suppression -p nms "$SRC"
+	run -0 snip-run -p -i nsys "$SNIPS/nms/config.yaml"
+	sed -n '/^## Nsight Systems/,$p' "$SNIPS/nms/README.md" | sed -n 's/^    //p' > readme.txt
+	assert_output - < readme.txt
+}
+
+@test "a failed write exits 1" {
+	run -1 --separate-stderr bash -c 'snip-new -n box_iou "$1" > /dev/full' _ "$SRC"
+	assert_stderr --partial 'snip-new: <stdout>: write failed'
+}
+
+@test "man page EXAMPLES run" {
+	mkdir images
+	mapfile -t ex < <(man_examples snip-new.1)
+	[ "${#ex[@]}" -eq 3 ]
+	run -0 bash -c "${ex[0]}"
+	assert_output $'non_max_suppression nms\nnon_max_suppression nms'
+	run -0 bash -c "${ex[1]}"
+	assert_output "$SNIPS/detectionpostprocessor-postprocess/config.yaml"
+	snip-new -n letterbox_image -p letterbox "$SRC"
+	run -0 bash -c "${ex[2]}"
+	assert_output '[{"name":"letterbox_image lines 48-50","first":48,"last":50}]'
+}

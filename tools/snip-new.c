@@ -1,0 +1,1524 @@
+/*
+ * snip-new: scaffold a profiling snippet (target.py, config.yaml,
+ * README.md) for roboflow/inference's profiling runner from one Python
+ * definition.  It reads the source and writes only new files: it never
+ * edits the source, never replaces a snippet without -f, never runs
+ * anything.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "githead.h"
+#include "ndjson.h"
+#include "pysrc.h"
+#include "sha256.h"
+#include "snipcfg.h"
+#include "xalloc.h"
+
+#define DEFAULT_DIR	"inference_profiling/snippets"
+#define RANGE_TABLE	"snippet-ranges.tsv"
+
+struct buf {
+	char	*s;
+	size_t	 len, cap;
+};
+
+struct rule {
+	const char	*range, *pattern;
+	int		 call;		/* match called names, else identifiers */
+};
+
+struct rules {
+	char		*text;		/* owns the strings of v */
+	struct rule	*v;
+	size_t		 n;
+};
+
+enum { P_POS, P_KWONLY, P_VARARGS, P_VARKW };
+
+struct param {
+	char	*name;
+	int	 kind, has_default;
+};
+
+struct region {
+	uint32_t	 first, last;	/* source lines */
+	size_t		 stmt;		/* the last statement in it */
+	char		*label;
+	char		*base;		/* its indentation, less the def's */
+};
+
+enum { M_NONE, M_INSTANCE, M_CLASS, M_STATIC };
+
+struct snip {
+	const struct pysrc	*s;
+	const struct pydef	*f;
+	size_t			 d;
+	const char		*file;
+	char			*module, *profile, *odir, *folder;
+	char			*config, *target, *readme, *tclass;
+	char			 sha[65];
+	char			*git;
+	struct param		*par;
+	size_t			 npar;
+	struct region		*reg;
+	size_t			 nreg;
+	char			**helpers;
+	size_t			 nhelpers;
+	char			*strip, *unit;
+	int			 method, returns, yields;
+	char			*owner;		/* the class of a method */
+	struct buf		 dropped;	/* decorators left out */
+	struct buf		 skipped;	/* imports not copied */
+};
+
+static int fflag;
+static const char *Dflag = "cuda", *iflag, *lflag, *mflag, *nflag;
+static const char *oflag = DEFAULT_DIR, *pflag, *rflag;
+
+static void	usage(void) __attribute__((noreturn));
+static void	bput(struct buf *, const char *, size_t);
+static void	bputs(struct buf *, const char *);
+static void	bprintf(struct buf *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
+static size_t	pick(const struct pysrc *, uint32_t *, uint32_t *);
+static char	*module_of(const char *);
+static char	*profile_of(const char *);
+static int	valid_profile(const char *);
+static int	yaml_plain(const char *);
+static void	yaml_scalar(struct buf *, const char *);
+static char	*class_of(const char *);
+static void	load_rules(struct rules *);
+static void	params(struct snip *);
+static void	method_kind(struct snip *);
+static int	dropped_decorator(const struct pysrc *, size_t);
+static void	helpers(struct snip *);
+static int	is_keyword(const char *, size_t);
+static const char *match(const struct pysrc *, const struct rules *,
+		    size_t, size_t);
+static void	regions(struct snip *, const struct rules *, uint32_t,
+		    uint32_t);
+static void	add_region(struct snip *, uint32_t, uint32_t, size_t,
+		    const char *);
+static void	imports(struct snip *, struct buf *, struct buf *);
+static void	target_py(struct snip *, struct buf *);
+static void	copy_def(const struct snip *, struct buf *);
+static void	target_class(const struct snip *, struct buf *);
+static const char *argument(const char *);
+static void	config_yaml(const struct snip *, struct buf *);
+static void	readme(const struct snip *, const struct buf *,
+		    struct buf *);
+static void	write_file(const char *, const struct buf *);
+static void	make_dirs(const char *);
+static void	put_record(const struct snip *, struct jw *);
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-f] [-D device] [-i images] [-l lines]"
+	    " [-m module] [-n qualname] [-o dir] [-p profile] [-r table]"
+	    " file\n", getprogname());
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct pysrc src;
+	struct snip sn;
+	struct rules rules;
+	struct sha256 h;
+	struct buf py = { 0 }, cfg = { 0 }, md = { 0 };
+	struct stat st;
+	struct jw *w;
+	uint32_t first = 0, last = 0;
+	char *dir, *slash;
+	size_t i;
+	int ch;
+
+	setprogname(argv[0]);
+	while ((ch = getopt(argc, argv, "D:fi:l:m:n:o:p:r:")) != -1) {
+		switch (ch) {
+		case 'D':
+			if (*optarg == '\0' || optarg[strspn(optarg,
+			    "abcdefghijklmnopqrstuvwxyz0123456789:")] != '\0')
+				die_usage("-D: device is invalid: %s", optarg);
+			Dflag = optarg;
+			break;
+		case 'f':
+			fflag = 1;
+			break;
+		case 'i':
+			iflag = optarg;
+			break;
+		case 'l':
+			lflag = optarg;
+			break;
+		case 'm':
+			mflag = optarg;
+			break;
+		case 'n':
+			nflag = optarg;
+			break;
+		case 'o':
+			oflag = optarg;
+			break;
+		case 'p':
+			if (!valid_profile(optarg))
+				die_usage("-p: profile name is invalid (letters,"
+				    " digits, '.', '_' and '-'): %s", optarg);
+			pflag = optarg;
+			break;
+		case 'r':
+			rflag = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc != 1)
+		usage();
+	if (nflag == NULL && lflag == NULL)
+		die_usage("name the definition with -n or -l");
+	if (lflag != NULL) {
+		char *dash;
+
+		dir = xstrdup(lflag);
+		if ((dash = strchr(dir, '-')) != NULL)
+			*dash++ = '\0';
+		first = (uint32_t)parse_num(dir, 1, UINT32_MAX,
+		    "-l: first line");
+		last = dash == NULL ? first : (uint32_t)parse_num(dash, 1,
+		    UINT32_MAX, "-l: last line");
+		free(dir);
+		if (last < first)
+			die_usage("-l: line range is invalid: %s", lflag);
+	}
+	if (*oflag == '\0')
+		die_usage("-o: directory is empty");
+
+	memset(&sn, 0, sizeof(sn));
+	sn.file = argv[0];
+	sn.module = mflag != NULL ? xstrdup(mflag) : module_of(sn.file);
+	if (sn.module == NULL)
+		die_usage("%s: no module name in the path (relative to the"
+		    " current directory, ending in .py): give -m", sn.file);
+	load_rules(&rules);
+	if (pysrc_read(&src, sn.file) < 0)
+		exit(1);
+	sn.s = &src;
+	sn.d = pick(&src, &first, &last);
+	sn.f = &src.def[sn.d];
+	if (sn.f->type == PD_CLASS)
+		die("%s:%u: %s is a class: name one of its methods", src.name,
+		    sn.f->line, sn.f->qualname);
+	sn.profile = pflag != NULL ? xstrdup(pflag) : profile_of(sn.f->qualname);
+	if (!valid_profile(sn.profile))
+		die("%s: no profile name can be made from %s: give -p",
+		    src.name, sn.f->qualname);
+	sn.tclass = class_of(sn.profile);
+	sn.odir = snip_path(oflag);
+	sn.folder = snip_path_join(sn.odir, sn.profile);
+	sn.config = snip_path_join(sn.folder, "config.yaml");
+	sn.target = snip_path_join(sn.folder, "target.py");
+	sn.readme = snip_path_join(sn.folder, "README.md");
+
+	sha256_init(&h);
+	sha256_update(&h, src.text, src.len);
+	sha256_hex(&h, sn.sha);
+	dir = xstrdup(sn.file);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	sn.git = git_head(slash != NULL ? (*dir ? dir : "/") : ".");
+	free(dir);
+
+	params(&sn);
+	method_kind(&sn);
+	helpers(&sn);
+	regions(&sn, &rules, first, last);
+	target_py(&sn, &py);
+	config_yaml(&sn, &cfg);
+	readme(&sn, &cfg, &md);
+
+	if (stat(sn.folder, &st) == 0 && !fflag)
+		die("%s: exists; -f replaces its target.py, config.yaml and"
+		    " README.md", sn.folder);
+	make_dirs(sn.folder);
+	write_file(sn.target, &py);
+	write_file(sn.config, &cfg);
+	write_file(sn.readme, &md);
+
+	w = jw_new(stdout);
+	put_record(&sn, w);
+	jw_free(w);
+
+	for (i = 0; i < sn.npar; i++)
+		free(sn.par[i].name);
+	for (i = 0; i < sn.nreg; i++) {
+		free(sn.reg[i].label);
+		free(sn.reg[i].base);
+	}
+	for (i = 0; i < sn.nhelpers; i++)
+		free(sn.helpers[i]);
+	free(sn.par);
+	free(sn.reg);
+	free(sn.helpers);
+	free(sn.module);
+	free(sn.profile);
+	free(sn.odir);
+	free(sn.folder);
+	free(sn.config);
+	free(sn.target);
+	free(sn.readme);
+	free(sn.tclass);
+	free(sn.git);
+	free(sn.strip);
+	free(sn.unit);
+	free(sn.owner);
+	free(sn.dropped.s);
+	free(sn.skipped.s);
+	free(py.s);
+	free(cfg.s);
+	free(md.s);
+	free(rules.v);
+	free(rules.text);
+	pysrc_free(&src);
+	return finish(0);
+}
+
+static void
+bput(struct buf *b, const char *s, size_t n)
+{
+	if (b->cap - b->len < n + 1) {
+		b->cap = (b->len + n + 1) * 2;
+		b->s = xrealloc(b->s, b->cap);
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void
+bputs(struct buf *b, const char *s)
+{
+	bput(b, s, strlen(s));
+}
+
+static void
+bprintf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("output formatting failed");
+	if (b->cap - b->len < (size_t)n + 1) {
+		b->cap = (b->len + (size_t)n + 1) * 2;
+		b->s = xrealloc(b->s, b->cap);
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/*
+ * The definition -n and -l name.  With -l, *first and *last become the
+ * widened range, or 0 when it holds the def line (the whole function).
+ */
+static size_t
+pick(const struct pysrc *s, uint32_t *first, uint32_t *last)
+{
+	struct buf lines = { 0 };
+	size_t i, found = 0, n = 0;
+	int d;
+
+	if (*first != 0) {
+		d = pysrc_select(s, *first, *last, nflag, first, last);
+		if (d < 0)
+			exit(1);
+		if (*first <= s->def[d].header_end)
+			*first = *last = 0;
+		return (size_t)d;
+	}
+	for (i = 0; i < s->ndef; i++) {
+		if (strcmp(s->def[i].qualname, nflag) != 0)
+			continue;
+		bprintf(&lines, "%s%u", n > 0 ? ", " : "", s->def[i].line);
+		found = i;
+		n++;
+	}
+	if (n == 0)
+		die("%s: no definition named %s", s->name, nflag);
+	if (n > 1)
+		die("%s: %s is defined %zu times (lines %s): pick one with -l",
+		    s->name, nflag, n, lines.s);
+	free(lines.s);
+	return found;
+}
+
+/*
+ * a/b/c.py -> a.b.c, a/b/__init__.py -> a.b, for a path relative to the
+ * current directory (the repository root the runner runs in).
+ */
+static char *
+module_of(const char *path)
+{
+	char cwd[PATH_MAX], *m, *p, *q;
+	size_t n;
+
+	if (path[0] == '/') {
+		if (getcwd(cwd, sizeof(cwd)) == NULL)
+			return NULL;
+		n = strlen(cwd);
+		if (strncmp(path, cwd, n) != 0 || path[n] != '/')
+			return NULL;
+		path += n + 1;
+	}
+	while (strncmp(path, "./", 2) == 0)
+		path += 2;
+	n = strlen(path);
+	if (n < 4 || strcmp(path + n - 3, ".py") != 0)
+		return NULL;
+	m = xmemdup(path, n - 3);
+	n -= 3;
+	if (n >= 9 && strcmp(m + n - 9, "/__init__") == 0)
+		m[n - 9] = '\0';
+	for (p = m; ; p = q + 1) {
+		q = strchr(p, '/');
+		if (q != NULL)
+			*q = '.';
+		/* Each part must be an identifier. */
+		if (p[0] == '.' || p[0] == '\0' || (p[0] >= '0' &&
+		    p[0] <= '9')) {
+			free(m);
+			return NULL;
+		}
+		for (; *p != '\0' && *p != '.'; p++)
+			if (!(*p == '_' || (*p >= 'a' && *p <= 'z') ||
+			    (*p >= 'A' && *p <= 'Z') || (*p >= '0' &&
+			    *p <= '9') || (unsigned char)*p >= 0x80)) {
+				free(m);
+				return NULL;
+			}
+		if (q == NULL)
+			break;
+	}
+	return m;
+}
+
+/* Detector.post_process -> detector-post-process */
+static char *
+profile_of(const char *qualname)
+{
+	char *p = xstrdup(qualname), *c;
+
+	for (c = p; *c != '\0'; c++) {
+		if (*c == '_' || *c == '.')
+			*c = '-';
+		else if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	}
+	c = p;
+	while (*c == '-')
+		c++;
+	memmove(p, c, strlen(c) + 1);
+	return p;
+}
+
+/* A name that is safe as a folder name and as a plain YAML scalar. */
+static int
+valid_profile(const char *p)
+{
+	return p[0] != '\0' && p[0] != '.' && p[0] != '-' &&
+	    p[strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-")] == '\0';
+}
+
+/* nms-fast -> NmsFastTarget */
+static char *
+class_of(const char *profile)
+{
+	struct buf b = { 0 };
+	int up = 1;
+
+	if (*profile >= '0' && *profile <= '9')
+		bputs(&b, "Profile");
+	for (; *profile != '\0'; profile++) {
+		char c = *profile;
+
+		if (c == '-' || c == '_' || c == '.') {
+			up = 1;
+			continue;
+		}
+		if (up && c >= 'a' && c <= 'z')
+			c = (char)(c - 'a' + 'A');
+		bput(&b, &c, 1);
+		up = 0;
+	}
+	bputs(&b, "Target");
+	return b.s;
+}
+
+/*
+ * 1 when PyYAML reads s back as the same string unquoted: no YAML 1.1
+ * boolean, null or number, nothing that starts an indicator.
+ */
+static int
+yaml_plain(const char *s)
+{
+	static const char *const words[] = {
+		"y", "n", "yes", "no", "true", "false", "on", "off", "null",
+		NULL
+	};
+	char low[8];
+	size_t i, n = strlen(s);
+
+	if (n == 0 || strchr("0123456789-.:+~", s[0]) != NULL ||
+	    s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_./:-")] != '\0')
+		return 0;
+	if (n < sizeof(low)) {
+		for (i = 0; i <= n; i++)
+			low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ?
+			    s[i] - 'A' + 'a' : s[i]);
+		for (i = 0; words[i] != NULL; i++)
+			if (strcmp(low, words[i]) == 0)
+				return 0;
+	}
+	return 1;
+}
+
+static void
+yaml_scalar(struct buf *b, const char *s)
+{
+	if (yaml_plain(s)) {
+		bputs(b, s);
+		return;
+	}
+	bputs(b, "\"");
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			bprintf(b, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			bprintf(b, "\\x%02x", c);
+		else
+			bput(b, s, 1);
+	}
+	bputs(b, "\"");
+}
+
+/*
+ * -r, else snippet-ranges.tsv in $MRP_RUBRIC, else in ../rubric beside
+ * the binary (the source tree) or ../share/mrp (an installed one).
+ */
+static void
+load_rules(struct rules *r)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 64], *dir, *line, *next;
+	const char *env, *tried = NULL;
+	struct buf text = { 0 };
+	FILE *f = NULL;
+	ssize_t n;
+	size_t lineno = 0, got;
+	char chunk[4096];
+
+	memset(r, 0, sizeof(*r));
+	if (rflag != NULL) {
+		if ((f = fopen(rflag, "r")) == NULL)
+			die("%s:", rflag);
+		tried = rflag;
+	} else if ((env = getenv("MRP_RUBRIC")) != NULL && *env != '\0') {
+		snprintf(path, sizeof(path), "%s/%s", env, RANGE_TABLE);
+		if ((f = fopen(path, "r")) == NULL)
+			die("%s:", path);
+		tried = path;
+	} else if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+		exe[n] = '\0';
+		if ((dir = strrchr(exe, '/')) != NULL)
+			*dir = '\0';
+		snprintf(path, sizeof(path), "%s/../rubric/%s", exe,
+		    RANGE_TABLE);
+		if ((f = fopen(path, "r")) == NULL) {
+			snprintf(path, sizeof(path), "%s/../share/mrp/%s", exe,
+			    RANGE_TABLE);
+			f = fopen(path, "r");
+		}
+		tried = path;
+	}
+	if (f == NULL)
+		die("no %s found beside the binary: give -r or set"
+		    " MRP_RUBRIC", RANGE_TABLE);
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		bput(&text, chunk, got);
+	if (ferror(f))
+		die("%s:", tried);
+	fclose(f);
+	if (text.s == NULL)
+		bputs(&text, "");
+	r->text = text.s;
+	r->v = xreallocarray(NULL, text.len / 4 + 1, sizeof(*r->v));
+	for (line = text.s; line != NULL && *line != '\0'; line = next) {
+		char *tab1, *tab2;
+
+		lineno++;
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		line[strcspn(line, "\r")] = '\0';
+		if (line[0] == '#' || line[strspn(line, " \t")] == '\0')
+			continue;
+		if ((tab1 = strchr(line, '\t')) == NULL ||
+		    (tab2 = strchr(tab1 + 1, '\t')) == NULL ||
+		    strchr(tab2 + 1, '\t') != NULL || tab1 == line ||
+		    tab2[1] == '\0')
+			die_usage("%s:%zu: expected range<TAB>match<TAB>pattern",
+			    tried, lineno);
+		*tab1 = *tab2 = '\0';
+		if (strcmp(tab1 + 1, "call") != 0 &&
+		    strcmp(tab1 + 1, "name") != 0)
+			die_usage("%s:%zu: match is \"call\" or \"name\", not"
+			    " \"%s\"", tried, lineno, tab1 + 1);
+		if (line[strspn(line, "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ .:-")] != '\0')
+			die_usage("%s:%zu: range name has a character other"
+			    " than letters, digits, ' ', '.', ':', '_', '-'",
+			    tried, lineno);
+		r->v[r->n].range = line;
+		r->v[r->n].call = tab1[1] == 'c';
+		r->v[r->n].pattern = tab2 + 1;
+		r->n++;
+	}
+}
+
+/* The parameters of the def, from its parenthesized list. */
+static void
+params(struct snip *sn)
+{
+	const struct pysrc *s = sn->s;
+	const struct pystmt *st = &s->stmt[sn->f->stmt];
+	size_t t, end = sn->f->colon, item;
+	int kwonly = 0;
+
+	for (t = st->tok; t < end; t++)
+		if (s->tok[t].depth == 0 && pysrc_tok_is(s, t, "("))
+			break;
+	sn->par = xreallocarray(NULL, end - t + 1, sizeof(*sn->par));
+	for (item = ++t; t < end; t++) {
+		const struct pytok *k = &s->tok[t];
+		struct param *p;
+		size_t i, n;
+		const char *name;
+
+		if (k->type == PT_COMMENT)
+			continue;
+		/* Items end at a ',' inside the list or at its ')'. */
+		if (!((k->depth == 1 && pysrc_tok_is(s, t, ",")) ||
+		    (k->depth == 0 && pysrc_tok_is(s, t, ")"))))
+			continue;
+		/* One item: tokens [item, t). */
+		while (item < t && s->tok[item].type == PT_COMMENT)
+			item++;
+		if (item < t) {
+			p = &sn->par[sn->npar];
+			p->kind = kwonly ? P_KWONLY : P_POS;
+			p->has_default = 0;
+			i = item;
+			if (pysrc_tok_is(s, i, "*")) {
+				kwonly = 1;
+				p->kind = P_VARARGS;
+				i++;
+			} else if (pysrc_tok_is(s, i, "**")) {
+				p->kind = P_VARKW;
+				i++;
+			}
+			while (i < t && s->tok[i].type == PT_COMMENT)
+				i++;
+			if (i < t && s->tok[i].type == PT_NAME) {
+				name = pysrc_tok(s, i, &n);
+				p->name = xmemdup(name, n);
+				for (; i < t; i++)
+					if (s->tok[i].depth == 1 &&
+					    pysrc_tok_is(s, i, "="))
+						p->has_default = 1;
+				sn->npar++;
+			}
+		}
+		item = t + 1;
+		if (pysrc_tok_is(s, t, ")"))
+			break;
+	}
+}
+
+/* Whether the def is a method, and of what kind; its class. */
+static void
+method_kind(struct snip *sn)
+{
+	const struct pysrc *s = sn->s;
+	const struct pydef *f = sn->f;
+	size_t i;
+	int p;
+
+	for (i = 0; i < f->stmt; i++)
+		if (s->stmt[i].first >= f->decorator &&
+		    dropped_decorator(s, i)) {
+			const struct pytok *a = &s->tok[s->stmt[i].tok];
+			const struct pytok *z = &s->tok[s->stmt[i].tok +
+			    s->stmt[i].ntok - 1];
+
+			bprintf(&sn->dropped, "%s`%.*s`",
+			    sn->dropped.len > 0 ? ", " : "",
+			    (int)(z->off + z->len - a->off), s->text + a->off);
+		}
+	if (f->parent < 0 || s->def[f->parent].type != PD_CLASS)
+		return;
+	for (p = f->parent; p >= 0; p = s->def[p].parent)
+		if (s->def[p].type != PD_CLASS)
+			die("%s:%u: %s is a method of a class defined inside a"
+			    " function; copy it by hand", s->name, f->line,
+			    f->qualname);
+	sn->owner = xstrdup(s->def[f->parent].qualname);
+	sn->method = M_INSTANCE;
+	for (i = 0; i < f->stmt; i++) {
+		if (s->stmt[i].first < f->decorator)
+			continue;
+		if (pysrc_tok_is(s, s->stmt[i].tok + 1, "staticmethod"))
+			sn->method = M_STATIC;
+		else if (pysrc_tok_is(s, s->stmt[i].tok + 1, "classmethod"))
+			sn->method = M_CLASS;
+	}
+}
+
+/*
+ * Decorators that only make sense inside a class (or mark a declaration)
+ * are left out of the module-level copy: a bare dotted name ending in one
+ * of these.
+ */
+static int
+dropped_decorator(const struct pysrc *s, size_t i)
+{
+	static const char *const names[] = {
+		"staticmethod", "classmethod", "property", "setter", "getter",
+		"deleter", "abstractmethod", "overload", "cached_property", NULL
+	};
+	const struct pystmt *st = &s->stmt[i];
+	size_t t, last = st->tok + st->ntok - 1, k;
+
+	for (t = st->tok + 1; t <= last; t++)
+		if (s->tok[t].type != PT_COMMENT &&
+		    s->tok[t].type != PT_NAME && !pysrc_tok_is(s, t, "."))
+			return 0;
+	while (last > st->tok && s->tok[last].type == PT_COMMENT)
+		last--;
+	for (k = 0; names[k] != NULL; k++)
+		if (pysrc_tok_is(s, last, names[k]))
+			return 1;
+	return 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Module-level names of the source (defs, classes, assignments) that the
+ * copied code uses: they are imported from the production module, so
+ * helper calls keep going to production code.
+ */
+static void
+helpers(struct snip *sn)
+{
+	const struct pysrc *s = sn->s;
+	const struct pydef *f = sn->f;
+	size_t i, t, n, first, end, k;
+	const char *name;
+
+	sn->helpers = xreallocarray(NULL, s->nstmt + 2, sizeof(char *));
+	if (sn->owner != NULL) {
+		n = strcspn(sn->owner, ".");
+		sn->helpers[sn->nhelpers++] = xmemdup(sn->owner, n);
+	}
+	first = s->stmt[s->line[f->decorator].stmt].tok;
+	end = s->stmt[s->line[f->end].stmt].tok +
+	    s->stmt[s->line[f->end].stmt].ntok;
+	for (i = 0; i < s->nstmt; i++) {
+		const struct pystmt *st = &s->stmt[i];
+		size_t at = st->tok;
+
+		if (st->cols != 0 || st->ntok < 2)
+			continue;
+		if (pysrc_tok_is(s, at, "def") || pysrc_tok_is(s, at, "class"))
+			at++;
+		else if (pysrc_tok_is(s, at, "async"))
+			at += 2;
+		else if (!(s->tok[at].type == PT_NAME &&
+		    (pysrc_tok_is(s, at + 1, "=") ||
+		    pysrc_tok_is(s, at + 1, ":"))))
+			continue;
+		if (at >= st->tok + st->ntok || s->tok[at].type != PT_NAME)
+			continue;
+		name = pysrc_tok(s, at, &n);
+		if (is_keyword(name, n) || (f->parent < 0 &&
+		    strlen(f->name) == n && memcmp(f->name, name, n) == 0))
+			continue;
+		for (t = first; t < end; t++) {
+			size_t m;
+			const char *u;
+
+			if (s->tok[t].type != PT_NAME ||
+			    (t > first && pysrc_tok_is(s, t - 1, ".")))
+				continue;
+			u = pysrc_tok(s, t, &m);
+			if (m == n && memcmp(u, name, n) == 0)
+				break;
+		}
+		if (t == end)
+			continue;
+		for (k = 0; k < sn->nhelpers; k++)
+			if (strlen(sn->helpers[k]) == n &&
+			    memcmp(sn->helpers[k], name, n) == 0)
+				break;
+		if (k == sn->nhelpers)
+			sn->helpers[sn->nhelpers++] = xmemdup(name, n);
+	}
+	qsort(sn->helpers, sn->nhelpers, sizeof(char *), cmp_str);
+}
+
+static int
+is_keyword(const char *s, size_t n)
+{
+	static const char *const kw[] = {
+		"False", "None", "True", "and", "as", "assert", "async",
+		"await", "break", "class", "continue", "def", "del", "elif",
+		"else", "except", "finally", "for", "from", "global", "if",
+		"import", "in", "is", "lambda", "nonlocal", "not", "or",
+		"pass", "raise", "return", "try", "while", "with", "yield",
+		NULL
+	};
+	size_t i;
+
+	for (i = 0; kw[i] != NULL; i++)
+		if (strlen(kw[i]) == n && memcmp(kw[i], s, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* The range of the first rule that tokens [from, to) match, or NULL. */
+static const char *
+match(const struct pysrc *s, const struct rules *r, size_t from, size_t to)
+{
+	struct buf name = { 0 };
+	const char *hit = NULL, *last;
+	size_t i, t, u, n;
+
+	for (i = 0; i < r->n && hit == NULL; i++) {
+		for (t = from; t < to && hit == NULL; t++) {
+			const char *tx;
+
+			if (s->tok[t].type != PT_NAME)
+				continue;
+			tx = pysrc_tok(s, t, &n);
+			if (!r->v[i].call) {
+				name.len = 0;
+				bput(&name, tx, n);
+				if (fnmatch(r->v[i].pattern, name.s, 0) == 0)
+					hit = r->v[i].range;
+				continue;
+			}
+			/* A dotted name starts where no '.' name precedes. */
+			if (is_keyword(tx, n) || (t > from &&
+			    pysrc_tok_is(s, t - 1, ".") && t - 1 > from &&
+			    s->tok[t - 2].type == PT_NAME))
+				continue;
+			name.len = 0;
+			bput(&name, tx, n);
+			last = name.s;
+			for (u = t + 1; u + 1 < to && pysrc_tok_is(s, u, ".") &&
+			    s->tok[u + 1].type == PT_NAME; u += 2) {
+				tx = pysrc_tok(s, u + 1, &n);
+				bputs(&name, ".");
+				bput(&name, tx, n);
+			}
+			if (u >= to || !pysrc_tok_is(s, u, "("))
+				continue;
+			last = strrchr(name.s, '.');
+			last = last != NULL ? last + 1 : name.s;
+			if (fnmatch(r->v[i].pattern, name.s, 0) == 0 ||
+			    fnmatch(r->v[i].pattern, last, 0) == 0)
+				hit = r->v[i].range;
+		}
+	}
+	free(name.s);
+	return hit;
+}
+
+/*
+ * Where the NVTX ranges go.  With -l lines (first != 0): one range around
+ * them.  Otherwise each statement of the body (with its nested blocks and
+ * else/except clauses) that a rule matches; neighbours with the same range
+ * share one.  Also notes whether the def returns a value or yields.
+ */
+static void
+regions(struct snip *sn, const struct rules *r, uint32_t first,
+    uint32_t last)
+{
+	const struct pysrc *s = sn->s;
+	const struct pydef *f = sn->f;
+	const struct pyline *hl = &s->line[f->line];
+	size_t i, j, t, bc, body = f->stmt + 1;
+	char label[256];
+
+	sn->strip = xmemdup(s->text + hl->off, hl->ws);
+	sn->reg = xreallocarray(NULL, s->nstmt + 1, sizeof(*sn->reg));
+	for (t = s->stmt[f->stmt].tok; t < s->ntok &&
+	    s->tok[t].line <= f->end; t++) {
+		if (pysrc_tok_is(s, t, "yield"))
+			sn->yields = 1;
+		if (pysrc_tok_is(s, t, "return") && t + 1 < s->ntok &&
+		    s->tok[t + 1].type != PT_NEWLINE &&
+		    s->tok[t + 1].type != PT_COMMENT)
+			sn->returns = 1;
+	}
+	if (f->oneline || body >= s->nstmt) {
+		sn->unit = xstrdup("    ");
+		return;
+	}
+	{
+		const struct pyline *bl = &s->line[s->stmt[body].first];
+
+		sn->unit = bl->ws > hl->ws ?
+		    xmemdup(s->text + bl->off + hl->ws, bl->ws - hl->ws) :
+		    xstrdup("    ");
+	}
+	if (first != 0) {
+		while (first < last && s->line[first].stmt == UINT32_MAX)
+			first++;
+		while (last > first && s->line[last].stmt == UINT32_MAX)
+			last--;
+		snprintf(label, sizeof(label), "%s lines %u-%u", f->name,
+		    first, last);
+		add_region(sn, first, last, s->line[last].stmt, label);
+		return;
+	}
+	bc = s->stmt[body].cols;
+	for (i = body; i < s->nstmt && s->stmt[i].first <= f->end; i = j + 1) {
+		const char *range;
+
+		for (j = i; j + 1 < s->nstmt && s->stmt[j + 1].first <= f->end &&
+		    (s->stmt[j + 1].cols > bc ||
+		    pysrc_tok_is(s, s->stmt[j + 1].tok, "else") ||
+		    pysrc_tok_is(s, s->stmt[j + 1].tok, "elif") ||
+		    pysrc_tok_is(s, s->stmt[j + 1].tok, "except") ||
+		    pysrc_tok_is(s, s->stmt[j + 1].tok, "finally")); j++)
+			;
+		/* The docstring stays a docstring. */
+		if (i == body && s->stmt[i].ntok == 1 &&
+		    s->tok[s->stmt[i].tok].type == PT_STRING)
+			continue;
+		range = match(s, r, s->stmt[i].tok,
+		    s->stmt[j].tok + s->stmt[j].ntok);
+		if (range == NULL)
+			continue;
+		snprintf(label, sizeof(label), "%s %s", f->name, range);
+		if (sn->nreg > 0 && sn->reg[sn->nreg - 1].stmt + 1 == i &&
+		    strcmp(sn->reg[sn->nreg - 1].label, label) == 0) {
+			sn->reg[sn->nreg - 1].last = s->stmt[j].last;
+			sn->reg[sn->nreg - 1].stmt = j;
+			continue;
+		}
+		add_region(sn, s->stmt[i].first, s->stmt[j].last, j, label);
+	}
+}
+
+static void
+add_region(struct snip *sn, uint32_t first, uint32_t last, size_t stmt,
+    const char *label)
+{
+	const struct pysrc *s = sn->s;
+	const struct pyline *l = &s->line[first];
+	size_t strip = strlen(sn->strip);
+	struct region *g = &sn->reg[sn->nreg++];
+
+	g->first = first;
+	g->last = last;
+	g->stmt = stmt;
+	g->label = xstrdup(label);
+	g->base = l->ws > strip ? xmemdup(s->text + l->off + strip,
+	    l->ws - strip) : xstrdup("");
+}
+
+/*
+ * The source's module-level imports, relative ones made absolute; a
+ * "from __future__" import goes to future, which must come first.
+ */
+static void
+imports(struct snip *sn, struct buf *future, struct buf *out)
+{
+	const struct pysrc *s = sn->s;
+	size_t i, t, end, n;
+	const char *tx;
+
+	for (i = 0; i < s->nstmt; i++) {
+		const struct pystmt *st = &s->stmt[i];
+		const struct pyline *ll = &s->line[st->last];
+		int level = 0;
+		char *pkg, *dot;
+
+		if (!pysrc_tok_is(s, st->tok, "import") &&
+		    !pysrc_tok_is(s, st->tok, "from"))
+			continue;
+		if (st->cols != 0) {
+			if (pysrc_enclosing(s, st->first, st->first) < 0)
+				bprintf(&sn->skipped, "%s%u",
+				    sn->skipped.len ? ", " : "", st->first);
+			continue;
+		}
+		end = st->tok + st->ntok;
+		t = st->tok + 1;
+		if (pysrc_tok_is(s, st->tok, "from")) {
+			for (; t < end && (pysrc_tok_is(s, t, ".") ||
+			    pysrc_tok_is(s, t, "...")); t++)
+				level += (int)s->tok[t].len;
+			if (t < end && pysrc_tok_is(s, t, "__future__")) {
+				pysrc_copy_lines(s, st->first, st->last, "",
+				    "", "", &future->s, &future->len,
+				    &future->cap);
+				continue;
+			}
+		}
+		if (level == 0) {
+			pysrc_copy_lines(s, st->first, st->last, "", "", "",
+			    &out->s, &out->len, &out->cap);
+			continue;
+		}
+		/* from ..x import y: the package, less level - 1 parts. */
+		pkg = xstrdup(sn->module);
+		if (strcmp(sn->file + strlen(sn->file) -
+		    (strlen(sn->file) >= 11 ? 11 : 0), "__init__.py") != 0)
+			level++;
+		for (; level > 1 && (dot = strrchr(pkg, '.')) != NULL; level--)
+			*dot = '\0';
+		bprintf(out, "from %s", level > 1 ? "" : pkg);
+		free(pkg);
+		for (; t < end && !pysrc_tok_is(s, t, "import"); t++) {
+			tx = pysrc_tok(s, t, &n);
+			bprintf(out, ".%.*s", (int)n, tx);
+		}
+		if (t == end)
+			continue;
+		tx = pysrc_tok(s, t, &n);
+		bprintf(out, " %.*s\n", (int)(ll->off + ll->len -
+		    s->tok[t].off), tx);
+	}
+}
+
+static void
+target_py(struct snip *sn, struct buf *b)
+{
+	const struct pysrc *s = sn->s;
+	const struct pydef *f = sn->f;
+	struct buf future = { 0 }, imp = { 0 };
+	size_t i;
+
+	imports(sn, &future, &imp);
+	bprintf(b, "\"\"\"Profiling target for %s.\n\nCopied from %s"
+	    " lines %u-%u by snip-new;\nREADME.md says where the code comes"
+	    " from and what was assumed.  The\nproduction module is imported,"
+	    " never edited.\n\"\"\"\n", f->qualname, s->name, f->decorator,
+	    f->end);
+	if (future.len > 0)
+		bput(b, future.s, future.len);
+	bputs(b, "\n");
+	if (f->type == PD_ASYNC)
+		bputs(b, "import asyncio\n");
+	bputs(b, "from typing import Any\n\nfrom development.profiling.nvtx"
+	    " import profiling_range_if_cuda\n\n");
+	if (imp.len > 0) {
+		bprintf(b, "# The imports of %s, relative ones made"
+		    " absolute.\n", sn->module);
+		bput(b, imp.s, imp.len);
+		bputs(b, "\n");
+	}
+	if (sn->nhelpers > 0) {
+		struct buf line = { 0 };
+
+		bputs(b, "# Helpers stay in their production module.\n");
+		bprintf(&line, "from %s import ", sn->module);
+		for (i = 0; i < sn->nhelpers; i++)
+			bprintf(&line, "%s%s", i > 0 ? ", " : "",
+			    sn->helpers[i]);
+		if (line.len <= 79)
+			bprintf(b, "%s\n", line.s);
+		else {
+			bprintf(b, "from %s import (\n", sn->module);
+			for (i = 0; i < sn->nhelpers; i++)
+				bprintf(b, "    %s,\n", sn->helpers[i]);
+			bputs(b, ")\n");
+		}
+		bputs(b, "\n");
+		free(line.s);
+	}
+	bputs(b, "# The device the NVTX ranges below are recorded for;"
+	    " prepare() sets it.\nPROFILE_DEVICE: Any = None\n\n\n");
+	bprintf(b, "# Copied from %s lines %u-%u", s->name, f->decorator,
+	    f->end);
+	bputs(b, sn->nreg > 0 ? "; NVTX ranges added.\n" : ".\n");
+	copy_def(sn, b);
+	bputs(b, "\n\n");
+	target_class(sn, b);
+	free(future.s);
+	free(imp.s);
+}
+
+/*
+ * The def, dedented to column 0 (never inside a string), decorators that
+ * need a class left out, and each region inside a profiling range.
+ */
+static void
+copy_def(const struct snip *sn, struct buf *b)
+{
+	const struct pysrc *s = sn->s;
+	const struct pydef *f = sn->f;
+	uint32_t k, last;
+	size_t r = 0, i;
+
+	for (k = f->decorator; k < f->line; ) {
+		i = s->line[k].stmt;
+		if (i != UINT32_MAX && dropped_decorator(s, i)) {
+			k = s->stmt[i].last + 1;
+			continue;
+		}
+		pysrc_copy_lines(s, k, k, sn->strip, "", "", &b->s, &b->len,
+		    &b->cap);
+		k++;
+	}
+	last = s->stmt[s->line[f->end].stmt].last;
+	for (k = f->line; k <= last; ) {
+		if (r < sn->nreg && sn->reg[r].first == k) {
+			const struct region *g = &sn->reg[r++];
+
+			bprintf(b, "%swith profiling_range_if_cuda(\"%s\","
+			    " device=PROFILE_DEVICE):\n", g->base, g->label);
+			pysrc_copy_lines(s, g->first, g->last, sn->strip,
+			    g->base, sn->unit, &b->s, &b->len, &b->cap);
+			k = g->last + 1;
+			continue;
+		}
+		pysrc_copy_lines(s, k, k, sn->strip, "", "", &b->s, &b->len,
+		    &b->cap);
+		k++;
+	}
+}
+
+/* How prepare() fills a required parameter, by its name. */
+static const char *
+argument(const char *name)
+{
+	static const char *const images[] = {
+		"image", "img", "frame", "np_image", "image_np", "images",
+		"imgs", "frames", "input_image", "picture", NULL
+	};
+	size_t i;
+
+	for (i = 0; images[i] != NULL; i++)
+		if (strcmp(name, images[i]) == 0)
+			return "record.image";
+	if (strcmp(name, "device") == 0)
+		return "device";
+	if (strcmp(name, "record") == 0)
+		return "record";
+	return NULL;
+}
+
+static void
+target_class(const struct snip *sn, struct buf *b)
+{
+	const struct pydef *f = sn->f;
+	size_t i = 0;
+	int kw = 0;
+	const char *a;
+
+	bprintf(b, "class %s:\n    \"\"\"Runs the copied %s on one data"
+	    " record per call.\"\"\"\n\n    name = \"%s\"\n\n", sn->tclass,
+	    f->name, sn->profile);
+	if (sn->method == M_INSTANCE)
+		bputs(b, "    def __init__(self) -> None:\n"
+		    "        self._owner: Any = None\n\n");
+	bputs(b, "    def prepare(self, record: Any, *, device: Any) -> Any:\n"
+	    "        global PROFILE_DEVICE\n"
+	    "        PROFILE_DEVICE = device\n");
+	if (sn->method == M_INSTANCE) {
+		bprintf(b, "        if self._owner is None:\n"
+		    "            # Assumption: %s() builds a usable instance;"
+		    " pass its\n            # constructor arguments here when it"
+		    " needs some.\n            self._owner = %s()\n",
+		    sn->owner, sn->owner);
+		i = 1;
+	} else if (sn->method == M_CLASS)
+		i = 1;
+	bputs(b, "        args = (");
+	if (sn->method == M_INSTANCE)
+		bputs(b, "self._owner,");
+	else if (sn->method == M_CLASS)
+		bprintf(b, "%s,", sn->owner);
+	for (; i < sn->npar; i++) {
+		const struct param *p = &sn->par[i];
+
+		if (p->kind != P_POS || p->has_default)
+			continue;
+		if ((a = argument(p->name)) != NULL)
+			bprintf(b, "\n            %s,", a);
+		else
+			bprintf(b, "\n            record.metadata[\"%s\"],",
+			    p->name);
+		kw = 1;
+	}
+	bputs(b, kw ? "\n        )\n" : ")\n");
+	kw = 0;
+	bputs(b, "        kwargs = {");
+	for (i = 0; i < sn->npar; i++) {
+		const struct param *p = &sn->par[i];
+
+		if (p->kind != P_KWONLY || p->has_default)
+			continue;
+		a = argument(p->name);
+		bprintf(b, "\n            \"%s\": ", p->name);
+		if (a != NULL)
+			bprintf(b, "%s,", a);
+		else
+			bprintf(b, "record.metadata[\"%s\"],", p->name);
+		kw = 1;
+	}
+	bputs(b, kw ? "\n        }\n" : "}\n");
+	bputs(b, "        return args, kwargs\n\n"
+	    "    def run(self, prepared: Any) -> Any:\n"
+	    "        args, kwargs = prepared\n");
+	if (f->type == PD_ASYNC)
+		bprintf(b, "        return asyncio.run(%s(*args, **kwargs))\n",
+		    f->name);
+	else if (sn->yields)
+		bprintf(b, "        return list(%s(*args, **kwargs))\n",
+		    f->name);
+	else
+		bprintf(b, "        return %s(*args, **kwargs)\n", f->name);
+	bputs(b, "\n    def validate(self, output: Any) -> None:\n");
+	if (sn->returns || sn->yields)
+		bprintf(b, "        if output is None:\n"
+		    "            raise ValueError(\"%s returned None\")\n",
+		    f->name);
+	else
+		bprintf(b, "        # %s returns nothing; there is no output to"
+		    " check.\n        return None\n", f->name);
+	bprintf(b, "\n    def summarize(self, output: Any) -> dict[str, Any]:\n"
+	    "        \"\"\"A small, manifest-safe description of the output."
+	    "\"\"\"\n"
+	    "        summary: dict[str, Any] = {\"type\":"
+	    " type(output).__name__}\n"
+	    "        shape = getattr(output, \"shape\", None)\n"
+	    "        if shape is not None:\n"
+	    "            summary[\"shape\"] = [int(d) for d in shape]\n"
+	    "            summary[\"dtype\"] = str(getattr(output, \"dtype\","
+	    " \"\"))\n"
+	    "        elif isinstance(output, (list, tuple, dict)):\n"
+	    "            summary[\"len\"] = len(output)\n"
+	    "        elif isinstance(output, (bool, int, float, str)):\n"
+	    "            summary[\"value\"] = output\n"
+	    "        return summary\n\n\ntarget = %s()\n", sn->tclass);
+}
+
+static void
+config_yaml(const struct snip *sn, struct buf *b)
+{
+	bputs(b, "profile_name: ");
+	yaml_scalar(b, sn->profile);
+	bputs(b, "\ntarget:\n  name: ");
+	yaml_scalar(b, sn->profile);
+	bputs(b, "\n  import_path: ");
+	{
+		char *ip = xmalloc(strlen(sn->target) + 8);
+
+		memcpy(ip, sn->target, strlen(sn->target));
+		memcpy(ip + strlen(sn->target), ":target", 8);
+		yaml_scalar(b, ip);
+		free(ip);
+	}
+	bputs(b, "\n  profile_prepare: false\ndata_source:\n");
+	if (iflag == NULL)
+		bputs(b, "  name: dummy            # or: images +"
+		    " directory/decode/limit/repeat\n");
+	else {
+		char cwd[PATH_MAX], *abs;
+		const char *home = getenv("HOME");
+		struct buf p = { 0 };
+
+		/* The runner expands neither "~" nor a relative path well. */
+		if (strncmp(iflag, "~/", 2) == 0 && home != NULL)
+			bprintf(&p, "%s/%s", home, iflag + 2);
+		else if (iflag[0] != '/' && getcwd(cwd, sizeof(cwd)) != NULL)
+			bprintf(&p, "%s/%s", cwd, iflag);
+		else
+			bputs(&p, iflag);
+		abs = snip_path(p.s);
+		bputs(b, "  name: images\n  directory: ");
+		yaml_scalar(b, abs);
+		bputs(b, "\n");
+		free(abs);
+		free(p.s);
+	}
+	bputs(b, "device: ");
+	yaml_scalar(b, Dflag);
+	bputs(b, "\nwarmup: 10\niterations: 100\nrecord_loading: eager\n"
+	    "seed: 0\ncapture_range: profile-target\n");
+	if (strcmp(sn->odir, DEFAULT_DIR) != 0) {
+		bputs(b, "output_dir: ");
+		yaml_scalar(b, sn->odir);
+		bputs(b, "\n");
+	}
+	bputs(b, "cuda: {synchronize_before_warmup: true,"
+	    " synchronize_after_warmup: true,\n"
+	    "       synchronize_before_capture: true,"
+	    " synchronize_after_capture: true,\n"
+	    "       synchronize_each_iteration: false}\n");
+}
+
+static void
+readme(const struct snip *sn, const struct buf *cfgtext, struct buf *b)
+{
+	const struct pysrc *s = sn->s;
+	const struct pydef *f = sn->f;
+	struct snipcfg c;
+	struct sdiags d = { 0 };
+	char *rundir, *nsys, *q;
+	size_t i;
+	const char *a;
+
+	if (snipcfg_parse(&c, cfgtext->s, cfgtext->len, &d) < 0)
+		die("the config written does not read back: %s",
+		    d.n > 0 ? d.v[0].msg : "?");
+	rundir = snipcfg_run_dir(&c, "nsys");
+	nsys = snipcfg_nsys(&c, rundir, sn->config);
+	q = snip_quote(sn->config);
+
+	bprintf(b, "# %s\n\nProfiles `%s` from `%s` in isolation, with the"
+	    " roboflow/inference\nprofiling runner"
+	    " (`development/profiling/main.py`).\n\n", sn->profile,
+	    f->qualname, s->name);
+	bprintf(b, "## Provenance\n\n"
+	    "- source: `%s` (module `%s`)\n"
+	    "- definition: `%s`, %s, lines %u-%u (def line %u)\n"
+	    "- sha256 of the source: `%s`\n"
+	    "- git commit: %s%s%s\n"
+	    "- generated by: snip-new\n\n", s->name, sn->module,
+	    f->qualname, f->type == PD_DEF ? "def" : "async def",
+	    f->decorator, f->end, f->line, sn->sha,
+	    sn->git != NULL ? "`" : "", sn->git != NULL ? sn->git :
+	    "unknown (the source is not in a git work tree)",
+	    sn->git != NULL ? "`" : "");
+	bprintf(b, "## What target.py holds\n\n"
+	    "- `%s` copied with its direct control flow, dedented to the"
+	    " top level.\n", f->name);
+	for (i = 0; i < sn->nreg; i++)
+		bprintf(b, "- NVTX range `%s` around source lines %u-%u.\n",
+		    sn->reg[i].label, sn->reg[i].first, sn->reg[i].last);
+	if (sn->nreg == 0)
+		bputs(b, "- No NVTX ranges inside the function: no statement"
+		    " matched the range table.\n  The runner's `profile-target`"
+		    " and `iteration N` ranges still apply.\n");
+	if (sn->nhelpers > 0) {
+		bputs(b, "- Helpers called from production:");
+		for (i = 0; i < sn->nhelpers; i++)
+			bprintf(b, " `%s`%s", sn->helpers[i],
+			    i + 1 < sn->nhelpers ? "," : "");
+		bprintf(b, ", imported from `%s`.\n", sn->module);
+	}
+	bprintf(b, "- `%s` implements the ProfileTarget protocol (`name`,"
+	    " `prepare`, `run`,\n  `validate`, `summarize`); `target` is its"
+	    " instance.\n\n", sn->tclass);
+	bputs(b, "## Assumptions and differences from production\n\n");
+	for (i = 0; i < sn->npar; i++) {
+		const struct param *p = &sn->par[i];
+
+		if ((i == 0 && (sn->method == M_INSTANCE ||
+		    sn->method == M_CLASS)) || p->kind == P_VARARGS ||
+		    p->kind == P_VARKW)
+			continue;
+		if (p->has_default) {
+			bprintf(b, "- `%s` keeps its default.\n", p->name);
+			continue;
+		}
+		a = argument(p->name);
+		if (a != NULL)
+			bprintf(b, "- `%s` is `%s`.\n", p->name, a);
+		else
+			bprintf(b, "- `%s` is `record.metadata[\"%s\"]`: the"
+			    " data source must supply it\n  (dummy supplies"
+			    " `tensor`, `scores` and `boxes`).\n", p->name,
+			    p->name);
+	}
+	if (sn->method == M_INSTANCE)
+		bprintf(b, "- `self` is an instance made by `%s()`, built once"
+		    " in `prepare`.\n", sn->owner);
+	if (sn->method == M_CLASS)
+		bprintf(b, "- `cls` is the production class `%s`.\n",
+		    sn->owner);
+	if (f->parent >= 0 && s->def[f->parent].type != PD_CLASS)
+		bprintf(b, "- `%s` is nested in `%s`; names it takes from"
+		    " there must be supplied.\n", f->name,
+		    s->def[f->parent].qualname);
+	if (sn->dropped.len > 0)
+		bprintf(b, "- Decorators left out: %s.\n", sn->dropped.s);
+	if (sn->skipped.len > 0)
+		bprintf(b, "- Imports inside `if` or `try` blocks are not"
+		    " copied (source lines: %s).\n", sn->skipped.s);
+	if (f->oneline)
+		bputs(b, "- The body is on the def line, so it has no ranges"
+		    " of its own.\n");
+	bputs(b, "- `validate` only checks that there is an output: compare"
+	    " with production\n  on a tiny fixture before trusting the"
+	    " numbers.\n\n");
+	bputs(b, "## Required files\n\n");
+	if (iflag != NULL)
+		bprintf(b, "- The image directory named in `config.yaml`"
+		    " (`%s`).\n", iflag);
+	else
+		bputs(b, "- None for the `dummy` data source.\n");
+	bprintf(b, "- The production module `%s` importable from the"
+	    " repository root\n  (`uv pip install -e .`).\n\n", sn->module);
+	bprintf(b, "## Smoke run (no Nsight)\n\n    uv run python"
+	    " development/profiling/main.py --config %s --run-id smoke\n\n",
+	    q);
+	bputs(b, "## Nsight Systems\n\n");
+	for (a = nsys; *a != '\0'; ) {
+		size_t n = strcspn(a, "\n");
+
+		bprintf(b, "    %.*s\n", (int)n, a);
+		a += n + (a[n] == '\n');
+	}
+	free(q);
+	free(nsys);
+	free(rundir);
+	sdiag_free(&d);
+	snipcfg_free(&c);
+}
+
+/* Writes b to path through a temporary file renamed into place. */
+static void
+write_file(const char *path, const struct buf *b)
+{
+	struct buf tmp = { 0 };
+	mode_t mask;
+	int fd;
+	FILE *f;
+
+	bprintf(&tmp, "%s.XXXXXX", path);
+	if ((fd = mkstemp(tmp.s)) < 0)
+		die("%s:", tmp.s);
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) < 0 || (f = fdopen(fd, "w")) == NULL) {
+		unlink(tmp.s);
+		die("%s:", tmp.s);
+	}
+	if (fwrite(b->s, 1, b->len, f) != b->len || fflush(f) != 0 ||
+	    ferror(f)) {
+		unlink(tmp.s);
+		die("%s: write failed:", tmp.s);
+	}
+	if (fclose(f) != 0) {
+		unlink(tmp.s);
+		die("%s: write failed:", tmp.s);
+	}
+	if (rename(tmp.s, path) < 0) {
+		unlink(tmp.s);
+		die("%s:", path);
+	}
+	free(tmp.s);
+}
+
+/* mkdir -p */
+static void
+make_dirs(const char *dir)
+{
+	char *p = xstrdup(dir), *c;
+
+	for (c = p + 1; ; c++) {
+		if (*c != '/' && *c != '\0')
+			continue;
+		{
+			char save = *c;
+
+			*c = '\0';
+			if (mkdir(p, 0777) < 0 && errno != EEXIST)
+				die("%s:", p);
+			*c = save;
+		}
+		if (*c == '\0')
+			break;
+	}
+	free(p);
+}
+
+static void
+put_record(const struct snip *sn, struct jw *w)
+{
+	size_t i;
+
+	jw_record(w, "snippet");
+	jw_key(w, "dir");
+	jw_cstring(w, sn->folder);
+	jw_key(w, "profile_name");
+	jw_cstring(w, sn->profile);
+	jw_key(w, "config");
+	jw_cstring(w, sn->config);
+	jw_key(w, "target");
+	jw_cstring(w, sn->target);
+	jw_key(w, "readme");
+	jw_cstring(w, sn->readme);
+	jw_key(w, "source");
+	jw_cstring(w, sn->s->name);
+	jw_key(w, "module");
+	jw_cstring(w, sn->module);
+	jw_key(w, "qualname");
+	jw_cstring(w, sn->f->qualname);
+	jw_key(w, "first_line");
+	jw_uint(w, sn->f->decorator);
+	jw_key(w, "last_line");
+	jw_uint(w, sn->f->end);
+	jw_key(w, "sha256");
+	jw_cstring(w, sn->sha);
+	jw_key(w, "git_commit");
+	if (sn->git != NULL)
+		jw_cstring(w, sn->git);
+	else
+		jw_null(w);
+	jw_key(w, "ranges");
+	jw_begin_array(w);
+	for (i = 0; i < sn->nreg; i++) {
+		jw_begin_object(w);
+		jw_key(w, "name");
+		jw_cstring(w, sn->reg[i].label);
+		jw_key(w, "first");
+		jw_uint(w, sn->reg[i].first);
+		jw_key(w, "last");
+		jw_uint(w, sn->reg[i].last);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	jw_end(w);
+}
