@@ -12,6 +12,7 @@
 #include "err.h"
 #include "memsnap.h"
 #include "ndjson.h"
+#include "operands.h"
 #include "xalloc.h"
 
 #define TOP_PEAK	10	/* largest live blocks listed at the peak */
@@ -84,7 +85,7 @@ struct replay {
 };
 
 static void	usage(void) __attribute__((noreturn));
-static int	score(const char *, struct jw *);
+static int	score(const char *, void *);
 static struct dev *dev_get(struct replay *, int64_t);
 static int	on_segment(void *, struct msnap *, const struct mseg *);
 static int	on_trace(void *, struct msnap *, const struct mtrace *);
@@ -128,24 +129,22 @@ main(int argc, char *argv[])
 	argv += optind;
 
 	w = jw_new(stdout);
-	if (argc == 0)
-		status = score(NULL, w);
-	for (; argc > 0 && status != -2; argc--, argv++)
-		status |= score(*argv, w);
+	status = for_each_operand(argc, argv, score, w);
 	jw_free(w);
-	return finish(status != 0);
+	return finish(status);
 }
 
 /*
  * Returns 0, 1 when the file could not be opened (the others still run),
- * or -2 after a data error, which ends the run.
+ * or -1 after a data error, which ends the run.
  */
 static int
-score(const char *path, struct jw *w)
+score(const char *path, void *arg)
 {
 	static const struct msnap_ops ops = {
 		on_segment, on_trace, on_trace_end
 	};
+	struct jw *w = arg;
 	struct msnap *ms;
 	struct replay rp;
 	size_t i;
@@ -160,7 +159,8 @@ score(const char *path, struct jw *w)
 	if (rc == 0 && msnap_form(ms) == MF_RECORDS)
 		memrec_write(ms, w);
 	else if (rc == 0 && msnap_form(ms) != MF_EMPTY) {
-		qsort(rp.dev, rp.ndev, sizeof(*rp.dev), dev_cmp);
+		if (rp.ndev > 0)
+			qsort(rp.dev, rp.ndev, sizeof(*rp.dev), dev_cmp);
 		for (i = 0; i < rp.ndev; i++) {
 			if (!rp.dev[i].traced)
 				continue;
@@ -175,7 +175,7 @@ score(const char *path, struct jw *w)
 	free(rp.dev);
 	live_free(&rp.map);
 	msnap_close(ms);
-	return rc == 0 ? 0 : -2;
+	return rc == 0 ? 0 : -1;
 }
 
 static struct dev *

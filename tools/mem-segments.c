@@ -12,6 +12,7 @@
 #include "err.h"
 #include "memsnap.h"
 #include "ndjson.h"
+#include "operands.h"
 #include "xalloc.h"
 
 /* Allocation sites listed per segment. */
@@ -56,7 +57,7 @@ struct snap {
 };
 
 static void	usage(void) __attribute__((noreturn));
-static int	summarize(const char *, struct jw *);
+static int	summarize(const char *, void *);
 static int	on_segment(void *, struct msnap *, const struct mseg *);
 static int	on_trace(void *, struct msnap *, const struct mtrace *);
 static struct devsum *devsum(struct snap *, int64_t);
@@ -97,22 +98,20 @@ main(int argc, char *argv[])
 	argv += optind;
 
 	w = jw_new(stdout);
-	if (argc == 0)
-		status = summarize(NULL, w);
-	for (; argc > 0 && status != -2; argc--, argv++)
-		status |= summarize(*argv, w);
+	status = for_each_operand(argc, argv, summarize, w);
 	jw_free(w);
-	return finish(status != 0);
+	return finish(status);
 }
 
 /*
  * Returns 0, 1 when the file could not be opened (the others still run),
- * or -2 after a data error, which ends the run.
+ * or -1 after a data error, which ends the run.
  */
 static int
-summarize(const char *path, struct jw *w)
+summarize(const char *path, void *arg)
 {
 	static const struct msnap_ops ops = { on_segment, on_trace, NULL };
+	struct jw *w = arg;
 	struct msnap *ms;
 	struct snap s;
 	struct devsum all;
@@ -128,10 +127,12 @@ summarize(const char *path, struct jw *w)
 	if (rc == 0 && msnap_form(ms) == MF_RECORDS)
 		memrec_write(ms, w);
 	else if (rc == 0 && msnap_form(ms) != MF_EMPTY) {
-		qsort(s.seg, s.nseg, sizeof(*s.seg), seg_cmp);
+		if (s.nseg > 0)
+			qsort(s.seg, s.nseg, sizeof(*s.seg), seg_cmp);
 		for (i = 0; i < s.nseg; i++)
 			put_segment(w, &s.seg[i]);
-		qsort(s.dev, s.ndev, sizeof(*s.dev), dev_cmp);
+		if (s.ndev > 0)
+			qsort(s.dev, s.ndev, sizeof(*s.dev), dev_cmp);
 		memset(&all, 0, sizeof(all));
 		all.requested_known = 1;
 		for (i = 0; i < s.ndev; i++) {
@@ -164,7 +165,7 @@ summarize(const char *path, struct jw *w)
 	free(s.dev);
 	free(s.tmp);
 	msnap_close(ms);
-	return rc == 0 ? 0 : -2;
+	return rc == 0 ? 0 : -1;
 }
 
 static struct devsum *

@@ -15,6 +15,7 @@
 #include "gzin.h"
 #include "json.h"
 #include "ndjson.h"
+#include "operands.h"
 #include "strmap.h"
 #include "xalloc.h"
 
@@ -77,7 +78,7 @@ struct trace {
 static int aflag;
 
 static void	usage(void) __attribute__((noreturn));
-static int	extract(const char *, struct jw *);
+static int	extract(const char *, void *);
 static int	read_top(struct trace *);
 static int	read_events(struct trace *);
 static int	at_end(struct trace *);
@@ -135,21 +136,19 @@ main(int argc, char *argv[])
 	argv += optind;
 
 	w = jw_new(stdout);
-	if (argc == 0)
-		status = extract(NULL, w);
-	for (; argc > 0 && status != -2; argc--, argv++)
-		status |= extract(*argv, w);
+	status = for_each_operand(argc, argv, extract, w);
 	jw_free(w);
-	return finish(status != 0);
+	return finish(status);
 }
 
 /*
  * Returns 0, 1 when the file could not be opened (the others still run),
- * or -2 after a data error, which ends the run.
+ * or -1 after a data error, which ends the run.
  */
 static int
-extract(const char *path, struct jw *w)
+extract(const char *path, void *arg)
 {
+	struct jw *w = arg;
 	struct trace t;
 	struct gzin *in;
 	int rc;
@@ -181,7 +180,7 @@ extract(const char *path, struct jw *w)
 	free(t.timeunit);
 	strmap_free(&t.cats, NULL);
 	strmap_free(&t.stacks, thread_stack_free);
-	return rc == 0 ? 0 : -2;
+	return rc == 0 ? 0 : -1;
 }
 
 static int
