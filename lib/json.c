@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,10 +9,22 @@
 #include <emmintrin.h>
 #endif
 
+#include "err.h"
 #include "json.h"
 #include "xalloc.h"
 
-#define BUFCAP	(256u * 1024)
+/*
+ * Bytes of input buffered.  The fuzzing build makes it small (-DJR_BUFCAP=)
+ * so that short inputs reach the refill paths; need() wants room for the
+ * longest number and its lookahead.
+ */
+#ifndef JR_BUFCAP
+#define JR_BUFCAP	(256u * 1024)
+#endif
+#if JR_BUFCAP < 2 * JR_MAX_NUMBER
+#error "JR_BUFCAP must hold two of the longest numbers"
+#endif
+#define BUFCAP	JR_BUFCAP
 
 enum state {
 	S_VALUE,		/* a value: at the start, after ':' or ',' */
@@ -1066,6 +1079,21 @@ jdoc_get_ns(const struct jdoc *d, uint32_t obj, const char *key, int64_t *ns)
 	if (i < 0)
 		return -1;
 	return jnum_us_to_ns(jdoc_str(d, (uint32_t)i), d->node[i].len, ns);
+}
+
+int
+jdoc_error(const char *file, const struct jdoc *d, uint32_t i,
+    const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warnmsg("%s:%" PRIu64 ":%" PRIu64 ": %s", file, d->node[i].line,
+	    d->node[i].col, msg);
+	return -1;
 }
 
 const char *

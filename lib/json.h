@@ -189,6 +189,14 @@ int jdoc_get_double(const struct jdoc *, uint32_t obj, const char *key,
 int jdoc_get_ns(const struct jdoc *, uint32_t obj, const char *key,
     int64_t *ns);
 
+/*
+ * Reports a data error at node i of d as "<prog>: file:line:col: message"
+ * and returns -1, so that callers can "return jdoc_error(...)".
+ */
+__attribute__((format(printf, 4, 5)))
+int jdoc_error(const char *file, const struct jdoc *d, uint32_t i,
+    const char *fmt, ...);
+
 /* The text of a string or number node; borrowed from the arena. */
 const char *jdoc_str(const struct jdoc *, uint32_t i);
 

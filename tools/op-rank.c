@@ -223,8 +223,6 @@ static int	cmprank(const void *, const void *);
 static int	mark_of(const char *);
 static uint32_t	intern(struct names *, int, const char *, size_t);
 static int	run_file(struct run *, const char *);
-static int	bad(struct run *, const struct jdoc *, uint32_t, const char *,
-		    ...) __attribute__((format(printf, 4, 5)));
 static int	on_event(struct run *);
 static int	on_thread(struct run *);
 static void	on_trace(struct run *, int64_t, int, int64_t, int64_t,
@@ -619,20 +617,6 @@ run_file(struct run *r, const char *path)
 }
 
 static int
-bad(struct run *r, const struct jdoc *d, uint32_t i, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	warnmsg("%s:%" PRIu64 ":%" PRIu64 ": %s", r->file, d->node[i].line,
-	    d->node[i].col, msg);
-	return -1;
-}
-
-static int
 get_jid(const struct jdoc *d, int i, struct jid *id)
 {
 	id->text = NULL;
@@ -765,24 +749,24 @@ on_event(struct run *r)
 		return 0;
 
 	if (ts < 0 || d->node[ts].type != JT_NUMBER)
-		return bad(r, d, ts < 0 ? 0 : (uint32_t)ts,
+		return jdoc_error(r->file, d, ts < 0 ? 0 : (uint32_t)ts,
 		    "event has no \"ts\" number");
 	if (dur < 0 || d->node[dur].type != JT_NUMBER)
-		return bad(r, d, dur < 0 ? 0 : (uint32_t)dur,
+		return jdoc_error(r->file, d, dur < 0 ? 0 : (uint32_t)dur,
 		    "event has no \"dur\" number");
 	if (jdoc_get_ns(d, 0, "ts", &tsns) < 0)
-		return bad(r, d, (uint32_t)ts, "\"ts\" is out of range");
+		return jdoc_error(r->file, d, (uint32_t)ts, "\"ts\" is out of range");
 	if (jdoc_get_ns(d, 0, "dur", &durns) < 0)
-		return bad(r, d, (uint32_t)dur, "\"dur\" is out of range");
+		return jdoc_error(r->file, d, (uint32_t)dur, "\"dur\" is out of range");
 	if (durns < 0)
 		durns = 0;
 	if (tsns > INT64_MAX - durns)
-		return bad(r, d, (uint32_t)dur, "\"dur\" is out of range");
+		return jdoc_error(r->file, d, (uint32_t)dur, "\"dur\" is out of range");
 	if ((pid >= 0 && d->node[pid].type != JT_NUMBER &&
 	    d->node[pid].type != JT_STRING) ||
 	    (tid >= 0 && d->node[tid].type != JT_NUMBER &&
 	    d->node[tid].type != JT_STRING))
-		return bad(r, d, (uint32_t)(pid >= 0 &&
+		return jdoc_error(r->file, d, (uint32_t)(pid >= 0 &&
 		    d->node[pid].type != JT_NUMBER &&
 		    d->node[pid].type != JT_STRING ? pid : tid),
 		    "\"pid\" and \"tid\" must be numbers or strings");
@@ -911,11 +895,11 @@ trace_record(struct run *r)
 	i = jdoc_get(d, 0, "rank");
 	if (i >= 0 && d->node[i].type != JT_NULL &&
 	    (jdoc_get_i64(d, 0, "rank", &rank) < 0 || rank < 0))
-		return bad(r, d, (uint32_t)i, "\"rank\" is not a rank number");
+		return jdoc_error(r->file, d, (uint32_t)i, "\"rank\" is not a rank number");
 	if (jdoc_get_i64(d, 0, "origin_ns", &origin) < 0 ||
 	    jdoc_get_ns(d, 0, "start", &start) < 0 ||
 	    jdoc_get_ns(d, 0, "end", &end) < 0)
-		return bad(r, d, 0, "\"trace\" record lacks \"origin_ns\","
+		return jdoc_error(r->file, d, 0, "\"trace\" record lacks \"origin_ns\","
 		    " \"start\" or \"end\"");
 	r->t.any = 1;
 	on_trace(r, rank, 1, origin, origin + start, origin + end);

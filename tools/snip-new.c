@@ -21,15 +21,11 @@
 #include "pysrc.h"
 #include "sha256.h"
 #include "snipcfg.h"
+#include "strbuf.h"
 #include "xalloc.h"
 
 #define DEFAULT_DIR	"inference_profiling/snippets"
 #define RANGE_TABLE	"snippet-ranges.tsv"
-
-struct buf {
-	char	*s;
-	size_t	 len, cap;
-};
 
 struct rule {
 	const char	*range, *pattern;
@@ -76,8 +72,8 @@ struct snip {
 	char			*strip, *unit;
 	int			 method, returns, yields;
 	char			*owner;		/* the class of a method */
-	struct buf		 dropped;	/* decorators left out */
-	struct buf		 skipped;	/* imports not copied */
+	struct strbuf		 dropped;	/* decorators left out */
+	struct strbuf		 skipped;	/* imports not copied */
 };
 
 static int fflag;
@@ -85,16 +81,12 @@ static const char *Dflag = "cuda", *iflag, *lflag, *mflag, *nflag;
 static const char *oflag = DEFAULT_DIR, *pflag, *rflag;
 
 static void	usage(void) __attribute__((noreturn));
-static void	bput(struct buf *, const char *, size_t);
-static void	bputs(struct buf *, const char *);
-static void	bprintf(struct buf *, const char *, ...)
-		    __attribute__((format(printf, 2, 3)));
 static size_t	pick(const struct pysrc *, uint32_t *, uint32_t *);
 static char	*module_of(const char *);
 static char	*profile_of(const char *);
 static int	valid_profile(const char *);
 static int	yaml_plain(const char *);
-static void	yaml_scalar(struct buf *, const char *);
+static void	yaml_scalar(struct strbuf *, const char *);
 static char	*class_of(const char *);
 static void	load_rules(struct rules *);
 static void	params(struct snip *);
@@ -108,15 +100,15 @@ static void	regions(struct snip *, const struct rules *, uint32_t,
 		    uint32_t);
 static void	add_region(struct snip *, uint32_t, uint32_t, size_t,
 		    const char *);
-static void	imports(struct snip *, struct buf *, struct buf *);
-static void	target_py(struct snip *, struct buf *);
-static void	copy_def(const struct snip *, struct buf *);
-static void	target_class(const struct snip *, struct buf *);
+static void	imports(struct snip *, struct strbuf *, struct strbuf *);
+static void	target_py(struct snip *, struct strbuf *);
+static void	copy_def(const struct snip *, struct strbuf *);
+static void	target_class(const struct snip *, struct strbuf *);
 static const char *argument(const char *);
-static void	config_yaml(const struct snip *, struct buf *);
-static void	readme(const struct snip *, const struct buf *,
-		    struct buf *);
-static void	write_file(const char *, const struct buf *);
+static void	config_yaml(const struct snip *, struct strbuf *);
+static void	readme(const struct snip *, const struct strbuf *,
+		    struct strbuf *);
+static void	write_file(const char *, const struct strbuf *);
 static void	make_dirs(const char *);
 static void	put_record(const struct snip *, struct jw *);
 
@@ -136,7 +128,7 @@ main(int argc, char *argv[])
 	struct snip sn;
 	struct rules rules;
 	struct sha256 h;
-	struct buf py = { 0 }, cfg = { 0 }, md = { 0 };
+	struct strbuf py = { 0 }, cfg = { 0 }, md = { 0 };
 	struct stat st;
 	struct jw *w;
 	uint32_t first = 0, last = 0;
@@ -296,44 +288,8 @@ main(int argc, char *argv[])
 	return finish(0);
 }
 
-static void
-bput(struct buf *b, const char *s, size_t n)
-{
-	if (b->cap - b->len < n + 1) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = xrealloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
 
-static void
-bputs(struct buf *b, const char *s)
-{
-	bput(b, s, strlen(s));
-}
 
-static void
-bprintf(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		die("output formatting failed");
-	if (b->cap - b->len < (size_t)n + 1) {
-		b->cap = (b->len + (size_t)n + 1) * 2;
-		b->s = xrealloc(b->s, b->cap);
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
 
 /*
  * The definition -n and -l name.  With -l, *first and *last become the
@@ -342,7 +298,7 @@ bprintf(struct buf *b, const char *fmt, ...)
 static size_t
 pick(const struct pysrc *s, uint32_t *first, uint32_t *last)
 {
-	struct buf lines = { 0 };
+	struct strbuf lines = { 0 };
 	size_t i, found = 0, n = 0;
 	int d;
 
@@ -357,7 +313,7 @@ pick(const struct pysrc *s, uint32_t *first, uint32_t *last)
 	for (i = 0; i < s->ndef; i++) {
 		if (strcmp(s->def[i].qualname, nflag) != 0)
 			continue;
-		bprintf(&lines, "%s%u", n > 0 ? ", " : "", s->def[i].line);
+		sb_printf(&lines, "%s%u", n > 0 ? ", " : "", s->def[i].line);
 		found = i;
 		n++;
 	}
@@ -452,11 +408,11 @@ valid_profile(const char *p)
 static char *
 class_of(const char *profile)
 {
-	struct buf b = { 0 };
+	struct strbuf b = { 0 };
 	int up = 1;
 
 	if (*profile >= '0' && *profile <= '9')
-		bputs(&b, "Profile");
+		sb_puts(&b, "Profile");
 	for (; *profile != '\0'; profile++) {
 		char c = *profile;
 
@@ -466,10 +422,10 @@ class_of(const char *profile)
 		}
 		if (up && c >= 'a' && c <= 'z')
 			c = (char)(c - 'a' + 'A');
-		bput(&b, &c, 1);
+		sb_put(&b, &c, 1);
 		up = 0;
 	}
-	bputs(&b, "Target");
+	sb_puts(&b, "Target");
 	return b.s;
 }
 
@@ -503,24 +459,24 @@ yaml_plain(const char *s)
 }
 
 static void
-yaml_scalar(struct buf *b, const char *s)
+yaml_scalar(struct strbuf *b, const char *s)
 {
 	if (yaml_plain(s)) {
-		bputs(b, s);
+		sb_puts(b, s);
 		return;
 	}
-	bputs(b, "\"");
+	sb_puts(b, "\"");
 	for (; *s != '\0'; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '"' || c == '\\')
-			bprintf(b, "\\%c", c);
+			sb_printf(b, "\\%c", c);
 		else if (c < 0x20 || c == 0x7f)
-			bprintf(b, "\\x%02x", c);
+			sb_printf(b, "\\x%02x", c);
 		else
-			bput(b, s, 1);
+			sb_put(b, s, 1);
 	}
-	bputs(b, "\"");
+	sb_puts(b, "\"");
 }
 
 /*
@@ -532,7 +488,7 @@ load_rules(struct rules *r)
 {
 	char exe[PATH_MAX], path[PATH_MAX + 64], *dir, *line, *next;
 	const char *env, *tried = NULL;
-	struct buf text = { 0 };
+	struct strbuf text = { 0 };
 	FILE *f = NULL;
 	ssize_t n;
 	size_t lineno = 0, got;
@@ -565,12 +521,12 @@ load_rules(struct rules *r)
 		die("no %s found beside the binary: give -r or set"
 		    " MRP_RUBRIC", RANGE_TABLE);
 	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		bput(&text, chunk, got);
+		sb_put(&text, chunk, got);
 	if (ferror(f))
 		die("%s:", tried);
 	fclose(f);
 	if (text.s == NULL)
-		bputs(&text, "");
+		sb_puts(&text, "");
 	r->text = text.s;
 	r->v = xreallocarray(NULL, text.len / 4 + 1, sizeof(*r->v));
 	for (line = text.s; line != NULL && *line != '\0'; line = next) {
@@ -680,7 +636,7 @@ method_kind(struct snip *sn)
 			const struct pytok *z = &s->tok[s->stmt[i].tok +
 			    s->stmt[i].ntok - 1];
 
-			bprintf(&sn->dropped, "%s`%.*s`",
+			sb_printf(&sn->dropped, "%s`%.*s`",
 			    sn->dropped.len > 0 ? ", " : "",
 			    (int)(z->off + z->len - a->off), s->text + a->off);
 		}
@@ -823,7 +779,7 @@ is_keyword(const char *s, size_t n)
 static const char *
 match(const struct pysrc *s, const struct rules *r, size_t from, size_t to)
 {
-	struct buf name = { 0 };
+	struct strbuf name = { 0 };
 	const char *hit = NULL, *last;
 	size_t i, t, u, n;
 
@@ -836,7 +792,7 @@ match(const struct pysrc *s, const struct rules *r, size_t from, size_t to)
 			tx = pysrc_tok(s, t, &n);
 			if (!r->v[i].call) {
 				name.len = 0;
-				bput(&name, tx, n);
+				sb_put(&name, tx, n);
 				if (fnmatch(r->v[i].pattern, name.s, 0) == 0)
 					hit = r->v[i].range;
 				continue;
@@ -847,13 +803,13 @@ match(const struct pysrc *s, const struct rules *r, size_t from, size_t to)
 			    s->tok[t - 2].type == PT_NAME))
 				continue;
 			name.len = 0;
-			bput(&name, tx, n);
+			sb_put(&name, tx, n);
 			last = name.s;
 			for (u = t + 1; u + 1 < to && pysrc_tok_is(s, u, ".") &&
 			    s->tok[u + 1].type == PT_NAME; u += 2) {
 				tx = pysrc_tok(s, u + 1, &n);
-				bputs(&name, ".");
-				bput(&name, tx, n);
+				sb_puts(&name, ".");
+				sb_put(&name, tx, n);
 			}
 			if (u >= to || !pysrc_tok_is(s, u, "("))
 				continue;
@@ -968,7 +924,7 @@ add_region(struct snip *sn, uint32_t first, uint32_t last, size_t stmt,
  * "from __future__" import goes to future, which must come first.
  */
 static void
-imports(struct snip *sn, struct buf *future, struct buf *out)
+imports(struct snip *sn, struct strbuf *future, struct strbuf *out)
 {
 	const struct pysrc *s = sn->s;
 	size_t i, t, end, n;
@@ -985,7 +941,7 @@ imports(struct snip *sn, struct buf *future, struct buf *out)
 			continue;
 		if (st->cols != 0) {
 			if (pysrc_enclosing(s, st->first, st->first) < 0)
-				bprintf(&sn->skipped, "%s%u",
+				sb_printf(&sn->skipped, "%s%u",
 				    sn->skipped.len ? ", " : "", st->first);
 			continue;
 		}
@@ -1014,73 +970,73 @@ imports(struct snip *sn, struct buf *future, struct buf *out)
 			level++;
 		for (; level > 1 && (dot = strrchr(pkg, '.')) != NULL; level--)
 			*dot = '\0';
-		bprintf(out, "from %s", level > 1 ? "" : pkg);
+		sb_printf(out, "from %s", level > 1 ? "" : pkg);
 		free(pkg);
 		for (; t < end && !pysrc_tok_is(s, t, "import"); t++) {
 			tx = pysrc_tok(s, t, &n);
-			bprintf(out, ".%.*s", (int)n, tx);
+			sb_printf(out, ".%.*s", (int)n, tx);
 		}
 		if (t == end)
 			continue;
 		tx = pysrc_tok(s, t, &n);
-		bprintf(out, " %.*s\n", (int)(ll->off + ll->len -
+		sb_printf(out, " %.*s\n", (int)(ll->off + ll->len -
 		    s->tok[t].off), tx);
 	}
 }
 
 static void
-target_py(struct snip *sn, struct buf *b)
+target_py(struct snip *sn, struct strbuf *b)
 {
 	const struct pysrc *s = sn->s;
 	const struct pydef *f = sn->f;
-	struct buf future = { 0 }, imp = { 0 };
+	struct strbuf future = { 0 }, imp = { 0 };
 	size_t i;
 
 	imports(sn, &future, &imp);
-	bprintf(b, "\"\"\"Profiling target for %s.\n\nCopied from %s"
+	sb_printf(b, "\"\"\"Profiling target for %s.\n\nCopied from %s"
 	    " lines %u-%u by snip-new;\nREADME.md says where the code comes"
 	    " from and what was assumed.  The\nproduction module is imported,"
 	    " never edited.\n\"\"\"\n", f->qualname, s->name, f->decorator,
 	    f->end);
 	if (future.len > 0)
-		bput(b, future.s, future.len);
-	bputs(b, "\n");
+		sb_put(b, future.s, future.len);
+	sb_puts(b, "\n");
 	if (f->type == PD_ASYNC)
-		bputs(b, "import asyncio\n");
-	bputs(b, "from typing import Any\n\nfrom development.profiling.nvtx"
+		sb_puts(b, "import asyncio\n");
+	sb_puts(b, "from typing import Any\n\nfrom development.profiling.nvtx"
 	    " import profiling_range_if_cuda\n\n");
 	if (imp.len > 0) {
-		bprintf(b, "# The imports of %s, relative ones made"
+		sb_printf(b, "# The imports of %s, relative ones made"
 		    " absolute.\n", sn->module);
-		bput(b, imp.s, imp.len);
-		bputs(b, "\n");
+		sb_put(b, imp.s, imp.len);
+		sb_puts(b, "\n");
 	}
 	if (sn->nhelpers > 0) {
-		struct buf line = { 0 };
+		struct strbuf line = { 0 };
 
-		bputs(b, "# Helpers stay in their production module.\n");
-		bprintf(&line, "from %s import ", sn->module);
+		sb_puts(b, "# Helpers stay in their production module.\n");
+		sb_printf(&line, "from %s import ", sn->module);
 		for (i = 0; i < sn->nhelpers; i++)
-			bprintf(&line, "%s%s", i > 0 ? ", " : "",
+			sb_printf(&line, "%s%s", i > 0 ? ", " : "",
 			    sn->helpers[i]);
 		if (line.len <= 79)
-			bprintf(b, "%s\n", line.s);
+			sb_printf(b, "%s\n", line.s);
 		else {
-			bprintf(b, "from %s import (\n", sn->module);
+			sb_printf(b, "from %s import (\n", sn->module);
 			for (i = 0; i < sn->nhelpers; i++)
-				bprintf(b, "    %s,\n", sn->helpers[i]);
-			bputs(b, ")\n");
+				sb_printf(b, "    %s,\n", sn->helpers[i]);
+			sb_puts(b, ")\n");
 		}
-		bputs(b, "\n");
+		sb_puts(b, "\n");
 		free(line.s);
 	}
-	bputs(b, "# The device the NVTX ranges below are recorded for;"
+	sb_puts(b, "# The device the NVTX ranges below are recorded for;"
 	    " prepare() sets it.\nPROFILE_DEVICE: Any = None\n\n\n");
-	bprintf(b, "# Copied from %s lines %u-%u", s->name, f->decorator,
+	sb_printf(b, "# Copied from %s lines %u-%u", s->name, f->decorator,
 	    f->end);
-	bputs(b, sn->nreg > 0 ? "; NVTX ranges added.\n" : ".\n");
+	sb_puts(b, sn->nreg > 0 ? "; NVTX ranges added.\n" : ".\n");
 	copy_def(sn, b);
-	bputs(b, "\n\n");
+	sb_puts(b, "\n\n");
 	target_class(sn, b);
 	free(future.s);
 	free(imp.s);
@@ -1091,7 +1047,7 @@ target_py(struct snip *sn, struct buf *b)
  * need a class left out, and each region inside a profiling range.
  */
 static void
-copy_def(const struct snip *sn, struct buf *b)
+copy_def(const struct snip *sn, struct strbuf *b)
 {
 	const struct pysrc *s = sn->s;
 	const struct pydef *f = sn->f;
@@ -1113,7 +1069,7 @@ copy_def(const struct snip *sn, struct buf *b)
 		if (r < sn->nreg && sn->reg[r].first == k) {
 			const struct region *g = &sn->reg[r++];
 
-			bprintf(b, "%swith profiling_range_if_cuda(\"%s\","
+			sb_printf(b, "%swith profiling_range_if_cuda(\"%s\","
 			    " device=PROFILE_DEVICE):\n", g->base, g->label);
 			pysrc_copy_lines(s, g->first, g->last, sn->strip,
 			    g->base, sn->unit, &b->s, &b->len, &b->cap);
@@ -1147,24 +1103,24 @@ argument(const char *name)
 }
 
 static void
-target_class(const struct snip *sn, struct buf *b)
+target_class(const struct snip *sn, struct strbuf *b)
 {
 	const struct pydef *f = sn->f;
 	size_t i = 0;
 	int kw = 0;
 	const char *a;
 
-	bprintf(b, "class %s:\n    \"\"\"Runs the copied %s on one data"
+	sb_printf(b, "class %s:\n    \"\"\"Runs the copied %s on one data"
 	    " record per call.\"\"\"\n\n    name = \"%s\"\n\n", sn->tclass,
 	    f->name, sn->profile);
 	if (sn->method == M_INSTANCE)
-		bputs(b, "    def __init__(self) -> None:\n"
+		sb_puts(b, "    def __init__(self) -> None:\n"
 		    "        self._owner: Any = None\n\n");
-	bputs(b, "    def prepare(self, record: Any, *, device: Any) -> Any:\n"
+	sb_puts(b, "    def prepare(self, record: Any, *, device: Any) -> Any:\n"
 	    "        global PROFILE_DEVICE\n"
 	    "        PROFILE_DEVICE = device\n");
 	if (sn->method == M_INSTANCE) {
-		bprintf(b, "        if self._owner is None:\n"
+		sb_printf(b, "        if self._owner is None:\n"
 		    "            # Assumption: %s() builds a usable instance;"
 		    " pass its\n            # constructor arguments here when it"
 		    " needs some.\n            self._owner = %s()\n",
@@ -1172,60 +1128,60 @@ target_class(const struct snip *sn, struct buf *b)
 		i = 1;
 	} else if (sn->method == M_CLASS)
 		i = 1;
-	bputs(b, "        args = (");
+	sb_puts(b, "        args = (");
 	if (sn->method == M_INSTANCE)
-		bputs(b, "self._owner,");
+		sb_puts(b, "self._owner,");
 	else if (sn->method == M_CLASS)
-		bprintf(b, "%s,", sn->owner);
+		sb_printf(b, "%s,", sn->owner);
 	for (; i < sn->npar; i++) {
 		const struct param *p = &sn->par[i];
 
 		if (p->kind != P_POS || p->has_default)
 			continue;
 		if ((a = argument(p->name)) != NULL)
-			bprintf(b, "\n            %s,", a);
+			sb_printf(b, "\n            %s,", a);
 		else
-			bprintf(b, "\n            record.metadata[\"%s\"],",
+			sb_printf(b, "\n            record.metadata[\"%s\"],",
 			    p->name);
 		kw = 1;
 	}
-	bputs(b, kw ? "\n        )\n" : ")\n");
+	sb_puts(b, kw ? "\n        )\n" : ")\n");
 	kw = 0;
-	bputs(b, "        kwargs = {");
+	sb_puts(b, "        kwargs = {");
 	for (i = 0; i < sn->npar; i++) {
 		const struct param *p = &sn->par[i];
 
 		if (p->kind != P_KWONLY || p->has_default)
 			continue;
 		a = argument(p->name);
-		bprintf(b, "\n            \"%s\": ", p->name);
+		sb_printf(b, "\n            \"%s\": ", p->name);
 		if (a != NULL)
-			bprintf(b, "%s,", a);
+			sb_printf(b, "%s,", a);
 		else
-			bprintf(b, "record.metadata[\"%s\"],", p->name);
+			sb_printf(b, "record.metadata[\"%s\"],", p->name);
 		kw = 1;
 	}
-	bputs(b, kw ? "\n        }\n" : "}\n");
-	bputs(b, "        return args, kwargs\n\n"
+	sb_puts(b, kw ? "\n        }\n" : "}\n");
+	sb_puts(b, "        return args, kwargs\n\n"
 	    "    def run(self, prepared: Any) -> Any:\n"
 	    "        args, kwargs = prepared\n");
 	if (f->type == PD_ASYNC)
-		bprintf(b, "        return asyncio.run(%s(*args, **kwargs))\n",
+		sb_printf(b, "        return asyncio.run(%s(*args, **kwargs))\n",
 		    f->name);
 	else if (sn->yields)
-		bprintf(b, "        return list(%s(*args, **kwargs))\n",
+		sb_printf(b, "        return list(%s(*args, **kwargs))\n",
 		    f->name);
 	else
-		bprintf(b, "        return %s(*args, **kwargs)\n", f->name);
-	bputs(b, "\n    def validate(self, output: Any) -> None:\n");
+		sb_printf(b, "        return %s(*args, **kwargs)\n", f->name);
+	sb_puts(b, "\n    def validate(self, output: Any) -> None:\n");
 	if (sn->returns || sn->yields)
-		bprintf(b, "        if output is None:\n"
+		sb_printf(b, "        if output is None:\n"
 		    "            raise ValueError(\"%s returned None\")\n",
 		    f->name);
 	else
-		bprintf(b, "        # %s returns nothing; there is no output to"
+		sb_printf(b, "        # %s returns nothing; there is no output to"
 		    " check.\n        return None\n", f->name);
-	bprintf(b, "\n    def summarize(self, output: Any) -> dict[str, Any]:\n"
+	sb_printf(b, "\n    def summarize(self, output: Any) -> dict[str, Any]:\n"
 	    "        \"\"\"A small, manifest-safe description of the output."
 	    "\"\"\"\n"
 	    "        summary: dict[str, Any] = {\"type\":"
@@ -1243,13 +1199,13 @@ target_class(const struct snip *sn, struct buf *b)
 }
 
 static void
-config_yaml(const struct snip *sn, struct buf *b)
+config_yaml(const struct snip *sn, struct strbuf *b)
 {
-	bputs(b, "profile_name: ");
+	sb_puts(b, "profile_name: ");
 	yaml_scalar(b, sn->profile);
-	bputs(b, "\ntarget:\n  name: ");
+	sb_puts(b, "\ntarget:\n  name: ");
 	yaml_scalar(b, sn->profile);
-	bputs(b, "\n  import_path: ");
+	sb_puts(b, "\n  import_path: ");
 	{
 		char *ip = xmalloc(strlen(sn->target) + 8);
 
@@ -1258,39 +1214,39 @@ config_yaml(const struct snip *sn, struct buf *b)
 		yaml_scalar(b, ip);
 		free(ip);
 	}
-	bputs(b, "\n  profile_prepare: false\ndata_source:\n");
+	sb_puts(b, "\n  profile_prepare: false\ndata_source:\n");
 	if (iflag == NULL)
-		bputs(b, "  name: dummy            # or: images +"
+		sb_puts(b, "  name: dummy            # or: images +"
 		    " directory/decode/limit/repeat\n");
 	else {
 		char cwd[PATH_MAX], *abs;
 		const char *home = getenv("HOME");
-		struct buf p = { 0 };
+		struct strbuf p = { 0 };
 
 		/* The runner expands neither "~" nor a relative path well. */
 		if (strncmp(iflag, "~/", 2) == 0 && home != NULL)
-			bprintf(&p, "%s/%s", home, iflag + 2);
+			sb_printf(&p, "%s/%s", home, iflag + 2);
 		else if (iflag[0] != '/' && getcwd(cwd, sizeof(cwd)) != NULL)
-			bprintf(&p, "%s/%s", cwd, iflag);
+			sb_printf(&p, "%s/%s", cwd, iflag);
 		else
-			bputs(&p, iflag);
+			sb_puts(&p, iflag);
 		abs = snip_path(p.s);
-		bputs(b, "  name: images\n  directory: ");
+		sb_puts(b, "  name: images\n  directory: ");
 		yaml_scalar(b, abs);
-		bputs(b, "\n");
+		sb_puts(b, "\n");
 		free(abs);
 		free(p.s);
 	}
-	bputs(b, "device: ");
+	sb_puts(b, "device: ");
 	yaml_scalar(b, Dflag);
-	bputs(b, "\nwarmup: 10\niterations: 100\nrecord_loading: eager\n"
+	sb_puts(b, "\nwarmup: 10\niterations: 100\nrecord_loading: eager\n"
 	    "seed: 0\ncapture_range: profile-target\n");
 	if (strcmp(sn->odir, DEFAULT_DIR) != 0) {
-		bputs(b, "output_dir: ");
+		sb_puts(b, "output_dir: ");
 		yaml_scalar(b, sn->odir);
-		bputs(b, "\n");
+		sb_puts(b, "\n");
 	}
-	bputs(b, "cuda: {synchronize_before_warmup: true,"
+	sb_puts(b, "cuda: {synchronize_before_warmup: true,"
 	    " synchronize_after_warmup: true,\n"
 	    "       synchronize_before_capture: true,"
 	    " synchronize_after_capture: true,\n"
@@ -1298,7 +1254,7 @@ config_yaml(const struct snip *sn, struct buf *b)
 }
 
 static void
-readme(const struct snip *sn, const struct buf *cfgtext, struct buf *b)
+readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 {
 	const struct pysrc *s = sn->s;
 	const struct pydef *f = sn->f;
@@ -1315,11 +1271,11 @@ readme(const struct snip *sn, const struct buf *cfgtext, struct buf *b)
 	nsys = snipcfg_nsys(&c, rundir, sn->config);
 	q = snip_quote(sn->config);
 
-	bprintf(b, "# %s\n\nProfiles `%s` from `%s` in isolation, with the"
+	sb_printf(b, "# %s\n\nProfiles `%s` from `%s` in isolation, with the"
 	    " roboflow/inference\nprofiling runner"
 	    " (`development/profiling/main.py`).\n\n", sn->profile,
 	    f->qualname, s->name);
-	bprintf(b, "## Provenance\n\n"
+	sb_printf(b, "## Provenance\n\n"
 	    "- source: `%s` (module `%s`)\n"
 	    "- definition: `%s`, %s, lines %u-%u (def line %u)\n"
 	    "- sha256 of the source: `%s`\n"
@@ -1330,27 +1286,27 @@ readme(const struct snip *sn, const struct buf *cfgtext, struct buf *b)
 	    sn->git != NULL ? "`" : "", sn->git != NULL ? sn->git :
 	    "unknown (the source is not in a git work tree)",
 	    sn->git != NULL ? "`" : "");
-	bprintf(b, "## What target.py holds\n\n"
+	sb_printf(b, "## What target.py holds\n\n"
 	    "- `%s` copied with its direct control flow, dedented to the"
 	    " top level.\n", f->name);
 	for (i = 0; i < sn->nreg; i++)
-		bprintf(b, "- NVTX range `%s` around source lines %u-%u.\n",
+		sb_printf(b, "- NVTX range `%s` around source lines %u-%u.\n",
 		    sn->reg[i].label, sn->reg[i].first, sn->reg[i].last);
 	if (sn->nreg == 0)
-		bputs(b, "- No NVTX ranges inside the function: no statement"
+		sb_puts(b, "- No NVTX ranges inside the function: no statement"
 		    " matched the range table.\n  The runner's `profile-target`"
 		    " and `iteration N` ranges still apply.\n");
 	if (sn->nhelpers > 0) {
-		bputs(b, "- Helpers called from production:");
+		sb_puts(b, "- Helpers called from production:");
 		for (i = 0; i < sn->nhelpers; i++)
-			bprintf(b, " `%s`%s", sn->helpers[i],
+			sb_printf(b, " `%s`%s", sn->helpers[i],
 			    i + 1 < sn->nhelpers ? "," : "");
-		bprintf(b, ", imported from `%s`.\n", sn->module);
+		sb_printf(b, ", imported from `%s`.\n", sn->module);
 	}
-	bprintf(b, "- `%s` implements the ProfileTarget protocol (`name`,"
+	sb_printf(b, "- `%s` implements the ProfileTarget protocol (`name`,"
 	    " `prepare`, `run`,\n  `validate`, `summarize`); `target` is its"
 	    " instance.\n\n", sn->tclass);
-	bputs(b, "## Assumptions and differences from production\n\n");
+	sb_puts(b, "## Assumptions and differences from production\n\n");
 	for (i = 0; i < sn->npar; i++) {
 		const struct param *p = &sn->par[i];
 
@@ -1359,55 +1315,55 @@ readme(const struct snip *sn, const struct buf *cfgtext, struct buf *b)
 		    p->kind == P_VARKW)
 			continue;
 		if (p->has_default) {
-			bprintf(b, "- `%s` keeps its default.\n", p->name);
+			sb_printf(b, "- `%s` keeps its default.\n", p->name);
 			continue;
 		}
 		a = argument(p->name);
 		if (a != NULL)
-			bprintf(b, "- `%s` is `%s`.\n", p->name, a);
+			sb_printf(b, "- `%s` is `%s`.\n", p->name, a);
 		else
-			bprintf(b, "- `%s` is `record.metadata[\"%s\"]`: the"
+			sb_printf(b, "- `%s` is `record.metadata[\"%s\"]`: the"
 			    " data source must supply it\n  (dummy supplies"
 			    " `tensor`, `scores` and `boxes`).\n", p->name,
 			    p->name);
 	}
 	if (sn->method == M_INSTANCE)
-		bprintf(b, "- `self` is an instance made by `%s()`, built once"
+		sb_printf(b, "- `self` is an instance made by `%s()`, built once"
 		    " in `prepare`.\n", sn->owner);
 	if (sn->method == M_CLASS)
-		bprintf(b, "- `cls` is the production class `%s`.\n",
+		sb_printf(b, "- `cls` is the production class `%s`.\n",
 		    sn->owner);
 	if (f->parent >= 0 && s->def[f->parent].type != PD_CLASS)
-		bprintf(b, "- `%s` is nested in `%s`; names it takes from"
+		sb_printf(b, "- `%s` is nested in `%s`; names it takes from"
 		    " there must be supplied.\n", f->name,
 		    s->def[f->parent].qualname);
 	if (sn->dropped.len > 0)
-		bprintf(b, "- Decorators left out: %s.\n", sn->dropped.s);
+		sb_printf(b, "- Decorators left out: %s.\n", sn->dropped.s);
 	if (sn->skipped.len > 0)
-		bprintf(b, "- Imports inside `if` or `try` blocks are not"
+		sb_printf(b, "- Imports inside `if` or `try` blocks are not"
 		    " copied (source lines: %s).\n", sn->skipped.s);
 	if (f->oneline)
-		bputs(b, "- The body is on the def line, so it has no ranges"
+		sb_puts(b, "- The body is on the def line, so it has no ranges"
 		    " of its own.\n");
-	bputs(b, "- `validate` only checks that there is an output: compare"
+	sb_puts(b, "- `validate` only checks that there is an output: compare"
 	    " with production\n  on a tiny fixture before trusting the"
 	    " numbers.\n\n");
-	bputs(b, "## Required files\n\n");
+	sb_puts(b, "## Required files\n\n");
 	if (iflag != NULL)
-		bprintf(b, "- The image directory named in `config.yaml`"
+		sb_printf(b, "- The image directory named in `config.yaml`"
 		    " (`%s`).\n", iflag);
 	else
-		bputs(b, "- None for the `dummy` data source.\n");
-	bprintf(b, "- The production module `%s` importable from the"
+		sb_puts(b, "- None for the `dummy` data source.\n");
+	sb_printf(b, "- The production module `%s` importable from the"
 	    " repository root\n  (`uv pip install -e .`).\n\n", sn->module);
-	bprintf(b, "## Smoke run (no Nsight)\n\n    uv run python"
+	sb_printf(b, "## Smoke run (no Nsight)\n\n    uv run python"
 	    " development/profiling/main.py --config %s --run-id smoke\n\n",
 	    q);
-	bputs(b, "## Nsight Systems\n\n");
+	sb_puts(b, "## Nsight Systems\n\n");
 	for (a = nsys; *a != '\0'; ) {
 		size_t n = strcspn(a, "\n");
 
-		bprintf(b, "    %.*s\n", (int)n, a);
+		sb_printf(b, "    %.*s\n", (int)n, a);
 		a += n + (a[n] == '\n');
 	}
 	free(q);
@@ -1419,14 +1375,14 @@ readme(const struct snip *sn, const struct buf *cfgtext, struct buf *b)
 
 /* Writes b to path through a temporary file renamed into place. */
 static void
-write_file(const char *path, const struct buf *b)
+write_file(const char *path, const struct strbuf *b)
 {
-	struct buf tmp = { 0 };
+	struct strbuf tmp = { 0 };
 	mode_t mask;
 	int fd;
 	FILE *f;
 
-	bprintf(&tmp, "%s.XXXXXX", path);
+	sb_printf(&tmp, "%s.XXXXXX", path);
 	if ((fd = mkstemp(tmp.s)) < 0)
 		die("%s:", tmp.s);
 	mask = umask(0);

@@ -84,8 +84,6 @@ static int	read_events(struct trace *);
 static int	at_end(struct trace *);
 static int	event(struct trace *);
 static int	fields(struct trace *, struct ev *);
-static int	bad(struct trace *, const struct jdoc *, int, const char *, ...)
-		    __attribute__((format(printf, 4, 5)));
 static int	reader_failed(struct trace *);
 static int	str_is(const struct jdoc *, int, const char *);
 static void	put_common(struct trace *, const struct jdoc *,
@@ -196,20 +194,6 @@ reader_failed(struct trace *t)
 	else
 		warnmsg("%s:%" PRIu64 ":%" PRIu64 ": %s", t->file,
 		    jr_errline(t->r), jr_errcol(t->r), jr_error(t->r));
-	return -1;
-}
-
-static int
-bad(struct trace *t, const struct jdoc *d, int i, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	warnmsg("%s:%" PRIu64 ":%" PRIu64 ": %s", t->file, d->node[i].line,
-	    d->node[i].col, msg);
 	return -1;
 }
 
@@ -345,7 +329,7 @@ fields(struct trace *t, struct ev *e)
 	memset(e, -1, sizeof(*e));
 	e->ts_ns = e->dur_ns = 0;
 	if (d->node[0].type != JT_OBJECT)
-		return bad(t, d, 0, "event is not an object");
+		return jdoc_error(t->file, d, 0, "event is not an object");
 	for (i = 1; i < d->node[0].next; i = d->node[i].next) {
 		k = jdoc_key(d, i);
 		switch (k[0]) {
@@ -372,23 +356,23 @@ fields(struct trace *t, struct ev *e)
 	}
 	if (e->ph < 0 || d->node[e->ph].type != JT_STRING ||
 	    d->node[e->ph].len == 0)
-		return bad(t, d, e->ph < 0 ? 0 : e->ph,
+		return jdoc_error(t->file, d, e->ph < 0 ? 0 : e->ph,
 		    "event has no \"ph\" string");
 	if (e->ts >= 0) {
 		if (d->node[e->ts].type != JT_NUMBER)
-			return bad(t, d, e->ts, "\"ts\" is not a number");
+			return jdoc_error(t->file, d, e->ts, "\"ts\" is not a number");
 		if (jnum_us_to_ns(jdoc_str(d, (uint32_t)e->ts),
 		    d->node[e->ts].len, &e->ts_ns) < 0)
-			return bad(t, d, e->ts,
+			return jdoc_error(t->file, d, e->ts,
 			    "\"ts\" is out of range: %s",
 			    jdoc_str(d, (uint32_t)e->ts));
 	}
 	if (e->dur >= 0) {
 		if (d->node[e->dur].type != JT_NUMBER)
-			return bad(t, d, e->dur, "\"dur\" is not a number");
+			return jdoc_error(t->file, d, e->dur, "\"dur\" is not a number");
 		if (jnum_us_to_ns(jdoc_str(d, (uint32_t)e->dur),
 		    d->node[e->dur].len, &e->dur_ns) < 0)
-			return bad(t, d, e->dur,
+			return jdoc_error(t->file, d, e->dur,
 			    "\"dur\" is out of range: %s",
 			    jdoc_str(d, (uint32_t)e->dur));
 	}
@@ -435,7 +419,7 @@ event(struct trace *t)
 	if (e.ts < 0) {
 		if (ph == '\0' || strchr("XBEiIsftC", ph) == NULL)
 			return 0;
-		return bad(t, d, 0, "'%c' event has no \"ts\"", ph);
+		return jdoc_error(t->file, d, 0, "'%c' event has no \"ts\"", ph);
 	}
 	if (!t->have_origin) {
 		/*
@@ -640,7 +624,7 @@ begin_end(struct trace *t, struct ev *e, char ph)
 		if ((st = ent->val) == NULL)
 			st = ent->val = xcalloc(1, sizeof(*st));
 		if (st->n == MAX_OPEN)
-			return bad(t, d, 0, "more than %d 'B' events open on one"
+			return jdoc_error(t->file, d, 0, "more than %d 'B' events open on one"
 			    " thread", MAX_OPEN);
 		if (st->n == st->cap) {
 			st->cap = st->cap ? st->cap * 2 : 8;
@@ -656,12 +640,12 @@ begin_end(struct trace *t, struct ev *e, char ph)
 	}
 	ent = strmap_get(&t->stacks, key, len);
 	if (ent == NULL || (st = ent->val) == NULL || st->n == 0)
-		return bad(t, d, 0, "'E' event with no 'B' before it on its"
+		return jdoc_error(t->file, d, 0, "'E' event with no 'B' before it on its"
 		    " thread");
 	ob = &st->v[--st->n];
 	t->unmatched_begin--;
 	if (e->ts_ns < ob->ts)
-		return bad(t, d, e->ts, "'E' event ends before its 'B' begins");
+		return jdoc_error(t->file, d, e->ts, "'E' event ends before its 'B' begins");
 	/* The 'B' event's fields describe the slice; its doc is a copy. */
 	tmp = t->doc;
 	t->doc = ob->doc;
