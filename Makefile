@@ -39,7 +39,7 @@ MAN5 := $(wildcard man/*.5)
 RUBRIC := $(wildcard rubric/*)
 DEPS := $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(FUZZERS:%=$(BUILD)/fuzz/%.d)
 
-all: $(BINS)
+all: $(BINS) rubric/interpretation.md
 
 # Keep the objects: they are not throwaway intermediates.
 .SECONDARY: $(TOOL_OBJ)
@@ -56,6 +56,16 @@ $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Ilib -MMD -MP -c -o $@ $<
 
+# The rubric's reference for reviewers, generated from the rules themselves
+# so that the two cannot drift; the generated file is committed too.
+RUBRIC_SRC := $(filter-out rubric/interpretation.md,$(RUBRIC))
+rubric/interpretation.md: $(RUBRIC_SRC) $(BUILD)/bin/rubric-apply \
+    $(BUILD)/bin/report-md
+	$(BUILD)/bin/rubric-apply -l -r rubric >$@.rules
+	$(BUILD)/bin/report-md -r rubric <$@.rules >$@.tmp
+	rm -f $@.rules
+	mv $@.tmp $@
+
 # Installs what is missing on Debian when run as root; otherwise names it.
 deps:
 	@.ci/deps
@@ -68,8 +78,8 @@ asan:
 	$(MAKE) BUILD=build-asan SANITIZE=address,undefined check
 
 example: all
-	bin/tr-extract fixtures/example/trace.json.gz | \
-	    jq -rn -f pipelines/summary.jq
+	bin/analyze-profile --cpu-trace fixtures/example/trace.json.gz \
+	    --memory-json fixtures/example/memory_snapshot.json.gz
 
 bench: all
 	tests/bench/run

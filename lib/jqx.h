@@ -1,0 +1,64 @@
+/*
+ * jqx: every call into libjq, and the bridge between jq's jv values and
+ * the project's own reader (jdoc) and writer (jw).
+ *
+ * A jqx holds one compiled jq program.  Compile errors and runtime errors
+ * are collected by an error callback installed before compiling and handed
+ * back as text, so that each caller can prefix them with the rubric file
+ * or input it was working on and pick the exit status.
+ *
+ * The jv ownership rule: every jv_* call consumes its jv arguments, except
+ * jv_copy, jv_get_kind, jv_string_value, jv_number_value and jv_is_integer.
+ * Wrap an argument in jv_copy() whenever it is still needed afterwards.
+ * Each local jv ends in exactly one jv_free() or one hand-off.  The
+ * functions below follow the same rule: a jv argument is consumed unless
+ * the comment says it is borrowed.
+ */
+#ifndef JQX_H
+#define JQX_H
+
+#include <stdint.h>
+
+#include <jv.h>
+
+struct jdoc;
+struct jw;
+struct jqx;
+
+/*
+ * Compiles prog with the named arguments args (an object of $name to
+ * value; consumed).  Returns the program, or NULL with the reason in
+ * *errmsg, which the caller frees.
+ */
+struct jqx *jqx_compile(const char *prog, jv args, char **errmsg);
+
+/*
+ * Runs the program on in (consumed) and stores its first output in *out
+ * (the caller's).  Later outputs are discarded.  Returns 1, 0 when the
+ * program gave no output (*out is then jv_null()), or -1 on a runtime
+ * error or halt, with the reason in *errmsg, which the caller frees.
+ */
+int jqx_run(struct jqx *, jv in, jv *out, char **errmsg);
+
+/* Frees the program; NULL is allowed. */
+void jqx_free(struct jqx *);
+
+/* Node i of doc (borrowed) and everything below it, as a new jv. */
+jv jqx_from_jdoc(const struct jdoc *, uint32_t i);
+
+/*
+ * Writes v (borrowed) through the writer: members in the object's own
+ * order, integral numbers up to 2^53 as integers, others as jw_double().
+ */
+void jqx_write(struct jw *, jv v);
+
+/*
+ * Writes the members of object v (borrowed) as one record of the given
+ * kind, ending the line.
+ */
+void jqx_write_record(struct jw *, const char *kind, jv v);
+
+/* A jv string's bytes; v is borrowed and must be a string. */
+const char *jqx_str(jv v);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * rubric: the rules that turn collected facts into findings, loaded from a
+ * rubric directory, and the data files that sit beside them.
+ *
+ * A rubric directory holds facts.jq (jq definitions, among them "facts",
+ * which turns the gathered records of recset(3) into the object the rules
+ * read) and any number of *.yaml files, each a mapping with a "rules"
+ * sequence; mrp-rubric(5) describes the format.  Files are read in sorted
+ * name order and rules keep their order within a file.
+ *
+ * rubric_load() reports every problem as a usage error (exit 2) naming the
+ * file, line and column, as a jq program that does not compile is one.
+ * Ownership: a rubric owns every string in it; rubric_free() frees them.
+ */
+#ifndef RUBRIC_H
+#define RUBRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct jw;
+
+/* The texts of a rule, in the order they are written. */
+enum { RT_OBSERVATION, RT_CAUSE, RT_ACTION, RT_METRIC, RT_CAPTURE, RT_N };
+
+struct rule {
+	char		*id, *area, *confidence;
+	char		*file;		/* the YAML file's name, no directory */
+	uint32_t	 line;
+	char		*when, *impact;
+	uint32_t	 when_line, impact_line;
+	char		**needs;
+	size_t		 nneeds;
+	char		**evname, **evexpr;	/* evidence name -> jq */
+	uint32_t	*evline;
+	size_t		 nev;
+	char		*text[RT_N];	/* templates; capture may be NULL */
+	uint32_t	 text_line[RT_N];
+};
+
+struct rubric {
+	char		*dir;
+	char		*facts;		/* facts.jq's text */
+	struct rule	*rule;
+	size_t		 n, cap;
+};
+
+/* The member names of the texts: "observation", "cause", ... */
+extern const char *const rubric_text_name[RT_N];
+
+/*
+ * The rubric directory: dir when not NULL, else $MRP_RUBRIC, else rubric/
+ * or share/mrp/rubric/ beside the directory that holds the program.  The
+ * caller frees the result; no directory found is a usage error.
+ */
+char *rubric_dir(const char *dir);
+
+/*
+ * Reads dir/name whole into a NUL-terminated buffer the caller frees.
+ * Failure is a usage error.
+ */
+char *rubric_slurp(const char *dir, const char *name);
+
+/* Loads every rule of dir into r (zeroed by the caller). */
+void rubric_load(struct rubric *, const char *dir);
+
+/*
+ * The jq program that evaluates the rules on the gathered records: its
+ * output is an array with one element per rule, null when the rule did
+ * not fire, {"mrp_error": message} when it failed, and otherwise an object
+ * with impact, evidence and the texts.  The caller frees the result.
+ */
+char *rubric_program(const struct rubric *);
+
+/*
+ * Compiles the program; when it does not compile, finds the rule and the
+ * member at fault and exits 2 with "prog: file:line: rule id: member: why".
+ */
+struct jqx *rubric_compile(const struct rubric *);
+
+/* Writes a "rule" record describing rule i. */
+void rubric_write_rule(struct jw *, const struct rubric *, size_t i);
+
+void rubric_free(struct rubric *);
+
+#endif

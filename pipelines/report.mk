@@ -1,0 +1,88 @@
+# pipelines/report.mk: the report of one or many run directories.
+#
+#	make -f pipelines/report.mk RUN=runs/<id>
+#	make -f pipelines/report.mk -j4 RUNS="runs/a runs/b runs/c"
+#
+# A run directory holds trace*.json[.gz] (one file per rank) and/or
+# memory_snapshot*.json[.gz].  Each stage writes one file into the run
+# directory, from one tool, through $@.tmp and mv, so a failed stage leaves
+# nothing half-written:
+#	ops.ndjson, trace-memory.ndjson	op-rank's and mem-segments' records of
+#		the traces; tr-extract's records are piped to both through one
+#		tee, never stored (they are several times the trace's size)
+#	memory.ndjson	mem-segments' records of the snapshots
+#	churn.ndjson	churn-score's records of the snapshots
+#	findings.ndjson	rubric-apply's findings
+#	report.md, report.json	report-md's report, naming the inputs
+# A stage is rebuilt when an input, its tool or a rubric file changes.
+#
+# Variables: RUN or RUNS (run directories), BIN (the mrp binaries, default
+# bin), RUBRIC (the rubric directory, default rubric).
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DELETE_ON_ERROR:
+.SECONDARY:
+.SECONDEXPANSION:
+
+BIN ?= bin
+RUBRIC ?= rubric
+RUN ?=
+RUNS ?= $(RUN)
+
+ifeq ($(strip $(RUNS)),)
+$(error name the run directory: make -f pipelines/report.mk RUN=runs/<id>)
+endif
+
+traces = $(sort $(wildcard $1/trace*.json $1/trace*.json.gz))
+snaps = $(sort $(wildcard $1/memory_snapshot*.json \
+	$1/memory_snapshot*.json.gz))
+stages = $(if $(call traces,$1),$1/ops.ndjson $1/trace-memory.ndjson) \
+	$(if $(call snaps,$1),$1/memory.ndjson $1/churn.ndjson)
+RULES := $(wildcard $(RUBRIC)/*.yaml) $(RUBRIC)/facts.jq
+
+# What mem-segments reads of a trace: memory records, step slices, traces.
+TRACE_MEMORY := ^\{"kind":"(memory|trace)"|^\{"kind":"event","name":"ProfilerStep\#
+
+all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json)
+
+# Both outputs come from one run of tr-extract (a pattern rule with two
+# targets makes both at once).
+%/ops.ndjson %/trace-memory.ndjson: $$(call traces,$$*) $(BIN)/tr-extract \
+    $(BIN)/op-rank $(BIN)/mem-segments $(RUBRIC)/op-families.tsv
+	rm -f $*/.trace.fifo
+	mkfifo $*/.trace.fifo
+	{ grep -E '$(TRACE_MEMORY)' <$*/.trace.fifo || [ $$? = 1 ]; } | \
+	    $(BIN)/mem-segments >$*/trace-memory.ndjson.tmp & \
+	MRP_RUBRIC=$(RUBRIC) $(BIN)/tr-extract $(call traces,$*) | \
+	    tee $*/.trace.fifo | \
+	    MRP_RUBRIC=$(RUBRIC) $(BIN)/op-rank >$*/ops.ndjson.tmp; \
+	wait $$!
+	rm -f $*/.trace.fifo
+	mv $*/trace-memory.ndjson.tmp $*/trace-memory.ndjson
+	mv $*/ops.ndjson.tmp $*/ops.ndjson
+
+%/memory.ndjson: $$(call snaps,$$*) $(BIN)/mem-segments
+	$(BIN)/mem-segments $(call snaps,$*) >$@.tmp
+	mv $@.tmp $@
+
+%/churn.ndjson: $$(call snaps,$$*) $(BIN)/churn-score
+	$(BIN)/churn-score $(call snaps,$*) >$@.tmp
+	mv $@.tmp $@
+
+%/findings.ndjson: $$(call stages,$$*) $(BIN)/rubric-apply $(RULES)
+	$(BIN)/rubric-apply -r $(RUBRIC) $(call stages,$*) >$@.tmp
+	mv $@.tmp $@
+
+%/report.md: $$(call stages,$$*) %/findings.ndjson $(BIN)/report-md \
+    $(RULES) $(RUBRIC)/report.jq
+	$(BIN)/report-md -r $(RUBRIC) $(foreach f,$(call traces,$*) \
+	    $(call snaps,$*),-i $f) $(call stages,$*) $*/findings.ndjson >$@.tmp
+	mv $@.tmp $@
+
+%/report.json: $$(call stages,$$*) %/findings.ndjson $(BIN)/report-md \
+    $(RULES) $(RUBRIC)/report.jq
+	$(BIN)/report-md -j -r $(RUBRIC) $(foreach f,$(call traces,$*) \
+	    $(call snaps,$*),-i $f) $(call stages,$*) $*/findings.ndjson >$@.tmp
+	mv $@.tmp $@
+
+.PHONY: all

@@ -1,0 +1,114 @@
+# The facts that the rules (*.yaml) and the report (report.jq) read.
+#
+# Input: the records gathered by rubric-apply and report-md,
+#   {"records": {kind: [record, ...]}, "counts": {kind: n}}
+# with, of each kind, rank and class, the first 64 records kept.
+# Output of "facts": one object; a member is null when the records it
+# comes from are missing, so that rules which need it do not fire.
+
+def recs($k): .records[$k] // [];
+
+# A share in [0, 1]; null when the denominator is missing or zero.
+def share($part; $whole):
+  if $part == null or $whole == null or $whole == 0 then null
+  else [[$part / $whole, 1] | min, 0] | max end;
+
+# The rank whose records stand for the run: the slowest across ranks, or
+# the only one (null when the trace has no rank).
+def primary_rank:
+  (recs("cpu_summary") | map(select(has("ranks"))) | .[0].slowest_rank)
+  // (recs("cpu_summary") | .[0].rank);
+
+def of_rank($r): map(select(.rank == $r));
+
+def gpu_sum:
+  if length == 0 then null
+  else reduce .[] as $g ({devices: 0};
+    .devices += 1
+    | reduce ("events", "window", "busy", "idle", "computation",
+        "exposed_comm", "exposed_memcpy", "comm", "memcpy") as $k
+        (.; .[$k] += ($g[$k] // 0)))
+  end;
+
+def facts:
+  primary_rank as $r
+  | (recs("memory_summary") | map(select(.scope == "all")) | .[0]) as $mem
+  | (recs("cpu_summary") | (map(select(has("ranks"))) + map(select(has("ranks") | not))) | .[0]) as $cpu
+  | (recs("step_stats") | of_rank($r) | .[0]) as $steps
+  | (recs("phase_total") | of_rank($r)
+     | if length == 0 then null else map({key: .phase, value: .}) | from_entries end) as $phases
+  | (recs("family_total") | of_rank($r)
+     | if length == 0 then null else map({key: .family, value: .}) | from_entries end) as $families
+  | (recs("gpu_timeline") | of_rank($r) | gpu_sum) as $gpu
+  | (recs("runtime_total") | of_rank($r) | .[0]) as $rt
+  | (recs("churn") | if length == 0 then null else max_by(.churn) end) as $churn
+  | (recs("memory_profile") | map(select(.device_type == 1))
+     | if length == 0 then null else max_by(.peak_allocated) end) as $mprof
+  | (if $steps != null and $steps.total > 0 then $steps.total
+     elif $cpu != null then $cpu.self_total else null end) as $step_time
+  | (recs("op") | of_rank($r) | map(select(.class == "op"))) as $ops
+  | {
+      memory: $mem,
+      memory_devices: (recs("memory_summary") | map(select(.scope == "device"))),
+      segments: recs("segment"),
+      churn: $churn,
+      memory_profile: $mprof,
+      cpu: $cpu,
+      rank: $r,
+      ops: $ops,
+      kernels: (recs("kernel") | of_rank($r)),
+      families: $families,
+      phases: $phases,
+      steps: $steps,
+      step_list: (recs("step") | of_rank($r)),
+      gpu: $gpu,
+      runtime: $rt,
+      # Denominators: the time of the profiled steps, else CPU self time.
+      step_time: $step_time,
+      dataloader_share: share($phases.dataloader.self; $step_time),
+      optimizer_share: share($phases.optimizer.self; $step_time),
+      cpu_matmul_share: share($families["matmul/linear"].self; $cpu.self_total),
+      gpu_matmul_share: share(($families["matmul/linear"].gpu_self // 0) + ($families.convolution.gpu_self // 0); $cpu.gpu_total),
+      gpu_util: share($gpu.busy; $gpu.window),
+      gpu_idle_share: share($gpu.idle; $gpu.window),
+      comm_share: ([share($gpu.comm; $gpu.window), share($phases.communication.self; $step_time)] | map(select(. != null)) | max),
+      exposed_comm_share: share($gpu.exposed_comm; $gpu.window),
+      comm_exposed_fraction: share($gpu.exposed_comm; $gpu.comm),
+      mean_kernel_us: (if $gpu != null and $gpu.events > 0 then $gpu.busy / $gpu.events else null end),
+      launch_share: share($rt.launch; $step_time),
+      sync_share: share($rt.sync; $step_time),
+      sync_ops: ($ops | map(select(.name == "aten::item" or .name == "aten::_local_scalar_dense" or .name == "cudaStreamSynchronize"))),
+      step_cv: (if $steps != null and $steps.steps >= 3 and $steps.mean > 0 then $steps.std / $steps.mean else null end),
+      fragmentation: $mem.fragmentation,
+      have_trace: ($cpu != null),
+      have_snapshot: ($mem != null)
+    };
+
+# Formatting for templates and the report.
+
+# n rounded to d decimals, as text without exponent.
+def dec($d):
+  if . == null then "n/a"
+  else (. * pow(10; $d) | round) as $i
+    | ($i | fabs | tostring) as $s
+    | (if $d == 0 then $s
+       else ("0" * ([($d + 1) - ($s | length), 0] | max)) + $s
+         | .[0:length - $d] + "." + .[length - $d:] end)
+    | (if $i < 0 then "-" + . else . end)
+  end;
+
+def pct: if . == null then "n/a" else (. * 100 | dec(1)) + " %" end;
+
+def bytes:
+  if . == null then "n/a"
+  elif fabs >= 1073741824 then (. / 1073741824 | dec(2)) + " GiB"
+  elif fabs >= 1048576 then (. / 1048576 | dec(1)) + " MiB"
+  elif fabs >= 1024 then (. / 1024 | dec(1)) + " KiB"
+  else (. | dec(0)) + " B" end;
+
+# Microseconds with the unit that suits them.
+def us:
+  if . == null then "n/a"
+  elif fabs >= 1000000 then (. / 1000000 | dec(2)) + " s"
+  elif fabs >= 1000 then (. / 1000 | dec(2)) + " ms"
+  else (. | dec(1)) + " µs" end;

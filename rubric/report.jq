@@ -1,0 +1,288 @@
+# The report that report-md writes: report("markdown") gives the Markdown
+# text, report("json") the members of the JSON report record.  It reads the
+# gathered records (see facts.jq) and rubric-apply's "finding" records.
+
+def cell:
+  if type == "string" then gsub("\\|"; "\\|") | gsub("\n"; " ")
+  elif . == null then "" else tostring end;
+
+def clip($n): if length > $n then .[0:$n - 1] + "…" else . end;
+
+def pad($w; $right):
+  if $right then (" " * ($w - length)) + . else . + (" " * ($w - length)) end;
+
+def mdrow($w; $align):
+  [range(0; length) as $i | .[$i] | pad($w[$i]; $align[$i] == "r")]
+  | "| " + join(" | ") + " |";
+
+def mdrule($w; $align):
+  [range(0; $w | length) as $i
+   | if $align[$i] == "r" then ("-" * ($w[$i] - 1)) + ":" else "-" * $w[$i] end]
+  | "| " + join(" | ") + " |";
+
+# A table whose columns are as wide as their widest cell.
+def table($head; $align; $rows):
+  if ($rows | length) == 0 then "_None._\n"
+  else ([$head] + $rows | map(map(cell))) as $t
+    | [range(0; $head | length) as $i
+       | [$t[] | .[$i] | length] | max | if . < 3 then 3 else . end] as $w
+    | ([$t[0] | mdrow($w; $align)] + [mdrule($w; $align)]
+       + [$t[1:][] | mdrow($w; $align)]) | join("\n") + "\n"
+  end;
+
+def hex:
+  if . == null then "n/a"
+  else [recurse(if . >= 16 then (. / 16 | floor) else empty end) | . % 16]
+    | reverse | map("0123456789abcdef"[.:. + 1]) | "0x" + join("")
+  end;
+
+def count: if . == null then "n/a" else dec(0) end;
+
+def findings: recs("finding") | sort_by(.place);
+def inputs: recs("input");
+def rules: recs("rule");
+
+def slowest_steps($f): $f.step_list | sort_by(-.dur) | .[0:5];
+def threads($f): recs("thread_total") | of_rank($f.rank) | .[0:5];
+def timelines($f): recs("gpu_timeline") | of_rank($f.rank);
+def family_list($f): recs("family_total") | of_rank($f.rank);
+def phase_list($f): recs("phase_total") | of_rank($f.rank);
+def impact_text:
+  if .impact == null then "not estimated: an artifact is missing"
+  elif .area == "memory" then (.impact | pct) + " of reserved memory at stake"
+  else (.impact | pct) + " of step time at stake" end;
+
+# Markdown sections.
+
+def md_summary($f):
+  "## Resource summary\n\n"
+  + table(["Resource", "Value"]; ["l", "r"];
+      (if $f.memory != null then
+        [["Reserved memory", ($f.memory.reserved | bytes)],
+         ["Allocated memory", ($f.memory.allocated | bytes)],
+         ["Active memory", ($f.memory.active | bytes)],
+         ["Inactive memory (free in segments)", ($f.memory.inactive | bytes)],
+         ["Fragmentation", (($f.memory.fragmentation | pct) + " (" + $f.memory.fragmentation_risk + ")")],
+         ["Segments", ($f.memory.segments | count)]]
+       else [] end)
+      + (if $f.churn != null then
+          [["Allocator peak (replayed)", ($f.churn.peak | bytes)]]
+        else [] end)
+      + (if $f.memory_profile != null then
+          [["Peak allocated (profiler)", ($f.memory_profile.peak_allocated | bytes)],
+           ["Peak reserved (profiler)", ($f.memory_profile.peak_reserved | bytes)]]
+        else [] end)
+      + (if $f.cpu != null then
+          [["CPU trace window", ($f.cpu.window | us)],
+           ["CPU self time", ($f.cpu.self_total | us)],
+           ["CPU events", ($f.cpu.events | count)],
+           ["Traces", ($f.cpu.traces | count)]]
+          + (if $f.cpu.ranks != null then [["Ranks", ($f.cpu.ranks | length | count)]] else [] end)
+        else [] end)
+      + (if $f.gpu != null then
+          [["GPU events", ($f.gpu.events | count)],
+           ["GPU busy", (($f.gpu.busy | us) + " of " + ($f.gpu.window | us) + " (" + ($f.gpu_util | pct) + ")")]]
+        else [] end)
+      + (if $f.steps != null then
+          [["Profiled steps", ($f.steps.steps | count)],
+           ["Mean step time", ($f.steps.mean | us)]]
+        else [] end));
+
+def md_bottlenecks($f):
+  "## Top bottlenecks\n\n"
+  + "### Top CPU operators\n\n"
+  + table(["Operator", "Family", "Calls", "Total", "Self", "Self %"];
+      ["l", "l", "r", "r", "r", "r"];
+      [$f.ops[0:10][] | [(.name | clip(60)), .family, (.count | count),
+        (.total | us), (.self | us), ((.self_pct // null) | if . == null then "n/a" else dec(1) + " %" end)]])
+  + "\n### Top threads\n\n"
+  + table(["Thread", "Operators", "Busy"]; ["l", "r", "r"];
+      [threads($f)[] | [(.name // "\(.pid)/\(.tid)"), (.count | count), (.busy | us)]])
+  + "\n### Largest segments\n\n"
+  + table(["Device", "Address", "Size", "Allocated", "Free", "Largest free", "Pool", "Top site"];
+      ["r", "l", "r", "r", "r", "r", "l", "l"];
+      [recs("segment")[0:10][] | [(.device | tostring), (.address | hex),
+        (.total_size | bytes), (.allocated | bytes), (.free | bytes),
+        (.largest_free | bytes), .pool, ((.top_sites // [])[0].site // "" | clip(50))]])
+  + "\n### Allocator actions\n\n"
+  + table(["Device", "Action", "Count"]; ["r", "l", "r"];
+      [recs("churn")[] | .device as $d | .actions | to_entries[]
+       | select(.value > 0) | [($d | tostring), .key, (.value | count)]])
+  + "\n### Top GPU kernels\n\n"
+  + table(["Kernel", "Family", "Calls", "Total", "Mean", "Share"];
+      ["l", "l", "r", "r", "r", "r"];
+      [$f.kernels[0:10][] | [(.name | clip(60)), .family, (.count | count),
+        (.total | us), (.mean | us), ((.pct // null) | if . == null then "n/a" else dec(1) + " %" end)]])
+  + "\n### Slowest steps\n\n"
+  + table(["Step", "Duration", "CPU duration"]; ["l", "r", "r"];
+      [slowest_steps($f)[] | [.name, (.dur | us), (.cpu_dur | us)]]);
+
+def md_diagnosis($f):
+  "## Diagnosis\n\n"
+  + "### Fragmentation risk\n\n"
+  + (if $f.memory == null then "_No memory snapshot._\n"
+     else "Risk **\($f.memory.fragmentation_risk)**: "
+       + ($f.memory.fragmentation | pct) + " of reserved memory ("
+       + ($f.memory.inactive | bytes) + " of " + ($f.memory.reserved | bytes)
+       + ") is free inside segments; the largest free block is "
+       + ($f.memory.largest_free | bytes) + ", external fragmentation "
+       + ($f.memory.external_fragmentation | pct) + ".\n" end)
+  + "\n### Allocator churn\n\n"
+  + (if $f.churn == null then "_No allocator trace in the snapshot._\n"
+     else table(["Measure", "Value"]; ["l", "r"];
+       [["Churn score (0-100)", ($f.churn.churn | count)],
+        ["Allocations", ($f.churn.actions.alloc | count)],
+        ["Device calls per 1000 allocations", ($f.churn.device_calls_per_1000_allocs | dec(1))],
+        ["Short-lived share", ($f.churn.short_lived_share | pct)],
+        ["Turnover (bytes allocated / peak)", ($f.churn.turnover | dec(2))],
+        ["segment_free bursts", ($f.churn.segment_free_bursts | count)],
+        ["Replayed peak", ($f.churn.peak | bytes)],
+        ["Window complete", ($f.churn.window_complete | tostring)]]) end)
+  + "\n### Operator families\n\n"
+  + table(["Family", "Operators", "Self", "Self %", "GPU"]; ["l", "r", "r", "r", "r"];
+      [family_list($f)[] | [.family, (.count | count), (.self | us),
+        (.self_pct | dec(1) + " %"), (.gpu_self | us)]])
+  + (if $f.cpu != null then "\nDominant family: **\($f.cpu.dominant_family)**.\n" else "" end)
+  + "\n### Phases\n\n"
+  + table(["Phase", "CPU self", "GPU"]; ["l", "r", "r"];
+      [phase_list($f)[] | [.phase, (.self | us), (.gpu | us)]])
+  + "\n### GPU timeline\n\n"
+  + table(["Device", "Window", "Busy", "Computation", "Exposed comm", "Exposed memcpy", "Idle"];
+      ["r", "r", "r", "r", "r", "r", "r"];
+      [timelines($f)[] | [(.device | tostring), (.window | us),
+        ((.busy | us) + " (" + (share(.busy; .window) | pct) + ")"),
+        (.computation | us), (.exposed_comm | us), (.exposed_memcpy | us), (.idle | us)]]);
+
+def md_actions:
+  "## Prioritized actions\n\n"
+  + (if (findings | length) == 0 then "_No rule fired._\n"
+     else [findings[] |
+       "### \(.place). \(.rule) (\(.area))" + (if .hypothesis then " — hypothesis" else "" end) + "\n\n"
+       + "- **Observation:** \(.observation)\n"
+       + "- **Hypothesis:** \(.cause)\n"
+       + "- **Action:** \(.action)\n"
+       + "- **Expected impact:** \(impact_text) (confidence \(.confidence))\n"
+       + "- **Validation metric:** \(.metric)\n"
+       + (if .capture != null then "\nCapture it with:\n\n```python\n\(.capture)\n```\n" else "" end)]
+     | join("\n") end);
+
+def md_inputs:
+  "## Inputs\n\n"
+  + table(["Path", "Role", "Size", "SHA-256"]; ["l", "l", "r", "l"];
+      [inputs[] | [.path, (.role // ""), (.size | bytes), .sha256]])
+  + "\nReport by mrp \($version).\n";
+
+def md_rules:
+  [rules[] |
+    "### `\(.id)`\n\n"
+    + "Area **\(.area)**, confidence **\(.confidence)**"
+    + (if .confidence == "low" then " (reported as a hypothesis)" else "" end)
+    + "; defined in `\(.file)`, line \(.line).\n\n"
+    + (if (.needs | length) > 0 then "- **Needs:** " + (.needs | map("`" + . + "`") | join(", ")) + "\n" else "" end)
+    + "- **Fires when:** `\(.when)`\n"
+    + "- **Impact:** `\(.impact)`\n"
+    + (if (.evidence | length) > 0
+       then "- **Evidence:** " + (.evidence | to_entries | map("`\(.key)` = `\(.value)`") | join(", ")) + "\n"
+       else "" end)
+    + "- **Observation:** \(.observation)\n"
+    + "- **Hypothesis:** \(.cause)\n"
+    + "- **Action:** \(.action)\n"
+    + "- **Validation metric:** \(.metric)\n"
+    + (if .capture != null then "\n```python\n\(.capture)\n```\n" else "" end)]
+  | join("\n");
+
+def markdown:
+  facts as $f
+  | if (.counts | length) == 0 then ""
+    elif (.counts | keys) == ["rule"] then
+      "# mrp rubric reference\n\n"
+      + "Generated from the rubric files by `rubric-apply -l | report-md`; do not edit.\n"
+      + "Each rule reads the facts that `facts.jq` derives from the records of the mrp tools; "
+      + "`{{ … }}` in a text is a jq expression over those facts.  Findings are ranked by impact, "
+      + "the share of step time or of reserved memory at stake.\n\n"
+      + "## Rules\n\n" + md_rules
+    else
+      "# Profile report\n\n"
+      + md_summary($f) + "\n" + md_bottlenecks($f) + "\n" + md_diagnosis($f)
+      + "\n" + md_actions + "\n" + md_inputs
+      + (if (rules | length) > 0 then "\n## Rubric reference\n\n" + md_rules else "" end)
+    end;
+
+# The JSON report.
+
+def nokind: del(.kind);
+
+def memory_compat($f):
+  if $f.memory == null then null
+  else {
+    total_reserved_bytes: $f.memory.reserved,
+    total_allocated_bytes: $f.memory.allocated,
+    total_active_bytes: $f.memory.active,
+    total_inactive_bytes: $f.memory.inactive,
+    fragmentation_ratio: $f.memory.fragmentation,
+    fragmentation_risk: $f.memory.fragmentation_risk,
+    num_segments: $f.memory.segments,
+    top_segments: [recs("segment")[0:10][] | {device, address, total_size,
+      allocated_size: .allocated, active_size: .active, free_size: .free,
+      largest_free, pool, stream}],
+    alloc_retries: $f.memory.num_alloc_retries,
+    num_ooms: $f.memory.num_ooms,
+    allocator_settings: $f.memory.allocator_settings
+  } end;
+
+def cpu_compat($f):
+  if $f.cpu == null then null
+  else {
+    event_count: $f.cpu.events,
+    trace_start_us: $f.cpu.start,
+    trace_end_us: $f.cpu["end"],
+    trace_window_us: $f.cpu.window,
+    top_ops: [$f.ops[0:10][] | {name, total_us: .total, count, avg_us: .mean}],
+    top_threads: [threads($f)[] | {pid, tid, name, busy_us: .busy, count}],
+    family_totals: ($f.cpu.families // {}),
+    dominant_family: $f.cpu.dominant_family
+  } end;
+
+def json_report:
+  facts as $f
+  | if (.counts | length) == 0 then null
+    else {
+      schema_version: 1,
+      version: $version,
+      summary: {
+        memory: (if $f.memory == null then null
+          else $f.memory | {reserved, allocated, active, inactive, fragmentation,
+            fragmentation_risk, segments} end),
+        peak: (if $f.churn == null then null else $f.churn.peak end),
+        memory_profile: ($f.memory_profile | if . == null then null else nokind end),
+        cpu: (if $f.cpu == null then null
+          else $f.cpu | {traces, events, start, "end": .["end"], window, self_total} end),
+        gpu: $f.gpu,
+        gpu_utilization: $f.gpu_util,
+        steps: ($f.steps | if . == null then null else nokind end)
+      },
+      bottlenecks: {
+        top_ops: [$f.ops[0:10][] | nokind],
+        top_threads: [threads($f)[] | nokind],
+        largest_segments: [recs("segment")[0:10][] | nokind],
+        allocator_actions: [recs("churn")[] | {device, actions}],
+        top_kernels: [$f.kernels[0:10][] | nokind],
+        slowest_steps: [slowest_steps($f)[] | nokind]
+      },
+      diagnosis: {
+        fragmentation: (if $f.memory == null then null
+          else $f.memory | {fragmentation, fragmentation_risk, inactive, reserved,
+            largest_free, external_fragmentation} end),
+        churn: ($f.churn | if . == null then null else nokind end),
+        families: [family_list($f)[] | nokind],
+        dominant_family: $f.cpu.dominant_family,
+        phases: [phase_list($f)[] | nokind],
+        gpu_timeline: [timelines($f)[] | nokind]
+      },
+      actions: [findings[] | nokind],
+      inputs: [inputs[] | nokind],
+      memory: memory_compat($f),
+      cpu: cpu_compat($f)
+    } end;
+
+def report($format): if $format == "json" then json_report else markdown end;

@@ -1,0 +1,144 @@
+bats_require_minimum_version 1.5.0
+setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
+
+inputs=(-i ../example/trace.json.gz -i ../example/memory_snapshot.json.gz)
+
+@test "report-md: usage error" {
+	run -2 --separate-stderr report-md -Z
+	assert_stderr --partial 'usage: report-md [-j] [-i file] [-r rubric] [file ...]'
+}
+
+@test "report-md: empty input gives empty output" {
+	run -0 report-md </dev/null
+	assert_output ''
+	run -0 report-md -j </dev/null
+	assert_output ''
+}
+
+@test "report-md: golden Markdown report on the example" {
+	cd "$FIXTURES"
+	run -0 report-md "${inputs[@]}" records.ndjson findings.ndjson
+	assert_output - <example.md
+}
+
+@test "report-md: golden JSON report on the example" {
+	cd "$FIXTURES"
+	run -0 report-md -j "${inputs[@]}" records.ndjson findings.ndjson
+	assert_output - <example.json
+}
+
+@test "report-md: sections come in the order the user needs" {
+	cd "$FIXTURES"
+	run -0 bats_pipe report-md records.ndjson findings.ndjson \| grep '^##* '
+	assert_output - <<'MD'
+# Profile report
+## Resource summary
+## Top bottlenecks
+### Top CPU operators
+### Top threads
+### Largest segments
+### Allocator actions
+### Top GPU kernels
+### Slowest steps
+## Diagnosis
+### Fragmentation risk
+### Allocator churn
+### Operator families
+### Phases
+### GPU timeline
+## Prioritized actions
+### 1. fragmentation-high (memory)
+### 2. low-gpu-util (gpu)
+### 3. launch-bound (gpu)
+### 4. matmul-gpu (gpu)
+### 5. missing-memory-stats (memory)
+## Inputs
+MD
+}
+
+@test "report-md: tables align and numbers carry units" {
+	cd "$FIXTURES"
+	# Every row of every table is as wide as its header, in characters.
+	report-md records.ndjson >"$BATS_TEST_TMPDIR/r.md"
+	run -0 python3 -c '
+import sys
+tables, cur = [], []
+for l in open(sys.argv[1], encoding="utf-8"):
+    if l.startswith("|"):
+        cur.append(len(l.rstrip("\n")))
+    elif cur:
+        tables.append(cur)
+        cur = []
+print(len(tables), sum(len(set(t)) != 1 for t in tables))
+' "$BATS_TEST_TMPDIR/r.md"
+	assert_output '11 0'
+	run -0 report-md records.ndjson
+	assert_output --partial '| Reserved memory                    |                    3.52 GiB |'
+	assert_output --partial '| CPU trace window                   |                     8.39 ms |'
+	assert_output --partial '| aten::addmm                               | matmul/linear |    26 | 813.0 µs | 755.0 µs | 17.1 % |'
+}
+
+@test "report-md: the JSON report is compatible with analyze_profile.py" {
+	cd "$FIXTURES"
+	run -0 bats_pipe report-md -j records.ndjson \| jq -c '[(.memory | keys),
+	    (.cpu | keys), .cpu.top_ops[0], .memory.fragmentation_risk, .schema_version]'
+	assert_output '[["alloc_retries","allocator_settings","fragmentation_ratio","fragmentation_risk","num_ooms","num_segments","top_segments","total_active_bytes","total_allocated_bytes","total_inactive_bytes","total_reserved_bytes"],["dominant_family","event_count","family_totals","top_ops","top_threads","trace_end_us","trace_start_us","trace_window_us"],{"name":"aten::linear","total_us":1143,"count":26,"avg_us":43.962},"HIGH",1]'
+}
+
+@test "report-md: inputs name their size and sha256" {
+	cd "$FIXTURES"
+	run -0 bats_pipe report-md -j -i ../example/trace.json.gz records.ndjson \| \
+	    jq -r '.inputs[0] | [.path, .size, .sha256] | @tsv'
+	assert_output "$(printf '../example/trace.json.gz\t%s\t%s' \
+	    "$(stat -c %s ../example/trace.json.gz)" \
+	    "$(sha256sum ../example/trace.json.gz | cut -d' ' -f1)")"
+}
+
+@test "report-md: the same input gives byte-identical reports" {
+	cd "$FIXTURES"
+	a=$(report-md -j records.ndjson findings.ndjson | sha256sum)
+	b=$(report-md -j findings.ndjson records.ndjson | sha256sum)
+	[ "$a" = "$b" ]
+}
+
+@test "report-md: a trace alone says the snapshot is missing" {
+	run -0 bats_pipe rubric-apply "$TOP/fixtures/rubric-apply/base-trace.ndjson" \| \
+	    report-md "$TOP/fixtures/rubric-apply/base-trace.ndjson" -
+	assert_output --partial '_No memory snapshot._'
+	assert_output --partial 'missing-snapshot (memory)'
+	assert_output --partial '```python'
+}
+
+@test "report-md: malformed input is an error with file:line:col" {
+	run -1 --separate-stderr report-md "$FIXTURES/malformed.ndjson"
+	assert_stderr --regexp 'malformed\.ndjson:2:[0-9]+: '
+	assert_output ''
+}
+
+@test "report-md: .gz input gives the same bytes as plain" {
+	cd "$FIXTURES"
+	a=$(report-md records.ndjson)
+	b=$(report-md records.ndjson.gz)
+	[ "$a" = "$b" ]
+}
+
+@test "report-md: a failed write exits 1" {
+	run -1 bash -c 'report-md "$1" >/dev/full' _ "$FIXTURES/records.ndjson"
+	run -1 bash -c 'report-md -j "$1" >/dev/full' _ "$FIXTURES/records.ndjson"
+}
+
+@test "report-md: an -i file that cannot be read is skipped with status 1" {
+	run -1 --separate-stderr report-md -i "$FIXTURES/nonexistent" \
+	    "$FIXTURES/records.ndjson"
+	assert_stderr --partial 'nonexistent'
+	assert_output --partial '# Profile report'
+}
+
+@test "report-md: man page examples" {
+	cd "$FIXTURES"
+	run -0 bats_pipe rubric-apply records.ndjson \| report-md records.ndjson -
+	assert_output - <<<"$(report-md records.ndjson findings.ndjson)"
+	run -0 bats_pipe report-md -j records.ndjson findings.ndjson \| \
+	    jq -c '[.memory.fragmentation_ratio, .cpu.dominant_family, .actions[0].rule]'
+	assert_output '[0.9916110681416389,"python","fragmentation-high"]'
+}

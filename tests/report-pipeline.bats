@@ -1,0 +1,63 @@
+bats_require_minimum_version 1.5.0
+setup() { load test_helper; }
+
+# mk ARGS...: the report pipeline on the binaries under test.
+mk() {
+	make --no-print-directory -f "$TOP/pipelines/report.mk" \
+	    BIN="${BUILD:-$TOP}/bin" RUBRIC="$TOP/rubric" "$@"
+}
+
+@test "report.mk: a run directory gives every stage and both reports" {
+	r=$BATS_TEST_TMPDIR/run
+	mkdir "$r"
+	cp "$TOP/fixtures/example/trace.json.gz" "$TOP/fixtures/example/memory_snapshot.json.gz" "$r"
+	run -0 mk RUN="$r"
+	run -0 ls "$r"
+	assert_output "$(printf '%s\n' churn.ndjson findings.ndjson memory.ndjson \
+	    memory_snapshot.json.gz ops.ndjson report.json report.md \
+	    trace-memory.ndjson trace.json.gz)"
+	# The same report as analyze-profile, inputs aside.
+	analyze-profile --cpu-trace "$r/trace.json.gz" \
+	    --memory-json "$r/memory_snapshot.json.gz" >"$BATS_TEST_TMPDIR/a.md"
+	diff <(sed '/^## Inputs/,$d' "$r/report.md") \
+	    <(sed '/^## Inputs/,$d' "$BATS_TEST_TMPDIR/a.md")
+	run -0 mk RUN="$r"
+	assert_output --partial 'Nothing to be done'
+}
+
+@test "report.mk: a stage reruns when its input changes, not otherwise" {
+	r=$BATS_TEST_TMPDIR/run
+	mkdir "$r"
+	cp "$TOP/fixtures/example/memory_snapshot.json.gz" "$r"
+	mk RUN="$r" >/dev/null
+	touch -d '1 hour ago' "$r"/*.ndjson "$r"/report.*
+	touch "$r/memory_snapshot.json.gz"
+	run -0 mk RUN="$r"
+	assert_output --partial 'churn-score'
+	assert_output --partial 'report-md'
+	refute_output --partial 'tr-extract'
+}
+
+@test "report.mk: many runs at once with -j, ranks together" {
+	need_shared traces/hta/sampled_rank-0.json.gz
+	a=$BATS_TEST_TMPDIR/a b=$BATS_TEST_TMPDIR/b
+	mkdir "$a" "$b"
+	cp "$SHARED/traces/hta/sampled_rank-0.json.gz" "$a/trace_rank-0.json.gz"
+	cp "$SHARED/traces/hta/sampled_rank-1.json.gz" "$a/trace_rank-1.json.gz"
+	cp "$TOP/fixtures/example/memory_snapshot.json.gz" "$b"
+	run -0 mk -j4 RUNS="$a $b"
+	run -0 jq -c '[.summary.cpu.traces, (.actions | map(.rule) | index("comm-share") != null)]' "$a/report.json"
+	assert_output '[2,true]'
+	run -0 jq -c '[.cpu, .memory.fragmentation_risk]' "$b/report.json"
+	assert_output '[null,"HIGH"]'
+}
+
+@test "report.mk: a failed stage leaves no half-written target" {
+	r=$BATS_TEST_TMPDIR/run
+	mkdir "$r"
+	head -c 3000 "$TOP/fixtures/example/trace.json.gz" >"$r/trace.json.gz"
+	run -2 mk RUN="$r"
+	[ ! -e "$r/ops.ndjson" ] && [ ! -e "$r/report.md" ]
+	run -0 ls "$r"
+	refute_output --partial 'report'
+}

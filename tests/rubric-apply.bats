@@ -1,0 +1,181 @@
+bats_require_minimum_version 1.5.0
+setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
+
+@test "rubric-apply: usage error" {
+	run -2 --separate-stderr rubric-apply -Z
+	assert_stderr --partial 'usage: rubric-apply [-l] [-r rubric] [file ...]'
+	run -2 --separate-stderr rubric-apply -l "$FIXTURES/example.ndjson"
+}
+
+@test "rubric-apply: empty input gives no findings" {
+	run -0 rubric-apply </dev/null
+	assert_output ''
+}
+
+@test "rubric-apply: golden findings on the example trace and snapshot" {
+	run -0 rubric-apply "$FIXTURES/example.ndjson"
+	assert_output - <"$FIXTURES/example.findings.ndjson"
+}
+
+@test "rubric-apply: findings are ranked by impact, missing artifacts last" {
+	run -0 bats_pipe rubric-apply "$FIXTURES/example.ndjson" \| \
+	    jq -sc '[.[].impact]'
+	assert_output '[0.9916,0.9208,0.9208,0.0506,null]'
+}
+
+@test "rubric-apply: the same input gives the same bytes, in any file order" {
+	rubric-apply "$FIXTURES/base-trace.ndjson" "$FIXTURES/base-memory.ndjson" \
+	    >"$BATS_TEST_TMPDIR/a"
+	rubric-apply "$FIXTURES/base-memory.ndjson" "$FIXTURES/base-trace.ndjson" \
+	    >"$BATS_TEST_TMPDIR/b"
+	cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+}
+
+@test "rubric-apply: malformed input is an error with file:line:col" {
+	run -1 --separate-stderr rubric-apply "$FIXTURES/malformed.ndjson"
+	assert_stderr --regexp 'malformed\.ndjson:2:[0-9]+: '
+	assert_output ''
+}
+
+@test "rubric-apply: .gz input gives the same bytes as plain" {
+	a=$(rubric-apply "$FIXTURES/base-memory.ndjson")
+	b=$(rubric-apply "$FIXTURES/base-memory.ndjson.gz")
+	[ -n "$a" ]
+	[ "$a" = "$b" ]
+}
+
+@test "rubric-apply: a failed write exits 1" {
+	run -1 bash -c 'rubric-apply "$1" >/dev/full' _ "$FIXTURES/example.ndjson"
+}
+
+@test "rubric-apply: a file that cannot be opened is skipped with status 1" {
+	run -1 --separate-stderr rubric-apply "$FIXTURES/nonexistent" \
+	    "$FIXTURES/base-memory.ndjson"
+	assert_stderr --partial 'nonexistent'
+	assert_output --partial '"rule":"fragmentation-high"'
+}
+
+@test "rubric-apply: every rule has a firing and a quiet case" {
+	for id in $(rubric-apply -l | jq -r .id); do
+		[ -s "$FIXTURES/cases/$id.fire.ndjson" ] ||
+		    fail "no cases/$id.fire.ndjson"
+		[ -s "$FIXTURES/cases/$id.quiet.ndjson" ] ||
+		    fail "no cases/$id.quiet.ndjson"
+	done
+}
+
+@test "rubric-apply: each rule fires on its firing case" {
+	for f in "$FIXTURES"/cases/*.fire.ndjson; do
+		id=$(basename "$f" .fire.ndjson)
+		rubric-apply "$f" | jq -se --arg id "$id" \
+		    'any(.[]; .rule == $id)' >/dev/null ||
+		    fail "$id does not fire on $f"
+	done
+}
+
+@test "rubric-apply: each rule stays quiet on its quiet case" {
+	for f in "$FIXTURES"/cases/*.quiet.ndjson; do
+		id=$(basename "$f" .quiet.ndjson)
+		n=$(rubric-apply "$f" | jq -c --arg id "$id" \
+		    'select(.rule == $id)' | wc -l)
+		[ "$n" -eq 0 ] || fail "$id fires on $f"
+	done
+}
+
+@test "rubric-apply: a finding carries evidence, texts and the hypothesis flag" {
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/nearby-sizes.fire.ndjson" \| \
+	    jq -c 'select(.rule == "nearby-sizes") | [.confidence, .hypothesis,
+	    .evidence.band, (.observation | test("500 allocations fall between 1.0 MiB and 2.0 MiB"))]'
+	assert_output '["low",true,{"from":1048576,"to":2097152,"allocs":500},true]'
+}
+
+@test "rubric-apply: missing artifacts say what to capture and how" {
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/missing-snapshot.fire.ndjson" \| \
+	    jq -r 'select(.rule == "missing-snapshot") | .capture'
+	assert_output --partial '_record_memory_history('
+	assert_output --partial 'json.dump(torch.cuda.memory._snapshot()'
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/missing-trace.fire.ndjson" \| \
+	    jq -r 'select(.rule == "missing-trace") | .capture'
+	assert_output --partial 'prof.export_chrome_trace('
+}
+
+@test "rubric-apply: a rule that does not compile is a usage error naming it" {
+	cp -r "$TOP/rubric" "$BATS_TEST_TMPDIR/r"
+	cat >"$BATS_TEST_TMPDIR/r/zz-broken.yaml" <<'YAML'
+rules:
+  - id: broken
+    area: step
+    confidence: low
+    when: .steps.mean >
+    impact: '1'
+    observation: o
+    cause: c
+    action: a
+    metric: m
+YAML
+	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" \
+	    "$FIXTURES/example.ndjson"
+	assert_stderr --regexp 'zz-broken\.yaml:5: rule broken: when: .*syntax error'
+	assert_output ''
+}
+
+@test "rubric-apply: a template that does not compile names its member" {
+	cp -r "$TOP/rubric" "$BATS_TEST_TMPDIR/r"
+	cat >"$BATS_TEST_TMPDIR/r/zz-broken.yaml" <<'YAML'
+rules:
+  - id: broken-text
+    area: step
+    confidence: low
+    when: 'true'
+    impact: '1'
+    observation: 'mean {{ .steps.mean | }}'
+    cause: c
+    action: a
+    metric: m
+YAML
+	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
+	assert_stderr --partial 'zz-broken.yaml:7: rule broken-text: observation:'
+}
+
+@test "rubric-apply: a bad rubric file is a usage error with its position" {
+	mkdir "$BATS_TEST_TMPDIR/r"
+	cp "$TOP/rubric/facts.jq" "$BATS_TEST_TMPDIR/r"
+	printf 'rules:\n  - id: x\n    area: disk\n' >"$BATS_TEST_TMPDIR/r/a.yaml"
+	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
+	assert_stderr --partial 'a.yaml:2: rule x: area "disk" is not memory'
+	printf 'rules:\n  - id: x\n    when: [\n' >"$BATS_TEST_TMPDIR/r/a.yaml"
+	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
+	assert_stderr --regexp 'a\.yaml:[0-9]+:[0-9]+: '
+}
+
+@test "rubric-apply: a rule failing on the data is a data error naming it" {
+	cp -r "$TOP/rubric" "$BATS_TEST_TMPDIR/r"
+	cat >"$BATS_TEST_TMPDIR/r/zz-runtime.yaml" <<'YAML'
+rules:
+  - id: divides-strings
+    area: step
+    confidence: low
+    when: '.cpu.dominant_family / 2 > 0'
+    impact: '1'
+    observation: o
+    cause: c
+    action: a
+    metric: m
+YAML
+	run -1 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" \
+	    "$FIXTURES/example.ndjson"
+	assert_stderr --partial 'zz-runtime.yaml:2: rule divides-strings: '
+}
+
+@test "rubric-apply: the rubric reference is generated from the rules" {
+	run -0 bats_pipe rubric-apply -l \| report-md
+	assert_output - <"$TOP/rubric/interpretation.md"
+}
+
+@test "rubric-apply: man page examples" {
+	cd "$FIXTURES"
+	run -0 bats_pipe rubric-apply example.ndjson \| jq -r '[.place, .rule, .impact] | @tsv'
+	assert_line --index 0 "$(printf '1\tfragmentation-high\t0.9916')"
+	run -0 bats_pipe rubric-apply -l \| jq -r '[.id, .area] | @tsv'
+	assert_line "$(printf 'oom\tmemory')"
+}

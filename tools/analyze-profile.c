@@ -1,0 +1,577 @@
+/*
+ * analyze-profile: the whole report from a memory snapshot and/or a
+ * profiler trace, with the interface of the original analyze_profile.py.
+ * It runs the mrp tools as a pipeline: the trace branch (tr-extract, then
+ * op-rank and mem-segments fed by one tee) and the memory branch
+ * (mem-segments and churn-score) in parallel, then rubric-apply and
+ * report-md on what they wrote into a private temporary directory.
+ */
+/* F_SETPIPE_SZ is Linux's; elsewhere the pipes keep their size. */
+#define _GNU_SOURCE
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "inputrec.h"
+#include "ndjson.h"
+#include "xalloc.h"
+
+#define MAXPROC	16
+
+struct proc {
+	pid_t		 pid;
+	const char	*name;
+};
+
+struct run {
+	char		 bindir[PATH_MAX];
+	char		 tmp[PATH_MAX];
+	struct proc	 p[MAXPROC];
+	int		 np;
+};
+
+static void	usage(void);
+static void	tmpname(const struct run *, char *, size_t, const char *);
+static int	open_out(const char *);
+static pid_t	spawn(struct run *, const char *name, const char *argv[],
+		    int in, int out);
+static pid_t	fork_child(struct run *, const char *name);
+static void	close_from(int);
+static void	tee_records(int in, int all, int mem);
+static int	write_all(int, const char *, size_t);
+static void	hash_inputs(const char *, const char *, const char *);
+static int	wait_all(struct run *, const char *trace, const char *mem);
+static void	progress(const struct run *, const char *trace,
+		    const char *mem);
+static long long child_pos(pid_t, const char *);
+static void	cleanup(struct run *);
+static int	publish(const char *tmp, const char *dest);
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [--cpu-trace file] [--json-out file] "
+	    "[--md-out file] [--memory-json file]\n", getprogname());
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "cpu-trace", required_argument, NULL, 't' },
+		{ "json-out", required_argument, NULL, 'j' },
+		{ "md-out", required_argument, NULL, 'm' },
+		{ "memory-json", required_argument, NULL, 'M' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct run r;
+	const char *trace = NULL, *mem = NULL, *mdout = NULL, *jsonout = NULL;
+	char f[6][PATH_MAX + 32], mdtmp[PATH_MAX + 32], jtmp[PATH_MAX + 32];
+	char *slash;
+	const char *av[16];
+	int ch, fd[2], all[2], memp[2], out, status = 0, n, i;
+	ssize_t len;
+	const char *tmpdir;
+
+	setprogname(argv[0]);
+	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'M':
+			mem = optarg;
+			break;
+		case 'j':
+			jsonout = optarg;
+			break;
+		case 'm':
+			mdout = optarg;
+			break;
+		case 't':
+			trace = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 0 || (trace == NULL && mem == NULL))
+		usage();
+	if (trace != NULL && access(trace, R_OK) != 0)
+		die("%s:", trace);
+	if (mem != NULL && access(mem, R_OK) != 0)
+		die("%s:", mem);
+
+	memset(&r, 0, sizeof(r));
+	/* The stages are the tools installed beside this one. */
+	if ((len = readlink("/proc/self/exe", r.bindir,
+	    sizeof(r.bindir) - 1)) > 0) {
+		r.bindir[len] = '\0';
+		if ((slash = strrchr(r.bindir, '/')) != NULL)
+			*slash = '\0';
+	}
+	if ((tmpdir = getenv("TMPDIR")) == NULL || *tmpdir == '\0')
+		tmpdir = "/tmp";
+	n = snprintf(r.tmp, sizeof(r.tmp), "%s/analyze-profile.XXXXXX",
+	    tmpdir);
+	if (n < 0 || (size_t)n >= sizeof(r.tmp))
+		die("%s: path is too long", tmpdir);
+	if (mkdtemp(r.tmp) == NULL)
+		die("%s:", r.tmp);
+	signal(SIGPIPE, SIG_IGN);
+
+	tmpname(&r, f[0], sizeof(f[0]), "trace.ndjson");
+	tmpname(&r, f[1], sizeof(f[1]), "trace-memory.ndjson");
+	tmpname(&r, f[2], sizeof(f[2]), "memory.ndjson");
+	tmpname(&r, f[3], sizeof(f[3]), "churn.ndjson");
+	tmpname(&r, f[4], sizeof(f[4]), "inputs.ndjson");
+	tmpname(&r, f[5], sizeof(f[5]), "findings.ndjson");
+
+	if (trace != NULL) {
+		if (pipe(fd) == -1 || pipe(all) == -1 || pipe(memp) == -1)
+			die("pipe:");
+#ifdef F_SETPIPE_SZ
+		/* Large pipes let the stages run in bursts, not in lockstep. */
+		for (i = 0; i < 2; i++) {
+			(void)fcntl(fd[i], F_SETPIPE_SZ, 1 << 20);
+			(void)fcntl(all[i], F_SETPIPE_SZ, 1 << 20);
+		}
+#endif
+		av[0] = "tr-extract";
+		av[1] = trace;
+		av[2] = NULL;
+		spawn(&r, "tr-extract", av, -1, fd[1]);
+		close(fd[1]);
+		if (fork_child(&r, "tee") == 0) {
+			close(all[0]);
+			close(memp[0]);
+			tee_records(fd[0], all[1], memp[1]);
+		}
+		close(fd[0]);
+		close(all[1]);
+		close(memp[1]);
+		av[0] = "op-rank";
+		av[1] = NULL;
+		out = open_out(f[0]);
+		spawn(&r, "op-rank", av, all[0], out);
+		close(out);
+		close(all[0]);
+		av[0] = "mem-segments";
+		out = open_out(f[1]);
+		spawn(&r, "mem-segments (trace)", av, memp[0], out);
+		close(out);
+		close(memp[0]);
+	}
+	if (mem != NULL) {
+		av[0] = "mem-segments";
+		av[1] = mem;
+		av[2] = NULL;
+		out = open_out(f[2]);
+		spawn(&r, "mem-segments", av, -1, out);
+		close(out);
+		av[0] = "churn-score";
+		out = open_out(f[3]);
+		spawn(&r, "churn-score", av, -1, out);
+		close(out);
+	}
+	if (fork_child(&r, "sha256") == 0)
+		hash_inputs(f[4], trace, mem);
+	if (wait_all(&r, trace, mem) != 0) {
+		cleanup(&r);
+		return finish(1);
+	}
+
+	/* The files the later stages read, in a fixed order. */
+	n = 0;
+	av[n++] = "rubric-apply";
+	for (i = 0; i < 5; i++)
+		if (access(f[i], F_OK) == 0)
+			av[n++] = f[i];
+	av[n] = NULL;
+	out = open_out(f[5]);
+	spawn(&r, "rubric-apply", av, -1, out);
+	close(out);
+	if (wait_all(&r, NULL, NULL) != 0) {
+		cleanup(&r);
+		return finish(1);
+	}
+	av[n++] = f[5];
+	av[n] = NULL;
+	av[0] = "report-md";
+	if (mdout != NULL) {
+		n = snprintf(mdtmp, sizeof(mdtmp), "%s.tmp", mdout);
+		if (n < 0 || (size_t)n >= sizeof(mdtmp))
+			die("%s: path is too long", mdout);
+		out = open_out(mdtmp);
+	} else
+		out = STDOUT_FILENO;
+	spawn(&r, "report-md", av, -1, out);
+	if (out != STDOUT_FILENO)
+		close(out);
+	if (jsonout != NULL) {
+		n = snprintf(jtmp, sizeof(jtmp), "%s.tmp", jsonout);
+		if (n < 0 || (size_t)n >= sizeof(jtmp))
+			die("%s: path is too long", jsonout);
+		/* "report-md -j file ..." */
+		memmove(av + 2, av + 1, sizeof(av) - 2 * sizeof(*av));
+		av[1] = "-j";
+		out = open_out(jtmp);
+		spawn(&r, "report-md -j", av, -1, out);
+		close(out);
+	}
+	status = wait_all(&r, NULL, NULL);
+	if (status == 0 && mdout != NULL)
+		status = publish(mdtmp, mdout);
+	else if (mdout != NULL)
+		unlink(mdtmp);
+	if (status == 0 && jsonout != NULL)
+		status = publish(jtmp, jsonout);
+	else if (jsonout != NULL)
+		unlink(jtmp);
+	cleanup(&r);
+	return finish(status);
+}
+
+static void
+tmpname(const struct run *r, char *buf, size_t n, const char *name)
+{
+	snprintf(buf, n, "%s/%s", r->tmp, name);
+}
+
+static int
+open_out(const char *path)
+{
+	int fd;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) == -1)
+		die("%s:", path);
+	return fd;
+}
+
+static pid_t
+fork_child(struct run *r, const char *name)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	if (r->np == MAXPROC)
+		die("too many stages");
+	if ((pid = fork()) == -1)
+		die("fork:");
+	if (pid > 0) {
+		r->p[r->np].pid = pid;
+		r->p[r->np].name = name;
+		r->np++;
+	}
+	return pid;
+}
+
+/*
+ * Runs argv[0] from the directory of this program, else from PATH, with
+ * in and out (-1: inherited) as its standard input and output.
+ */
+static pid_t
+spawn(struct run *r, const char *name, const char *argv[], int in, int out)
+{
+	char path[PATH_MAX + 64];
+	pid_t pid;
+
+	if ((pid = fork_child(r, name)) != 0)
+		return pid;
+	if (in != -1 && in != STDIN_FILENO && dup2(in, STDIN_FILENO) == -1)
+		_exit(127);
+	if (out != -1 && out != STDOUT_FILENO &&
+	    dup2(out, STDOUT_FILENO) == -1)
+		_exit(127);
+	close_from(3);
+	/* Our own SIG_IGN would survive exec; a stage dies of EPIPE as usual. */
+	signal(SIGPIPE, SIG_DFL);
+	snprintf(path, sizeof(path), "%s/%s", r->bindir, argv[0]);
+	if (r->bindir[0] != '\0' && access(path, X_OK) == 0)
+		execv(path, (char *const *)argv);
+	else
+		execvp(argv[0], (char *const *)argv);
+	warnmsg("%s:", argv[0]);
+	_exit(127);
+}
+
+static void
+close_from(int lo)
+{
+	long max;
+	int fd;
+
+	max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 4096)
+		max = 4096;
+	for (fd = lo; fd < max; fd++)
+		close(fd);
+}
+
+/*
+ * Copies the records of tr-extract to op-rank whole, and to mem-segments
+ * only those it reads from a trace: the "memory" records, the
+ * "ProfilerStep#" slices and the "trace" records.  The writer puts kind
+ * first and an event's name second, so the first bytes of a line decide.
+ */
+static void
+tee_records(int in, int all, int mem)
+{
+	static const char *const keep[] = {
+		"{\"kind\":\"memory\"",
+		"{\"kind\":\"trace\"",
+		"{\"kind\":\"event\",\"name\":\"ProfilerStep#",
+		NULL
+	};
+	enum { DECIDING, PASSING, DROPPING } state = DECIDING;
+	char *buf, *nl, head[64];
+	size_t hn = 0, i, start, k, klen;
+	ssize_t n;
+	int alive = 1, match, maybe;
+
+	buf = xmalloc(1 << 20);
+	while ((n = read(in, buf, 1 << 20)) != 0) {
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			_exit(1);
+		}
+		if (write_all(all, buf, (size_t)n) != 0)
+			_exit(1);
+		for (i = 0, start = 0; i < (size_t)n && alive; i++) {
+			if (state == DECIDING) {
+				if (buf[i] != '\n' && hn < sizeof(head))
+					head[hn++] = buf[i];
+				match = maybe = 0;
+				for (k = 0; keep[k] != NULL; k++) {
+					klen = strlen(keep[k]);
+					if (memcmp(head, keep[k], hn < klen ?
+					    hn : klen) != 0)
+						continue;
+					if (hn >= klen)
+						match = 1;
+					else
+						maybe = 1;
+				}
+				if (match) {
+					state = PASSING;
+					alive = write_all(mem, head, hn) == 0;
+					start = i + 1;
+				} else if (!maybe || buf[i] == '\n')
+					state = DROPPING;
+				if (buf[i] == '\n') {
+					if (state == PASSING)
+						alive = write_all(mem, "\n", 1)
+						    == 0;
+					state = DECIDING;
+					hn = 0;
+				}
+			} else {
+				/* Inside a line: on to its end at once. */
+				nl = memchr(buf + i, '\n', (size_t)n - i);
+				if (nl == NULL)
+					break;
+				i = (size_t)(nl - buf);
+				if (state == PASSING)
+					alive = write_all(mem, buf + start,
+					    i + 1 - start) == 0;
+				state = DECIDING;
+				hn = 0;
+			}
+		}
+		if (alive && state == PASSING && start < (size_t)n)
+			alive = write_all(mem, buf + start, (size_t)n - start)
+			    == 0;
+	}
+	free(buf);
+	_exit(0);
+}
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(fd, p, n)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The child that names the inputs: their sizes and SHA-256. */
+static void
+hash_inputs(const char *out, const char *trace, const char *mem)
+{
+	struct jw *w;
+	FILE *fp;
+	int rc = 0;
+
+	if ((fp = fopen(out, "w")) == NULL)
+		_exit(1);
+	w = jw_new(fp);
+	if (trace != NULL && inputrec_write(w, trace, "trace") != 0) {
+		warnmsg("%s:", trace);
+		rc = 1;
+	}
+	if (mem != NULL && inputrec_write(w, mem, "memory_snapshot") != 0) {
+		warnmsg("%s:", mem);
+		rc = 1;
+	}
+	jw_free(w);
+	if (fclose(fp) != 0)
+		rc = 1;
+	_exit(rc);
+}
+
+/*
+ * Waits for every running stage; returns 0 when all succeeded.  On a
+ * terminal, a progress line shows how far the readers of the inputs got.
+ */
+static int
+wait_all(struct run *r, const char *trace, const char *mem)
+{
+	struct timespec tick = { 0, 200000000 };
+	int st, rc = 0, tty, i, ticks = 0;
+	pid_t pid;
+
+	tty = isatty(STDERR_FILENO) && (trace != NULL || mem != NULL);
+	while (r->np > 0) {
+		pid = waitpid(-1, &st, tty ? WNOHANG : 0);
+		if (pid == -1) {
+			if (errno == EINTR)
+				continue;
+			die("waitpid:");
+		}
+		if (pid == 0) {
+			nanosleep(&tick, NULL);
+			if (++ticks % 5 == 0)
+				progress(r, trace, mem);
+			continue;
+		}
+		for (i = 0; i < r->np; i++)
+			if (r->p[i].pid == pid)
+				break;
+		if (i == r->np)
+			continue;
+		if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
+			warnmsg("%s failed (exit status %d)", r->p[i].name,
+			    WEXITSTATUS(st));
+			rc = 1;
+		} else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE) {
+			/* The reader went away, as with "| head": no news. */
+			rc = 1;
+		} else if (WIFSIGNALED(st)) {
+			warnmsg("%s was killed by signal %d", r->p[i].name,
+			    WTERMSIG(st));
+			rc = 1;
+		}
+		r->p[i] = r->p[--r->np];
+	}
+	if (tty && ticks >= 5)
+		fprintf(stderr, "\r\033[K");
+	return rc;
+}
+
+static void
+progress(const struct run *r, const char *trace, const char *mem)
+{
+	struct stat sb;
+	long long pos, size;
+	int i, j;
+	const char *paths[2] = { trace, mem };
+	const char *labels[2] = { "trace", "memory" };
+
+	fprintf(stderr, "\r%s:", getprogname());
+	for (j = 0; j < 2; j++) {
+		if (paths[j] == NULL || stat(paths[j], &sb) != 0)
+			continue;
+		size = (long long)sb.st_size;
+		pos = -1;
+		for (i = 0; i < r->np && pos < 0; i++)
+			pos = child_pos(r->p[i].pid, paths[j]);
+		if (pos < 0)
+			fprintf(stderr, " %s read", labels[j]);
+		else
+			fprintf(stderr, " %s %lld%%", labels[j],
+			    size > 0 ? pos * 100 / size : 100);
+	}
+	fprintf(stderr, "\033[K");
+}
+
+/* How far the process pid has read path, from /proc; -1 if unknown. */
+static long long
+child_pos(pid_t pid, const char *path)
+{
+	char link[PATH_MAX + 64], target[PATH_MAX], want[PATH_MAX], line[128];
+	long long pos = -1;
+	ssize_t n;
+	FILE *fp;
+	int fd;
+
+	if (realpath(path, want) == NULL)
+		return -1;
+	for (fd = 0; fd < 64 && pos < 0; fd++) {
+		snprintf(link, sizeof(link), "/proc/%ld/fd/%d", (long)pid, fd);
+		if ((n = readlink(link, target, sizeof(target) - 1)) <= 0)
+			continue;
+		target[n] = '\0';
+		if (strcmp(target, want) != 0)
+			continue;
+		snprintf(link, sizeof(link), "/proc/%ld/fdinfo/%d", (long)pid,
+		    fd);
+		if ((fp = fopen(link, "r")) == NULL)
+			continue;
+		while (fgets(line, sizeof(line), fp) != NULL)
+			if (sscanf(line, "pos: %lld", &pos) == 1)
+				break;
+		fclose(fp);
+	}
+	return pos;
+}
+
+static void
+cleanup(struct run *r)
+{
+	static const char *const names[] = {
+		"trace.ndjson", "trace-memory.ndjson", "memory.ndjson",
+		"churn.ndjson", "inputs.ndjson", "findings.ndjson", NULL
+	};
+	char path[PATH_MAX + 32];
+	int i;
+
+	for (i = 0; names[i] != NULL; i++) {
+		tmpname(r, path, sizeof(path), names[i]);
+		unlink(path);
+	}
+	if (rmdir(r->tmp) != 0)
+		warnmsg("%s:", r->tmp);
+}
+
+/* Moves a finished output into place, so no half-written file is left. */
+static int
+publish(const char *tmp, const char *dest)
+{
+	if (rename(tmp, dest) != 0) {
+		warnmsg("%s:", dest);
+		unlink(tmp);
+		return 1;
+	}
+	return 0;
+}

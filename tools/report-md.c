@@ -1,0 +1,151 @@
+/*
+ * report-md: render the records of the other tools and rubric-apply's
+ * findings as a Markdown report, or with -j as one JSON report record.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jv.h>
+
+#include "err.h"
+#include "inputrec.h"
+#include "jqx.h"
+#include "ndjson.h"
+#include "recset.h"
+#include "rubric.h"
+#include "xalloc.h"
+
+/* Records kept per kind, rank and class: the report shows the top ones. */
+#define KEEP	64
+
+static void	usage(void);
+static jv	input_record(const char *);
+static struct jqx *compile(const char *dir, int json);
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-j] [-i file] [-r rubric] [file ...]\n",
+	    getprogname());
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct recset rs;
+	struct jqx *x;
+	struct jw *w;
+	const char *rflag = NULL;
+	char **iflag, *dir, *msg;
+	size_t ni = 0, i;
+	int ch, jflag = 0, status = 0, rc;
+	jv out, rec;
+
+	setprogname(argv[0]);
+	iflag = xcalloc((size_t)argc, sizeof(*iflag));
+	while ((ch = getopt(argc, argv, "i:jr:")) != -1) {
+		switch (ch) {
+		case 'i':
+			iflag[ni++] = optarg;
+			break;
+		case 'j':
+			jflag = 1;
+			break;
+		case 'r':
+			rflag = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	dir = rubric_dir(rflag);
+	x = compile(dir, jflag);
+	free(dir);
+	recset_init(&rs, KEEP);
+	for (i = 0; i < ni; i++) {
+		rec = input_record(iflag[i]);
+		if (jv_get_kind(rec) == JV_KIND_INVALID) {
+			warnmsg("%s:", iflag[i]);
+			status = 1;
+		} else
+			recset_add(&rs, rec);
+	}
+	free(iflag);
+	if (argc == 0)
+		status = recset_read(&rs, NULL);
+	for (; argc > 0 && status >= 0; argc--, argv++)
+		status |= recset_read(&rs, *argv);
+	if (status < 0)
+		exit(1);
+
+	rc = jqx_run(x, recset_take(&rs), &out, &msg);
+	/* Nothing gathered gives null or "": no report, no output. */
+	if (rc < 0)
+		die("report.jq: %s", msg);
+	if (jflag && jv_get_kind(out) == JV_KIND_OBJECT) {
+		w = jw_new(stdout);
+		jqx_write_record(w, "report", out);
+		jw_free(w);
+	} else if (jv_get_kind(out) == JV_KIND_STRING)
+		fwrite(jqx_str(out), 1,
+		    (size_t)jv_string_length_bytes(jv_copy(out)), stdout);
+	else if (rc > 0 && jv_get_kind(out) != JV_KIND_NULL)
+		die("report.jq: the report is not a %s",
+		    jflag ? "JSON object" : "string");
+	jv_free(out);
+	jqx_free(x);
+	recset_free(&rs);
+	return finish(status != 0);
+}
+
+/* The report program: the rubric's facts, then its report template. */
+static struct jqx *
+compile(const char *dir, int json)
+{
+	struct jqx *x;
+	char *facts, *tmpl, *prog, *msg;
+	size_t n;
+	jv args;
+
+	facts = rubric_slurp(dir, "facts.jq");
+	tmpl = rubric_slurp(dir, "report.jq");
+	n = strlen(facts) + strlen(tmpl) + 64;
+	prog = xmalloc(n);
+	snprintf(prog, n, "%s\n%s\nreport($format)\n", facts, tmpl);
+	args = jv_object();
+	args = jv_object_set(args, jv_string("format"),
+	    jv_string(json ? "json" : "markdown"));
+	args = jv_object_set(args, jv_string("version"),
+	    jv_string(MRP_VERSION));
+	if ((x = jqx_compile(prog, args, &msg)) == NULL)
+		die_usage("%s/report.jq: %s", dir, msg);
+	free(facts);
+	free(tmpl);
+	free(prog);
+	return x;
+}
+
+/* The "input" record of an -i file, or an invalid jv with errno set. */
+static jv
+input_record(const char *path)
+{
+	uint64_t size;
+	char hex[65];
+	jv r;
+
+	if (inputrec_hash(path, &size, hex) != 0)
+		return jv_invalid();
+	r = jv_object();
+	r = jv_object_set(r, jv_string("kind"), jv_string("input"));
+	r = jv_object_set(r, jv_string("path"), jv_string(path));
+	r = jv_object_set(r, jv_string("size"), jv_number((double)size));
+	r = jv_object_set(r, jv_string("sha256"), jv_string(hex));
+	r = jv_object_set(r, jv_string("version"), jv_string(MRP_VERSION));
+	return r;
+}
