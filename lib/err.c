@@ -9,7 +9,8 @@
 
 static const char *progname = "mrp";
 
-static void vreport(const char *, va_list);
+static void	vreport(const char *, va_list)
+		    __attribute__((format(printf, 1, 0)));
 
 void
 setprogname(const char *argv0)

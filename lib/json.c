@@ -69,6 +69,8 @@ static void	sput(struct jreader *, const void *, size_t);
 static int	lex_string(struct jreader *, struct jtoken *);
 static int	lex_string_slow(struct jreader *, struct jtoken *, size_t,
 		    size_t);
+static int	string_too_long(struct jreader *, const struct jtoken *);
+static void	keep_key(struct jreader *, struct jtoken *);
 static int	lex_escape(struct jreader *);
 static enum jtok lex_number(struct jreader *, struct jtoken *);
 static enum jtok lex_word(struct jreader *, struct jtoken *);
@@ -389,6 +391,32 @@ lex_string(struct jreader *r, struct jtoken *t)
 }
 
 /*
+ * Moves a member name that lies in the input buffer to the scratch buffer,
+ * before the blanks up to its ':' are skipped: a refill would move the
+ * buffer's bytes under it.
+ */
+static void
+keep_key(struct jreader *r, struct jtoken *t)
+{
+	if (t->s == r->scratch)
+		return;
+	r->slen = 0;
+	sput(r, t->s, t->len);
+	r->scratch[r->slen] = '\0';
+	t->s = r->scratch;
+}
+
+/* Refuses the string that starts at t, placing the error at its start. */
+static int
+string_too_long(struct jreader *r, const struct jtoken *t)
+{
+	jr_fail(r, t->line, t->col, "string longer than %u bytes",
+	    JR_MAX_STRING);
+	r->errkind = JE_LIMIT;
+	return -1;
+}
+
+/*
  * Decodes into the scratch buffer: the bytes [start, i) are plain, i is the
  * first byte that needs work.
  */
@@ -403,11 +431,8 @@ lex_string_slow(struct jreader *r, struct jtoken *t, size_t start, size_t i)
 	sput(r, r->buf + start, i - start);
 	r->pos = i;
 	for (;;) {
-		if (r->slen > JR_MAX_STRING) {
-			fail_here(r, JE_LIMIT, r->pos,
-			    "string longer than %u bytes", JR_MAX_STRING);
-			return -1;
-		}
+		if (r->slen > JR_MAX_STRING)
+			return string_too_long(r, t);
 		if (r->pos == r->end) {
 			if (r->eof) {
 				jr_fail(r, t->line, t->col,
@@ -459,6 +484,9 @@ lex_string_slow(struct jreader *r, struct jtoken *t, size_t start, size_t i)
 			r->pos++;
 		}
 	}
+	/* The last piece read may be the one that goes past the limit. */
+	if (r->slen > JR_MAX_STRING)
+		return string_too_long(r, t);
 	r->scratch[r->slen] = '\0';
 	t->s = r->scratch;
 	t->len = r->slen;
@@ -699,6 +727,9 @@ lex_value(struct jreader *r, struct jtoken *t)
 			return J_ERROR;
 		return value_done(r, J_STRING);
 	case '-':
+		/* "-Infinity" may be cut by the buffer's end after its '-'. */
+		if (need(r, 2) < 0)
+			return J_ERROR;
 		if (r->end - r->pos > 1 && r->buf[r->pos + 1] == 'I')
 			return value_done(r, lex_word(r, t));
 		return value_done(r, lex_number(r, t));
@@ -793,8 +824,13 @@ next_token(struct jreader *r, struct jtoken *t)
 				    "expected a member name in quotes");
 				return J_ERROR;
 			}
-			if (lex_string(r, t) < 0 || skip_ws(r) < 0)
+			if (lex_string(r, t) < 0)
 				return J_ERROR;
+			if (r->pos == r->end || r->buf[r->pos] != ':') {
+				keep_key(r, t);
+				if (skip_ws(r) < 0)
+					return J_ERROR;
+			}
 			if (r->pos == r->end || r->buf[r->pos] != ':') {
 				fail_here(r, JE_SYNTAX, r->pos,
 				    "expected ':' after member name");

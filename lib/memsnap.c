@@ -278,7 +278,9 @@ msnap_read(struct msnap *ms, const struct msnap_ops *ops, void *arg)
 			ms->form = MF_RECORDS;
 			return read_records(ms);
 		}
+		/* The object form is 2.0's, even with no segments in it. */
 		ms->form = MF_OBJECT;
+		see_era(ms, ERA_2_0);
 		if (read_object(ms, ops, arg, k, &t) < 0)
 			return -1;
 	} else
@@ -956,6 +958,8 @@ ph_merge(struct msnap *ms)
 	size_t i, n = 0;
 	int64_t end;
 
+	if (ms->nph == 0)
+		return;
 	qsort(ms->ph, ms->nph, sizeof(*ms->ph), ph_name_cmp);
 	for (i = 0; i < ms->nph; i++) {
 		if (n > 0 && strcmp(ms->ph[n - 1].name, ms->ph[i].name) == 0) {

@@ -10,7 +10,11 @@
 #include "ndjson.h"
 #include "xalloc.h"
 
-#define WCAP	(256u * 1024)
+/* Output buffered; the fuzzing build makes it small (-DJW_BUFCAP=). */
+#ifndef JW_BUFCAP
+#define JW_BUFCAP	(256u * 1024)
+#endif
+#define WCAP	JW_BUFCAP
 
 struct jw {
 	FILE		*fp;
@@ -25,6 +29,7 @@ static void	put(struct jw *, const void *, size_t);
 static void	putch(struct jw *, char);
 static void	sep(struct jw *);
 static void	put_string(struct jw *, const char *, size_t);
+static void	put_key(struct jw *, const char *, size_t);
 static void	put_digits(struct jw *, int, uint64_t);
 static void	open_(struct jw *, char);
 static void	close_(struct jw *, char);
@@ -160,8 +165,15 @@ jw_end_array(struct jw *w)
 void
 jw_key(struct jw *w, const char *k)
 {
+	put_key(w, k, strlen(k));
+}
+
+/* A member name of n bytes: one read from JSON may hold a NUL ("\u0000"). */
+static void
+put_key(struct jw *w, const char *k, size_t n)
+{
 	sep(w);
-	put_string(w, k, strlen(k));
+	put_string(w, k, n);
 	putch(w, ':');
 	w->after_key = 1;
 }
@@ -341,7 +353,7 @@ jw_jdoc(struct jw *w, const struct jdoc *d, uint32_t i)
 			jw_begin_array(w);
 		for (c = i + 1; c < nd->next; c = d->node[c].next) {
 			if (nd->type == JT_OBJECT)
-				jw_key(w, jdoc_key(d, c));
+				put_key(w, jdoc_key(d, c), d->node[c].keylen);
 			jw_jdoc(w, d, c);
 		}
 		if (nd->type == JT_OBJECT)

@@ -21,10 +21,10 @@
 /* More records than this is not a profiling snippet; refuse to plan it. */
 #define MAX_RECORDS		1000000
 
-const char *const snip_cuda_keys[SNIP_NCUDA] = {
+const char *const snip_cuda_keys[SNIP_NCUDA + 1] = {
 	"synchronize_before_warmup", "synchronize_after_warmup",
 	"synchronize_before_capture", "synchronize_after_capture",
-	"synchronize_each_iteration"
+	"synchronize_each_iteration", NULL
 };
 const int snip_cuda_default[SNIP_NCUDA] = { 1, 1, 1, 1, 0 };
 
@@ -122,11 +122,8 @@ snip_slurp(const char *path, size_t max, char **buf, size_t *len, int *gzip)
 	p = xmalloc(cap + 1);
 	for (;;) {
 		if (n == cap) {
-			if (cap > max) {
-				warnmsg("%s: larger than %zu bytes; not a"
-				    " profile config", gzin_name(in), max);
+			if (cap > max)
 				break;
-			}
 			cap *= 2;
 			p = xrealloc(p, cap + 1);
 		}
@@ -135,8 +132,12 @@ snip_slurp(const char *path, size_t max, char **buf, size_t *len, int *gzip)
 		n += (size_t)r;
 	}
 	if (n > max || r < 0) {
+		/* Both ways out of the loop can end past max: say so here. */
 		if (r < 0)
 			warnmsg("%s: %s", gzin_name(in), gzin_error(in));
+		else
+			warnmsg("%s: larger than %zu bytes; not a profile"
+			    " config", gzin_name(in), max);
 		gzin_close(in);
 		free(p);
 		return -2;

@@ -48,7 +48,8 @@ size_t sdiag_count(const struct sdiags *, int sev);
 void sdiag_free(struct sdiags *);
 
 #define SNIP_NCUDA	5
-extern const char *const snip_cuda_keys[SNIP_NCUDA];
+/* The cuda keys, then NULL, as the key lists of a linter end. */
+extern const char *const snip_cuda_keys[SNIP_NCUDA + 1];
 extern const int snip_cuda_default[SNIP_NCUDA];
 
 struct snipcfg {

@@ -1,0 +1,101 @@
+bats_require_minimum_version 1.5.0
+setup() { load test_helper; }
+
+# The limits that make hostile input cheap to refuse (lib/json.h JR_MAX_*,
+# lib/pyyaml's nesting, snip-lint's config size): each is a message with
+# file:line:col, or file for a size, and exit 1.  The depth and number
+# limits of the JSON reader are tested in tr-extract.bats.
+
+@test "a string of 16 MiB is read; one byte more is refused at its start" {
+	local f=$BATS_TEST_TMPDIR/s.json
+	{
+		printf '[{"ph":"X","name":"'
+		head -c 16777216 /dev/zero | tr '\0' a
+		printf '","ts":1,"dur":1}]'
+	} > "$f"
+	run -0 bats_pipe tr-extract "$f" \| jq 'select(.kind == "event") | .name | length'
+	assert_output 16777216
+	{
+		printf '[{"ph":"X","name":"'
+		head -c 16777217 /dev/zero | tr '\0' a
+		printf '","ts":1,"dur":1}]'
+	} > "$f"
+	run -1 --separate-stderr tr-extract "$f"
+	assert_output ''
+	assert_stderr "tr-extract: $f:1:19: string longer than 16777216 bytes"
+}
+
+@test "a string with escapes and a member name are held to the same limit" {
+	local f=$BATS_TEST_TMPDIR/k.json
+	{
+		printf '[{"ph":"X",\n"\\n'
+		head -c 16777216 /dev/zero | tr '\0' k
+		printf '":1}]'
+	} > "$f"
+	run -1 --separate-stderr tr-extract "$f"
+	assert_stderr "tr-extract: $f:2:1: string longer than 16777216 bytes"
+}
+
+@test "an event of more than 64 MiB of nodes is refused" {
+	local f=$BATS_TEST_TMPDIR/v.json
+	{
+		printf '[{"ph":"X","name":"x","ts":1,"dur":1,"args":{"a":['
+		yes 0, | head -n 2000000 | tr -d '\n'
+		printf '0]}}]'
+	} > "$f"
+	run -1 --separate-stderr tr-extract -a "$f"
+	assert_output ''
+	assert_stderr --regexp "^tr-extract: $f:1:[0-9]+: value larger than 67108864 bytes\$"
+}
+
+@test "a snapshot segment of more than 64 MiB of nodes is refused" {
+	local f=$BATS_TEST_TMPDIR/v.json
+	{
+		printf '{"segments":[{"device":0,"address":0,"total_size":0,'
+		printf '"allocated_size":0,"active_size":0,"stream":0,'
+		printf '"segment_type":"large","blocks":[{"size":0,"state":"inactive","x":['
+		yes 0, | head -n 2000000 | tr -d '\n'
+		printf '0]}]}]}'
+	} > "$f"
+	run -1 --separate-stderr mem-segments "$f"
+	assert_stderr --regexp "^mem-segments: $f:1:[0-9]+: value larger than 67108864 bytes\$"
+}
+
+@test "NDJSON records: nesting and number limits hold on every line" {
+	local f=$BATS_TEST_TMPDIR/r.ndjson rec
+	rec=$(head -n 1 "$TOP/tests/corpus/churn-score/records-no-steps.ndjson")
+	{
+		printf '%s\n{"kind":"memory","x":' "$rec"
+		head -c 600 /dev/zero | tr '\0' '['
+	} > "$f"
+	run -1 --separate-stderr churn-score "$f"
+	assert_stderr "churn-score: $f:2:533: nesting deeper than 512 levels"
+	{
+		printf '%s\n{"kind":"memory","ts":' "$rec"
+		head -c 257 /dev/zero | tr '\0' 1
+		printf '}\n'
+	} > "$f"
+	run -1 --separate-stderr mem-segments "$f"
+	assert_stderr "mem-segments: $f:2:23: number longer than 256 characters"
+}
+
+@test "YAML nested deeper than 256 levels is refused" {
+	local f=$BATS_TEST_TMPDIR/d.yaml
+	{
+		printf 'target:\n  name: '
+		head -c 300 /dev/zero | tr '\0' '['
+		printf '\n'
+	} > "$f"
+	run -1 --separate-stderr snip-lint -h "$f"
+	assert_output "$f:2:263: error: nesting is deeper than 256 levels [yaml]"
+	assert_stderr "snip-lint: $f:2:263: nesting is deeper than 256 levels"
+}
+
+@test "a config larger than 4 MiB is refused with a message, whatever its size" {
+	local f=$BATS_TEST_TMPDIR/big.yaml
+	head -c 5000000 /dev/zero | tr '\0' '#' > "$f"
+	run -1 --separate-stderr snip-lint "$f"
+	assert_stderr "snip-lint: $f: larger than 4194304 bytes; not a profile config"
+	run -1 --separate-stderr snip-run -n "$f"
+	assert_stderr "snip-run: $f: larger than 4194304 bytes; not a profile config"
+}
