@@ -17,15 +17,18 @@
 # A stage is rebuilt when an input, its tool or a rubric file changes.
 #
 # Variables: RUN or RUNS (run directories), BIN (the mrp binaries, default
-# bin), RUBRIC (the rubric directory, default rubric).
+# ../bin beside this file), RUBRIC (the rubric directory, default ../rubric
+# beside this file).
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DELETE_ON_ERROR:
 .SECONDARY:
 .SECONDEXPANSION:
 
-BIN ?= bin
-RUBRIC ?= rubric
+# Defaults that work from any directory: the tree this file is in.
+HERE := $(dir $(lastword $(MAKEFILE_LIST)))
+BIN ?= $(HERE)../bin
+RUBRIC ?= $(HERE)../rubric
 RUN ?=
 RUNS ?= $(RUN)
 

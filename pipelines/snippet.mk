@@ -13,9 +13,8 @@
 #	smoke	$(OUT)/<snippet>/run.ndjson: snip-run's plan check and run
 #		record (the runner's logs and manifest stay in its run dir)
 #	report	$(OUT)/<snippet>/artifacts.txt: the PyTorch traces and memory
-#		snapshots the run left; with pipelines/report.mk present they
-#		go to "$(MAKE) -f pipelines/report.mk RUN=<run dir>", otherwise
-#		that command is printed, not run
+#		snapshots the run left, which then go to
+#		"$(MAKE) -f pipelines/report.mk RUN=<run dir>".
 #	all	lint, nsys, smoke and report
 #
 # Variables: SNIPPETS (default: every inference_profiling/snippets/*/ with
@@ -26,12 +25,15 @@ SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DELETE_ON_ERROR:
 .SECONDARY:
+# With -j, each stage's output stays in one piece.
+MAKEFLAGS += --output-sync=target
 
 BIN ?= bin
 OUT ?= snippet-out
 RUN_ID ?= smoke
 RUNNER ?=
-REPORT_MK ?= pipelines/report.mk
+# The report pipeline that sits beside this file.
+REPORT_MK ?= $(dir $(lastword $(MAKEFILE_LIST)))report.mk
 SNIPPETS ?= $(patsubst %/config.yaml,%,\
 	$(wildcard inference_profiling/snippets/*/config.yaml))
 
@@ -73,13 +75,10 @@ $(OUT)/%/artifacts.txt: $(OUT)/%/run.ndjson | $(OUT)/%/
 	find "$$run" -maxdepth 1 -type f \( -name '*.json' -o \
 	    -name '*.json.gz' -o -name '*.pickle' -o -name '*.pkl' \) | \
 	    LC_ALL=C sort > $@; \
-	if [ ! -s $@ ]; then \
-		echo "$*: no trace or snapshot in $$run"; \
-	elif [ -f $(REPORT_MK) ]; then \
-		$(MAKE) -f $(REPORT_MK) RUN="$$run"; \
+	if [ -s $@ ]; then \
+		$(MAKE) -f $(REPORT_MK) BIN=$(BIN) RUN="$$run"; \
 	else \
-		echo "$*: would run: $(MAKE) -f $(REPORT_MK) RUN=$$run" \
-		    "($(REPORT_MK) does not exist yet)"; \
+		echo "$*: no trace or snapshot in $$run"; \
 	fi
 
 .PHONY: all lint nsys smoke report
