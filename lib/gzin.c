@@ -1,9 +1,13 @@
+/* F_SETPIPE_SZ is Linux's; elsewhere pipes keep their size. */
+#define _GNU_SOURCE
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -35,6 +39,7 @@ gzin_open(const char *path)
 		path = "<stdin>";
 	} else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return NULL;
+	widen_pipe(fd);
 	in = xcalloc(1, sizeof(*in));
 	in->name = path;
 	if ((in->gz = gzdopen(fd, "rb")) == NULL) {
@@ -46,6 +51,20 @@ gzin_open(const char *path)
 	/* Larger than zlib's 8 KiB default: fewer read(2) calls per MB. */
 	gzbuffer(in->gz, GZIN_BUFCAP);
 	return in;
+}
+
+void
+widen_pipe(int fd)
+{
+#ifdef F_SETPIPE_SZ
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
+	    fcntl(fd, F_GETPIPE_SZ) < (1 << 20))
+		(void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+#else
+	(void)fd;
+#endif
 }
 
 const char *

@@ -37,6 +37,13 @@ const char *gzin_error(struct gzin *);
 /* 1 when the input turned out to be gzip, known after the first read. */
 int gzin_is_gzip(const struct gzin *);
 
+/*
+ * Grows the pipe behind fd, if it is one, to hold a whole buffer of records
+ * (1 MiB): with the 64 KiB default, a filter writing 256 KiB blocks and one
+ * reading them take turns instead of running side by side.  Best effort.
+ */
+void widen_pipe(int fd);
+
 /* Closes the input and frees the gzin; NULL is allowed. */
 void gzin_close(struct gzin *);
 

@@ -39,6 +39,7 @@ jw_new(FILE *fp)
 {
 	struct jw *w;
 
+	widen_pipe(fileno(fp));
 	w = xcalloc(1, sizeof(*w));
 	w->fp = fp;
 	w->buf = xmalloc(WCAP);

@@ -6,8 +6,6 @@
  * (mem-segments and churn-score) in parallel, then rubric-apply and
  * report-md on what they wrote into a private temporary directory.
  */
-/* F_SETPIPE_SZ is Linux's; elsewhere the pipes keep their size. */
-#define _GNU_SOURCE
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -141,13 +139,9 @@ main(int argc, char *argv[])
 	if (trace != NULL) {
 		if (pipe(fd) == -1 || pipe(all) == -1 || pipe(memp) == -1)
 			die("pipe:");
-#ifdef F_SETPIPE_SZ
-		/* Large pipes let the stages run in bursts, not in lockstep. */
-		for (i = 0; i < 2; i++) {
-			(void)fcntl(fd[i], F_SETPIPE_SZ, 1 << 20);
-			(void)fcntl(all[i], F_SETPIPE_SZ, 1 << 20);
-		}
-#endif
+		/* Large pipes let the stages run side by side, not in turns. */
+		widen_pipe(fd[0]);
+		widen_pipe(all[0]);
 		av[0] = "tr-extract";
 		av[1] = trace;
 		av[2] = NULL;
