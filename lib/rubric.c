@@ -15,6 +15,7 @@
 #include "ndjson.h"
 #include "pyyaml.h"
 #include "rubric.h"
+#include "strbuf.h"
 #include "xalloc.h"
 
 const char *const rubric_text_name[RT_N] = {
@@ -34,11 +35,6 @@ static const char prelude[] =
     "    else (. * 1000 | round / 1000 | tostring) end)\n"
     "  elif type == \"null\" then \"n/a\" else tojson end;\n";
 
-struct buf {
-	char	*s;
-	size_t	 len, cap;
-};
-
 static void	 load_file(struct rubric *, const char *dir, const char *name);
 static void	 load_rule(struct rubric *, const char *file,
 		    const struct ynode *);
@@ -47,11 +43,9 @@ static char	*scalar(const char *file, const struct ynode *map,
 static int	 one_of(const char *, const char *const *);
 static int	 is_name(const char *);
 static int	 yaml_cmp(const void *, const void *);
-static void	 bput(struct buf *, const char *, size_t);
-static void	 bputs(struct buf *, const char *);
-static void	 template(struct buf *, const char *);
-static void	 expr(struct buf *, const char *);
-static void	 rule_def(struct buf *, const struct rule *, size_t i);
+static void	 template(struct strbuf *, const char *);
+static void	 expr(struct strbuf *, const char *);
+static void	 rule_def(struct strbuf *, const struct rule *, size_t i);
 static char	*head(const struct rubric *);
 static int	 try_compile(const char *, char **);
 static void	 blame(const struct rubric *, const struct rule *,
@@ -93,7 +87,7 @@ char *
 rubric_slurp(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
-	struct buf b = { 0 };
+	struct strbuf b = { 0 };
 	char chunk[65536];
 	FILE *fp;
 	size_t n;
@@ -105,11 +99,11 @@ rubric_slurp(const char *dir, const char *name)
 	if ((fp = fopen(path, "r")) == NULL)
 		die_usage("%s:", path);
 	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-		bput(&b, chunk, n);
+		sb_put(&b, chunk, n);
 	if (ferror(fp))
 		die_usage("%s:", path);
 	fclose(fp);
-	bput(&b, "", 0);
+	sb_put(&b, "", 0);
 	return b.s;
 }
 
@@ -324,31 +318,13 @@ is_name(const char *s)
 	return 1;
 }
 
-static void
-bput(struct buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = xrealloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void
-bputs(struct buf *b, const char *s)
-{
-	bput(b, s, strlen(s));
-}
-
 /* An expression on lines of its own, so that a '#' comment ends with it. */
 static void
-expr(struct buf *b, const char *e)
+expr(struct strbuf *b, const char *e)
 {
-	bputs(b, "(\n");
-	bputs(b, e);
-	bputs(b, "\n)");
+	sb_puts(b, "(\n");
+	sb_puts(b, e);
+	sb_puts(b, "\n)");
 }
 
 /*
@@ -357,13 +333,13 @@ expr(struct buf *b, const char *e)
  * unclosed {{ is kept as literal text.
  */
 static void
-template(struct buf *b, const char *t)
+template(struct strbuf *b, const char *t)
 {
 	const char *open, *close;
 	jv lit;
 	char *e;
 
-	bputs(b, "(\"\"");
+	sb_puts(b, "(\"\"");
 	while (*t != '\0') {
 		open = strstr(t, "{{");
 		if (open == NULL || (close = strstr(open + 2, "}}")) == NULL)
@@ -371,24 +347,24 @@ template(struct buf *b, const char *t)
 		if (open > t) {
 			lit = jv_dump_string(jv_string_sized(t, (int)(open - t)),
 			    0);
-			bputs(b, " + ");
-			bputs(b, jqx_str(lit));
+			sb_puts(b, " + ");
+			sb_puts(b, jqx_str(lit));
 			jv_free(lit);
 		}
 		if (*open == '\0')
 			break;
 		e = xmemdup(open + 2, (size_t)(close - open - 2));
-		bputs(b, " + (");
+		sb_puts(b, " + (");
 		expr(b, e);
-		bputs(b, " | mrp_text)");
+		sb_puts(b, " | mrp_text)");
 		free(e);
 		t = close + 2;
 	}
-	bputs(b, ")");
+	sb_puts(b, ")");
 }
 
 static void
-rule_def(struct buf *b, const struct rule *u, size_t i)
+rule_def(struct strbuf *b, const struct rule *u, size_t i)
 {
 	char name[32];
 	size_t k;
@@ -396,70 +372,70 @@ rule_def(struct buf *b, const struct rule *u, size_t i)
 	jv s;
 
 	snprintf(name, sizeof(name), "def mrp_r%zu: ", i);
-	bputs(b, name);
-	bputs(b, "if true");
+	sb_puts(b, name);
+	sb_puts(b, "if true");
 	for (k = 0; k < u->nneeds; k++) {
-		bputs(b, " and .");
-		bputs(b, u->needs[k]);
-		bputs(b, " != null");
+		sb_puts(b, " and .");
+		sb_puts(b, u->needs[k]);
+		sb_puts(b, " != null");
 	}
-	bputs(b, " then (if ");
+	sb_puts(b, " then (if ");
 	expr(b, u->when);
-	bputs(b, " then {impact: ([");
+	sb_puts(b, " then {impact: ([");
 	expr(b, u->impact);
-	bputs(b, "] | .[0]), evidence: {");
+	sb_puts(b, "] | .[0]), evidence: {");
 	for (k = 0; k < u->nev; k++) {
 		s = jv_dump_string(jv_string(u->evname[k]), 0);
-		bputs(b, k > 0 ? ", " : "");
-		bputs(b, jqx_str(s));
+		sb_puts(b, k > 0 ? ", " : "");
+		sb_puts(b, jqx_str(s));
 		jv_free(s);
-		bputs(b, ": ([");
+		sb_puts(b, ": ([");
 		expr(b, u->evexpr[k]);
-		bputs(b, "] | .[0])");
+		sb_puts(b, "] | .[0])");
 	}
-	bputs(b, "}");
+	sb_puts(b, "}");
 	for (t = 0; t < RT_N; t++) {
 		if (u->text[t] == NULL)
 			continue;
-		bputs(b, ", ");
-		bputs(b, rubric_text_name[t]);
-		bputs(b, ": ");
+		sb_puts(b, ", ");
+		sb_puts(b, rubric_text_name[t]);
+		sb_puts(b, ": ");
 		template(b, u->text[t]);
 	}
-	bputs(b, "} else null end) else null end;\n");
+	sb_puts(b, "} else null end) else null end;\n");
 }
 
 static char *
 head(const struct rubric *r)
 {
-	struct buf b = { 0 };
+	struct strbuf b = { 0 };
 
-	bputs(&b, prelude);
-	bputs(&b, r->facts);
-	bputs(&b, "\n");
+	sb_puts(&b, prelude);
+	sb_puts(&b, r->facts);
+	sb_puts(&b, "\n");
 	return b.s;
 }
 
 char *
 rubric_program(const struct rubric *r)
 {
-	struct buf b = { 0 };
+	struct strbuf b = { 0 };
 	char *h, call[128];
 	size_t i;
 
 	h = head(r);
-	bputs(&b, h);
+	sb_puts(&b, h);
 	free(h);
 	for (i = 0; i < r->n; i++)
 		rule_def(&b, &r->rule[i], i);
 	/* Nothing gathered is nothing to diagnose, not every artifact missing. */
-	bputs(&b, "if (.counts | length) == 0 then [] else facts | [");
+	sb_puts(&b, "if (.counts | length) == 0 then [] else facts | [");
 	for (i = 0; i < r->n; i++) {
 		snprintf(call, sizeof(call), "%s(try ([mrp_r%zu] | .[0]) "
 		    "catch {mrp_error: .})", i > 0 ? ",\n" : "\n", i);
-		bputs(&b, call);
+		sb_puts(&b, call);
 	}
-	bputs(&b, "] end\n");
+	sb_puts(&b, "] end\n");
 	return b.s;
 }
 
@@ -478,7 +454,7 @@ struct jqx *
 rubric_compile(const struct rubric *r)
 {
 	struct jqx *x;
-	struct buf b;
+	struct strbuf b;
 	char *prog, *msg, *h;
 	size_t i, k;
 	int t;
@@ -492,8 +468,8 @@ rubric_compile(const struct rubric *r)
 	/* The slow path: compile piece by piece to say which one is wrong. */
 	h = head(r);
 	memset(&b, 0, sizeof(b));
-	bputs(&b, h);
-	bputs(&b, ".");
+	sb_puts(&b, h);
+	sb_puts(&b, ".");
 	if (try_compile(b.s, &msg) != 0)
 		die_usage("%s/facts.jq: %s", r->dir, msg);
 	free(b.s);
@@ -519,11 +495,11 @@ static void
 blame(const struct rubric *r, const struct rule *u, const char *what,
     uint32_t line, const char *text, int is_template)
 {
-	struct buf b = { 0 };
+	struct strbuf b = { 0 };
 	char *h, *msg;
 
 	h = head(r);
-	bputs(&b, h);
+	sb_puts(&b, h);
 	free(h);
 	if (is_template)
 		template(&b, text);
