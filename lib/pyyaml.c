@@ -49,7 +49,7 @@ struct builder {
 	struct frame	 stack[MAX_DEPTH];
 	size_t		 depth;
 	int		 docs;
-	regex_t		 re[NRE];
+	const regex_t	*re;
 };
 
 static struct ynode	*node_new(struct ydoc *, enum ytype, uint32_t, uint32_t);
@@ -71,6 +71,7 @@ static int	cmp_keys(const void *, const void *);
 static int	is_merge(const struct ynode *);
 static int	is_num(const struct ynode *);
 static int	str_int(const char *, size_t, int64_t *);
+static const regex_t *resolvers(void);
 
 static int
 fail(struct ydoc *doc, uint32_t line, uint32_t col, const char *fmt, ...)
@@ -109,15 +110,13 @@ ydoc_parse(struct ydoc *doc, const char *buf, size_t len)
 	struct builder b;
 	yaml_parser_t p;
 	yaml_event_t ev;
-	int i, rc = 0, done = 0;
+	int rc = 0, done = 0;
 
 	memset(&b, 0, sizeof(b));
 	b.doc = doc;
+	b.re = resolvers();
 	doc->root = NULL;
 	doc->err[0] = '\0';
-	for (i = 0; i < NRE; i++)
-		if (regcomp(&b.re[i], re_text[i], REG_EXTENDED | REG_NOSUB))
-			die("cannot compile a YAML resolver");
 	if (!yaml_parser_initialize(&p))
 		die("out of memory");
 	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
@@ -152,11 +151,31 @@ ydoc_parse(struct ydoc *doc, const char *buf, size_t len)
 	}
 	yaml_parser_delete(&p);
 	strmap_free(&b.anchors, NULL);
-	for (i = 0; i < NRE; i++)
-		regfree(&b.re[i]);
 	if (rc < 0)
 		doc->root = NULL;
 	return rc;
+}
+
+/*
+ * Compiled on first use and kept for the life of the process: compiling
+ * them cost more than parsing a whole config, and a linter or a fuzzer
+ * parses thousands.
+ */
+static const regex_t *
+resolvers(void)
+{
+	static regex_t re[NRE];
+	static int compiled;
+	int i;
+
+	if (!compiled) {
+		for (i = 0; i < NRE; i++)
+			if (regcomp(&re[i], re_text[i],
+			    REG_EXTENDED | REG_NOSUB))
+				die("cannot compile a YAML resolver");
+		compiled = 1;
+	}
+	return re;
 }
 
 static int
