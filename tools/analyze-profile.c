@@ -25,11 +25,21 @@
 #include "ndjson.h"
 #include "xalloc.h"
 
-#define MAXPROC	16
+#define MAXPROC		16
+#ifndef TEE_BUFSIZE
+#define TEE_BUFSIZE	(1 << 20)
+#endif
 
 struct proc {
 	pid_t		 pid;
 	const char	*name;
+};
+
+struct outbuf {
+	int	 fd;
+	char	*buf;
+	size_t	 n;
+	int	 failed;
 };
 
 struct run {
@@ -47,6 +57,8 @@ static pid_t	spawn(struct run *, const char *name, const char *argv[],
 static pid_t	fork_child(struct run *, const char *name);
 static void	close_from(int);
 static void	tee_records(int in, int all, int mem);
+static void	out_put(struct outbuf *, const char *, size_t);
+static void	out_flush(struct outbuf *);
 static int	write_all(int, const char *, size_t);
 static void	hash_inputs(const char *, const char *, const char *);
 static int	wait_all(struct run *, const char *trace, const char *mem);
@@ -318,6 +330,8 @@ close_from(int lo)
  * only those it reads from a trace: the "memory" records, the
  * "ProfilerStep#" slices and the "trace" records.  The writer puts kind
  * first and an event's name second, so the first bytes of a line decide.
+ * Every byte passes through here, so lines are found with memchr and the
+ * kept ones leave in large writes.
  */
 static void
 tee_records(int in, int all, int mem)
@@ -329,13 +343,14 @@ tee_records(int in, int all, int mem)
 		NULL
 	};
 	enum { DECIDING, PASSING, DROPPING } state = DECIDING;
-	char *buf, *nl, head[64];
-	size_t hn = 0, i, start, k, klen;
+	char *buf, *p, *end, *nl, *stop, head[64];
+	struct outbuf kept = { .fd = mem };
+	size_t hn = 0, take, k, klen;
 	ssize_t n;
-	int alive = 1, match, maybe;
 
-	buf = xmalloc(1 << 20);
-	while ((n = read(in, buf, 1 << 20)) != 0) {
+	buf = xmalloc(TEE_BUFSIZE);
+	kept.buf = xmalloc(TEE_BUFSIZE);
+	while ((n = read(in, buf, TEE_BUFSIZE)) != 0) {
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
@@ -343,53 +358,73 @@ tee_records(int in, int all, int mem)
 		}
 		if (write_all(all, buf, (size_t)n) != 0)
 			_exit(1);
-		for (i = 0, start = 0; i < (size_t)n && alive; i++) {
-			if (state == DECIDING) {
-				if (buf[i] != '\n' && hn < sizeof(head))
-					head[hn++] = buf[i];
-				match = maybe = 0;
-				for (k = 0; keep[k] != NULL; k++) {
-					klen = strlen(keep[k]);
-					if (memcmp(head, keep[k], hn < klen ?
-					    hn : klen) != 0)
-						continue;
-					if (hn >= klen)
-						match = 1;
-					else
-						maybe = 1;
-				}
-				if (match) {
-					state = PASSING;
-					alive = write_all(mem, head, hn) == 0;
-					start = i + 1;
-				} else if (!maybe || buf[i] == '\n')
-					state = DROPPING;
-				if (buf[i] == '\n') {
-					if (state == PASSING)
-						alive = write_all(mem, "\n", 1)
-						    == 0;
+		for (p = buf, end = buf + n; p < end; ) {
+			if (state != DECIDING) {
+				nl = memchr(p, '\n', (size_t)(end - p));
+				stop = nl != NULL ? nl + 1 : end;
+				if (state == PASSING)
+					out_put(&kept, p, (size_t)(stop - p));
+				p = stop;
+				if (nl != NULL) {
 					state = DECIDING;
 					hn = 0;
 				}
-			} else {
-				/* Inside a line: on to its end at once. */
-				nl = memchr(buf + i, '\n', (size_t)n - i);
-				if (nl == NULL)
+				continue;
+			}
+			/* The head may arrive in pieces; the newline stays. */
+			take = sizeof(head) - hn;
+			if (take > (size_t)(end - p))
+				take = (size_t)(end - p);
+			if ((nl = memchr(p, '\n', take)) != NULL)
+				take = (size_t)(nl - p);
+			memcpy(head + hn, p, take);
+			hn += take;
+			p += take;
+			if (nl == NULL && hn < sizeof(head))
+				continue;
+			state = DROPPING;
+			for (k = 0; keep[k] != NULL; k++) {
+				klen = strlen(keep[k]);
+				if (hn >= klen && memcmp(head, keep[k], klen) == 0) {
+					state = PASSING;
+					out_put(&kept, head, hn);
 					break;
-				i = (size_t)(nl - buf);
-				if (state == PASSING)
-					alive = write_all(mem, buf + start,
-					    i + 1 - start) == 0;
-				state = DECIDING;
-				hn = 0;
+				}
 			}
 		}
-		if (alive && state == PASSING && start < (size_t)n)
-			alive = write_all(mem, buf + start, (size_t)n - start)
-			    == 0;
 	}
+	out_flush(&kept);
 	free(buf);
+	free(kept.buf);
 	_exit(0);
+}
+
+/*
+ * Output to a reader that may stop early: once a write fails, the rest is
+ * dropped, and the reader's own exit status tells why.
+ */
+static void
+out_put(struct outbuf *o, const char *p, size_t n)
+{
+	if (o->failed)
+		return;
+	if (o->n + n > TEE_BUFSIZE) {
+		out_flush(o);
+		if (n > TEE_BUFSIZE) {
+			o->failed = write_all(o->fd, p, n) != 0;
+			return;
+		}
+	}
+	memcpy(o->buf + o->n, p, n);
+	o->n += n;
+}
+
+static void
+out_flush(struct outbuf *o)
+{
+	if (!o->failed && o->n > 0)
+		o->failed = write_all(o->fd, o->buf, o->n) != 0;
+	o->n = 0;
 }
 
 static int
