@@ -231,6 +231,7 @@ static int	trace_record(struct run *);
 static int	get_jid(const struct jdoc *, int, struct jid *);
 static struct thr *get_thr(struct trace *, const struct jdoc *, int, int);
 static void	jid_copy(struct jid *, const struct jid *);
+static size_t	jid_key(char *, size_t, const struct jid *);
 static void	jid_free(struct jid *);
 static void	put_jid(struct jw *, const char *, const struct jid *);
 static void	*grow(void *, size_t *, size_t, size_t);
@@ -656,6 +657,23 @@ put_jid(struct jw *w, const char *key, const struct jid *id)
 		jw_number(w, id->text, strlen(id->text));
 }
 
+/* Writes id as a kind letter and its text, cut to fit in n bytes (n > 0). */
+static size_t
+jid_key(char *buf, size_t n, const struct jid *id)
+{
+	size_t len;
+
+	if (id->text == NULL) {
+		buf[0] = '-';
+		return 1;
+	}
+	buf[0] = id->str ? 's' : 'n';
+	if ((len = strlen(id->text)) > n - 1)
+		len = n - 1;
+	memcpy(buf + 1, id->text, len);
+	return len + 1;
+}
+
 /* The thread of pid/tid nodes, created on first sight. */
 static struct thr *
 get_thr(struct trace *t, const struct jdoc *d, int pid, int tid)
@@ -664,16 +682,15 @@ get_thr(struct trace *t, const struct jdoc *d, int pid, int tid)
 	struct strent *e;
 	struct thr *th;
 	char key[512];
-	int n;
+	size_t n;
 
 	get_jid(d, pid, &p);
 	get_jid(d, tid, &q);
-	n = snprintf(key, sizeof(key), "%c%s\n%c%s",
-	    p.text == NULL ? '-' : p.str ? 's' : 'n', p.text ? p.text : "",
-	    q.text == NULL ? '-' : q.str ? 's' : 'n', q.text ? q.text : "");
-	if (n < 0 || (size_t)n >= sizeof(key))
-		n = (int)sizeof(key) - 1;
-	e = strmap_put(&t->threads, key, (size_t)n);
+	/* Every CPU event comes here: no snprintf. */
+	n = jid_key(key, sizeof(key) - 2, &p);
+	key[n++] = '\n';
+	n += jid_key(key + n, sizeof(key) - n, &q);
+	e = strmap_put(&t->threads, key, n);
 	if ((th = e->val) == NULL) {
 		th = e->val = xcalloc(1, sizeof(*th));
 		jid_copy(&th->pid, &p);
@@ -705,24 +722,37 @@ on_event(struct run *r)
 	uint32_t i, id;
 	size_t len;
 
+	/* One pass over the keys, by first letter: this runs per record. */
 	for (i = 1; i < d->node[0].next; i = d->node[i].next) {
 		k = jdoc_key(d, i);
-		if (strcmp(k, "name") == 0)
-			name = (int)i;
-		else if (strcmp(k, "cat") == 0)
-			cat = (int)i;
-		else if (strcmp(k, "pid") == 0)
-			pid = (int)i;
-		else if (strcmp(k, "tid") == 0)
-			tid = (int)i;
-		else if (strcmp(k, "ts") == 0)
-			ts = (int)i;
-		else if (strcmp(k, "dur") == 0)
-			dur = (int)i;
-		else if (strcmp(k, "correlation") == 0)
-			corr = (int)i;
-		else if (strcmp(k, "device") == 0)
-			device = (int)i;
+		switch (k[0]) {
+		case 'n':
+			if (strcmp(k, "name") == 0)
+				name = (int)i;
+			break;
+		case 'c':
+			if (strcmp(k, "cat") == 0)
+				cat = (int)i;
+			else if (strcmp(k, "correlation") == 0)
+				corr = (int)i;
+			break;
+		case 'p':
+			if (strcmp(k, "pid") == 0)
+				pid = (int)i;
+			break;
+		case 't':
+			if (strcmp(k, "tid") == 0)
+				tid = (int)i;
+			else if (strcmp(k, "ts") == 0)
+				ts = (int)i;
+			break;
+		case 'd':
+			if (strcmp(k, "dur") == 0)
+				dur = (int)i;
+			else if (strcmp(k, "device") == 0)
+				device = (int)i;
+			break;
+		}
 	}
 	c = cat >= 0 && d->node[cat].type == JT_STRING ?
 	    jdoc_str(d, (uint32_t)cat) : NULL;
@@ -754,9 +784,11 @@ on_event(struct run *r)
 	if (dur < 0 || d->node[dur].type != JT_NUMBER)
 		return jdoc_error(r->file, d, dur < 0 ? 0 : (uint32_t)dur,
 		    "event has no \"dur\" number");
-	if (jdoc_get_ns(d, 0, "ts", &tsns) < 0)
+	if (jnum_us_to_ns(jdoc_str(d, (uint32_t)ts), d->node[ts].len,
+	    &tsns) < 0)
 		return jdoc_error(r->file, d, (uint32_t)ts, "\"ts\" is out of range");
-	if (jdoc_get_ns(d, 0, "dur", &durns) < 0)
+	if (jnum_us_to_ns(jdoc_str(d, (uint32_t)dur), d->node[dur].len,
+	    &durns) < 0)
 		return jdoc_error(r->file, d, (uint32_t)dur, "\"dur\" is out of range");
 	if (durns < 0)
 		durns = 0;
