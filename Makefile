@@ -82,7 +82,7 @@ example: all
 	    --memory-json fixtures/example/memory_snapshot.json.gz
 
 bench: all
-	tests/bench/run
+	tests/bench/run $(BENCH)
 
 # libFuzzer harnesses, built with clang into build-fuzz/ with ASan and
 # UBSan; tests/fuzz/run runs each on its corpus for FUZZ_SECONDS.
