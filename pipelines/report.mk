@@ -48,44 +48,45 @@ TRACE_MEMORY := ^\{"kind":"(memory|trace)"|^\{"kind":"event","name":"ProfilerSte
 
 all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json)
 
+# $(call into,command): runs command into $@.tmp, then renames that to $@.
+# One shell line, so that when the command fails its trap removes the .tmp.
+into = trap 'rm -f $@.tmp' EXIT; $1 >$@.tmp; mv $@.tmp $@
+
 # Both outputs come from one run of tr-extract (a pattern rule with two
 # targets makes both at once).
 %/ops.ndjson %/trace-memory.ndjson: $$(call traces,$$*) $(BIN)/tr-extract \
     $(BIN)/op-rank $(BIN)/mem-segments $(RUBRIC)/op-families.tsv
-	rm -f $*/.trace.fifo
-	mkfifo $*/.trace.fifo
+	trap 'rm -f $*/.trace.fifo $*/ops.ndjson.tmp \
+	    $*/trace-memory.ndjson.tmp' EXIT; \
+	rm -f $*/.trace.fifo; \
+	mkfifo $*/.trace.fifo; \
 	{ grep -E '$(TRACE_MEMORY)' <$*/.trace.fifo || [ $$? = 1 ]; } | \
 	    $(BIN)/mem-segments >$*/trace-memory.ndjson.tmp & \
 	MRP_RUBRIC=$(RUBRIC) $(BIN)/tr-extract $(call traces,$*) | \
 	    tee $*/.trace.fifo | \
 	    MRP_RUBRIC=$(RUBRIC) $(BIN)/op-rank >$*/ops.ndjson.tmp; \
-	wait $$!
-	rm -f $*/.trace.fifo
-	mv $*/trace-memory.ndjson.tmp $*/trace-memory.ndjson
+	wait $$!; \
+	mv $*/trace-memory.ndjson.tmp $*/trace-memory.ndjson; \
 	mv $*/ops.ndjson.tmp $*/ops.ndjson
 
 %/memory.ndjson: $$(call snaps,$$*) $(BIN)/mem-segments
-	$(BIN)/mem-segments $(call snaps,$*) >$@.tmp
-	mv $@.tmp $@
+	$(call into,$(BIN)/mem-segments $(call snaps,$*))
 
 %/churn.ndjson: $$(call snaps,$$*) $(BIN)/churn-score
-	$(BIN)/churn-score $(call snaps,$*) >$@.tmp
-	mv $@.tmp $@
+	$(call into,$(BIN)/churn-score $(call snaps,$*))
 
 %/findings.ndjson: $$(call stages,$$*) $(BIN)/rubric-apply $(RULES)
-	$(BIN)/rubric-apply -r $(RUBRIC) $(call stages,$*) >$@.tmp
-	mv $@.tmp $@
+	$(call into,$(BIN)/rubric-apply -r $(RUBRIC) $(call stages,$*))
 
 %/report.md: $$(call stages,$$*) %/findings.ndjson $(BIN)/report-md \
     $(RULES) $(RUBRIC)/report.jq
-	$(BIN)/report-md -r $(RUBRIC) $(foreach f,$(call traces,$*) \
-	    $(call snaps,$*),-i $f) $(call stages,$*) $*/findings.ndjson >$@.tmp
-	mv $@.tmp $@
+	$(call into,$(BIN)/report-md -r $(RUBRIC) $(foreach f,$(call traces,$*) \
+	    $(call snaps,$*),-i $f) $(call stages,$*) $*/findings.ndjson)
 
 %/report.json: $$(call stages,$$*) %/findings.ndjson $(BIN)/report-md \
     $(RULES) $(RUBRIC)/report.jq
-	$(BIN)/report-md -j -r $(RUBRIC) $(foreach f,$(call traces,$*) \
-	    $(call snaps,$*),-i $f) $(call stages,$*) $*/findings.ndjson >$@.tmp
-	mv $@.tmp $@
+	$(call into,$(BIN)/report-md -j -r $(RUBRIC) \
+	    $(foreach f,$(call traces,$*) $(call snaps,$*),-i $f) \
+	    $(call stages,$*) $*/findings.ndjson)
 
 .PHONY: all
