@@ -101,6 +101,32 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	done
 }
 
+@test "analyze-profile: a progress line on a terminal, none elsewhere" {
+	# The stages are the tools beside analyze-profile; here tr-extract
+	# holds the trace open, unread, for two seconds before it starts.
+	bin=$BATS_TEST_TMPDIR/bin
+	mkdir "$bin"
+	cp "$TOP/bin/analyze-profile" "$bin/"
+	for t in "$TOP"/bin/*; do
+		[ -e "$bin/${t##*/}" ] || ln -s "$t" "$bin/"
+	done
+	rm "$bin/tr-extract"
+	printf '#!/bin/sh\nexec 3<"$1"\nsleep 2\nexec 3<&-\nexec %s "$@"\n' \
+	    "$TOP/bin/tr-extract" >"$bin/tr-extract"
+	chmod +x "$bin/tr-extract"
+	trace=$TOP/fixtures/example/trace.json.gz
+	run -0 script -qec "'$bin/analyze-profile' --cpu-trace '$trace' \
+	    --md-out '$BATS_TEST_TMPDIR/tty.md'" /dev/null
+	assert_output --partial $'\ranalyze-profile: trace 0%\e[K'
+	# The line is wiped before the prompt comes back.
+	[[ $output == *$'\r\e[K' ]]
+	run -0 --separate-stderr "$bin/analyze-profile" --cpu-trace "$trace" \
+	    --md-out "$BATS_TEST_TMPDIR/pipe.md"
+	assert_output ''
+	[ -z "$stderr" ]
+	cmp "$BATS_TEST_TMPDIR/tty.md" "$BATS_TEST_TMPDIR/pipe.md"
+}
+
 @test "analyze-profile: man page examples" {
 	cd "$TOP/fixtures/example"
 	run -0 analyze-profile --cpu-trace trace.json.gz \
