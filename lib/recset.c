@@ -39,6 +39,21 @@ recset_read(struct recset *rs, const char *path)
 	return rc;
 }
 
+int
+recset_read_operands(struct recset *rs, int argc, char *argv[])
+{
+	int rc, status = 0;
+
+	if (argc == 0)
+		return recset_read(rs, NULL);
+	for (; argc > 0; argc--, argv++) {
+		if ((rc = recset_read(rs, *argv)) < 0)
+			return -1;
+		status |= rc;
+	}
+	return status;
+}
+
 /*
  * Counts a record and says whether to keep it.  The group key is the kind,
  * the rank's text and the class's text, so that every rank keeps its own

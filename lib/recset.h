@@ -39,6 +39,13 @@ void recset_init(struct recset *, size_t cap);
  */
 int recset_read(struct recset *, const char *path);
 
+/*
+ * recset_read() of each of argc paths in turn, or of stdin when argc is 0;
+ * the first malformed record ends the reading.  Returns 0; 1 when a file
+ * could not be opened; -1 after a malformed record.
+ */
+int recset_read_operands(struct recset *, int argc, char *argv[]);
+
 /* Adds one record (consumed): an object with a string "kind". */
 void recset_add(struct recset *, jv rec);
 

@@ -101,6 +101,21 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	done
 }
 
+@test "analyze-profile: an output that is not a regular file is written, not replaced" {
+	# A rename over /dev/null would replace the device with the report.
+	f=$BATS_TEST_TMPDIR/fifo
+	mkfifo "$f"
+	cat "$f" >"$BATS_TEST_TMPDIR/got" &
+	run -0 analyze-profile --cpu-trace "$TOP/fixtures/example/trace.json.gz" \
+	    --md-out /dev/null --json-out "$f"
+	wait $!
+	[ -p "$f" ]
+	[ ! -e "$f.tmp" ]
+	run -0 jq -r .kind "$BATS_TEST_TMPDIR/got"
+	assert_output 'report'
+	[ -c /dev/null ]
+}
+
 @test "analyze-profile: a progress line on a terminal, none elsewhere" {
 	# The stages are the tools beside analyze-profile; here tr-extract
 	# holds the trace open, unread, for two seconds before it starts.

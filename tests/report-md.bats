@@ -132,6 +132,11 @@ print(len(tables), sum(len(set(t)) != 1 for t in tables))
 	    "$FIXTURES/records.ndjson"
 	assert_stderr --partial 'nonexistent'
 	assert_output --partial '# Profile report'
+	# Records from stdin do not hide it.
+	run -1 --separate-stderr report-md -i "$FIXTURES/nonexistent" \
+	    <"$FIXTURES/records.ndjson"
+	assert_stderr --partial 'nonexistent'
+	assert_output --partial '# Profile report'
 }
 
 @test "report-md: man page examples" {

@@ -66,7 +66,8 @@ static void	progress(const struct run *, const char *trace,
 		    const char *mem);
 static long long child_pos(pid_t, const char *);
 static void	cleanup(struct run *);
-static int	publish(const char *tmp, const char *dest);
+static int	open_report(const char *, char *tmp, size_t);
+static int	publish(int status, const char *tmp, const char *dest);
 
 static void
 usage(void)
@@ -215,36 +216,26 @@ main(int argc, char *argv[])
 	av[n++] = f[5];
 	av[n] = NULL;
 	av[0] = "report-md";
-	if (mdout != NULL) {
-		n = snprintf(mdtmp, sizeof(mdtmp), "%s.tmp", mdout);
-		if (n < 0 || (size_t)n >= sizeof(mdtmp))
-			die("%s: path is too long", mdout);
-		out = open_out(mdtmp);
-	} else
+	if (mdout != NULL)
+		out = open_report(mdout, mdtmp, sizeof(mdtmp));
+	else
 		out = STDOUT_FILENO;
 	spawn(&r, "report-md", av, -1, out);
 	if (out != STDOUT_FILENO)
 		close(out);
 	if (jsonout != NULL) {
-		n = snprintf(jtmp, sizeof(jtmp), "%s.tmp", jsonout);
-		if (n < 0 || (size_t)n >= sizeof(jtmp))
-			die("%s: path is too long", jsonout);
 		/* "report-md -j file ..." */
 		memmove(av + 2, av + 1, sizeof(av) - 2 * sizeof(*av));
 		av[1] = "-j";
-		out = open_out(jtmp);
+		out = open_report(jsonout, jtmp, sizeof(jtmp));
 		spawn(&r, "report-md -j", av, -1, out);
 		close(out);
 	}
 	status = wait_all(&r, NULL, NULL);
-	if (status == 0 && mdout != NULL)
-		status = publish(mdtmp, mdout);
-	else if (mdout != NULL)
-		unlink(mdtmp);
-	if (status == 0 && jsonout != NULL)
-		status = publish(jtmp, jsonout);
-	else if (jsonout != NULL)
-		unlink(jtmp);
+	if (mdout != NULL)
+		status = publish(status, mdtmp, mdout);
+	if (jsonout != NULL)
+		status = publish(status, jtmp, jsonout);
 	cleanup(&r);
 	return finish(status);
 }
@@ -595,12 +586,41 @@ cleanup(struct run *r)
 
 /* Moves a finished output into place, so no half-written file is left. */
 static int
-publish(const char *tmp, const char *dest)
+publish(int status, const char *tmp, const char *dest)
 {
+	if (*tmp == '\0')
+		return status;
+	if (status != 0) {
+		unlink(tmp);
+		return status;
+	}
 	if (rename(tmp, dest) != 0) {
 		warnmsg("%s:", dest);
 		unlink(tmp);
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * Opens where a report goes: path.tmp, for publish() to rename over path
+ * once the report is whole, so that a failed run leaves the old file; or,
+ * when path exists and is not a regular file (/dev/null, a fifo, a
+ * terminal), path itself, as a rename would replace the device: tmp is
+ * left empty then.
+ */
+static int
+open_report(const char *path, char *tmp, size_t size)
+{
+	struct stat sb;
+	int n;
+
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		*tmp = '\0';
+		return open_out(path);
+	}
+	n = snprintf(tmp, size, "%s.tmp", path);
+	if (n < 0 || (size_t)n >= size)
+		die("%s: path is too long", path);
+	return open_out(tmp);
 }

@@ -77,12 +77,9 @@ main(int argc, char *argv[])
 			recset_add(&rs, rec);
 	}
 	free(iflag);
-	if (argc == 0)
-		status = recset_read(&rs, NULL);
-	for (; argc > 0 && status >= 0; argc--, argv++)
-		status |= recset_read(&rs, *argv);
-	if (status < 0)
+	if ((rc = recset_read_operands(&rs, argc, argv)) < 0)
 		exit(1);
+	status |= rc;
 
 	rc = jqx_run(x, recset_take(&rs), &out, &msg);
 	/* Nothing gathered gives null or "": no report, no output. */

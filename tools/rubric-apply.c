@@ -90,12 +90,9 @@ main(int argc, char *argv[])
 	x = rubric_compile(&r);
 
 	recset_init(&rs, KEEP);
-	if (argc == 0)
-		status = recset_read(&rs, NULL);
-	for (; argc > 0 && status >= 0; argc--, argv++)
-		status |= recset_read(&rs, *argv);
-	if (status < 0)
+	if ((rc = recset_read_operands(&rs, argc, argv)) < 0)
 		exit(1);
+	status |= rc;
 
 	rc = jqx_run(x, recset_take(&rs), &out, &msg);
 	if (rc < 0)
