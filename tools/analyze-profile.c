@@ -376,7 +376,8 @@ tee_records(int in, int all, int mem)
 			state = DROPPING;
 			for (k = 0; keep[k] != NULL; k++) {
 				klen = strlen(keep[k]);
-				if (hn >= klen && memcmp(head, keep[k], klen) == 0) {
+				if (hn >= klen &&
+				    memcmp(head, keep[k], klen) == 0) {
 					state = PASSING;
 					out_put(&kept, head, hn);
 					break;
@@ -584,7 +585,10 @@ cleanup(struct run *r)
 		warnmsg("%s:", r->tmp);
 }
 
-/* Moves a finished output into place, so no half-written file is left. */
+/*
+ * Moves a finished output into place, or removes it when status says the
+ * run failed, so no half-written file is left.  Returns the new status.
+ */
 static int
 publish(int status, const char *tmp, const char *dest)
 {
