@@ -88,7 +88,8 @@ bench: all
 # UBSan; tests/fuzz/run runs each on its corpus for FUZZ_SECONDS.
 FUZZ_CFLAGS = -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=address,undefined -fno-omit-frame-pointer \
-	-DJR_BUFCAP=1024 -DGZIN_BUFCAP=1024 -DJW_BUFCAP=1024
+	-DJR_BUFCAP=1024 -DGZIN_BUFCAP=1024 -DJW_BUFCAP=1024 \
+	-DSNIP_MAX_RECORDS=1000
 fuzz:
 	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_CFLAGS)" fuzzers
 

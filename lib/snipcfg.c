@@ -18,8 +18,14 @@
 #define DEFAULT_CAPTURE_RANGE	"profile-target"
 /* Python's str.strip() set, as far as ASCII goes. */
 #define PY_SPACE		" \t\n\r\v\f\x1c\x1d\x1e\x1f"
-/* More records than this is not a profiling snippet; refuse to plan it. */
-#define MAX_RECORDS		1000000
+/*
+ * More records than this is not a profiling snippet; refuse to plan it.
+ * The fuzz build lowers it, as it shrinks buffers: the refusal is then one
+ * short input away, and no input spends seconds building a million ids.
+ */
+#ifndef SNIP_MAX_RECORDS
+#define SNIP_MAX_RECORDS	1000000
+#endif
 
 const char *const snip_cuda_keys[SNIP_NCUDA + 1] = {
 	"synchronize_before_warmup", "synchronize_after_warmup",
@@ -825,11 +831,11 @@ snipcfg_records(struct snipcfg *c, struct ynode **desc, struct sdiags *d)
 		v = ymap_get(c->params, "include_image");
 		ymap_set(&c->doc, *desc, "include_image",
 		    ynode_bool(&c->doc, v == NULL || py_bool(v)));
-		if (count > MAX_RECORDS) {
+		if (count > SNIP_MAX_RECORDS) {
 			sdiag_add(d, SD_ERROR, ymap_get(c->params,
 			    "record_count"), "too-many", "%" PRId64 " records are"
 			    " more than this tool plans (%d)", count,
-			    MAX_RECORDS);
+			    SNIP_MAX_RECORDS);
 			return NULL;
 		}
 		for (j = 0; j < count; j++) {
@@ -871,10 +877,10 @@ snipcfg_records(struct snipcfg *c, struct ynode **desc, struct sdiags *d)
 		count = has_repeat ? (repeat > 0 ? repeat : 0) : (int64_t)nsel;
 		if (nsel == 0)
 			count = 0;
-		if (count > MAX_RECORDS) {
+		if (count > SNIP_MAX_RECORDS) {
 			sdiag_add(d, SD_ERROR, ymap_get(c->params, "repeat"),
 			    "too-many", "%" PRId64 " records are more than this"
-			    " tool plans (%d)", count, MAX_RECORDS);
+			    " tool plans (%d)", count, SNIP_MAX_RECORDS);
 			count = 0;
 		}
 		for (j = 0; j < count; j++) {
