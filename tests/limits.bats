@@ -99,3 +99,10 @@ setup() { load test_helper; }
 	run -1 --separate-stderr snip-run -n "$f"
 	assert_stderr "snip-run: $f: larger than 4194304 bytes; not a profile config"
 }
+
+@test "a data source of more than 1000000 records is refused" {
+	local f=$BATS_TEST_TMPDIR/many.yaml
+	printf 'target:\n  name: smoke-tensor\ndata:\n  source: dummy\n  parameters:\n    record_count: 1000001\n' > "$f"
+	run -1 --separate-stderr snip-run -n "$f"
+	assert_stderr "snip-run: $f:6:19: 1000001 records are more than this tool plans (1000000)"
+}
