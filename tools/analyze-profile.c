@@ -6,6 +6,7 @@
  * (mem-segments and churn-score) in parallel, then rubric-apply and
  * report-md on what they wrote into a private temporary directory.
  */
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -92,7 +93,7 @@ main(int argc, char *argv[])
 	char f[6][PATH_MAX + 32], mdtmp[PATH_MAX + 32], jtmp[PATH_MAX + 32];
 	char *slash;
 	const char *av[16];
-	int ch, fd[2], all[2], memp[2], out, status = 0, n, i;
+	int ch, fd[2], all[2], memp[2], out, status = 0, n, i, behind;
 	ssize_t len;
 	const char *tmpdir;
 
@@ -180,6 +181,7 @@ main(int argc, char *argv[])
 		close(out);
 		close(memp[0]);
 	}
+	behind = r.np;
 	if (mem != NULL) {
 		av[0] = "mem-segments";
 		av[1] = mem;
@@ -194,6 +196,16 @@ main(int argc, char *argv[])
 	}
 	if (fork_child(&r, "sha256") == 0)
 		hash_inputs(f[4], trace, mem);
+	/*
+	 * The trace branch is the critical path: tr-extract, the tee and
+	 * op-rank work in step, and op-rank still sorts and nests alone once
+	 * the stream ends.  The snapshot branch and the hashing give way to
+	 * it and run on the time it leaves idle instead of slowing it.  Where
+	 * the priority cannot be changed they merely compete, as before.
+	 */
+	if (trace != NULL)
+		for (i = behind; i < r.np; i++)
+			(void)setpriority(PRIO_PROCESS, (id_t)r.p[i].pid, 19);
 	if (wait_all(&r, trace, mem) != 0) {
 		cleanup(&r);
 		return finish(1);
