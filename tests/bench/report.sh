@@ -18,9 +18,9 @@ seconds() {
 labels=("tr-extract alone (1 GB trace)" "analyze-profile, trace + snapshot"
     "analyze-profile, trace.gz + snapshot")
 sizes=("$(stat -c %s "$BIG")" "$bytes" "$bytes")
-cmds=("'$BIN/tr-extract' '$BIG'"
-    "'$BIN/analyze-profile' --cpu-trace '$BIG' --memory-json '$SNAP' --json-out /dev/null"
-    "'$BIN/analyze-profile' --cpu-trace '$BIG.gz' --memory-json '$SNAP' --json-out /dev/null")
+whole="'$BIN/analyze-profile' --memory-json '$SNAP' --json-out /dev/null"
+cmds=("'$BIN/tr-extract' '$BIG'" "$whole --cpu-trace '$BIG'"
+    "$whole --cpu-trace '$BIG.gz'")
 fastest=()
 for run in 1 2 3; do
 	for k in 0 1 2; do
