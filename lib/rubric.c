@@ -27,6 +27,9 @@ static const char *const areas[] = {
 	"step", NULL
 };
 static const char *const confidences[] = { "high", "medium", "low", NULL };
+static const char *const bases[] = {
+	"step_time", "gpu_time", "reserved_memory", "peak_memory", NULL
+};
 
 /* What prefixes the facts: turns any value into text for a template. */
 static const char prelude[] =
@@ -186,12 +189,12 @@ load_rule(struct rubric *r, const char *file, const struct ynode *m)
 {
 	static const char *const keys[] = {
 		"id", "area", "confidence", "needs", "when", "impact",
-		"evidence", "observation", "cause", "action", "metric",
-		"capture", NULL
+		"basis", "pool", "blocking", "evidence", "observation",
+		"cause", "action", "metric", "capture", NULL
 	};
 	const struct ynode *needs, *ev;
 	struct rule *u;
-	char where[PATH_MAX + 32];
+	char where[PATH_MAX + 32], *p;
 	size_t i;
 	int t;
 
@@ -229,6 +232,24 @@ load_rule(struct rubric *r, const char *file, const struct ynode *m)
 		    "medium or low", where, m->line, u->id, u->confidence);
 	u->when = scalar(where, m, "when", 1, &u->when_line);
 	u->impact = scalar(where, m, "impact", 1, &u->impact_line);
+	/* An estimate is a fraction of something: say of what. */
+	u->basis = scalar(where, m, "basis", strcmp(u->impact, "null") != 0,
+	    NULL);
+	if (u->basis != NULL && !one_of(u->basis, bases))
+		die_usage("%s:%u: rule %s: basis \"%s\" is not step_time, "
+		    "gpu_time, reserved_memory or peak_memory", where,
+		    m->line, u->id, u->basis);
+	u->pool = scalar(where, m, "pool", 0, NULL);
+	if (u->pool != NULL && !is_name(u->pool))
+		die_usage("%s:%u: rule %s: pool \"%s\" is not lowercase "
+		    "letters, digits and '-'", where, m->line, u->id, u->pool);
+	if ((p = scalar(where, m, "blocking", 0, NULL)) != NULL) {
+		if (strcmp(p, "true") != 0 && strcmp(p, "false") != 0)
+			die_usage("%s:%u: rule %s: blocking must be true or "
+			    "false", where, m->line, u->id);
+		u->blocking = strcmp(p, "true") == 0;
+		free(p);
+	}
 	for (t = 0; t < RT_N; t++)
 		u->text[t] = scalar(where, m, rubric_text_name[t],
 		    t != RT_CAPTURE, &u->text_line[t]);
@@ -429,13 +450,15 @@ rubric_program(const struct rubric *r)
 	for (i = 0; i < r->n; i++)
 		rule_def(&b, &r->rule[i], i);
 	/* Nothing gathered is nothing to diagnose, not every artifact missing. */
-	sb_puts(&b, "if (.counts | length) == 0 then [] else facts | [");
+	sb_puts(&b, "if (.counts | length) == 0 then {objective: null, "
+	    "phase: null, results: []} else facts | {objective: .objective, "
+	    "phase: .phase, results: [");
 	for (i = 0; i < r->n; i++) {
 		snprintf(call, sizeof(call), "%s(try ([mrp_r%zu] | .[0]) "
 		    "catch {mrp_error: .})", i > 0 ? ",\n" : "\n", i);
 		sb_puts(&b, call);
 	}
-	sb_puts(&b, "] end\n");
+	sb_puts(&b, "]} end\n");
 	return b.s;
 }
 
@@ -538,6 +561,18 @@ rubric_write_rule(struct jw *w, const struct rubric *r, size_t i)
 	jw_cstring(w, u->when);
 	jw_key(w, "impact");
 	jw_cstring(w, u->impact);
+	jw_key(w, "basis");
+	if (u->basis != NULL)
+		jw_cstring(w, u->basis);
+	else
+		jw_null(w);
+	jw_key(w, "pool");
+	if (u->pool != NULL)
+		jw_cstring(w, u->pool);
+	else
+		jw_null(w);
+	jw_key(w, "blocking");
+	jw_bool(w, u->blocking);
 	jw_key(w, "evidence");
 	jw_begin_object(w);
 	for (k = 0; k < u->nev; k++) {
@@ -569,6 +604,8 @@ rubric_free(struct rubric *r)
 		free(u->file);
 		free(u->when);
 		free(u->impact);
+		free(u->basis);
+		free(u->pool);
 		for (k = 0; k < u->nneeds; k++)
 			free(u->needs[k]);
 		free(u->needs);

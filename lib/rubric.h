@@ -29,6 +29,9 @@ struct rule {
 	uint32_t	 line;
 	char		*when, *impact;
 	uint32_t	 when_line, impact_line;
+	char		*basis;		/* what impact is a fraction of */
+	char		*pool;		/* time or memory shared with others */
+	int		 blocking;	/* the run cannot go on: rank first */
 	char		**needs;
 	size_t		 nneeds;
 	char		**evname, **evexpr;	/* evidence name -> jq */
@@ -66,9 +69,12 @@ void rubric_load(struct rubric *, const char *dir);
 
 /*
  * The jq program that evaluates the rules on the gathered records: its
- * output is an array with one element per rule, null when the rule did
- * not fire, {"mrp_error": message} when it failed, and otherwise an object
- * with impact, evidence and the texts.  The caller frees the result.
+ * output is {"objective": O, "phase": P, "results": [...]}, O and P the
+ * objective and phase of the run's context (or null),
+ * results holding one element per rule (none when nothing was gathered):
+ * null when the rule did not fire, {"mrp_error": message} when it failed,
+ * and otherwise an object with impact, evidence and the texts.  The caller
+ * frees the result.
  */
 char *rubric_program(const struct rubric *);
 

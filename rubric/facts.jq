@@ -30,6 +30,29 @@ def gpu_sum:
         (.; .[$k] += ($g[$k] // 0)))
   end;
 
+# GEMM precision from op-rank's gemm_precision records (kernel names, see
+# kernel-precision.tsv): the share of GEMM and convolution GPU time in each.
+def precision_shares($r):
+  recs("gemm_precision") | of_rank($r)
+  | if length == 0 then null
+    else map({key: .precision, value: .share}) | from_entries end;
+
+def reduced_precisions: ["bf16", "fp16", "fp8", "fp4", "int8"];
+
+# The share of the step time spent above the median step: what steadier
+# steps could give back, at most.  op-rank's step_stats carries it; else it
+# is worked out from the steps at hand.
+def above_median($steps; $list):
+  if $steps == null or $steps.steps < 3 then null
+  elif $steps.above_median != null then share($steps.above_median; $steps.total)
+  else ($list | map(.dur) | sort) as $d
+    | if ($d | length) < 3 then null
+      else (if ($d | length) % 2 == 1 then $d[($d | length - 1) / 2]
+            else ($d[($d | length) / 2 - 1] + $d[($d | length) / 2]) / 2 end) as $m
+        | share($d | map([. - $m, 0] | max) | add; $d | add)
+      end
+  end;
+
 def facts:
   primary_rank as $r
   | (recs("memory_summary") | map(select(.scope == "all")) | .[0]) as $mem
@@ -44,8 +67,12 @@ def facts:
   | (recs("churn") | if length == 0 then null else max_by(.churn) end) as $churn
   | (recs("memory_profile") | map(select(.device_type == 1))
      | if length == 0 then null else max_by(.peak_allocated) end) as $mprof
-  | (if $steps != null and $steps.total > 0 then $steps.total
-     elif $cpu != null then $cpu.self_total else null end) as $step_time
+  | ($steps != null and $steps.steps >= 1 and $steps.total > 0) as $has_steps
+  | (if $has_steps then $steps.total
+     elif $cpu != null and $cpu.window > 0 then $cpu.window else null end) as $step_time
+  | (recs("context") | .[0]) as $ctx
+  | precision_shares($r) as $prec
+  | ($mem.allocator_settings // {}) as $alloc
   | (recs("op") | of_rank($r) | map(select(.class == "op"))) as $ops
   | {
       memory: $mem,
@@ -63,8 +90,30 @@ def facts:
       step_list: (recs("step") | of_rank($r)),
       gpu: $gpu,
       runtime: $rt,
-      # Denominators: the time of the profiled steps, else CPU self time.
+      context: $ctx,
+      objective: $ctx.objective,
+      phase: $ctx.phase,
+      warnings: recs("warning"),
+      # Denominators: the time of the profiled steps, else the traced
+      # window (wall-clock), never a sum of CPU time over threads.
+      has_steps: $has_steps,
       step_time: $step_time,
+      step_time_name: (if $has_steps then "step time" else "the traced window" end),
+      gemm_precision: $prec,
+      reduced_gemm_share: (if $prec == null then null
+        else [reduced_precisions[] as $p | $prec[$p] // 0] | add end),
+      fp32_gemm_share: (if $prec == null then null else ($prec.fp32 // 0) + ($prec.fp64 // 0) end),
+      tf32_gemm_share: (if $prec == null then null else $prec.tf32 // 0 end),
+      declared_precision: ($ctx.precision // null),
+      expandable_segments: ($alloc.expandable_segments == true),
+      max_split_set: (($alloc.max_split_size // -1) > 0 and ($alloc.max_split_size // -1) < 9007199254740992),
+      gc_threshold_set: (($alloc.garbage_collection_threshold // 0) > 0),
+      roundup_set: ([$alloc.roundup_power2_divisions // {} | .. | numbers | select(. > 0)] | length > 0),
+      split_fragmentation: ($mem.split_fragmentation // null),
+      releasable_share: ($mem.releasable_share // null),
+      user_free_bursts: (if $churn == null then null
+        else [($churn.segment_free_bursts // 0) - ($churn.retry_bursts // 0), 0] | max end),
+      above_median_share: above_median($steps; recs("step") | of_rank($r)),
       dataloader_share: share($phases.dataloader.self; $step_time),
       optimizer_share: share($phases.optimizer.self; $step_time),
       cpu_matmul_share: share($families["matmul/linear"].self; $cpu.self_total),

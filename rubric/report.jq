@@ -47,10 +47,35 @@ def threads($f): recs("thread_total") | of_rank($f.rank) | .[0:5];
 def timelines($f): recs("gpu_timeline") | of_rank($f.rank);
 def family_list($f): recs("family_total") | of_rank($f.rank);
 def phase_list($f): recs("phase_total") | of_rank($f.rank);
-def impact_text:
-  if .impact == null then "not estimated: an artifact is missing"
-  elif .area == "memory" then (.impact | pct) + " of reserved memory at stake"
-  else (.impact | pct) + " of step time at stake" end;
+def basis_name($f):
+  {step_time: $f.step_time_name, gpu_time: "GPU time",
+   reserved_memory: "reserved memory", peak_memory: "peak memory"}[.];
+
+def impact_text($f):
+  if .impact == null then
+    if .blocking then "the run cannot go on: fix this first"
+    elif .capture != null then "not estimated: an artifact is missing"
+    else "not estimated from these artifacts" end
+  else (.impact.fraction | pct) + " of " + (.impact.basis | basis_name($f))
+    + " could be recovered, at most"
+    + (if .impact.claimed > .impact.fraction
+       then " (" + (.impact.claimed | pct) + " less what a finding above already counts)"
+       else "" end)
+  end;
+
+# "at least" where the allocator's window did not cover the whole run.
+def peak_text($c):
+  if $c == null then "n/a"
+  else (if $c.peak_lower_bound == true then "at least " else "" end) + ($c.peak | bytes) end;
+
+def sites_at_peak($c): ($c.top_at_peak // []) | map(select(.size > 0));
+
+def throughput($f):
+  if $f.steps == null or ($f.steps.mean // 0) <= 0 or ($f.context.batch_size // null) == null then null
+  else ($f.context.batch_size / ($f.steps.mean / 1000000)) as $sps
+    | {samples_per_s: $sps,
+       tokens_per_s: (if $f.context.seq_len != null then $sps * $f.context.seq_len else null end)}
+  end;
 
 # Markdown sections.
 
@@ -61,12 +86,16 @@ def md_summary($f):
         [["Reserved memory", ($f.memory.reserved | bytes)],
          ["Allocated memory", ($f.memory.allocated | bytes)],
          ["Active memory", ($f.memory.active | bytes)],
-         ["Inactive memory (free in segments)", ($f.memory.inactive | bytes)],
-         ["Fragmentation", (($f.memory.fragmentation | pct) + " (" + $f.memory.fragmentation_risk + ")")],
+         ["Inactive memory (free in segments)", ($f.memory.inactive | bytes)]]
+        + (if $f.memory.inactive_split_bytes != null then
+            [["Split free blocks (non-releasable)", (($f.memory.inactive_split_bytes | bytes) + " (" + ($f.split_fragmentation | pct) + ")")],
+             ["Whole free segments (releasable cache)", (($f.memory.free_segment_bytes | bytes) + " (" + ($f.releasable_share | pct) + ")")]]
+          else [] end)
+        + [["Fragmentation risk", (($f.split_fragmentation // $f.memory.fragmentation | pct) + " (" + $f.memory.fragmentation_risk + ")")],
          ["Segments", ($f.memory.segments | count)]]
        else [] end)
       + (if $f.churn != null then
-          [["Allocator peak (replayed)", ($f.churn.peak | bytes)]]
+          [["Allocator peak (replayed)", peak_text($f.churn)]]
         else [] end)
       + (if $f.memory_profile != null then
           [["Peak allocated (profiler)", ($f.memory_profile.peak_allocated | bytes)],
@@ -86,11 +115,37 @@ def md_summary($f):
       + (if $f.steps != null then
           [["Profiled steps", ($f.steps.steps | count)],
            ["Mean step time", ($f.steps.mean | us)]]
-        else [] end));
+        else [] end)
+      + (throughput($f) as $t | if $t == null then []
+         else [["Throughput (per rank)", ($t.samples_per_s | dec(1)) + " samples/s"
+           + (if $t.tokens_per_s != null then ", " + ($t.tokens_per_s | dec(0)) + " tokens/s" else "" end)]] end));
+
+def md_context($f):
+  if $f.context == null then ""
+  else "## Run context\n\n"
+    + table(["Item", "Value"]; ["l", "l"];
+        [("model", "batch_size", "seq_len", "precision", "parallelism", "world_size", "gpu", "objective", "phase") as $k
+         | select($f.context[$k] != null) | [$k, ($f.context[$k] | tostring)]]
+        + [($f.context.extra // {}) | to_entries[] | [.key, (.value | if type == "string" then . else tojson end)]])
+    + (if $f.context.phase != null then "\nOperator tables and findings focus on the **\($f.context.phase)** phase.\n" else "" end)
+    + (if $f.context.objective != null then "\nObjective: **\($f.context.objective)**"
+       + (if $f.context.objective == "memory" then ": memory findings come first.\n" else ": time findings come first.\n" end)
+       else "" end)
+    + "\n"
+  end;
+
+def md_quality($f):
+  if ($f.warnings | length) == 0 then ""
+  else "## Data quality\n\n"
+    + "The inputs disagree with themselves in places; the analysis went on with the figures noted.\n\n"
+    + ([$f.warnings[0:10][] | "- `\(.file // "")" + (if .line != null then ":\(.line):\(.col)" else "" end) + "`: \(.message)"] | join("\n"))
+    + (if (recs("warning") | length) > 10 then "\n- … and more (see the warning records)" else "" end)
+    + "\n\n"
+  end;
 
 def md_bottlenecks($f):
   "## Top bottlenecks\n\n"
-  + "### Top CPU operators\n\n"
+  + "### Top CPU operators" + (if $f.phase != null then " (" + $f.phase + " phase)" else "" end) + "\n\n"
   + table(["Operator", "Family", "Calls", "Total", "Self", "Self %"];
       ["l", "l", "r", "r", "r", "r"];
       [$f.ops[0:10][] | [(.name | clip(60)), .family, (.count | count),
@@ -121,12 +176,20 @@ def md_diagnosis($f):
   "## Diagnosis\n\n"
   + "### Fragmentation risk\n\n"
   + (if $f.memory == null then "_No memory snapshot._\n"
-     else "Risk **\($f.memory.fragmentation_risk)**: "
+     elif $f.memory.inactive_split_bytes == null then
+       "Risk **\($f.memory.fragmentation_risk)**: "
        + ($f.memory.fragmentation | pct) + " of reserved memory ("
        + ($f.memory.inactive | bytes) + " of " + ($f.memory.reserved | bytes)
        + ") is free inside segments; the largest free block is "
-       + ($f.memory.largest_free | bytes) + ", external fragmentation "
-       + ($f.memory.external_fragmentation | pct) + ".\n" end)
+       + ($f.memory.largest_free | bytes) + ".\n"
+     else "Risk **\($f.memory.fragmentation_risk)**, taken on split fragmentation: "
+       + ($f.memory.inactive_split_bytes | bytes) + " (" + ($f.split_fragmentation | pct)
+       + " of " + ($f.memory.reserved | bytes) + " reserved) is free but split off inside segments "
+       + "that still hold live blocks, which the allocator can neither release nor use for larger requests. "
+       + ($f.memory.free_segment_bytes | bytes) + " (" + ($f.releasable_share | pct)
+       + ") is whole free segments: releasable cache, not fragmentation. "
+       + "In all " + ($f.memory.fragmentation | pct) + " of reserved memory is free; the largest free block is "
+       + ($f.memory.largest_free | bytes) + ".\n" end)
   + "\n### Allocator churn\n\n"
   + (if $f.churn == null then "_No allocator trace in the snapshot._\n"
      else table(["Measure", "Value"]; ["l", "r"];
@@ -136,13 +199,22 @@ def md_diagnosis($f):
         ["Short-lived share", ($f.churn.short_lived_share | pct)],
         ["Turnover (bytes allocated / peak)", ($f.churn.turnover | dec(2))],
         ["segment_free bursts", ($f.churn.segment_free_bursts | count)],
-        ["Replayed peak", ($f.churn.peak | bytes)],
-        ["Window complete", ($f.churn.window_complete | tostring)]]) end)
+        ["Replayed peak", peak_text($f.churn)],
+        ["Window complete", ($f.churn.window_complete | tostring)]])
+       + (if (sites_at_peak($f.churn) | length) == 0 then ""
+          else "\n### Live at the peak\n\n"
+            + (if $f.churn.peak_lower_bound == true
+               then "The allocator's record does not cover the whole run, so the peak is a lower bound.\n\n"
+               else "" end)
+            + table(["Size", "Allocated", "Site"]; ["r", "l", "l"];
+                [sites_at_peak($f.churn)[0:10][] | [(.size | bytes),
+                  (if .origin == "before_window" then "before the window" else "in the window" end),
+                  ((.site // "unknown") | clip(80))]]) end) end)
   + "\n### Operator families\n\n"
   + table(["Family", "Operators", "Self", "Self %", "GPU"]; ["l", "r", "r", "r", "r"];
       [family_list($f)[] | [.family, (.count | count), (.self | us),
         (.self_pct | dec(1) + " %"), (.gpu_self | us)]])
-  + (if $f.cpu != null then "\nDominant family: **\($f.cpu.dominant_family)**.\n" else "" end)
+  + (if $f.cpu.dominant_family != null then "\nDominant family: **\($f.cpu.dominant_family)**.\n" else "" end)
   + "\n### Phases\n\n"
   + table(["Phase", "CPU self", "GPU"]; ["l", "r", "r"];
       [phase_list($f)[] | [.phase, (.self | us), (.gpu | us)]])
@@ -153,7 +225,7 @@ def md_diagnosis($f):
         ((.busy | us) + " (" + (share(.busy; .window) | pct) + ")"),
         (.computation | us), (.exposed_comm | us), (.exposed_memcpy | us), (.idle | us)]]);
 
-def md_actions:
+def md_actions($f):
   "## Prioritized actions\n\n"
   + (if (findings | length) == 0 then "_No rule fired._\n"
      else [findings[] |
@@ -161,7 +233,7 @@ def md_actions:
        + "- **Observation:** \(.observation)\n"
        + "- **Hypothesis:** \(.cause)\n"
        + "- **Action:** \(.action)\n"
-       + "- **Expected impact:** \(impact_text) (confidence \(.confidence))\n"
+       + "- **Expected impact:** \(impact_text($f)) (confidence \(.confidence))\n"
        + "- **Validation metric:** \(.metric)\n"
        + (if .capture != null then "\nCapture it with:\n\n```python\n\(.capture)\n```\n" else "" end)]
      | join("\n") end);
@@ -180,7 +252,11 @@ def md_rules:
     + "; defined in `\(.file)`, line \(.line).\n\n"
     + (if (.needs | length) > 0 then "- **Needs:** " + (.needs | map("`" + . + "`") | join(", ")) + "\n" else "" end)
     + "- **Fires when:** `\(.when)`\n"
-    + "- **Impact:** `\(.impact)`\n"
+    + (if .blocking then "- **Blocking:** the run cannot go on; ranked first\n" else "" end)
+    + "- **Impact:** `\(.impact)`"
+    + (if .basis != null then ", a fraction of **\(.basis)**" else "" end)
+    + (if .pool != null then ", shared with the other rules of pool `\(.pool)`" else "" end)
+    + "\n"
     + (if (.evidence | length) > 0
        then "- **Evidence:** " + (.evidence | to_entries | map("`\(.key)` = `\(.value)`") | join(", ")) + "\n"
        else "" end)
@@ -198,13 +274,23 @@ def markdown:
       "# mrp rubric reference\n\n"
       + "Generated from the rubric files by `rubric-apply -l | report-md`; do not edit.\n"
       + "Each rule reads the facts that `facts.jq` derives from the records of the mrp tools; "
-      + "`{{ … }}` in a text is a jq expression over those facts.  Findings are ranked by impact, "
-      + "the share of step time or of reserved memory at stake.\n\n"
+      + "`{{ … }}` in a text is a jq expression over those facts.\n\n"
+      + "Each impact is the fraction of its basis (step time, or the traced window when the trace "
+      + "has no steps; GPU time; reserved or peak memory) that the action could plausibly recover: "
+      + "the part above the target its validation metric names.  Rules are attributed in the order "
+      + "below, specific causes first: a rule gets at most what the rules before it left of its "
+      + "basis, and rules of one pool (the same time or memory explained in different ways) share "
+      + "the largest claim among them, so a report's fractions of one basis add up to at most 1.  "
+      + "A finding left with nothing, or whose estimate is 0, is not reported.\n\n"
+      + "Ranking: blocking findings (an OOM) first; then the objective's resource (time for "
+      + "throughput and latency, the default; memory for memory), then the other, each by "
+      + "fraction; then findings that cannot be estimated.  With a phase in focus, findings about "
+      + "other phases come last.  Low-confidence findings are marked hypotheses.\n\n"
       + "## Rules\n\n" + md_rules
     else
       "# Profile report\n\n"
-      + md_summary($f) + "\n" + md_bottlenecks($f) + "\n" + md_diagnosis($f)
-      + "\n" + md_actions + "\n" + md_inputs
+      + md_context($f) + md_summary($f) + "\n" + md_quality($f) + md_bottlenecks($f)
+      + "\n" + md_diagnosis($f) + "\n" + md_actions($f) + "\n" + md_inputs
       + (if (rules | length) > 0 then "\n## Rubric reference\n\n" + md_rules else "" end)
     end;
 
@@ -249,11 +335,18 @@ def json_report:
     else {
       schema_version: 1,
       version: $version,
+      context: ($f.context | if . == null then null else nokind end),
+      data_quality: [$f.warnings[] | nokind],
       summary: {
         memory: (if $f.memory == null then null
           else $f.memory | {reserved, allocated, active, inactive, fragmentation,
-            fragmentation_risk, segments} end),
+            fragmentation_risk, segments, inactive_split_bytes, free_segment_bytes,
+            split_fragmentation, releasable_share} end),
         peak: (if $f.churn == null then null else $f.churn.peak end),
+        peak_bytes: (if $f.churn == null then null else $f.churn.peak end),
+        peak_lower_bound: (if $f.churn == null then null else $f.churn.peak_lower_bound // null end),
+        live_at_peak: sites_at_peak($f.churn)[0:10],
+        throughput: throughput($f),
         memory_profile: ($f.memory_profile | if . == null then null else nokind end),
         cpu: (if $f.cpu == null then null
           else $f.cpu | {traces, events, start, "end": .["end"], window, self_total} end),
@@ -272,7 +365,8 @@ def json_report:
       diagnosis: {
         fragmentation: (if $f.memory == null then null
           else $f.memory | {fragmentation, fragmentation_risk, inactive, reserved,
-            largest_free, external_fragmentation} end),
+            largest_free, external_fragmentation, inactive_split_bytes,
+            free_segment_bytes, split_fragmentation, releasable_share} end),
         churn: ($f.churn | if . == null then null else nokind end),
         families: [family_list($f)[] | nokind],
         dominant_family: $f.cpu.dominant_family,

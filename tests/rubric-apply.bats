@@ -73,9 +73,10 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	done
 }
 
-@test "rubric-apply: each rule stays quiet on its quiet case" {
-	for f in "$FIXTURES"/cases/*.quiet.ndjson; do
-		id=$(basename "$f" .quiet.ndjson)
+@test "rubric-apply: each rule stays quiet on its quiet cases" {
+	for f in "$FIXTURES"/cases/*.quiet*.ndjson; do
+		id=$(basename "$f")
+		id=${id%%.quiet*}
 		n=$(rubric-apply "$f" | jq -c --arg id "$id" \
 		    'select(.rule == $id)' | wc -l)
 		[ "$n" -eq 0 ] || fail "$id fires on $f"
@@ -108,6 +109,7 @@ rules:
     confidence: low
     when: .steps.mean >
     impact: '1'
+    basis: step_time
     observation: o
     cause: c
     action: a
@@ -128,6 +130,7 @@ rules:
     confidence: low
     when: 'true'
     impact: '1'
+    basis: step_time
     observation: 'mean {{ .steps.mean | }}'
     cause: c
     action: a
@@ -157,6 +160,7 @@ rules:
     confidence: low
     when: '.cpu.dominant_family / 2 > 0'
     impact: '1'
+    basis: step_time
     observation: o
     cause: c
     action: a
@@ -174,7 +178,8 @@ YAML
 
 @test "rubric-apply: man page examples" {
 	cd "$FIXTURES"
-	run -0 bats_pipe rubric-apply example.ndjson \| jq -r '[.place, .rule, .impact] | @tsv'
+	run -0 bats_pipe rubric-apply example.ndjson \| \
+	    jq -r '[.place, .rule, .impact.basis, .impact.fraction] | @tsv'
 	assert_line --index 0 "$(printf '1\tfragmentation-high\t0.9916')"
 	run -0 bats_pipe rubric-apply -l \| jq -r '[.id, .area] | @tsv'
 	assert_line "$(printf 'oom\tmemory')"

@@ -1,6 +1,9 @@
 /*
  * rubric-apply: evaluate the rubric's rules on the records of the other
- * tools and write the findings, largest expected impact first.
+ * tools and write the findings, ranked as mrp-rubric(5) documents: what
+ * stops the run first, then the objective's resource, then the other,
+ * each by the share of its basis that the action could recover, with time
+ * or memory that two rules claim attributed once.
  */
 #include <math.h>
 #include <stdio.h>
@@ -20,18 +23,27 @@
 /* Records kept per kind, rank and class: the rules look at the top ones. */
 #define KEEP	64
 
+/* Rounding: four decimals are all an estimate is worth. */
+#define GRAIN	1e4
+
 struct hit {
 	size_t	 rule;
 	int	 conf;		/* 0 high, 1 medium, 2 low */
+	int	 group;		/* rank group, see group_of() */
 	int	 has_impact;
-	double	 impact;
+	double	 claimed;	/* the rule's own estimate */
+	double	 fraction;	/* what is left of it once attributed */
 	jv	 v;
 };
 
 static void	usage(void);
 static int	confidence_rank(const char *);
+static int	group_of(const struct rule *, int has_impact,
+		    const char *objective, const char *phase);
+static int	in_phase(const char *area, const char *phase);
 static int	hit_cmp(const void *, const void *);
 static size_t	collect(const struct rubric *, jv results, struct hit *);
+static size_t	attribute(const struct rubric *, struct hit *, size_t);
 static void	put_finding(struct jw *, const struct rubric *,
 		    const struct hit *, size_t place);
 
@@ -55,7 +67,7 @@ main(int argc, char *argv[])
 	char *dir, *msg;
 	size_t i, n;
 	int ch, lflag = 0, status = 0, rc;
-	jv out;
+	jv out, objective, phase;
 
 	setprogname(argv[0]);
 	while ((ch = getopt(argc, argv, "lr:")) != -1) {
@@ -98,12 +110,25 @@ main(int argc, char *argv[])
 	if (rc < 0)
 		die("%s/facts.jq: %s", r.dir, msg);
 	/* An empty array: nothing was gathered, so there is nothing to say. */
-	if (rc == 0 || jv_get_kind(out) != JV_KIND_ARRAY ||
+	if (rc == 0 || jv_get_kind(out) != JV_KIND_OBJECT)
+		die("%s: the rules gave no result", r.dir);
+	objective = jv_object_get(jv_copy(out), jv_string("objective"));
+	phase = jv_object_get(jv_copy(out), jv_string("phase"));
+	out = jv_object_get(out, jv_string("results"));
+	if (jv_get_kind(out) != JV_KIND_ARRAY ||
 	    (jv_array_length(jv_copy(out)) != (int)r.n &&
 	    jv_array_length(jv_copy(out)) != 0))
 		die("%s: the rules gave no result", r.dir);
 	hits = xcalloc(r.n, sizeof(*hits));
-	n = collect(&r, out, hits);
+	n = attribute(&r, hits, collect(&r, out, hits));
+	for (i = 0; i < n; i++)
+		hits[i].group = group_of(&r.rule[hits[i].rule],
+		    hits[i].has_impact, jv_get_kind(objective) ==
+		    JV_KIND_STRING ? jv_string_value(objective) : NULL,
+		    jv_get_kind(phase) == JV_KIND_STRING ?
+		    jv_string_value(phase) : NULL);
+	jv_free(objective);
+	jv_free(phase);
 	qsort(hits, n, sizeof(*hits), hit_cmp);
 	for (i = 0; i < n; i++) {
 		put_finding(w, &r, &hits[i], i + 1);
@@ -146,15 +171,118 @@ collect(const struct rubric *r, jv results, struct hit *hits)
 		hits[n].conf = confidence_rank(r->rule[i].confidence);
 		hits[n].has_impact = jv_get_kind(imp) == JV_KIND_NUMBER &&
 		    isfinite(jv_number_value(imp));
-		/* Four decimals are all an estimate is worth. */
-		hits[n].impact = hits[n].has_impact ?
-		    round(jv_number_value(imp) * 1e4) / 1e4 : 0;
-		hits[n].v = v;
+		if (hits[n].has_impact)
+			hits[n].claimed = round(fmin(fmax(
+			    jv_number_value(imp), 0), 1) * GRAIN) / GRAIN;
 		jv_free(imp);
+		if (hits[n].has_impact) {
+			/* Nothing to recover is nothing to advise. */
+			if (hits[n].claimed == 0) {
+				jv_free(v);
+				continue;
+			}
+		}
+		hits[n].v = v;
 		n++;
 	}
 	jv_free(results);
 	return n;
+}
+
+/*
+ * Gives each estimate the part of its basis that no rule before it (in
+ * rubric order, which puts specific causes before general ones) has
+ * claimed: a pool, the time or memory that several rules explain in
+ * different ways, is as large as its largest claim and attributed once;
+ * a basis never adds up to more than all of it.  A finding left with
+ * nothing is dropped: a rule before it already explains its share.
+ */
+static size_t
+attribute(const struct rubric *r, struct hit *hits, size_t n)
+{
+	double pool_size, pool_used, basis_used;
+	size_t i, j, k, kept = 0;
+	const struct rule *u, *o;
+
+	for (i = 0; i < n; i++) {
+		u = &r->rule[hits[i].rule];
+		hits[i].fraction = hits[i].claimed;
+		if (!hits[i].has_impact) {
+			hits[kept++] = hits[i];
+			continue;
+		}
+		basis_used = pool_used = pool_size = 0;
+		for (j = 0; j < kept; j++) {
+			o = &r->rule[hits[j].rule];
+			if (!hits[j].has_impact ||
+			    strcmp(o->basis, u->basis) != 0)
+				continue;
+			basis_used += hits[j].fraction;
+			if (u->pool != NULL && o->pool != NULL &&
+			    strcmp(o->pool, u->pool) == 0)
+				pool_used += hits[j].fraction;
+		}
+		if (u->pool != NULL)
+			for (k = 0; k < n; k++) {
+				o = &r->rule[hits[k].rule];
+				if (hits[k].has_impact && o->pool != NULL &&
+				    strcmp(o->pool, u->pool) == 0 &&
+				    strcmp(o->basis, u->basis) == 0)
+					pool_size = fmax(pool_size,
+					    hits[k].claimed);
+			}
+		hits[i].fraction = fmin(hits[i].fraction, 1 - basis_used);
+		if (u->pool != NULL)
+			hits[i].fraction = fmin(hits[i].fraction,
+			    pool_size - pool_used);
+		hits[i].fraction = round(hits[i].fraction * GRAIN) / GRAIN;
+		if (hits[i].fraction <= 0) {
+			jv_free(hits[i].v);
+			continue;
+		}
+		hits[kept++] = hits[i];
+	}
+	return kept;
+}
+
+/*
+ * 0: the run cannot go on (an OOM); 1: the objective's resource (memory
+ * for "memory", else time); 2: the other resource; 3: not estimated.
+ * With a phase in focus, findings about other phases follow all of these.
+ */
+static int
+group_of(const struct rule *u, int has_impact, const char *objective,
+    const char *phase)
+{
+	int group, memory_first, is_memory;
+
+	if (u->blocking)
+		return 0;
+	if (!has_impact)
+		group = 3;
+	else {
+		memory_first = objective != NULL &&
+		    strcmp(objective, "memory") == 0;
+		is_memory = strstr(u->basis, "memory") != NULL;
+		group = is_memory == memory_first ? 1 : 2;
+	}
+	return in_phase(u->area, phase) ? group : group + 4;
+}
+
+/*
+ * Whether a finding of this area speaks about the phase: the areas named
+ * after a phase belong to it; compute, memory and step findings belong to
+ * the forward and backward passes.
+ */
+static int
+in_phase(const char *area, const char *phase)
+{
+	if (phase == NULL || strcmp(area, phase) == 0)
+		return 1;
+	if (strcmp(phase, "forward") != 0 && strcmp(phase, "backward") != 0)
+		return 0;
+	return strcmp(area, "cpu") == 0 || strcmp(area, "gpu") == 0 ||
+	    strcmp(area, "memory") == 0 || strcmp(area, "step") == 0;
 }
 
 static int
@@ -163,16 +291,19 @@ confidence_rank(const char *c)
 	return strcmp(c, "high") == 0 ? 0 : strcmp(c, "medium") == 0 ? 1 : 2;
 }
 
-/* Ties in impact are broken by confidence, then by rubric order. */
+/*
+ * By group, then by the attributed fraction; ties are broken by
+ * confidence, then by rubric order.
+ */
 static int
 hit_cmp(const void *a, const void *b)
 {
 	const struct hit *x = a, *y = b;
 
-	if (x->has_impact != y->has_impact)
-		return y->has_impact - x->has_impact;
-	if (x->has_impact && x->impact != y->impact)
-		return x->impact > y->impact ? -1 : 1;
+	if (x->group != y->group)
+		return x->group - y->group;
+	if (x->has_impact && y->has_impact && x->fraction != y->fraction)
+		return x->fraction > y->fraction ? -1 : 1;
 	if (x->conf != y->conf)
 		return x->conf - y->conf;
 	return x->rule < y->rule ? -1 : x->rule > y->rule;
@@ -194,10 +325,19 @@ put_finding(struct jw *w, const struct rubric *r, const struct hit *h,
 	jw_key(w, "area");
 	jw_cstring(w, u->area);
 	jw_key(w, "impact");
-	if (h->has_impact)
-		jw_double(w, h->impact);
-	else
+	if (h->has_impact) {
+		jw_begin_object(w);
+		jw_key(w, "basis");
+		jw_cstring(w, u->basis);
+		jw_key(w, "fraction");
+		jw_double(w, h->fraction);
+		jw_key(w, "claimed");
+		jw_double(w, h->claimed);
+		jw_end_object(w);
+	} else
 		jw_null(w);
+	jw_key(w, "blocking");
+	jw_bool(w, u->blocking);
 	jw_key(w, "confidence");
 	jw_cstring(w, u->confidence);
 	jw_key(w, "hypothesis");
