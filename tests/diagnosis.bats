@@ -1,0 +1,132 @@
+bats_require_minimum_version 1.5.0
+# The whole report on inputs whose cause is known: simulated allocator
+# histories (fixtures/diagnosis/memsim.py), real traces whose GEMMs already
+# run in bf16, and real traces without steps.  The cause must come first
+# and no advice may be false for the input.
+setup() { load test_helper; }
+
+# report FILE...: the JSON report of analyze-profile on the inputs.
+report() {
+	analyze-profile "$@" --json-out "$BATS_TEST_TMPDIR/r.json" \
+	    --md-out "$BATS_TEST_TMPDIR/r.md"
+}
+
+# The rules of the plan, in order, space-separated.
+plan() {
+	jq -r '[.actions[].rule] | join(" ")' "$BATS_TEST_TMPDIR/r.json"
+}
+
+@test "diagnosis: empty_cache() every step is named, the cache is not" {
+	report --memory-json "$FIXTURES/memsim-empty-cache-every-step.json"
+	run -0 plan
+	assert_output --regexp '^empty-cache-churn '
+	refute_output --partial 'releasable-cache'
+	run -0 jq -r '.actions[0].evidence | [.segment_free_bursts, .retry_bursts] | @tsv' \
+	    "$BATS_TEST_TMPDIR/r.json"
+	assert_output "$(printf '3\t0')"
+}
+
+@test "diagnosis: the allocator's own retries before an OOM are not blamed on empty_cache()" {
+	report --memory-json "$FIXTURES/memsim-oom-after-retries.json"
+	run -0 plan
+	assert_output --regexp '^oom '
+	refute_output --partial 'empty-cache-churn'
+	run -0 jq -r '.actions[0] | [.blocking, .impact] | @tsv' "$BATS_TEST_TMPDIR/r.json"
+	assert_output "$(printf 'true\t')"
+	run -0 grep -c 'empty_cache' "$BATS_TEST_TMPDIR/r.md"
+	assert_output 0
+}
+
+@test "diagnosis: split fragmentation with expandable segments already on" {
+	report --memory-json "$FIXTURES/memsim-split-with-expandable-segments.json"
+	run -0 jq -r '.summary.memory | [.fragmentation_risk, .split_fragmentation] | @tsv' \
+	    "$BATS_TEST_TMPDIR/r.json"
+	assert_output "$(printf 'HIGH\t0.6875')"
+	run -0 plan
+	refute_output --partial 'fragmentation-high'
+	assert_output --regexp '^fragmentation-medium '
+	# The advice left is max_split_size, not what is already set.
+	run -0 jq -r '.actions[] | select(.rule == "fragmentation-medium") | .action' \
+	    "$BATS_TEST_TMPDIR/r.json"
+	assert_output --partial 'max_split_size_mb'
+	refute_output --partial 'expandable_segments:True'
+}
+
+@test "diagnosis: cache left by an evaluation peak is releasable, not fragmentation" {
+	report --memory-json "$FIXTURES/memsim-cache-after-eval-peak.json"
+	run -0 jq -r '.summary.memory | [.fragmentation_risk, .free_segment_bytes] | @tsv' \
+	    "$BATS_TEST_TMPDIR/r.json"
+	assert_output "$(printf 'LOW\t4294967296')"
+	run -0 plan
+	assert_output --regexp '^releasable-cache '
+	refute_output --partial 'fragmentation-'
+}
+
+@test "diagnosis: a pending-free block (record_stream) is counted as PyTorch counts it" {
+	run -0 --separate-stderr analyze-profile \
+	    --memory-json "$FIXTURES/memsim-pending-free-after-record-stream.json" \
+	    --json-out "$BATS_TEST_TMPDIR/r.json"
+	assert_stderr ''
+	run -0 jq -r '.memory | [.total_active_bytes, .total_allocated_bytes] | @tsv' \
+	    "$BATS_TEST_TMPDIR/r.json"
+	assert_output "$(printf '24576\t8192')"
+	run -0 jq -r '.data_quality | length' "$BATS_TEST_TMPDIR/r.json"
+	assert_output 0
+}
+
+@test "diagnosis: a wrapped ring buffer makes the peak a lower bound, with what was live" {
+	report --memory-json "$FIXTURES/memsim-wrapped-ring-buffer.json"
+	run -0 jq -r '.summary | [.peak_bytes, .peak_lower_bound] | @tsv' \
+	    "$BATS_TEST_TMPDIR/r.json"
+	assert_output "$(printf '58720256\ttrue')"
+	run -0 grep -F 'Allocator peak (replayed)' "$BATS_TEST_TMPDIR/r.md"
+	assert_output --partial 'at least 56.0 MiB'
+	# Blocks allocated before the window were live at the peak too.
+	run -0 jq -r '[.summary.live_at_peak[] | .origin] | unique | join(" ")' \
+	    "$BATS_TEST_TMPDIR/r.json"
+	assert_output 'before_window window'
+	run -0 grep -c 'before the window' "$BATS_TEST_TMPDIR/r.md"
+	[ "$output" -ge 1 ]
+}
+
+@test "diagnosis: GEMMs already in bf16 get no advice to train in bf16" {
+	report --cpu-trace "$TOP/fixtures/example/trace.json.gz"
+	run -0 plan
+	refute_output --partial 'matmul-gpu'
+	run -0 grep -ci 'bf16 autocast' "$BATS_TEST_TMPDIR/r.md"
+	assert_output 0
+}
+
+@test "diagnosis: the bundled example tells split fragmentation from releasable cache" {
+	report --cpu-trace "$TOP/fixtures/example/trace.json.gz" \
+	    --memory-json "$TOP/fixtures/example/memory_snapshot.json.gz"
+	run -0 jq -r '.summary.memory | [.fragmentation_risk,
+	    (.split_fragmentation * 100 | floor), (.releasable_share * 100 | floor)] | @tsv' \
+	    "$BATS_TEST_TMPDIR/r.json"
+	assert_output "$(printf 'MEDIUM\t14\t85')"
+	run -0 grep -F 'releasable cache, not fragmentation' "$BATS_TEST_TMPDIR/r.md"
+	# Time fractions of one basis never add up to more than all of it.
+	run -0 jq '[.actions[].impact | select(. != null and .basis == "step_time") | .fraction] | add <= 1' \
+	    "$BATS_TEST_TMPDIR/r.json"
+	assert_output true
+}
+
+@test "diagnosis: a real trace without steps gets no per-step advice" {
+	need_shared traces/tracelens/b200_eager_trace.json.gz
+	report --cpu-trace "$SHARED/traces/tracelens/b200_eager_trace.json.gz"
+	run -0 plan
+	assert_output --partial 'missing-steps'
+	refute_output --regexp 'host-sync|dataloader-share|optimizer-share|unstable-steps'
+	run -0 jq '[.actions[].impact | select(. != null) | .fraction] | all(. > 0 and . <= 1)' \
+	    "$BATS_TEST_TMPDIR/r.json"
+	assert_output true
+}
+
+@test "diagnosis: a CPU trace without steps is measured against its window" {
+	need_shared traces/misc/zoology_a100_trace.json
+	report --cpu-trace "$SHARED/traces/misc/zoology_a100_trace.json"
+	run -0 plan
+	refute_output --regexp 'host-sync|dataloader-share|optimizer-share|unstable-steps'
+	run -0 grep -c 'of step time' "$BATS_TEST_TMPDIR/r.md"
+	assert_output 0
+}
