@@ -153,3 +153,62 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	run -0 bats_pipe analyze-profile --cpu-trace trace.json.gz \| grep -c '^### [0-9]'
 	assert_output 4
 }
+
+@test "analyze-profile: an input without events is an error, not an all-clear" {
+	cd "$BATS_TEST_TMPDIR"
+	: >empty
+	printf '{"traceEvents":[]}\n' >none.json
+	printf '[]\n' >array.json
+	printf '{"segments":[],"device_traces":[]}\n' >snap.json
+	for t in empty none.json array.json; do
+		run -1 --separate-stderr analyze-profile --cpu-trace "$t" --md-out r.md
+		assert_stderr "analyze-profile: $t: no events"
+		[ ! -e r.md ] && [ ! -e r.md.tmp ]
+	done
+	for m in empty snap.json; do
+		run -1 --separate-stderr analyze-profile --memory-json "$m"
+		assert_output ''
+		assert_stderr --partial "analyze-profile: $m: no events"
+		[[ $stderr != *failed* ]]
+	done
+	# A broken trace says so once, not also that it had no events.
+	printf '{}\n' >broken.json
+	run -1 --separate-stderr analyze-profile --cpu-trace broken.json
+	[[ $stderr != *'no events'* ]]
+	assert_stderr --partial 'analyze-profile: tr-extract failed'
+}
+
+@test "analyze-profile: an output that is an input or the other output is refused first" {
+	mkdir "$BATS_TEST_TMPDIR/d"
+	cd "$BATS_TEST_TMPDIR/d"
+	cp "$TOP/fixtures/example/trace.json.gz" t.json.gz
+	ln -s t.json.gz link.json.gz
+	run -2 --separate-stderr analyze-profile --cpu-trace t.json.gz --md-out t.json.gz
+	assert_stderr 'analyze-profile: --md-out is the --cpu-trace file: t.json.gz'
+	run -2 --separate-stderr analyze-profile --cpu-trace t.json.gz --json-out link.json.gz
+	assert_stderr 'analyze-profile: --json-out is the --cpu-trace file: link.json.gz'
+	run -2 --separate-stderr analyze-profile --memory-json t.json.gz --json-out "$PWD/t.json.gz"
+	assert_stderr "analyze-profile: --json-out is the --memory-json file: $PWD/t.json.gz"
+	run -2 --separate-stderr analyze-profile --cpu-trace t.json.gz --md-out r.md --json-out ./r.md
+	assert_stderr 'analyze-profile: --md-out and --json-out are the same file: r.md'
+	cmp t.json.gz "$TOP/fixtures/example/trace.json.gz"
+	[ "$(ls)" = "$(printf 'link.json.gz\nt.json.gz')" ]
+	# Both reports into /dev/null are no conflict.
+	run -0 analyze-profile --cpu-trace t.json.gz --md-out /dev/null --json-out /dev/null
+}
+
+@test "analyze-profile: an output that cannot be written is refused before the stages" {
+	cd "$BATS_TEST_TMPDIR"
+	# A tr-extract that would leave a mark, were it run.
+	bin=$BATS_TEST_TMPDIR/bin
+	mkdir "$bin"
+	cp "$TOP/bin/analyze-profile" "$bin/"
+	printf '#!/bin/sh\ntouch "%s/ran"\n' "$BATS_TEST_TMPDIR" >"$bin/tr-extract"
+	chmod +x "$bin/tr-extract"
+	t=$TOP/fixtures/example/trace.json.gz
+	run -1 --separate-stderr "$bin/analyze-profile" --cpu-trace "$t" --md-out nodir/r.md
+	assert_stderr 'analyze-profile: nodir/r.md: No such file or directory'
+	run -1 --separate-stderr "$bin/analyze-profile" --cpu-trace "$t" --json-out "$bin"
+	assert_stderr "analyze-profile: $bin: Is a directory"
+	[ ! -e ran ]
+}

@@ -24,16 +24,20 @@
 #include "err.h"
 #include "inputrec.h"
 #include "ndjson.h"
+#include "strbuf.h"
 #include "xalloc.h"
 
 #define MAXPROC		16
 #ifndef TEE_BUFSIZE
 #define TEE_BUFSIZE	(1 << 20)
 #endif
+/* The tee's exit status when the trace has no events. */
+#define TEE_NOEVENTS	3
 
 struct proc {
 	pid_t		 pid;
 	const char	*name;
+	int		 tee;		/* may exit TEE_NOEVENTS */
 };
 
 struct outbuf {
@@ -48,6 +52,7 @@ struct run {
 	char		 tmp[PATH_MAX];
 	struct proc	 p[MAXPROC];
 	int		 np;
+	int		 noevents;	/* the tee saw a trace without events */
 };
 
 static void	usage(void);
@@ -58,6 +63,14 @@ static pid_t	spawn(struct run *, const char *name, const char *argv[],
 static pid_t	fork_child(struct run *, const char *name);
 static void	close_from(int);
 static void	tee_records(int in, int all, int mem);
+static int64_t	trace_events(const char *);
+static int	snapshot_empty(const char *);
+static int	same_file(const char *, const char *);
+static char	*canonical(const char *);
+static int	is_chardev(const char *);
+static void	check_outputs(const char *md, const char *json,
+		    const char *trace, const char *mem);
+static void	check_output(const char *);
 static void	out_put(struct outbuf *, const char *, size_t);
 static void	out_flush(struct outbuf *);
 static int	write_all(int, const char *, size_t);
@@ -124,6 +137,7 @@ main(int argc, char *argv[])
 		die("%s:", trace);
 	if (mem != NULL && access(mem, R_OK) != 0)
 		die("%s:", mem);
+	check_outputs(mdout, jsonout, trace, mem);
 
 	memset(&r, 0, sizeof(r));
 	/* The stages are the tools installed beside this one. */
@@ -166,6 +180,7 @@ main(int argc, char *argv[])
 			close(memp[0]);
 			tee_records(fd[0], all[1], memp[1]);
 		}
+		r.p[r.np - 1].tee = 1;
 		close(fd[0]);
 		close(all[1]);
 		close(memp[1]);
@@ -209,6 +224,19 @@ main(int argc, char *argv[])
 	if (wait_all(&r, trace, mem) != 0) {
 		cleanup(&r);
 		return finish(1);
+	}
+	/* An empty input is no all-clear: a report of nothing is refused. */
+	if (r.noevents) {
+		warnmsg("%s: no events", trace);
+		status = 1;
+	}
+	if (mem != NULL && snapshot_empty(f[2])) {
+		warnmsg("%s: no events", mem);
+		status = 1;
+	}
+	if (status != 0) {
+		cleanup(&r);
+		return finish(status);
 	}
 
 	/* The files the later stages read, in a fixed order. */
@@ -281,6 +309,7 @@ fork_child(struct run *r, const char *name)
 	if (pid > 0) {
 		r->p[r->np].pid = pid;
 		r->p[r->np].name = name;
+		r->p[r->np].tee = 0;
 		r->np++;
 	}
 	return pid;
@@ -348,7 +377,10 @@ tee_records(int in, int all, int mem)
 	enum { DECIDING, PASSING, DROPPING } state = DECIDING;
 	char *buf, *p, *end, *nl, *stop, head[64];
 	struct outbuf kept = { .fd = mem };
+	struct strbuf rec = { 0 };
 	size_t hn = 0, take, k, klen;
+	int64_t events = 0;
+	int intrace = 0;
 	ssize_t n;
 
 	buf = xmalloc(TEE_BUFSIZE);
@@ -357,6 +389,7 @@ tee_records(int in, int all, int mem)
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
+			warnmsg("tee: read:");
 			_exit(1);
 		}
 		if (write_all(all, buf, (size_t)n) != 0)
@@ -367,10 +400,17 @@ tee_records(int in, int all, int mem)
 				stop = nl != NULL ? nl + 1 : end;
 				if (state == PASSING)
 					out_put(&kept, p, (size_t)(stop - p));
+				if (intrace)
+					sb_put(&rec, p, (size_t)(stop - p));
 				p = stop;
 				if (nl != NULL) {
 					state = DECIDING;
 					hn = 0;
+				}
+				if (nl != NULL && intrace) {
+					events += trace_events(rec.s);
+					rec.len = 0;
+					intrace = 0;
 				}
 				continue;
 			}
@@ -395,12 +435,59 @@ tee_records(int in, int all, int mem)
 					break;
 				}
 			}
+			/* The trace records say how many events there were. */
+			if (state == PASSING && k == 1) {
+				intrace = 1;
+				sb_put(&rec, head, hn);
+			}
 		}
 	}
 	out_flush(&kept);
 	free(buf);
 	free(kept.buf);
-	_exit(0);
+	sb_free(&rec);
+	_exit(events > 0 ? 0 : TEE_NOEVENTS);
+}
+
+/*
+ * The "events" member of a trace record.  The writer escapes every quote
+ * inside a string, so the first ,"events": is the record's own member.
+ */
+static int64_t
+trace_events(const char *s)
+{
+	static const char key[] = ",\"events\":";
+	const char *p;
+
+	if (s == NULL || (p = strstr(s, key)) == NULL)
+		return 0;
+	return strtoll(p + sizeof(key) - 1, NULL, 10);
+}
+
+/*
+ * Whether the records of mem-segments in path describe an empty snapshot:
+ * no segments and no trace entries in any summary.
+ */
+static int
+snapshot_empty(const char *path)
+{
+	struct ndin *in;
+	struct jdoc d = { 0 };
+	int64_t v;
+	int rc = 0, empty = 1;
+
+	if ((in = ndin_open(path)) == NULL)
+		die("%s:", path);
+	while (empty && (rc = ndin_next(in, &d)) == 1) {
+		if (strcmp(ndin_kind(&d), "memory_summary") != 0)
+			continue;
+		if ((jdoc_get_i64(&d, 0, "segments", &v) == 0 && v > 0) ||
+		    (jdoc_get_i64(&d, 0, "trace_entries", &v) == 0 && v > 0))
+			empty = 0;
+	}
+	ndin_close(in);
+	jdoc_free(&d);
+	return empty && rc != -1;
 }
 
 /*
@@ -503,7 +590,10 @@ wait_all(struct run *r, const char *trace, const char *mem)
 				break;
 		if (i == r->np)
 			continue;
-		if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
+		if (r->p[i].tee && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == TEE_NOEVENTS) {
+			r->noevents = 1;
+		} else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
 			warnmsg("%s failed (exit status %d)", r->p[i].name,
 			    WEXITSTATUS(st));
 			rc = 1;
@@ -639,4 +729,131 @@ open_report(const char *path, char *tmp, size_t size)
 	if (n < 0 || (size_t)n >= size)
 		die("%s: path is too long", path);
 	return open_out(tmp);
+}
+
+/*
+ * Refuses, before anything runs, an output that is an input or the other
+ * output, and an output that could not be written at the end.
+ */
+static void
+check_outputs(const char *md, const char *json, const char *trace,
+    const char *mem)
+{
+	const char *out[2] = { md, json }, *oname[2] = { "--md-out",
+	    "--json-out" };
+	const char *in[2] = { trace, mem }, *iname[2] = { "--cpu-trace",
+	    "--memory-json" };
+	int i, j;
+
+	/* Two reports into one device such as /dev/null do no harm. */
+	if (md != NULL && json != NULL && same_file(md, json) &&
+	    !is_chardev(md))
+		die_usage("--md-out and --json-out are the same file: %s", md);
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2; j++)
+			if (out[i] != NULL && in[j] != NULL &&
+			    same_file(out[i], in[j]))
+				die_usage("%s is the %s file: %s", oname[i],
+				    iname[j], out[i]);
+	for (i = 0; i < 2; i++)
+		if (out[i] != NULL)
+			check_output(out[i]);
+}
+
+/*
+ * Whether a and b name one file: the same path, the same device and inode,
+ * or, for a file not made yet, the same name in the same directory.
+ */
+static int
+same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char *ca, *cb;
+	int same;
+
+	if (strcmp(a, b) == 0)
+		return 1;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	ca = canonical(a);
+	cb = canonical(b);
+	same = ca != NULL && cb != NULL && strcmp(ca, cb) == 0;
+	free(ca);
+	free(cb);
+	return same;
+}
+
+/* The real path of path's directory, then its last name; NULL if unknown. */
+static char *
+canonical(const char *path)
+{
+	char dir[PATH_MAX], real[PATH_MAX], *slash, *s;
+	const char *base;
+	size_t n;
+
+	if ((slash = strrchr(path, '/')) == NULL) {
+		snprintf(dir, sizeof(dir), ".");
+		base = path;
+	} else {
+		n = (size_t)(slash - path);
+		if (n >= sizeof(dir))
+			return NULL;
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+		if (n == 0)
+			snprintf(dir, sizeof(dir), "/");
+		base = slash + 1;
+	}
+	if (realpath(dir, real) == NULL)
+		return NULL;
+	n = strlen(real) + strlen(base) + 2;
+	s = xmalloc(n);
+	snprintf(s, n, "%s/%s", real, base);
+	return s;
+}
+
+static int
+is_chardev(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISCHR(sb.st_mode);
+}
+
+/*
+ * Fails now, not after the stages, when the report could not be written:
+ * path.tmp is made beside path, so its directory must take new files; a
+ * device or fifo is written in place.
+ */
+static void
+check_output(const char *path)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat sb;
+	size_t n;
+
+	if (stat(path, &sb) == 0) {
+		if (S_ISDIR(sb.st_mode)) {
+			errno = EISDIR;
+			die("%s:", path);
+		}
+		if (!S_ISREG(sb.st_mode)) {
+			if (access(path, W_OK) != 0)
+				die("%s:", path);
+			return;
+		}
+	}
+	if ((slash = strrchr(path, '/')) == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else {
+		n = (size_t)(slash - path);
+		if (n >= sizeof(dir))
+			die("%s: path is too long", path);
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	if (access(dir, W_OK | X_OK) != 0)
+		die("%s:", path);
 }
