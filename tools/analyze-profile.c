@@ -4,12 +4,15 @@
  * It runs the mrp tools as a pipeline: the trace branch (tr-extract, then
  * op-rank and mem-segments fed by one tee) and the memory branch
  * (mem-segments and churn-score) in parallel, then rubric-apply and
- * report-md on what they wrote into a private temporary directory.
+ * report-md on what they wrote into a private temporary directory.  What
+ * the user says of the run (--context, --set, --phase, --objective) reaches
+ * those two as one "context" record.
  */
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -22,8 +25,10 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "gzin.h"
 #include "inputrec.h"
 #include "ndjson.h"
+#include "pyyaml.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -33,6 +38,56 @@
 #endif
 /* The tee's exit status when the trace has no events. */
 #define TEE_NOEVENTS	3
+
+/* What a context item holds. */
+enum ctype {
+	C_STR,		/* text */
+	C_LOWER,	/* text, lowercased */
+	C_INT,		/* a positive integer */
+	C_CHOICE	/* one of choices */
+};
+
+static const char *const phases[] = {
+	"forward", "backward", "optimizer", "dataloader", "communication",
+	NULL
+};
+static const char *const objectives[] = {
+	"throughput", "memory", "latency", NULL
+};
+
+/* The known items of a context record, in the record's order. */
+static const struct ckey {
+	const char		*name;
+	enum ctype		 type;
+	const char *const	*choices;
+} ckeys[] = {
+	{ "model", C_STR, NULL },
+	{ "batch_size", C_INT, NULL },
+	{ "seq_len", C_INT, NULL },
+	{ "precision", C_LOWER, NULL },
+	{ "parallelism", C_LOWER, NULL },
+	{ "world_size", C_INT, NULL },
+	{ "gpu", C_STR, NULL },
+	{ "phase", C_CHOICE, phases },
+	{ "objective", C_CHOICE, objectives }
+};
+#define NCKEYS		(sizeof(ckeys) / sizeof(ckeys[0]))
+#define CK_PHASE	7
+#define CK_OBJECTIVE	8
+
+struct cval {
+	int		 set;
+	char		*s;
+	int64_t		 n;
+};
+
+/* The run's context: the known items, and the others under extra. */
+struct context {
+	const char	*file;		/* --context, or NULL */
+	struct cval	 v[NCKEYS];
+	struct ydoc	 doc;		/* owns the nodes of extra */
+	struct ynode	*extra;		/* a map */
+};
 
 struct proc {
 	pid_t		 pid;
@@ -56,6 +111,17 @@ struct run {
 };
 
 static void	usage(void);
+static int	ckey_find(const char *);
+static const char *cval_text(const struct ckey *, struct cval *,
+		    const char *);
+static const char *cval_node(const struct ckey *, struct cval *,
+		    const struct ynode *);
+static void	context_read(struct context *, const char *);
+static void	context_set(struct context *, const char *);
+static void	context_option(struct context *, size_t, const char *,
+		    const char *);
+static void	context_write(FILE *, const struct context *);
+static void	context_free(struct context *);
 static void	tmpname(const struct run *, char *, size_t, const char *);
 static int	open_out(const char *);
 static pid_t	spawn(struct run *, const char *name, const char *argv[],
@@ -69,7 +135,7 @@ static int	same_file(const char *, const char *);
 static char	*canonical(const char *);
 static int	is_chardev(const char *);
 static void	check_outputs(const char *md, const char *json,
-		    const char *trace, const char *mem);
+		    const char *trace, const char *mem, const char *ctx);
 static void	check_output(const char *);
 static void	out_put(struct outbuf *, const char *, size_t);
 static void	out_flush(struct outbuf *);
@@ -86,8 +152,10 @@ static int	publish(int status, const char *tmp, const char *dest);
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [--cpu-trace file] [--json-out file] "
-	    "[--md-out file] [--memory-json file]\n", getprogname());
+	fprintf(stderr, "usage: %s [--context file] [--cpu-trace file] "
+	    "[--json-out file] [--md-out file] [--memory-json file] "
+	    "[--objective objective] [--phase phase] [--set key=value]\n",
+	    getprogname());
 	exit(2);
 }
 
@@ -95,26 +163,48 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
+		{ "context", required_argument, NULL, 'C' },
 		{ "cpu-trace", required_argument, NULL, 't' },
 		{ "json-out", required_argument, NULL, 'j' },
 		{ "md-out", required_argument, NULL, 'm' },
 		{ "memory-json", required_argument, NULL, 'M' },
+		{ "objective", required_argument, NULL, 'O' },
+		{ "phase", required_argument, NULL, 'P' },
+		{ "set", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct run r;
+	struct context ctx;
 	const char *trace = NULL, *mem = NULL, *mdout = NULL, *jsonout = NULL;
-	char f[6][PATH_MAX + 32], mdtmp[PATH_MAX + 32], jtmp[PATH_MAX + 32];
+	const char *phase = NULL, *objective = NULL, **sets;
+	char f[7][PATH_MAX + 32], mdtmp[PATH_MAX + 32], jtmp[PATH_MAX + 32];
 	char *slash;
 	const char *av[16];
 	int ch, fd[2], all[2], memp[2], out, status = 0, n, i, behind;
+	int nsets = 0, hasctx;
 	ssize_t len;
 	const char *tmpdir;
+	FILE *fp;
 
 	setprogname(argv[0]);
+	memset(&ctx, 0, sizeof(ctx));
+	sets = xcalloc((size_t)argc, sizeof(*sets));
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'C':
+			ctx.file = optarg;
+			break;
 		case 'M':
 			mem = optarg;
+			break;
+		case 'O':
+			objective = optarg;
+			break;
+		case 'P':
+			phase = optarg;
+			break;
+		case 'S':
+			sets[nsets++] = optarg;
 			break;
 		case 'j':
 			jsonout = optarg;
@@ -131,13 +221,38 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 0 || (trace == NULL && mem == NULL))
+	hasctx = ctx.file != NULL || nsets > 0 || phase != NULL ||
+	    objective != NULL;
+	/* A context alone, without inputs, is its record on stdout. */
+	if (argc > 0 || (trace == NULL && mem == NULL && (!hasctx ||
+	    mdout != NULL || jsonout != NULL)))
 		usage();
 	if (trace != NULL && access(trace, R_OK) != 0)
 		die("%s:", trace);
 	if (mem != NULL && access(mem, R_OK) != 0)
 		die("%s:", mem);
-	check_outputs(mdout, jsonout, trace, mem);
+	if (ctx.file != NULL && access(ctx.file, R_OK) != 0)
+		die("%s:", ctx.file);
+	check_outputs(mdout, jsonout, trace, mem, ctx.file);
+
+	/* The file, then --set in order, then --phase and --objective. */
+	if (ctx.file != NULL)
+		context_read(&ctx, ctx.file);
+	if (ctx.extra == NULL)
+		ctx.extra = ynode_map(&ctx.doc);
+	for (i = 0; i < nsets; i++)
+		context_set(&ctx, sets[i]);
+	free(sets);
+	if (phase != NULL)
+		context_option(&ctx, CK_PHASE, "--phase", phase);
+	if (objective != NULL)
+		context_option(&ctx, CK_OBJECTIVE, "--objective", objective);
+	phase = ctx.v[CK_PHASE].set ? ctx.v[CK_PHASE].s : NULL;
+	if (trace == NULL && mem == NULL) {
+		context_write(stdout, &ctx);
+		context_free(&ctx);
+		return finish(0);
+	}
 
 	memset(&r, 0, sizeof(r));
 	/* The stages are the tools installed beside this one. */
@@ -163,6 +278,14 @@ main(int argc, char *argv[])
 	tmpname(&r, f[3], sizeof(f[3]), "churn.ndjson");
 	tmpname(&r, f[4], sizeof(f[4]), "inputs.ndjson");
 	tmpname(&r, f[5], sizeof(f[5]), "findings.ndjson");
+	tmpname(&r, f[6], sizeof(f[6]), "context.ndjson");
+	if (hasctx) {
+		if ((fp = fopen(f[6], "w")) == NULL)
+			die("%s:", f[6]);
+		context_write(fp, &ctx);
+		if (fclose(fp) != 0)
+			die("%s:", f[6]);
+	}
 
 	if (trace != NULL) {
 		if (pipe(fd) == -1 || pipe(all) == -1 || pipe(memp) == -1)
@@ -186,11 +309,17 @@ main(int argc, char *argv[])
 		close(memp[1]);
 		av[0] = "op-rank";
 		av[1] = NULL;
+		if (phase != NULL) {
+			av[1] = "--phase";
+			av[2] = phase;
+			av[3] = NULL;
+		}
 		out = open_out(f[0]);
 		spawn(&r, "op-rank", av, all[0], out);
 		close(out);
 		close(all[0]);
 		av[0] = "mem-segments";
+		av[1] = NULL;
 		out = open_out(f[1]);
 		spawn(&r, "mem-segments (trace)", av, memp[0], out);
 		close(out);
@@ -239,9 +368,11 @@ main(int argc, char *argv[])
 		return finish(status);
 	}
 
-	/* The files the later stages read, in a fixed order. */
+	/* The files the later stages read, in a fixed order: context first. */
 	n = 0;
 	av[n++] = "rubric-apply";
+	if (hasctx)
+		av[n++] = f[6];
 	for (i = 0; i < 5; i++)
 		if (access(f[i], F_OK) == 0)
 			av[n++] = f[i];
@@ -277,6 +408,7 @@ main(int argc, char *argv[])
 	if (jsonout != NULL)
 		status = publish(status, jtmp, jsonout);
 	cleanup(&r);
+	context_free(&ctx);
 	return finish(status);
 }
 
@@ -674,7 +806,8 @@ cleanup(struct run *r)
 {
 	static const char *const names[] = {
 		"trace.ndjson", "trace-memory.ndjson", "memory.ndjson",
-		"churn.ndjson", "inputs.ndjson", "findings.ndjson", NULL
+		"churn.ndjson", "inputs.ndjson", "findings.ndjson",
+		"context.ndjson", NULL
 	};
 	char path[PATH_MAX + 32];
 	int i;
@@ -737,12 +870,12 @@ open_report(const char *path, char *tmp, size_t size)
  */
 static void
 check_outputs(const char *md, const char *json, const char *trace,
-    const char *mem)
+    const char *mem, const char *ctx)
 {
 	const char *out[2] = { md, json }, *oname[2] = { "--md-out",
 	    "--json-out" };
-	const char *in[2] = { trace, mem }, *iname[2] = { "--cpu-trace",
-	    "--memory-json" };
+	const char *in[3] = { trace, mem, ctx }, *iname[3] = { "--cpu-trace",
+	    "--memory-json", "--context" };
 	int i, j;
 
 	/* Two reports into one device such as /dev/null do no harm. */
@@ -750,7 +883,7 @@ check_outputs(const char *md, const char *json, const char *trace,
 	    !is_chardev(md))
 		die_usage("--md-out and --json-out are the same file: %s", md);
 	for (i = 0; i < 2; i++)
-		for (j = 0; j < 2; j++)
+		for (j = 0; j < 3; j++)
 			if (out[i] != NULL && in[j] != NULL &&
 			    same_file(out[i], in[j]))
 				die_usage("%s is the %s file: %s", oname[i],
@@ -856,4 +989,216 @@ check_output(const char *path)
 	}
 	if (access(dir, W_OK | X_OK) != 0)
 		die("%s:", path);
+}
+
+/* The index of a known context item, or -1; sequence_length is seq_len. */
+static int
+ckey_find(const char *name)
+{
+	size_t i;
+
+	if (strcmp(name, "sequence_length") == 0)
+		name = "seq_len";
+	for (i = 0; i < NCKEYS; i++)
+		if (strcmp(name, ckeys[i].name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Stores the text s as the item k (an empty s unsets it).  Returns NULL, or
+ * what is wrong with s.
+ */
+static const char *
+cval_text(const struct ckey *k, struct cval *v, const char *s)
+{
+	static char want[128];
+	long long n;
+	char *end, *p;
+	size_t i;
+
+	free(v->s);
+	memset(v, 0, sizeof(*v));
+	if (*s == '\0')
+		return NULL;
+	switch (k->type) {
+	case C_INT:
+		errno = 0;
+		n = strtoll(s, &end, 10);
+		if (!isdigit((unsigned char)*s) || *end != '\0' ||
+		    errno == ERANGE)
+			return "not an integer";
+		if (n < 1)
+			return "not a positive integer";
+		v->n = n;
+		break;
+	case C_CHOICE:
+		for (i = 0; k->choices[i] != NULL; i++)
+			if (strcmp(s, k->choices[i]) == 0)
+				break;
+		if (k->choices[i] == NULL) {
+			snprintf(want, sizeof(want), "not one of");
+			for (i = 0; k->choices[i] != NULL; i++)
+				snprintf(want + strlen(want),
+				    sizeof(want) - strlen(want), "%s%s",
+				    i == 0 ? " " : "|", k->choices[i]);
+			return want;
+		}
+		v->s = xstrdup(s);
+		break;
+	case C_LOWER:
+		v->s = xstrdup(s);
+		for (p = v->s; *p != '\0'; p++)
+			*p = (char)tolower((unsigned char)*p);
+		break;
+	case C_STR:
+		v->s = xstrdup(s);
+		break;
+	}
+	v->set = 1;
+	return NULL;
+}
+
+/* Stores the YAML value n as the item k; null unsets it. */
+static const char *
+cval_node(const struct ckey *k, struct cval *v, const struct ynode *n)
+{
+	if (n->type == Y_NULL)
+		return cval_text(k, v, "");
+	if (k->type == C_INT) {
+		if (n->type != Y_INT || n->big)
+			return "not an integer";
+		if (n->i < 1)
+			return "not a positive integer";
+		free(v->s);
+		memset(v, 0, sizeof(*v));
+		v->n = n->i;
+		v->set = 1;
+		return NULL;
+	}
+	/* Text may look like a number to YAML: gpu: 4090 is text here. */
+	if (n->type == Y_BOOL || n->type == Y_SEQ || n->type == Y_MAP ||
+	    n->len == 0)
+		return "not a string";
+	return cval_text(k, v, n->s);
+}
+
+/*
+ * Reads the --context file: a YAML (or JSON, which YAML reads too)
+ * mapping.  A bad file is a data error at its line and column.
+ */
+static void
+context_read(struct context *c, const char *path)
+{
+	struct strbuf sb = { 0 };
+	struct gzin *in;
+	struct ynode *root, *key, *val;
+	const char *why;
+	char buf[8192], *name;
+	ssize_t n;
+	size_t i;
+	int k;
+
+	if ((in = gzin_open(path)) == NULL)
+		die("%s:", path);
+	while ((n = gzin_read(in, buf, sizeof(buf))) > 0)
+		sb_put(&sb, buf, (size_t)n);
+	if (n == -1)
+		die("%s: %s", path, gzin_error(in));
+	gzin_close(in);
+	if (ydoc_parse(&c->doc, sb.s != NULL ? sb.s : "", sb.len) != 0)
+		die("%s:%u:%u: %s", path, c->doc.errline, c->doc.errcol,
+		    c->doc.err);
+	sb_free(&sb);
+	if ((root = c->doc.root) == NULL)
+		die("%s: not a mapping", path);
+	if (root->type != Y_MAP)
+		die("%s:%u:%u: not a mapping", path, root->line, root->col);
+	c->extra = ynode_map(&c->doc);
+	for (i = 0; i < root->n; i++) {
+		key = root->v[2 * i];
+		val = root->v[2 * i + 1];
+		name = py_str(key);
+		if (key->type != Y_STR || (k = ckey_find(name)) == -1)
+			ymap_set(&c->doc, c->extra, name, val);
+		else if ((why = cval_node(&ckeys[k], &c->v[k], val)) != NULL)
+			die("%s:%u:%u: %s: %s", path, val->line, val->col,
+			    name, why);
+		free(name);
+	}
+}
+
+/* One --set key=value: a usage error when it is not one. */
+static void
+context_set(struct context *c, const char *arg)
+{
+	const char *eq;
+	char *key;
+	int k;
+
+	if ((eq = strchr(arg, '=')) == NULL || eq == arg)
+		die_usage("--set: not key=value: %s", arg);
+	key = xmalloc((size_t)(eq - arg) + 1);
+	memcpy(key, arg, (size_t)(eq - arg));
+	key[eq - arg] = '\0';
+	if ((k = ckey_find(key)) == -1)
+		ymap_set(&c->doc, c->extra, key, ynode_str(&c->doc, eq + 1));
+	else
+		context_option(c, (size_t)k, "--set", arg);
+	free(key);
+}
+
+/* Sets item k from an option's text s, or makes it a usage error. */
+static void
+context_option(struct context *c, size_t k, const char *opt, const char *s)
+{
+	const char *why, *eq;
+
+	/* The text of --set key=value is after the '='. */
+	if ((eq = strchr(s, '=')) != NULL && strcmp(opt, "--set") == 0)
+		s = eq + 1;
+	if ((why = cval_text(&ckeys[k], &c->v[k], s)) == NULL)
+		return;
+	if (eq != NULL && strcmp(opt, "--set") == 0)
+		die_usage("%s: %s: %s: %s", opt, ckeys[k].name, why, s);
+	die_usage("%s: %s: %s", opt, why, s);
+}
+
+/* Writes the context record; every item is there, null when unknown. */
+static void
+context_write(FILE *fp, const struct context *c)
+{
+	struct jw *w;
+	size_t i;
+
+	w = jw_new(fp);
+	jw_record(w, "context");
+	for (i = 0; i < NCKEYS; i++) {
+		jw_key(w, ckeys[i].name);
+		if (!c->v[i].set)
+			jw_null(w);
+		else if (ckeys[i].type == C_INT)
+			jw_int(w, c->v[i].n);
+		else
+			jw_cstring(w, c->v[i].s);
+	}
+	jw_key(w, "extra");
+	ynode_json(w, c->extra);
+	jw_key(w, "file");
+	if (c->file != NULL)
+		jw_cstring(w, c->file);
+	else
+		jw_null(w);
+	jw_end(w);
+	jw_free(w);
+}
+
+static void
+context_free(struct context *c)
+{
+	size_t i;
+
+	for (i = 0; i < NCKEYS; i++)
+		free(c->v[i].s);
+	ydoc_free(&c->doc);
 }
