@@ -60,16 +60,19 @@ static const struct ckey {
 	const char		*name;
 	enum ctype		 type;
 	const char *const	*choices;
+	const char		*notone;	/* the message for another */
 } ckeys[] = {
-	{ "model", C_STR, NULL },
-	{ "batch_size", C_INT, NULL },
-	{ "seq_len", C_INT, NULL },
-	{ "precision", C_LOWER, NULL },
-	{ "parallelism", C_LOWER, NULL },
-	{ "world_size", C_INT, NULL },
-	{ "gpu", C_STR, NULL },
-	{ "phase", C_CHOICE, phases },
-	{ "objective", C_CHOICE, objectives }
+	{ "model", C_STR, NULL, NULL },
+	{ "batch_size", C_INT, NULL, NULL },
+	{ "seq_len", C_INT, NULL, NULL },
+	{ "precision", C_LOWER, NULL, NULL },
+	{ "parallelism", C_LOWER, NULL, NULL },
+	{ "world_size", C_INT, NULL, NULL },
+	{ "gpu", C_STR, NULL, NULL },
+	{ "phase", C_CHOICE, phases, "not one of "
+	    "forward|backward|optimizer|dataloader|communication" },
+	{ "objective", C_CHOICE, objectives, "not one of "
+	    "throughput|memory|latency" }
 };
 #define NCKEYS		(sizeof(ckeys) / sizeof(ckeys[0]))
 #define CK_PHASE	7
@@ -178,7 +181,7 @@ main(int argc, char *argv[])
 	const char *trace = NULL, *mem = NULL, *mdout = NULL, *jsonout = NULL;
 	const char *phase = NULL, *objective = NULL, **sets;
 	char f[7][PATH_MAX + 32], mdtmp[PATH_MAX + 32], jtmp[PATH_MAX + 32];
-	char *slash;
+	char *slash, phasebuf[32];
 	const char *av[16];
 	int ch, fd[2], all[2], memp[2], out, status = 0, n, i, behind;
 	int nsets = 0, hasctx;
@@ -247,7 +250,10 @@ main(int argc, char *argv[])
 		context_option(&ctx, CK_PHASE, "--phase", phase);
 	if (objective != NULL)
 		context_option(&ctx, CK_OBJECTIVE, "--objective", objective);
-	phase = ctx.v[CK_PHASE].set ? ctx.v[CK_PHASE].s : NULL;
+	if (ctx.v[CK_PHASE].set) {
+		snprintf(phasebuf, sizeof(phasebuf), "%s", ctx.v[CK_PHASE].s);
+		phase = phasebuf;
+	}
 	if (trace == NULL && mem == NULL) {
 		context_write(stdout, &ctx);
 		context_free(&ctx);
@@ -286,6 +292,8 @@ main(int argc, char *argv[])
 		if (fclose(fp) != 0)
 			die("%s:", f[6]);
 	}
+	/* The stages are forked from here on: they inherit nothing to free. */
+	context_free(&ctx);
 
 	if (trace != NULL) {
 		if (pipe(fd) == -1 || pipe(all) == -1 || pipe(memp) == -1)
@@ -408,7 +416,6 @@ main(int argc, char *argv[])
 	if (jsonout != NULL)
 		status = publish(status, jtmp, jsonout);
 	cleanup(&r);
-	context_free(&ctx);
 	return finish(status);
 }
 
@@ -500,9 +507,10 @@ close_from(int lo)
 static void
 tee_records(int in, int all, int mem)
 {
+	enum { KEEP_TRACE = 1 };
 	static const char *const keep[] = {
 		"{\"kind\":\"memory\"",
-		"{\"kind\":\"trace\"",
+		"{\"kind\":\"trace\"",	/* KEEP_TRACE */
 		"{\"kind\":\"event\",\"name\":\"ProfilerStep#",
 		NULL
 	};
@@ -568,7 +576,7 @@ tee_records(int in, int all, int mem)
 				}
 			}
 			/* The trace records say how many events there were. */
-			if (state == PASSING && k == 1) {
+			if (state == PASSING && k == KEEP_TRACE) {
 				intrace = 1;
 				sb_put(&rec, head, hn);
 			}
@@ -1012,7 +1020,6 @@ ckey_find(const char *name)
 static const char *
 cval_text(const struct ckey *k, struct cval *v, const char *s)
 {
-	static char want[128];
 	long long n;
 	char *end, *p;
 	size_t i;
@@ -1036,14 +1043,8 @@ cval_text(const struct ckey *k, struct cval *v, const char *s)
 		for (i = 0; k->choices[i] != NULL; i++)
 			if (strcmp(s, k->choices[i]) == 0)
 				break;
-		if (k->choices[i] == NULL) {
-			snprintf(want, sizeof(want), "not one of");
-			for (i = 0; k->choices[i] != NULL; i++)
-				snprintf(want + strlen(want),
-				    sizeof(want) - strlen(want), "%s%s",
-				    i == 0 ? " " : "|", k->choices[i]);
-			return want;
-		}
+		if (k->choices[i] == NULL)
+			return k->notone;
 		v->s = xstrdup(s);
 		break;
 	case C_LOWER:
