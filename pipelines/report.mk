@@ -4,9 +4,12 @@
 #	make -f pipelines/report.mk -j4 RUNS="runs/a runs/b runs/c"
 #
 # A run directory holds trace*.json[.gz] (one file per rank) and/or
-# memory_snapshot*.json[.gz].  Each stage writes one file into the run
-# directory, from one tool, through $@.tmp and mv, so a failed stage leaves
-# nothing half-written:
+# memory_snapshot*.json[.gz], and may hold context.yaml (or context.json):
+# what is known of the run, as analyze-profile --context reads it.  Each
+# stage writes one file into the run directory, from one tool, through
+# $@.tmp and mv, so a failed stage leaves nothing half-written:
+#	context.ndjson	analyze-profile's context record, read first by
+#		rubric-apply and report-md
 #	ops.ndjson, trace-memory.ndjson	op-rank's and mem-segments' records of
 #		the traces; tr-extract's records are piped to both through one
 #		tee, never stored (they are several times the trace's size)
@@ -39,7 +42,9 @@ endif
 traces = $(sort $(wildcard $1/trace*.json $1/trace*.json.gz))
 snaps = $(sort $(wildcard $1/memory_snapshot*.json \
 	$1/memory_snapshot*.json.gz))
-stages = $(if $(call traces,$1),$1/ops.ndjson $1/trace-memory.ndjson) \
+context = $(firstword $(wildcard $1/context.yaml $1/context.json))
+stages = $(if $(call context,$1),$1/context.ndjson) \
+	$(if $(call traces,$1),$1/ops.ndjson $1/trace-memory.ndjson) \
 	$(if $(call snaps,$1),$1/memory.ndjson $1/churn.ndjson)
 RULES := $(wildcard $(RUBRIC)/*.yaml) $(RUBRIC)/facts.jq
 
@@ -47,6 +52,10 @@ RULES := $(wildcard $(RUBRIC)/*.yaml) $(RUBRIC)/facts.jq
 TRACE_MEMORY := ^\{"kind":"(memory|trace)"|^\{"kind":"event","name":"ProfilerStep\#
 
 all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json)
+
+# $(call q,name): name quoted for the shell, as data; make itself still
+# reads names with spaces or $ as it always does.
+q = '$(subst ','\'',$1)'
 
 # $(call into,command): runs command into $@.tmp, then renames that to $@.
 # One shell line, so that when the command fails its trap removes the .tmp.
@@ -68,6 +77,9 @@ into = trap 'rm -f $@.tmp' EXIT; $1 >$@.tmp; mv $@.tmp $@
 	wait $$!; \
 	mv $*/trace-memory.ndjson.tmp $*/trace-memory.ndjson; \
 	mv $*/ops.ndjson.tmp $*/ops.ndjson
+
+%/context.ndjson: $$(call context,$$*) $(BIN)/analyze-profile
+	$(call into,$(BIN)/analyze-profile --context $(call q,$(call context,$*)))
 
 %/memory.ndjson: $$(call snaps,$$*) $(BIN)/mem-segments
 	$(call into,$(BIN)/mem-segments $(call snaps,$*))

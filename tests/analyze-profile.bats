@@ -3,9 +3,10 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 
 @test "analyze-profile: usage errors" {
 	run -2 --separate-stderr analyze-profile
-	assert_stderr --partial 'usage: analyze-profile [--cpu-trace file] [--json-out file] [--md-out file] [--memory-json file]'
+	assert_stderr --partial 'usage: analyze-profile [--context file] [--cpu-trace file] [--json-out file] [--md-out file] [--memory-json file] [--objective objective] [--phase phase] [--set key=value]'
 	run -2 --separate-stderr analyze-profile --bogus x
 	run -2 --separate-stderr analyze-profile --md-out x.md
+	run -2 --separate-stderr analyze-profile --set model=x --md-out x.md
 	run -2 --separate-stderr analyze-profile --cpu-trace a b
 }
 
@@ -152,4 +153,207 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	assert_output '["HIGH","python",["fragmentation-high","low-gpu-util"]]'
 	run -0 bats_pipe analyze-profile --cpu-trace trace.json.gz \| grep -c '^### [0-9]'
 	assert_output 4
+	cd "$FIXTURES"
+	run -0 analyze-profile --context context.yaml --set batch_size=16 \
+	    --objective throughput
+	assert_output "$(jq -c '.batch_size = 16 | .objective = "throughput"' context.out)"
+}
+
+@test "analyze-profile: an input without events is an error, not an all-clear" {
+	cd "$BATS_TEST_TMPDIR"
+	: >empty
+	printf '{"traceEvents":[]}\n' >none.json
+	printf '[]\n' >array.json
+	printf '{"segments":[],"device_traces":[]}\n' >snap.json
+	for t in empty none.json array.json; do
+		run -1 --separate-stderr analyze-profile --cpu-trace "$t" --md-out r.md
+		assert_stderr "analyze-profile: $t: no events"
+		[ ! -e r.md ] && [ ! -e r.md.tmp ]
+	done
+	for m in empty snap.json; do
+		run -1 --separate-stderr analyze-profile --memory-json "$m"
+		assert_output ''
+		assert_stderr --partial "analyze-profile: $m: no events"
+		[[ $stderr != *failed* ]]
+	done
+	# A broken trace says so once, not also that it had no events.
+	printf '{}\n' >broken.json
+	run -1 --separate-stderr analyze-profile --cpu-trace broken.json
+	[[ $stderr != *'no events'* ]]
+	assert_stderr --partial 'analyze-profile: tr-extract failed'
+}
+
+@test "analyze-profile: an output that is an input or the other output is refused first" {
+	mkdir "$BATS_TEST_TMPDIR/d"
+	cd "$BATS_TEST_TMPDIR/d"
+	cp "$TOP/fixtures/example/trace.json.gz" t.json.gz
+	ln -s t.json.gz link.json.gz
+	run -2 --separate-stderr analyze-profile --cpu-trace t.json.gz --md-out t.json.gz
+	assert_stderr 'analyze-profile: --md-out is the --cpu-trace file: t.json.gz'
+	run -2 --separate-stderr analyze-profile --cpu-trace t.json.gz --json-out link.json.gz
+	assert_stderr 'analyze-profile: --json-out is the --cpu-trace file: link.json.gz'
+	run -2 --separate-stderr analyze-profile --memory-json t.json.gz --json-out "$PWD/t.json.gz"
+	assert_stderr "analyze-profile: --json-out is the --memory-json file: $PWD/t.json.gz"
+	run -2 --separate-stderr analyze-profile --cpu-trace t.json.gz --md-out r.md --json-out ./r.md
+	assert_stderr 'analyze-profile: --md-out and --json-out are the same file: r.md'
+	cmp t.json.gz "$TOP/fixtures/example/trace.json.gz"
+	[ "$(ls)" = "$(printf 'link.json.gz\nt.json.gz')" ]
+	# Both reports into /dev/null are no conflict.
+	run -0 analyze-profile --cpu-trace t.json.gz --md-out /dev/null --json-out /dev/null
+}
+
+@test "analyze-profile: an output that cannot be written is refused before the stages" {
+	cd "$BATS_TEST_TMPDIR"
+	# A tr-extract that would leave a mark, were it run.
+	bin=$BATS_TEST_TMPDIR/bin
+	mkdir "$bin"
+	cp "$TOP/bin/analyze-profile" "$bin/"
+	printf '#!/bin/sh\ntouch "%s/ran"\n' "$BATS_TEST_TMPDIR" >"$bin/tr-extract"
+	chmod +x "$bin/tr-extract"
+	t=$TOP/fixtures/example/trace.json.gz
+	run -1 --separate-stderr "$bin/analyze-profile" --cpu-trace "$t" --md-out nodir/r.md
+	assert_stderr 'analyze-profile: nodir/r.md: No such file or directory'
+	run -1 --separate-stderr "$bin/analyze-profile" --cpu-trace "$t" --json-out "$bin"
+	assert_stderr "analyze-profile: $bin: Is a directory"
+	[ ! -e ran ]
+}
+
+# stub_stages DIR: analyze-profile in DIR with the real stages beside it,
+# except that op-rank, rubric-apply and report-md first log their
+# arguments, and the context record they are given, into DIR/log; op-rank
+# drops --phase P, which the op-rank under test may not know.
+stub_stages() {
+	local bin=$1 t s
+	mkdir "$bin"
+	cp "$TOP/bin/analyze-profile" "$bin/"
+	for t in "$TOP"/bin/*; do
+		[ -e "$bin/${t##*/}" ] || ln -s "$t" "$bin/"
+	done
+	for s in op-rank rubric-apply report-md; do
+		rm "$bin/$s"
+		cat >"$bin/$s" <<-STUB
+		#!/bin/bash
+		printf '%s' "$s" >>"$bin/log"
+		[ \$# -eq 0 ] || printf ' %q' "\$@" >>"$bin/log"
+		echo >>"$bin/log"
+		for a; do
+			case \$a in */context.ndjson) cat "\$a" >>"$bin/log" ;; esac
+		done
+		if [ "\${1:-}" = --phase ]; then shift 2; fi
+		exec "$TOP/bin/$s" "\$@"
+		STUB
+		chmod +x "$bin/$s"
+	done
+}
+
+@test "analyze-profile: a context alone is its record, from YAML" {
+	cd "$FIXTURES"
+	run -0 --separate-stderr analyze-profile --context context.yaml
+	assert_output - <"$FIXTURES/context.out"
+	[ -z "$stderr" ]
+}
+
+@test "analyze-profile: a context from JSON, unknown keys under extra" {
+	cd "$FIXTURES"
+	run -0 analyze-profile --context context.json
+	assert_output '{"kind":"context","model":"gpt2","batch_size":32,"seq_len":1024,"precision":"fp16","parallelism":null,"world_size":1,"gpu":null,"phase":null,"objective":null,"extra":{"notes":{"run":"a","tags":["x","y"]}},"file":"context.json"}'
+}
+
+@test "analyze-profile: --set, --phase and --objective override the file" {
+	cd "$FIXTURES"
+	run -0 analyze-profile --context context.yaml --set batch_size=16 \
+	    --set seq_len=4096 --set model= --set precision=FP8 --set team=infra \
+	    --set lr=0.001 --phase backward --objective memory
+	run -0 jq -c '[.model, .batch_size, .seq_len, .precision, .phase, .objective, .extra, .file]' <<<"$output"
+	assert_output '[null,16,4096,"fp8","backward","memory",{"lr":"0.001","optimizer":"adamw","team":"infra"},"context.yaml"]'
+	# Without a file: every member is there, null when unknown.
+	run -0 analyze-profile --objective throughput
+	assert_output '{"kind":"context","model":null,"batch_size":null,"seq_len":null,"precision":null,"parallelism":null,"world_size":null,"gpu":null,"phase":null,"objective":"throughput","extra":{},"file":null}'
+	# --phase and --objective win over --set, whatever the order.
+	run -0 jq -r .phase < <(analyze-profile --phase forward --set phase=optimizer)
+	assert_output forward
+}
+
+@test "analyze-profile: bad context options are usage errors" {
+	run -2 --separate-stderr analyze-profile --set batch_size=eight
+	assert_stderr 'analyze-profile: --set: batch_size: not an integer: eight'
+	run -2 --separate-stderr analyze-profile --set world_size=0
+	assert_stderr 'analyze-profile: --set: world_size: not a positive integer: 0'
+	run -2 --separate-stderr analyze-profile --set model
+	assert_stderr 'analyze-profile: --set: not key=value: model'
+	run -2 --separate-stderr analyze-profile --set =x
+	assert_stderr 'analyze-profile: --set: not key=value: =x'
+	run -2 --separate-stderr analyze-profile --phase fwd
+	assert_stderr 'analyze-profile: --phase: not one of forward|backward|optimizer|dataloader|communication: fwd'
+	run -2 --separate-stderr analyze-profile --objective speed
+	assert_stderr 'analyze-profile: --objective: not one of throughput|memory|latency: speed'
+	run -2 --separate-stderr analyze-profile --set phase=loss
+	assert_stderr 'analyze-profile: --set: phase: not one of forward|backward|optimizer|dataloader|communication: loss'
+}
+
+@test "analyze-profile: a bad context file is a data error at its line and column" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'model: x\nbatch_size: "8"\n' >a.yaml
+	run -1 --separate-stderr analyze-profile --context a.yaml
+	assert_stderr 'analyze-profile: a.yaml:2:13: batch_size: not an integer'
+	printf '{"model": "x",\n "seq_len": 1.5}\n' >b.json
+	run -1 --separate-stderr analyze-profile --context b.json
+	assert_stderr 'analyze-profile: b.json:2:13: seq_len: not an integer'
+	printf 'gpu: [a100]\n' >c.yaml
+	run -1 --separate-stderr analyze-profile --context c.yaml
+	assert_stderr 'analyze-profile: c.yaml:1:6: gpu: not a string'
+	printf 'objective: speed\n' >d.yaml
+	run -1 --separate-stderr analyze-profile --context d.yaml
+	assert_stderr 'analyze-profile: d.yaml:1:12: objective: not one of throughput|memory|latency'
+	printf -- '- model\n' >e.yaml
+	run -1 --separate-stderr analyze-profile --context e.yaml
+	assert_stderr 'analyze-profile: e.yaml:1:1: not a mapping'
+	: >f.yaml
+	run -1 --separate-stderr analyze-profile --context f.yaml
+	assert_stderr 'analyze-profile: f.yaml: not a mapping'
+	printf 'model: [x\n' >g.yaml
+	run -1 --separate-stderr analyze-profile --context g.yaml
+	assert_stderr --regexp '^analyze-profile: g\.yaml:2:1: '
+	run -1 --separate-stderr analyze-profile --context none.yaml
+	assert_stderr 'analyze-profile: none.yaml: No such file or directory'
+	# A bad context stops the run before any stage.
+	run -1 analyze-profile --cpu-trace "$TOP/fixtures/example/trace.json.gz" \
+	    --context a.yaml --md-out r.md
+	[ ! -e r.md ]
+	run -2 --separate-stderr analyze-profile --cpu-trace "$TOP/fixtures/example/trace.json.gz" \
+	    --context a.yaml --md-out a.yaml
+	assert_stderr 'analyze-profile: --md-out is the --context file: a.yaml'
+}
+
+@test "analyze-profile: the context record reaches rubric-apply and report-md first" {
+	bin=$BATS_TEST_TMPDIR/bin
+	stub_stages "$bin"
+	cd "$FIXTURES"
+	run -0 "$bin/analyze-profile" --cpu-trace "$TOP/fixtures/example/trace.json.gz" \
+	    --context context.yaml --phase forward --json-out "$BATS_TEST_TMPDIR/r.json"
+	run -0 jq -r .kind "$BATS_TEST_TMPDIR/r.json"
+	assert_output report
+	run -0 grep -c '^op-rank --phase forward$' "$bin/log"
+	assert_output 1
+	# The record is the first operand of rubric-apply and of both report-md.
+	run -0 grep -cE '^(rubric-apply|report-md|report-md -j) [^ ]*/context\.ndjson [^ ]*/trace\.ndjson ' "$bin/log"
+	assert_output 3
+	run -0 grep '^{"kind":"context"' "$bin/log"
+	want=$(jq -c '.phase = "forward"' "$FIXTURES/context.out")
+	assert_output "$(printf '%s\n%s\n%s' "$want" "$want" "$want")"
+}
+
+@test "analyze-profile: without context options, no context record and no --phase" {
+	bin=$BATS_TEST_TMPDIR/bin
+	stub_stages "$bin"
+	cd "$TOP/fixtures"
+	run -0 "$bin/analyze-profile" --cpu-trace example/trace.json.gz \
+	    --memory-json example/memory_snapshot.json.gz \
+	    --json-out "$BATS_TEST_TMPDIR/r.json"
+	assert_output - <"$FIXTURES/example.md"
+	cmp "$BATS_TEST_TMPDIR/r.json" "$FIXTURES/example.json"
+	run -1 grep -c 'context' "$bin/log"
+	assert_output 0
+	run -0 grep -cx 'op-rank' "$bin/log"
+	assert_output 1
 }

@@ -68,3 +68,51 @@ mk() {
 	assert_output "$(printf '%s\n' memory_snapshot.json ops.ndjson \
 	    trace-memory.ndjson trace.json.gz)"
 }
+
+@test "report.mk: context.yaml in the run directory gives the context record first" {
+	r=$BATS_TEST_TMPDIR/run
+	mkdir "$r"
+	cp "$TOP/fixtures/example/trace.json.gz" "$TOP/fixtures/analyze-profile/context.yaml" "$r"
+	run -0 mk RUN="$r"
+	assert_output --partial "analyze-profile --context '$r/context.yaml' >"
+	assert_output --partial "rubric-apply -r $TOP/rubric $r/context.ndjson $r/ops.ndjson"
+	assert_output --partial "$r/trace.json.gz $r/context.ndjson $r/ops.ndjson"
+	run -0 jq -c 'del(.file)' "$r/context.ndjson"
+	assert_output "$(jq -c 'del(.file)' "$TOP/fixtures/analyze-profile/context.out")"
+	run -0 jq -r .file "$r/context.ndjson"
+	assert_output "$r/context.yaml"
+	run -0 jq -r .kind "$r/report.json"
+	assert_output report
+	# A changed context reruns the context and what reads it, not the trace.
+	printf 'batch_size: 4\n' >>"$r/context.yaml"
+	run -0 mk RUN="$r"
+	assert_output --partial 'analyze-profile --context'
+	assert_output --partial 'report-md'
+	refute_output --partial 'tr-extract'
+	run -0 jq .batch_size "$r/context.ndjson"
+	assert_output 4
+}
+
+@test "report.mk: context.json serves when there is no context.yaml; none, no record" {
+	r=$BATS_TEST_TMPDIR/run
+	mkdir "$r"
+	cp "$TOP/fixtures/example/memory_snapshot.json.gz" "$TOP/fixtures/analyze-profile/context.json" "$r"
+	run -0 mk -n RUN="$r"
+	assert_output --partial "analyze-profile --context '$r/context.json' >"
+	rm "$r/context.json"
+	run -0 mk -n RUN="$r"
+	refute_output --partial 'context'
+}
+
+@test "report.mk: a context path is quoted for the shell" {
+	r=$BATS_TEST_TMPDIR/it\'s
+	mkdir "$r"
+	cp "$TOP/fixtures/example/memory_snapshot.json.gz" "$TOP/fixtures/analyze-profile/context.yaml" "$r"
+	run -0 mk -n RUN="$r"
+	assert_output --partial "analyze-profile --context '$BATS_TEST_TMPDIR/it'\\''s/context.yaml' >"
+	# The line as the shell reads it names the file.
+	line=$(grep -o "analyze-profile --context '.*' >" <<<"$output")
+	line=${line% >}
+	eval "set -- ${line#analyze-profile --context }"
+	[ "$1" = "$r/context.yaml" ] && [ -f "$1" ]
+}

@@ -4,12 +4,15 @@
  * It runs the mrp tools as a pipeline: the trace branch (tr-extract, then
  * op-rank and mem-segments fed by one tee) and the memory branch
  * (mem-segments and churn-score) in parallel, then rubric-apply and
- * report-md on what they wrote into a private temporary directory.
+ * report-md on what they wrote into a private temporary directory.  What
+ * the user says of the run (--context, --set, --phase, --objective) reaches
+ * those two as one "context" record.
  */
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -22,18 +25,77 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "gzin.h"
 #include "inputrec.h"
 #include "ndjson.h"
+#include "pyyaml.h"
+#include "strbuf.h"
 #include "xalloc.h"
 
 #define MAXPROC		16
 #ifndef TEE_BUFSIZE
 #define TEE_BUFSIZE	(1 << 20)
 #endif
+/* The tee's exit status when the trace has no events. */
+#define TEE_NOEVENTS	3
+
+/* What a context item holds. */
+enum ctype {
+	C_STR,		/* text */
+	C_LOWER,	/* text, lowercased */
+	C_INT,		/* a positive integer */
+	C_CHOICE	/* one of choices */
+};
+
+static const char *const phases[] = {
+	"forward", "backward", "optimizer", "dataloader", "communication",
+	NULL
+};
+static const char *const objectives[] = {
+	"throughput", "memory", "latency", NULL
+};
+
+/* The known items of a context record, in the record's order. */
+static const struct ckey {
+	const char		*name;
+	enum ctype		 type;
+	const char *const	*choices;
+	const char		*notone;	/* the message for another */
+} ckeys[] = {
+	{ "model", C_STR, NULL, NULL },
+	{ "batch_size", C_INT, NULL, NULL },
+	{ "seq_len", C_INT, NULL, NULL },
+	{ "precision", C_LOWER, NULL, NULL },
+	{ "parallelism", C_LOWER, NULL, NULL },
+	{ "world_size", C_INT, NULL, NULL },
+	{ "gpu", C_STR, NULL, NULL },
+	{ "phase", C_CHOICE, phases, "not one of "
+	    "forward|backward|optimizer|dataloader|communication" },
+	{ "objective", C_CHOICE, objectives, "not one of "
+	    "throughput|memory|latency" }
+};
+#define NCKEYS		(sizeof(ckeys) / sizeof(ckeys[0]))
+#define CK_PHASE	7
+#define CK_OBJECTIVE	8
+
+struct cval {
+	int		 set;
+	char		*s;
+	int64_t		 n;
+};
+
+/* The run's context: the known items, and the others under extra. */
+struct context {
+	const char	*file;		/* --context, or NULL */
+	struct cval	 v[NCKEYS];
+	struct ydoc	 doc;		/* owns the nodes of extra */
+	struct ynode	*extra;		/* a map */
+};
 
 struct proc {
 	pid_t		 pid;
 	const char	*name;
+	int		 tee;		/* may exit TEE_NOEVENTS */
 };
 
 struct outbuf {
@@ -48,9 +110,21 @@ struct run {
 	char		 tmp[PATH_MAX];
 	struct proc	 p[MAXPROC];
 	int		 np;
+	int		 noevents;	/* the tee saw a trace without events */
 };
 
 static void	usage(void);
+static int	ckey_find(const char *);
+static const char *cval_text(const struct ckey *, struct cval *,
+		    const char *);
+static const char *cval_node(const struct ckey *, struct cval *,
+		    const struct ynode *);
+static void	context_read(struct context *, const char *);
+static void	context_set(struct context *, const char *);
+static void	context_option(struct context *, size_t, const char *,
+		    const char *);
+static void	context_write(FILE *, const struct context *);
+static void	context_free(struct context *);
 static void	tmpname(const struct run *, char *, size_t, const char *);
 static int	open_out(const char *);
 static pid_t	spawn(struct run *, const char *name, const char *argv[],
@@ -58,6 +132,14 @@ static pid_t	spawn(struct run *, const char *name, const char *argv[],
 static pid_t	fork_child(struct run *, const char *name);
 static void	close_from(int);
 static void	tee_records(int in, int all, int mem);
+static int64_t	trace_events(const char *);
+static int	snapshot_empty(const char *);
+static int	same_file(const char *, const char *);
+static char	*canonical(const char *);
+static int	is_chardev(const char *);
+static void	check_outputs(const char *md, const char *json,
+		    const char *trace, const char *mem, const char *ctx);
+static void	check_output(const char *);
 static void	out_put(struct outbuf *, const char *, size_t);
 static void	out_flush(struct outbuf *);
 static int	write_all(int, const char *, size_t);
@@ -73,8 +155,10 @@ static int	publish(int status, const char *tmp, const char *dest);
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [--cpu-trace file] [--json-out file] "
-	    "[--md-out file] [--memory-json file]\n", getprogname());
+	fprintf(stderr, "usage: %s [--context file] [--cpu-trace file] "
+	    "[--json-out file] [--md-out file] [--memory-json file] "
+	    "[--objective objective] [--phase phase] [--set key=value]\n",
+	    getprogname());
 	exit(2);
 }
 
@@ -82,26 +166,48 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
+		{ "context", required_argument, NULL, 'C' },
 		{ "cpu-trace", required_argument, NULL, 't' },
 		{ "json-out", required_argument, NULL, 'j' },
 		{ "md-out", required_argument, NULL, 'm' },
 		{ "memory-json", required_argument, NULL, 'M' },
+		{ "objective", required_argument, NULL, 'O' },
+		{ "phase", required_argument, NULL, 'P' },
+		{ "set", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct run r;
+	struct context ctx;
 	const char *trace = NULL, *mem = NULL, *mdout = NULL, *jsonout = NULL;
-	char f[6][PATH_MAX + 32], mdtmp[PATH_MAX + 32], jtmp[PATH_MAX + 32];
-	char *slash;
+	const char *phase = NULL, *objective = NULL, **sets;
+	char f[7][PATH_MAX + 32], mdtmp[PATH_MAX + 32], jtmp[PATH_MAX + 32];
+	char *slash, phasebuf[32];
 	const char *av[16];
 	int ch, fd[2], all[2], memp[2], out, status = 0, n, i, behind;
+	int nsets = 0, hasctx;
 	ssize_t len;
 	const char *tmpdir;
+	FILE *fp;
 
 	setprogname(argv[0]);
+	memset(&ctx, 0, sizeof(ctx));
+	sets = xcalloc((size_t)argc, sizeof(*sets));
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'C':
+			ctx.file = optarg;
+			break;
 		case 'M':
 			mem = optarg;
+			break;
+		case 'O':
+			objective = optarg;
+			break;
+		case 'P':
+			phase = optarg;
+			break;
+		case 'S':
+			sets[nsets++] = optarg;
 			break;
 		case 'j':
 			jsonout = optarg;
@@ -118,12 +224,41 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 0 || (trace == NULL && mem == NULL))
+	hasctx = ctx.file != NULL || nsets > 0 || phase != NULL ||
+	    objective != NULL;
+	/* A context alone, without inputs, is its record on stdout. */
+	if (argc > 0 || (trace == NULL && mem == NULL && (!hasctx ||
+	    mdout != NULL || jsonout != NULL)))
 		usage();
 	if (trace != NULL && access(trace, R_OK) != 0)
 		die("%s:", trace);
 	if (mem != NULL && access(mem, R_OK) != 0)
 		die("%s:", mem);
+	if (ctx.file != NULL && access(ctx.file, R_OK) != 0)
+		die("%s:", ctx.file);
+	check_outputs(mdout, jsonout, trace, mem, ctx.file);
+
+	/* The file, then --set in order, then --phase and --objective. */
+	if (ctx.file != NULL)
+		context_read(&ctx, ctx.file);
+	if (ctx.extra == NULL)
+		ctx.extra = ynode_map(&ctx.doc);
+	for (i = 0; i < nsets; i++)
+		context_set(&ctx, sets[i]);
+	free(sets);
+	if (phase != NULL)
+		context_option(&ctx, CK_PHASE, "--phase", phase);
+	if (objective != NULL)
+		context_option(&ctx, CK_OBJECTIVE, "--objective", objective);
+	if (ctx.v[CK_PHASE].set) {
+		snprintf(phasebuf, sizeof(phasebuf), "%s", ctx.v[CK_PHASE].s);
+		phase = phasebuf;
+	}
+	if (trace == NULL && mem == NULL) {
+		context_write(stdout, &ctx);
+		context_free(&ctx);
+		return finish(0);
+	}
 
 	memset(&r, 0, sizeof(r));
 	/* The stages are the tools installed beside this one. */
@@ -149,6 +284,16 @@ main(int argc, char *argv[])
 	tmpname(&r, f[3], sizeof(f[3]), "churn.ndjson");
 	tmpname(&r, f[4], sizeof(f[4]), "inputs.ndjson");
 	tmpname(&r, f[5], sizeof(f[5]), "findings.ndjson");
+	tmpname(&r, f[6], sizeof(f[6]), "context.ndjson");
+	if (hasctx) {
+		if ((fp = fopen(f[6], "w")) == NULL)
+			die("%s:", f[6]);
+		context_write(fp, &ctx);
+		if (fclose(fp) != 0)
+			die("%s:", f[6]);
+	}
+	/* The stages are forked from here on: they inherit nothing to free. */
+	context_free(&ctx);
 
 	if (trace != NULL) {
 		if (pipe(fd) == -1 || pipe(all) == -1 || pipe(memp) == -1)
@@ -166,16 +311,23 @@ main(int argc, char *argv[])
 			close(memp[0]);
 			tee_records(fd[0], all[1], memp[1]);
 		}
+		r.p[r.np - 1].tee = 1;
 		close(fd[0]);
 		close(all[1]);
 		close(memp[1]);
 		av[0] = "op-rank";
 		av[1] = NULL;
+		if (phase != NULL) {
+			av[1] = "--phase";
+			av[2] = phase;
+			av[3] = NULL;
+		}
 		out = open_out(f[0]);
 		spawn(&r, "op-rank", av, all[0], out);
 		close(out);
 		close(all[0]);
 		av[0] = "mem-segments";
+		av[1] = NULL;
 		out = open_out(f[1]);
 		spawn(&r, "mem-segments (trace)", av, memp[0], out);
 		close(out);
@@ -210,10 +362,25 @@ main(int argc, char *argv[])
 		cleanup(&r);
 		return finish(1);
 	}
+	/* An empty input is no all-clear: a report of nothing is refused. */
+	if (r.noevents) {
+		warnmsg("%s: no events", trace);
+		status = 1;
+	}
+	if (mem != NULL && snapshot_empty(f[2])) {
+		warnmsg("%s: no events", mem);
+		status = 1;
+	}
+	if (status != 0) {
+		cleanup(&r);
+		return finish(status);
+	}
 
-	/* The files the later stages read, in a fixed order. */
+	/* The files the later stages read, in a fixed order: context first. */
 	n = 0;
 	av[n++] = "rubric-apply";
+	if (hasctx)
+		av[n++] = f[6];
 	for (i = 0; i < 5; i++)
 		if (access(f[i], F_OK) == 0)
 			av[n++] = f[i];
@@ -281,6 +448,7 @@ fork_child(struct run *r, const char *name)
 	if (pid > 0) {
 		r->p[r->np].pid = pid;
 		r->p[r->np].name = name;
+		r->p[r->np].tee = 0;
 		r->np++;
 	}
 	return pid;
@@ -339,16 +507,20 @@ close_from(int lo)
 static void
 tee_records(int in, int all, int mem)
 {
+	enum { KEEP_TRACE = 1 };
 	static const char *const keep[] = {
 		"{\"kind\":\"memory\"",
-		"{\"kind\":\"trace\"",
+		"{\"kind\":\"trace\"",	/* KEEP_TRACE */
 		"{\"kind\":\"event\",\"name\":\"ProfilerStep#",
 		NULL
 	};
 	enum { DECIDING, PASSING, DROPPING } state = DECIDING;
 	char *buf, *p, *end, *nl, *stop, head[64];
 	struct outbuf kept = { .fd = mem };
+	struct strbuf rec = { 0 };
 	size_t hn = 0, take, k, klen;
+	int64_t events = 0;
+	int intrace = 0;
 	ssize_t n;
 
 	buf = xmalloc(TEE_BUFSIZE);
@@ -357,6 +529,7 @@ tee_records(int in, int all, int mem)
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
+			warnmsg("tee: read:");
 			_exit(1);
 		}
 		if (write_all(all, buf, (size_t)n) != 0)
@@ -367,10 +540,17 @@ tee_records(int in, int all, int mem)
 				stop = nl != NULL ? nl + 1 : end;
 				if (state == PASSING)
 					out_put(&kept, p, (size_t)(stop - p));
+				if (intrace)
+					sb_put(&rec, p, (size_t)(stop - p));
 				p = stop;
 				if (nl != NULL) {
 					state = DECIDING;
 					hn = 0;
+				}
+				if (nl != NULL && intrace) {
+					events += trace_events(rec.s);
+					rec.len = 0;
+					intrace = 0;
 				}
 				continue;
 			}
@@ -395,12 +575,59 @@ tee_records(int in, int all, int mem)
 					break;
 				}
 			}
+			/* The trace records say how many events there were. */
+			if (state == PASSING && k == KEEP_TRACE) {
+				intrace = 1;
+				sb_put(&rec, head, hn);
+			}
 		}
 	}
 	out_flush(&kept);
 	free(buf);
 	free(kept.buf);
-	_exit(0);
+	sb_free(&rec);
+	_exit(events > 0 ? 0 : TEE_NOEVENTS);
+}
+
+/*
+ * The "events" member of a trace record.  The writer escapes every quote
+ * inside a string, so the first ,"events": is the record's own member.
+ */
+static int64_t
+trace_events(const char *s)
+{
+	static const char key[] = ",\"events\":";
+	const char *p;
+
+	if (s == NULL || (p = strstr(s, key)) == NULL)
+		return 0;
+	return strtoll(p + sizeof(key) - 1, NULL, 10);
+}
+
+/*
+ * Whether the records of mem-segments in path describe an empty snapshot:
+ * no segments and no trace entries in any summary.
+ */
+static int
+snapshot_empty(const char *path)
+{
+	struct ndin *in;
+	struct jdoc d = { 0 };
+	int64_t v;
+	int rc = 0, empty = 1;
+
+	if ((in = ndin_open(path)) == NULL)
+		die("%s:", path);
+	while (empty && (rc = ndin_next(in, &d)) == 1) {
+		if (strcmp(ndin_kind(&d), "memory_summary") != 0)
+			continue;
+		if ((jdoc_get_i64(&d, 0, "segments", &v) == 0 && v > 0) ||
+		    (jdoc_get_i64(&d, 0, "trace_entries", &v) == 0 && v > 0))
+			empty = 0;
+	}
+	ndin_close(in);
+	jdoc_free(&d);
+	return empty && rc != -1;
 }
 
 /*
@@ -503,7 +730,10 @@ wait_all(struct run *r, const char *trace, const char *mem)
 				break;
 		if (i == r->np)
 			continue;
-		if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
+		if (r->p[i].tee && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == TEE_NOEVENTS) {
+			r->noevents = 1;
+		} else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
 			warnmsg("%s failed (exit status %d)", r->p[i].name,
 			    WEXITSTATUS(st));
 			rc = 1;
@@ -584,7 +814,8 @@ cleanup(struct run *r)
 {
 	static const char *const names[] = {
 		"trace.ndjson", "trace-memory.ndjson", "memory.ndjson",
-		"churn.ndjson", "inputs.ndjson", "findings.ndjson", NULL
+		"churn.ndjson", "inputs.ndjson", "findings.ndjson",
+		"context.ndjson", NULL
 	};
 	char path[PATH_MAX + 32];
 	int i;
@@ -639,4 +870,336 @@ open_report(const char *path, char *tmp, size_t size)
 	if (n < 0 || (size_t)n >= size)
 		die("%s: path is too long", path);
 	return open_out(tmp);
+}
+
+/*
+ * Refuses, before anything runs, an output that is an input or the other
+ * output, and an output that could not be written at the end.
+ */
+static void
+check_outputs(const char *md, const char *json, const char *trace,
+    const char *mem, const char *ctx)
+{
+	const char *out[2] = { md, json }, *oname[2] = { "--md-out",
+	    "--json-out" };
+	const char *in[3] = { trace, mem, ctx }, *iname[3] = { "--cpu-trace",
+	    "--memory-json", "--context" };
+	int i, j;
+
+	/* Two reports into one device such as /dev/null do no harm. */
+	if (md != NULL && json != NULL && same_file(md, json) &&
+	    !is_chardev(md))
+		die_usage("--md-out and --json-out are the same file: %s", md);
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 3; j++)
+			if (out[i] != NULL && in[j] != NULL &&
+			    same_file(out[i], in[j]))
+				die_usage("%s is the %s file: %s", oname[i],
+				    iname[j], out[i]);
+	for (i = 0; i < 2; i++)
+		if (out[i] != NULL)
+			check_output(out[i]);
+}
+
+/*
+ * Whether a and b name one file: the same path, the same device and inode,
+ * or, for a file not made yet, the same name in the same directory.
+ */
+static int
+same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char *ca, *cb;
+	int same;
+
+	if (strcmp(a, b) == 0)
+		return 1;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	ca = canonical(a);
+	cb = canonical(b);
+	same = ca != NULL && cb != NULL && strcmp(ca, cb) == 0;
+	free(ca);
+	free(cb);
+	return same;
+}
+
+/* The real path of path's directory, then its last name; NULL if unknown. */
+static char *
+canonical(const char *path)
+{
+	char dir[PATH_MAX], real[PATH_MAX], *slash, *s;
+	const char *base;
+	size_t n;
+
+	if ((slash = strrchr(path, '/')) == NULL) {
+		snprintf(dir, sizeof(dir), ".");
+		base = path;
+	} else {
+		n = (size_t)(slash - path);
+		if (n >= sizeof(dir))
+			return NULL;
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+		if (n == 0)
+			snprintf(dir, sizeof(dir), "/");
+		base = slash + 1;
+	}
+	if (realpath(dir, real) == NULL)
+		return NULL;
+	n = strlen(real) + strlen(base) + 2;
+	s = xmalloc(n);
+	snprintf(s, n, "%s/%s", real, base);
+	return s;
+}
+
+static int
+is_chardev(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISCHR(sb.st_mode);
+}
+
+/*
+ * Fails now, not after the stages, when the report could not be written:
+ * path.tmp is made beside path, so its directory must take new files; a
+ * device or fifo is written in place.
+ */
+static void
+check_output(const char *path)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat sb;
+	size_t n;
+
+	if (stat(path, &sb) == 0) {
+		if (S_ISDIR(sb.st_mode)) {
+			errno = EISDIR;
+			die("%s:", path);
+		}
+		if (!S_ISREG(sb.st_mode)) {
+			if (access(path, W_OK) != 0)
+				die("%s:", path);
+			return;
+		}
+	}
+	if ((slash = strrchr(path, '/')) == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else {
+		n = (size_t)(slash - path);
+		if (n >= sizeof(dir))
+			die("%s: path is too long", path);
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	if (access(dir, W_OK | X_OK) != 0)
+		die("%s:", path);
+}
+
+/* The index of a known context item, or -1; sequence_length is seq_len. */
+static int
+ckey_find(const char *name)
+{
+	size_t i;
+
+	if (strcmp(name, "sequence_length") == 0)
+		name = "seq_len";
+	for (i = 0; i < NCKEYS; i++)
+		if (strcmp(name, ckeys[i].name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Stores the text s as the item k (an empty s unsets it).  Returns NULL, or
+ * what is wrong with s.
+ */
+static const char *
+cval_text(const struct ckey *k, struct cval *v, const char *s)
+{
+	long long n;
+	char *end, *p;
+	size_t i;
+
+	free(v->s);
+	memset(v, 0, sizeof(*v));
+	if (*s == '\0')
+		return NULL;
+	switch (k->type) {
+	case C_INT:
+		errno = 0;
+		n = strtoll(s, &end, 10);
+		if (!isdigit((unsigned char)*s) || *end != '\0' ||
+		    errno == ERANGE)
+			return "not an integer";
+		if (n < 1)
+			return "not a positive integer";
+		v->n = n;
+		break;
+	case C_CHOICE:
+		for (i = 0; k->choices[i] != NULL; i++)
+			if (strcmp(s, k->choices[i]) == 0)
+				break;
+		if (k->choices[i] == NULL)
+			return k->notone;
+		v->s = xstrdup(s);
+		break;
+	case C_LOWER:
+		v->s = xstrdup(s);
+		for (p = v->s; *p != '\0'; p++)
+			*p = (char)tolower((unsigned char)*p);
+		break;
+	case C_STR:
+		v->s = xstrdup(s);
+		break;
+	}
+	v->set = 1;
+	return NULL;
+}
+
+/* Stores the YAML value n as the item k; null unsets it. */
+static const char *
+cval_node(const struct ckey *k, struct cval *v, const struct ynode *n)
+{
+	if (n->type == Y_NULL)
+		return cval_text(k, v, "");
+	if (k->type == C_INT) {
+		if (n->type != Y_INT || n->big)
+			return "not an integer";
+		if (n->i < 1)
+			return "not a positive integer";
+		free(v->s);
+		memset(v, 0, sizeof(*v));
+		v->n = n->i;
+		v->set = 1;
+		return NULL;
+	}
+	/* Text may look like a number to YAML: gpu: 4090 is text here. */
+	if (n->type == Y_BOOL || n->type == Y_SEQ || n->type == Y_MAP ||
+	    n->len == 0)
+		return "not a string";
+	return cval_text(k, v, n->s);
+}
+
+/*
+ * Reads the --context file: a YAML (or JSON, which YAML reads too)
+ * mapping.  A bad file is a data error at its line and column.
+ */
+static void
+context_read(struct context *c, const char *path)
+{
+	struct strbuf sb = { 0 };
+	struct gzin *in;
+	struct ynode *root, *key, *val;
+	const char *why;
+	char buf[8192], *name;
+	ssize_t n;
+	size_t i;
+	int k;
+
+	if ((in = gzin_open(path)) == NULL)
+		die("%s:", path);
+	while ((n = gzin_read(in, buf, sizeof(buf))) > 0)
+		sb_put(&sb, buf, (size_t)n);
+	if (n == -1)
+		die("%s: %s", path, gzin_error(in));
+	gzin_close(in);
+	if (ydoc_parse(&c->doc, sb.s != NULL ? sb.s : "", sb.len) != 0)
+		die("%s:%u:%u: %s", path, c->doc.errline, c->doc.errcol,
+		    c->doc.err);
+	sb_free(&sb);
+	if ((root = c->doc.root) == NULL)
+		die("%s: not a mapping", path);
+	if (root->type != Y_MAP)
+		die("%s:%u:%u: not a mapping", path, root->line, root->col);
+	c->extra = ynode_map(&c->doc);
+	for (i = 0; i < root->n; i++) {
+		key = root->v[2 * i];
+		val = root->v[2 * i + 1];
+		name = py_str(key);
+		if (key->type != Y_STR || (k = ckey_find(name)) == -1)
+			ymap_set(&c->doc, c->extra, name, val);
+		else if ((why = cval_node(&ckeys[k], &c->v[k], val)) != NULL)
+			die("%s:%u:%u: %s: %s", path, val->line, val->col,
+			    name, why);
+		free(name);
+	}
+}
+
+/* One --set key=value: a usage error when it is not one. */
+static void
+context_set(struct context *c, const char *arg)
+{
+	const char *eq;
+	char *key;
+	int k;
+
+	if ((eq = strchr(arg, '=')) == NULL || eq == arg)
+		die_usage("--set: not key=value: %s", arg);
+	key = xmalloc((size_t)(eq - arg) + 1);
+	memcpy(key, arg, (size_t)(eq - arg));
+	key[eq - arg] = '\0';
+	if ((k = ckey_find(key)) == -1)
+		ymap_set(&c->doc, c->extra, key, ynode_str(&c->doc, eq + 1));
+	else
+		context_option(c, (size_t)k, "--set", arg);
+	free(key);
+}
+
+/* Sets item k from an option's text s, or makes it a usage error. */
+static void
+context_option(struct context *c, size_t k, const char *opt, const char *s)
+{
+	const char *why, *eq;
+
+	/* The text of --set key=value is after the '='. */
+	if ((eq = strchr(s, '=')) != NULL && strcmp(opt, "--set") == 0)
+		s = eq + 1;
+	if ((why = cval_text(&ckeys[k], &c->v[k], s)) == NULL)
+		return;
+	if (eq != NULL && strcmp(opt, "--set") == 0)
+		die_usage("%s: %s: %s: %s", opt, ckeys[k].name, why, s);
+	die_usage("%s: %s: %s", opt, why, s);
+}
+
+/* Writes the context record; every item is there, null when unknown. */
+static void
+context_write(FILE *fp, const struct context *c)
+{
+	struct jw *w;
+	size_t i;
+
+	w = jw_new(fp);
+	jw_record(w, "context");
+	for (i = 0; i < NCKEYS; i++) {
+		jw_key(w, ckeys[i].name);
+		if (!c->v[i].set)
+			jw_null(w);
+		else if (ckeys[i].type == C_INT)
+			jw_int(w, c->v[i].n);
+		else
+			jw_cstring(w, c->v[i].s);
+	}
+	jw_key(w, "extra");
+	ynode_json(w, c->extra);
+	jw_key(w, "file");
+	if (c->file != NULL)
+		jw_cstring(w, c->file);
+	else
+		jw_null(w);
+	jw_end(w);
+	jw_free(w);
+}
+
+static void
+context_free(struct context *c)
+{
+	size_t i;
+
+	for (i = 0; i < NCKEYS; i++)
+		free(c->v[i].s);
+	ydoc_free(&c->doc);
 }
