@@ -320,6 +320,34 @@ events() {
 	assert_output '["other","gemm"]'
 }
 
+# Writes one GPU kernel event per name on stdin, each 1 µs long and 10 µs
+# after the last, with a correlation no runtime call has, then the trace
+# record.
+kernels() {
+	jq -Rc '{kind: "event", name: ., cat: "kernel", pid: 0, tid: 7,
+	    device: 0, ts: (input_line_number * 10), dur: 1,
+	    correlation: input_line_number}'
+	printf '{"kind":"trace","rank":null,"origin_ns":0,"start":0,"end":100}\n'
+}
+
+@test "every GPU family rule sorts a real kernel name as expected" {
+	grep -v '^#' "$FIXTURES/kernel-families.tsv" | cut -f1 | kernels |
+	    op-rank > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -rs --rawfile want "$FIXTURES/kernel-families.tsv" '
+	    (map(select(.kind == "kernel")) | map({key: .name, value: .family})
+	        | from_entries) as $got
+	    | $want | split("\n")[] | select(length > 0 and
+	        (startswith("#") | not)) | split("\t") as [$n, $f, $src]
+	    | select($got[$n] != $f)
+	    | "\($src): \($n[0:80]): \($got[$n]), not \($f)"' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output ''
+	# The fixture checks more than a handful of names.
+	run -0 jq -s '[.[] | select(.kind == "kernel")] | length >= 40' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output true
+}
+
 @test "each EXAMPLES command of the man page runs" {
 	cd "$FIXTURES"
 	n=0
