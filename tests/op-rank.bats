@@ -348,6 +348,25 @@ kernels() {
 	assert_output true
 }
 
+@test "communication and DMA kernels count as such in the GPU timeline" {
+	# An NVLink SHARP all-reduce (not a reduction), a GEMM and an MTIA
+	# DMA, 1 µs each.
+	printf '%s\n' \
+	    'void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, unsigned long, unsigned int**, unsigned long, unsigned long)' \
+	    'ampere_sgemm_128x64_nn' 'dma_request' | kernels |
+	    op-rank > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -c 'select(.kind == "gpu_timeline") |
+	    [.computation, .comm, .memcpy, .exposed_comm, .exposed_memcpy]' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output '[1,1,1,1,1]'
+	run -0 jq -c 'select(.kind == "phase_total" and .gpu > 0) | [.phase, .gpu]' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output - <<-'EOF'
+	["communication",1]
+	["other",2]
+	EOF
+}
+
 @test "each EXAMPLES command of the man page runs" {
 	cd "$FIXTURES"
 	n=0

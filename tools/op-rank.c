@@ -68,7 +68,7 @@ struct name {
 	int		 cls;
 	int		 family;
 	int		 mark;	/* the phase the name marks, or PH_NONE */
-	int		 nccl;	/* a kernel name containing "nccl", any case */
+	int		 gcls;	/* a kernel's timeline class: G_COMP, ... */
 };
 
 struct names {
@@ -78,6 +78,7 @@ struct names {
 	char			*buf;
 	size_t			 bufcap;
 	const struct table	*tab;
+	int			 famcomm, fammemcpy;
 };
 
 /* Per name: CPU times in whole µs as key_averages() has them, GPU in ns. */
@@ -204,6 +205,7 @@ static char	*find_table(void);
 static void	load_table(struct table *, const char *);
 static void	table_free(struct table *);
 static int	family_of(const struct table *, int, const char *);
+static int	family_index(const struct table *, const char *);
 static char	*lower(const char *);
 static int	has_nccl(const char *);
 static int	prefix(const char *, const char *);
@@ -329,6 +331,8 @@ main(int argc, char *argv[])
 	load_table(&r.tab, table);
 	free(table);
 	r.names.tab = &r.tab;
+	r.names.famcomm = family_index(&r.tab, "communication");
+	r.names.fammemcpy = family_index(&r.tab, "memcpy");
 
 	rc = 0;
 	if (argc == 0)
@@ -487,6 +491,18 @@ family_of(const struct table *t, int gpu, const char *name)
 	return f;
 }
 
+/* The index of the family named s, or -1 when the table has none. */
+static int
+family_index(const struct table *t, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfam; i++)
+		if (strcmp(t->fam[i], s) == 0)
+			return (int)i;
+	return -1;
+}
+
 /* A copy in lower case: patterns and names match ignoring case. */
 static char *
 lower(const char *s)
@@ -556,7 +572,14 @@ intern(struct names *nm, int cls, const char *s, size_t len)
 	n->cls = cls;
 	n->family = family_of(nm->tab, cls == C_GPU, n->s);
 	n->mark = cls == C_OP || cls == C_ANN ? mark_of(n->s) : PH_NONE;
-	n->nccl = cls == C_GPU && has_nccl(n->s);
+	/* The family says what the hardware does; "nccl" always counts. */
+	n->gcls = G_COMP;
+	if (cls == C_GPU) {
+		if (has_nccl(n->s) || n->family == nm->famcomm)
+			n->gcls = G_COMM;
+		else if (n->family == nm->fammemcpy)
+			n->gcls = G_MEMCPY;
+	}
 	e->val = (void *)(uintptr_t)(nm->n + 1);
 	return (uint32_t)nm->n++;
 }
@@ -844,8 +867,8 @@ on_event(struct run *r)
 		agg_fit(&t->a, r->names.n);
 		stat_add(&t->a.st[id], durns, durns);
 		t->a.gpu_events++;
-		if (gcls == G_COMP && r->names.v[id].nccl)
-			gcls = G_COMM;
+		if (gcls == G_COMP)
+			gcls = r->names.v[id].gcls;
 		if (corr >= 0) {
 			ka = kmap_put(&t->kern, cv);
 			ka->sum += durns;
