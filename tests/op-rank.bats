@@ -56,6 +56,20 @@ events() {
 	assert_stderr --partial 't.tsv:1:'
 }
 
+@test "a precision table that names no known precision exits 2" {
+	mkdir "$BATS_TEST_TMPDIR/r"
+	cp "$TOP/rubric/op-families.tsv" "$BATS_TEST_TMPDIR/r/"
+	printf 'gpu\tfp12\t*gemm*\n' > "$BATS_TEST_TMPDIR/r/kernel-precision.tsv"
+	MRP_RUBRIC="$BATS_TEST_TMPDIR/r" run -2 --separate-stderr op-rank </dev/null
+	assert_stderr --partial 'kernel-precision.tsv: unknown precision: fp12'
+	printf 'gpu\tunknown\t*gemm*\n' > "$BATS_TEST_TMPDIR/r/kernel-precision.tsv"
+	MRP_RUBRIC="$BATS_TEST_TMPDIR/r" run -2 --separate-stderr op-rank </dev/null
+	assert_stderr --partial 'kernel-precision.tsv:1: "unknown" is what matches no rule'
+	rm "$BATS_TEST_TMPDIR/r/kernel-precision.tsv"
+	MRP_RUBRIC="$BATS_TEST_TMPDIR/r" run -2 --separate-stderr op-rank </dev/null
+	assert_stderr --partial 'r/kernel-precision.tsv: '
+}
+
 @test "empty input gives empty output" {
 	run -0 op-rank </dev/null
 	assert_output ''
@@ -364,6 +378,49 @@ kernels() {
 	assert_output - <<-'EOF'
 	["communication",1]
 	["other",2]
+	EOF
+}
+
+@test "every precision rule reads a real GEMM or convolution kernel name" {
+	grep -v '^#' "$FIXTURES/kernel-precision.tsv" > "$BATS_TEST_TMPDIR/want"
+	while IFS=$'\t' read -r name want src; do
+		run -0 bats_pipe printf '%s\n' "$name" \| kernels \| op-rank \| \
+		    jq -r 'select(.kind == "gemm_precision") | .precision'
+		[ "$output" = "$want" ] ||
+		    fail "$src: ${name:0:80}: $output, not $want"
+	done < "$BATS_TEST_TMPDIR/want"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/want")" -ge 10 ]
+}
+
+@test "gemm_precision on a bf16 trace and an fp32 one, whatever -n says" {
+	run -0 bats_pipe tr-extract "$FIXTURES/h100_bert-small.json.gz" \| \
+	    op-rank -n 1 \| jq -c 'select(.kind == "gemm_precision")'
+	assert_output '{"kind":"gemm_precision","precision":"bf16","kernels":26,"gpu_time":197.598,"share":1}'
+	run -0 bats_pipe tr-extract "$FIXTURES/step_based_trace.json.gz" \| \
+	    op-rank -n 1 \| jq -c 'select(.kind == "gemm_precision")'
+	assert_output '{"kind":"gemm_precision","rank":0,"precision":"fp32","kernels":25,"gpu_time":70,"share":1}'
+	# TF32 tensor-op GEMMs beside fp32 ones; the shares add up to 1.
+	run -0 bats_pipe tr-extract "$FIXTURES/sampled_rank-0.json.gz" \| \
+	    op-rank \| jq -sc '[.[] | select(.kind == "gemm_precision")] |
+	    [map(.precision), (map(.share) | add)]'
+	assert_output '[["tf32","fp32"],1]'
+}
+
+@test "gemm_precision on real bf16 and fp4 traces in ../shared" {
+	need_shared traces/tracelens/b200_eager_trace.json.gz
+	need_shared traces/tracelens/mi300_sglang_Qwen3-8B_decode.json.gz
+	# hipBLASLt's Cijk_Alik_Bljk_BBS_... kernels are bf16.
+	run -0 bats_pipe tr-extract \
+	    "$SHARED/traces/tracelens/mi300_sglang_Qwen3-8B_decode.json.gz" \| \
+	    op-rank \| jq -c 'select(.kind == "gemm_precision") | [.precision, .share]'
+	assert_output '["bf16",1]'
+	# B200: block-scaled fp4 MoE GEMMs, and nvjet kernels that do not say.
+	run -0 bats_pipe tr-extract \
+	    "$SHARED/traces/tracelens/b200_eager_trace.json.gz" \| \
+	    op-rank \| jq -c 'select(.kind == "gemm_precision") | [.precision, .share]'
+	assert_output - <<-'EOF'
+	["fp4",0.8692]
+	["unknown",0.1308]
 	EOF
 }
 

@@ -23,6 +23,7 @@
 #include "xalloc.h"
 
 #define TABLE_NAME	"op-families.tsv"
+#define PREC_NAME	"kernel-precision.tsv"
 #define TOP_N		5	/* entries in the summaries' top lists */
 
 /* What a name is; the class is part of the interned key. */
@@ -44,6 +45,12 @@ static const char *const phasename[NPHASE] = {
 /* GPU time classes, in precedence order for ival_exposed(). */
 enum { G_COMP, G_COMM, G_MEMCPY, NGCLS };
 
+/* The precisions of gemm_precision records, in their order. */
+static const char *const precname[] = {
+	"fp4", "fp8", "bf16", "fp16", "tf32", "fp32", "fp64", "int8"
+};
+#define NPREC	(sizeof(precname) / sizeof(precname[0]))
+
 enum key { K_TOTAL, K_SELF, K_COUNT, K_MEAN, K_MAX, K_GPU };
 static const char *const keyname[] = {
 	"total", "self", "count", "mean", "max", "gpu"
@@ -55,7 +62,10 @@ struct rule {
 	char	*pattern;
 };
 
-/* The family table; "other" is family nfam, after the table's own. */
+/*
+ * The family table, or the precision table; "other" (or "unknown") is
+ * family nfam, after the table's own.
+ */
 struct table {
 	struct rule	*r;
 	size_t		 n, cap;
@@ -69,6 +79,8 @@ struct name {
 	int		 family;
 	int		 mark;	/* the phase the name marks, or PH_NONE */
 	int		 gcls;	/* a kernel's timeline class: G_COMP, ... */
+	int		 prec;	/* a kernel's precision, in precname[] */
+	int		 mm;	/* a kernel in family gemm or conv */
 };
 
 struct names {
@@ -77,8 +89,9 @@ struct names {
 	size_t			 n, cap;
 	char			*buf;
 	size_t			 bufcap;
-	const struct table	*tab;
-	int			 famcomm, fammemcpy;
+	const struct table	*tab, *prec;
+	int			 famcomm, fammemcpy, famgemm, famconv;
+	int			*precof;	/* precision table family -> precname */
 };
 
 /* Per name: CPU times in whole µs as key_averages() has them, GPU in ns. */
@@ -174,7 +187,7 @@ struct trace {
 
 struct run {
 	struct names	 names;
-	struct table	 tab;
+	struct table	 tab, prec;
 	struct trace	 t;
 	struct agg	**ranks;
 	size_t		 nranks;
@@ -201,11 +214,13 @@ struct item {
 };
 
 static void	usage(void) __attribute__((noreturn));
-static char	*find_table(void);
-static void	load_table(struct table *, const char *);
+static char	*find_table(const char *);
+static void	load_table(struct table *, const char *, const char *);
 static void	table_free(struct table *);
 static int	family_of(const struct table *, int, const char *);
 static int	family_index(const struct table *, const char *);
+static void	check_prec(struct names *, const struct table *,
+		    const char *);
 static char	*lower(const char *);
 static int	has_nccl(const char *);
 static int	prefix(const char *, const char *);
@@ -273,6 +288,7 @@ static void	put_families(struct run *, struct jw *, const struct agg *);
 static void	put_phases(struct jw *, const struct agg *);
 static void	put_steps(struct jw *, const struct agg *);
 static void	put_kernels(struct run *, struct jw *, const struct agg *);
+static void	put_precision(struct run *, struct jw *, const struct agg *);
 static void	put_devs(struct jw *, const struct agg *);
 static void	put_runtime(struct jw *, const struct agg *);
 static void	put_summary(struct run *, struct jw *, const struct agg *,
@@ -293,7 +309,7 @@ main(int argc, char *argv[])
 {
 	struct run r;
 	struct jw *w;
-	char *table = NULL;
+	char *table = NULL, *prec;
 	size_t i;
 	int ch, rc, status = 0;
 
@@ -327,12 +343,19 @@ main(int argc, char *argv[])
 	argv += optind;
 
 	if (table == NULL)
-		table = find_table();
-	load_table(&r.tab, table);
+		table = find_table(TABLE_NAME);
+	load_table(&r.tab, table, "other");
 	free(table);
+	prec = find_table(PREC_NAME);
+	load_table(&r.prec, prec, "unknown");
 	r.names.tab = &r.tab;
+	r.names.prec = &r.prec;
 	r.names.famcomm = family_index(&r.tab, "communication");
 	r.names.fammemcpy = family_index(&r.tab, "memcpy");
+	r.names.famgemm = family_index(&r.tab, "gemm");
+	r.names.famconv = family_index(&r.tab, "conv");
+	check_prec(&r.names, &r.prec, prec);
+	free(prec);
 
 	rc = 0;
 	if (argc == 0)
@@ -360,16 +383,18 @@ main(int argc, char *argv[])
 	strmap_free(&r.names.map, NULL);
 	free(r.names.v);
 	free(r.names.buf);
+	free(r.names.precof);
 	table_free(&r.tab);
+	table_free(&r.prec);
 	return finish(status);
 }
 
 /*
- * The table beside the tools: $MRP_RUBRIC, then rubric/ or share/mrp/rubric/
+ * A table beside the tools: $MRP_RUBRIC, then rubric/ or share/mrp/rubric/
  * next to the directory that holds this program.
  */
 static char *
-find_table(void)
+find_table(const char *name)
 {
 	char exe[PATH_MAX], path[PATH_MAX + 64], *slash;
 	const char *env;
@@ -377,7 +402,7 @@ find_table(void)
 	int len;
 
 	if ((env = getenv("MRP_RUBRIC")) != NULL && *env != '\0') {
-		len = snprintf(path, sizeof(path), "%s/%s", env, TABLE_NAME);
+		len = snprintf(path, sizeof(path), "%s/%s", env, name);
 		if (len < 0 || (size_t)len >= sizeof(path))
 			die_usage("MRP_RUBRIC is too long");
 		return xstrdup(path);
@@ -386,21 +411,22 @@ find_table(void)
 		exe[n] = '\0';
 		if ((slash = strrchr(exe, '/')) != NULL)
 			*slash = '\0';
-		snprintf(path, sizeof(path), "%s/../rubric/%s", exe,
-		    TABLE_NAME);
+		snprintf(path, sizeof(path), "%s/../rubric/%s", exe, name);
 		if (access(path, R_OK) == 0)
 			return xstrdup(path);
 		snprintf(path, sizeof(path), "%s/../share/mrp/rubric/%s", exe,
-		    TABLE_NAME);
+		    name);
 		if (access(path, R_OK) == 0)
 			return xstrdup(path);
 	}
-	die_usage("cannot find %s: name it with -f or MRP_RUBRIC",
-	    TABLE_NAME);
+	die_usage("cannot find %s: name %s MRP_RUBRIC", name,
+	    strcmp(name, TABLE_NAME) == 0 ? "it with -f or the directory in" :
+	    "the directory in");
 }
 
+/* none is the family of what matches no rule, which no rule may name. */
 static void
-load_table(struct table *t, const char *path)
+load_table(struct table *t, const char *path, const char *none)
 {
 	FILE *fp;
 	char *line = NULL, *scope, *fam, *pat;
@@ -428,13 +454,16 @@ load_table(struct table *t, const char *path)
 		*pat++ = '\0';
 		if ((strcmp(scope, "cpu") != 0 && strcmp(scope, "gpu") != 0) ||
 		    *fam == '\0' || *pat == '\0' || strchr(pat, '\t') != NULL ||
-		    strcmp(fam, "other") == 0) {
+		    strcmp(fam, none) == 0) {
 			p = strcmp(scope, "cpu") != 0 &&
 			    strcmp(scope, "gpu") != 0 ? "scope is not cpu or gpu" :
-			    strcmp(fam, "other") == 0 ?
-			    "\"other\" is what matches no rule" :
+			    strcmp(fam, none) == 0 ?
+			    "is what matches no rule" :
 			    "empty family or pattern, or a fourth column";
 			fclose(fp);
+			if (strcmp(fam, none) == 0)
+				die_usage("%s:%zu: \"%s\" %s", path, lineno,
+				    none, p);
 			die_usage("%s:%zu: %s", path, lineno, p);
 		}
 		for (i = 0; i < t->nfam; i++)
@@ -501,6 +530,24 @@ family_index(const struct table *t, const char *s)
 		if (strcmp(t->fam[i], s) == 0)
 			return (int)i;
 	return -1;
+}
+
+/* Every precision the table names is one of precname[]. */
+static void
+check_prec(struct names *nm, const struct table *t, const char *path)
+{
+	size_t i, j;
+
+	nm->precof = xreallocarray(NULL, t->nfam + 1, sizeof(*nm->precof));
+	for (i = 0; i < t->nfam; i++) {
+		for (j = 0; j < NPREC; j++)
+			if (strcmp(t->fam[i], precname[j]) == 0)
+				break;
+		if (j == NPREC)
+			die_usage("%s: unknown precision: %s", path, t->fam[i]);
+		nm->precof[i] = (int)j;
+	}
+	nm->precof[t->nfam] = (int)NPREC;	/* unknown */
 }
 
 /* A copy in lower case: patterns and names match ignoring case. */
@@ -574,11 +621,16 @@ intern(struct names *nm, int cls, const char *s, size_t len)
 	n->mark = cls == C_OP || cls == C_ANN ? mark_of(n->s) : PH_NONE;
 	/* The family says what the hardware does; "nccl" always counts. */
 	n->gcls = G_COMP;
+	n->prec = (int)NPREC;
+	n->mm = 0;
 	if (cls == C_GPU) {
 		if (has_nccl(n->s) || n->family == nm->famcomm)
 			n->gcls = G_COMM;
 		else if (n->family == nm->fammemcpy)
 			n->gcls = G_MEMCPY;
+		n->mm = n->family == nm->famgemm || n->family == nm->famconv;
+		if (n->mm)
+			n->prec = nm->precof[family_of(nm->prec, 1, n->s)];
 	}
 	e->val = (void *)(uintptr_t)(nm->n + 1);
 	return (uint32_t)nm->n++;
@@ -1973,6 +2025,45 @@ put_kernels(struct run *r, struct jw *w, const struct agg *a)
 	free(it);
 }
 
+/*
+ * GEMM and convolution kernel time by the precision their names give,
+ * over every kernel, whatever -n says.
+ */
+static void
+put_precision(struct run *r, struct jw *w, const struct agg *a)
+{
+	int64_t count[NPREC + 1], time[NPREC + 1], all = 0;
+	size_t i;
+
+	memset(count, 0, sizeof(count));
+	memset(time, 0, sizeof(time));
+	for (i = 0; i < a->nst; i++) {
+		const struct name *nm = &r->names.v[i];
+
+		if (nm->cls != C_GPU || !nm->mm || a->st[i].count == 0)
+			continue;
+		count[nm->prec] += a->st[i].count;
+		time[nm->prec] += a->st[i].total;
+		all += a->st[i].total;
+	}
+	for (i = 0; i <= NPREC; i++) {
+		if (count[i] == 0)
+			continue;
+		jw_record(w, "gemm_precision");
+		put_rank(w, a);
+		jw_key(w, "precision");
+		jw_cstring(w, i < NPREC ? precname[i] : "unknown");
+		jw_key(w, "kernels");
+		jw_int(w, count[i]);
+		jw_key(w, "gpu_time");
+		jw_us(w, time[i]);
+		jw_key(w, "share");
+		jw_double(w, all != 0 ? round((double)time[i] * 10000 /
+		    (double)all) / 10000 : 0);
+		jw_end(w);
+	}
+}
+
 static void
 put_devs(struct jw *w, const struct agg *a)
 {
@@ -2253,6 +2344,7 @@ output(struct run *r, struct jw *w)
 		put_phases(w, a);
 		put_steps(w, a);
 		put_kernels(r, w, a);
+		put_precision(r, w, a);
 		put_devs(w, a);
 		put_runtime(w, a);
 		put_summary(r, w, a, 1);
