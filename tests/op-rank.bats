@@ -38,13 +38,18 @@ events() {
 
 @test "usage errors exit 2" {
 	run -2 --separate-stderr op-rank -Z
-	assert_stderr --partial 'usage: op-rank [-f table] [-k key] [-n count] [file ...]'
+	assert_stderr --partial 'usage: op-rank [-f table] [-k key] [-n count] [-p phase] [file ...]'
 	run -2 --separate-stderr op-rank -k bogus
 	assert_stderr --partial 'unknown key: bogus'
 	run -2 --separate-stderr op-rank -n -1
 	assert_stderr --partial 'count is too small'
 	run -2 --separate-stderr op-rank -f "$BATS_TEST_TMPDIR/none.tsv"
 	assert_stderr --partial 'none.tsv'
+	run -2 --separate-stderr op-rank --phase bogus
+	assert_stderr --partial 'unknown phase: bogus'
+	# "other" is what no operator marks, not a phase to focus on.
+	run -2 --separate-stderr op-rank -p other
+	assert_stderr --partial 'unknown phase: other'
 }
 
 @test "a bad family table line exits 2 with file:line" {
@@ -424,6 +429,55 @@ kernels() {
 	EOF
 }
 
+@test "-p ranks only the operators and kernels of one phase" {
+	for t in cnn_sgd_s sampled_rank-0 step_based_trace; do
+		tr-extract "$FIXTURES/$t.json.gz" > "$BATS_TEST_TMPDIR/in"
+		op-rank "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/all"
+		for p in forward backward optimizer dataloader communication; do
+			op-rank --phase "$p" "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/o"
+			# The phase's operators add up to its phase_total, CPU and
+			# GPU, and every op and kernel record says the phase.
+			run -0 jq -sc --arg p "$p" '
+			    (.[] | select(.kind == "phase_total" and .phase == $p))
+			        as $pt
+			    | ([.[] | select(.kind == "op") | .self] | add // 0)
+			        == $pt.self
+			    and (([.[] | select(.kind == "kernel") | .total] | add
+			        // 0) * 1000 | round) == (($pt.gpu // 0) * 1000 | round)
+			    and ([.[] | select(.kind == "op" or .kind == "kernel")
+			        | .phase] - [$p] == [])' "$BATS_TEST_TMPDIR/o"
+			assert_output true
+			# Every other record is as without -p.
+			run -0 diff <(grep -v '"kind":"op"\|"kind":"kernel"' \
+			    "$BATS_TEST_TMPDIR/all") \
+			    <(grep -v '"kind":"op"\|"kind":"kernel"' "$BATS_TEST_TMPDIR/o")
+		done
+	done
+}
+
+@test "the man page's -p example: backward's heaviest operators" {
+	check_example op-rank.1 4
+	run -0 jq -c '[.phase, .name]' "$FIXTURES/example-4.out"
+	assert_output - <<-'EOF'
+	["backward","aten::mm"]
+	["backward","aten::convolution_backward"]
+	["backward","aten::native_batch_norm_backward"]
+	["backward","aten::threshold_backward"]
+	["backward","aten::fill_"]
+	EOF
+	# aten::t runs in both passes: 160 times, 128 of them in backward.
+	tr-extract "$FIXTURES/cnn_sgd_s.json.gz" > "$BATS_TEST_TMPDIR/in"
+	for p in "" "-p backward"; do
+		op-rank $p "$BATS_TEST_TMPDIR/in" |
+		    jq -c 'select(.name == "aten::t") | .count'
+	done > "$BATS_TEST_TMPDIR/o"
+	run -0 cat "$BATS_TEST_TMPDIR/o"
+	assert_output - <<-'EOF'
+	160
+	128
+	EOF
+}
+
 @test "each EXAMPLES command of the man page runs" {
 	cd "$FIXTURES"
 	n=0
@@ -433,7 +487,7 @@ kernels() {
 		assert_output --partial '"kind":"'
 		n=$((n + 1))
 	done < <(man_examples op-rank.1)
-	[ "$n" -eq 3 ]
+	[ "$n" -eq 4 ]
 }
 
 @test "the man page is clean" {

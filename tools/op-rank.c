@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -126,6 +127,7 @@ struct devsum {
 struct agg {
 	int64_t		 rank;		/* -1: unknown */
 	struct stat	*st;		/* by name id */
+	struct stat	*pst;		/* by name id, inside the -p phase */
 	size_t		 nst;
 	struct strmap	 threads;	/* -> struct thsum */
 	struct strmap	 devs;		/* -> struct devsum */
@@ -168,7 +170,14 @@ struct dev {
 /* GPU work by correlation id: what one runtime call launched. */
 struct kacc {
 	int64_t	corr, sum, comm, end;
-	int	used, linked;
+	int	used, linked, phase;
+};
+
+/* A GPU event kept for -p: its name and what launched it. */
+struct gev {
+	int64_t		corr, dur;
+	uint32_t	name;
+	int		hascorr;
 };
 
 struct kmap {
@@ -182,6 +191,8 @@ struct trace {
 	struct strmap	 threads;	/* -> struct thr */
 	struct strmap	 devs;		/* -> struct dev */
 	struct kmap	 kern;
+	struct gev	*gk;
+	size_t		 ngk, capgk;
 	struct agg	 a;
 };
 
@@ -193,6 +204,7 @@ struct run {
 	size_t		 nranks;
 	struct jdoc	 doc;
 	enum key	 key;
+	int		 phase;		/* -p, or PH_NONE */
 	long long	 limit;
 	const char	*file;
 };
@@ -227,8 +239,8 @@ static int	prefix(const char *, const char *);
 static int	str_is(const char *, const char *, const char *);
 static void	build_tree(struct nest *, struct cev *, size_t);
 static const char *family_name(const struct run *, int);
-static size_t	ranked(const struct run *, const struct agg *, int, enum key,
-		    struct item *);
+static size_t	ranked(const struct run *, const struct agg *,
+		    const struct stat *, int, enum key, struct item *);
 static size_t	threads_ranked(const struct agg *, struct item *);
 static void	put_thread(struct jw *, const struct thsum *);
 static void	thsum_free(void *);
@@ -257,6 +269,7 @@ static void	sortv(void *, size_t, size_t, int (*)(const void *,
 static struct kacc *kmap_put(struct kmap *, int64_t);
 static struct kacc *kmap_get(const struct kmap *, int64_t);
 static void	stat_add(struct stat *, int64_t, int64_t);
+static void	stat_merge(struct stat *, const struct stat *);
 static void	agg_fit(struct agg *, size_t);
 static void	agg_merge(struct agg *, const struct agg *);
 static void	agg_free(struct agg *);
@@ -289,6 +302,7 @@ static void	put_phases(struct jw *, const struct agg *);
 static void	put_steps(struct jw *, const struct agg *);
 static void	put_kernels(struct run *, struct jw *, const struct agg *);
 static void	put_precision(struct run *, struct jw *, const struct agg *);
+static void	phase_kernels(struct run *);
 static void	put_devs(struct jw *, const struct agg *);
 static void	put_runtime(struct jw *, const struct agg *);
 static void	put_summary(struct run *, struct jw *, const struct agg *,
@@ -299,14 +313,18 @@ static void	output(struct run *, struct jw *);
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-f table] [-k key] [-n count] [file ...]\n",
-	    getprogname());
+	fprintf(stderr, "usage: %s [-f table] [-k key] [-n count] [-p phase] "
+	    "[file ...]\n", getprogname());
 	exit(2);
 }
 
 int
 main(int argc, char *argv[])
 {
+	static const struct option longopts[] = {
+		{ "phase", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct run r;
 	struct jw *w;
 	char *table = NULL, *prec;
@@ -316,7 +334,9 @@ main(int argc, char *argv[])
 	setprogname(argv[0]);
 	memset(&r, 0, sizeof(r));
 	r.key = K_TOTAL;
-	while ((ch = getopt(argc, argv, "f:k:n:")) != -1) {
+	r.phase = PH_NONE;
+	while ((ch = getopt_long(argc, argv, "f:k:n:p:", longopts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			free(table);
@@ -334,6 +354,17 @@ main(int argc, char *argv[])
 			break;
 		case 'n':
 			r.limit = parse_num(optarg, 0, LLONG_MAX, "count");
+			break;
+		case 'p':
+			/* "other" is what no operator marks: not a focus. */
+			for (i = 0; i < PH_OTHER; i++)
+				if (strcmp(optarg, phasename[i]) == 0)
+					break;
+			if (i == PH_OTHER) {
+				warnmsg("-p: unknown phase: %s", optarg);
+				usage();
+			}
+			r.phase = (int)i;
 			break;
 		default:
 			usage();
@@ -921,6 +952,11 @@ on_event(struct run *r)
 		t->a.gpu_events++;
 		if (gcls == G_COMP)
 			gcls = r->names.v[id].gcls;
+		if (r->phase != PH_NONE) {
+			t->gk = grow(t->gk, &t->capgk, t->ngk, sizeof(*t->gk));
+			t->gk[t->ngk++] = (struct gev){ cv, durns, id,
+			    corr >= 0 };
+		}
 		if (corr >= 0) {
 			ka = kmap_put(&t->kern, cv);
 			ka->sum += durns;
@@ -1035,6 +1071,8 @@ on_trace(struct run *r, int64_t rank, int timed, int64_t origin,
 	}
 	free(ent);
 	nest_free(&nb);
+	if (r->phase != PH_NONE)
+		phase_kernels(r);
 	/* GPU work no runtime call on a CPU thread accounts for. */
 	for (i = 0; i < t->kern.cap; i++) {
 		struct kacc *k = &t->kern.tab[i];
@@ -1263,6 +1301,7 @@ nest_cpu(struct run *r, struct nest *nb, struct thr *th)
 			    PH_FWD : PH_OTHER;
 		} else
 			ph = bwd ? PH_BWD : PH_OTHER;
+		k->phase = ph;
 		a->ph_gpu[PH_COMM] += k->comm;
 		a->ph_gpu[ph] += k->sum - k->comm;
 	}
@@ -1287,6 +1326,13 @@ nest_cpu(struct run *r, struct nest *nb, struct thr *th)
 		ph = nb->mark[i] != PH_NONE ? nb->mark[i] : bwd ? PH_BWD :
 		    nm[v[i].name].cls == C_OP ? PH_FWD : PH_OTHER;
 		a->ph_self[ph] += self;
+		if (ph == r->phase) {
+			struct stat *ps = &a->pst[v[i].name];
+
+			stat_add(ps, d, self);
+			ps->gpu_self += nb->gdir[i];
+			ps->gpu_total += nb->gsub[i];
+		}
 		if (open && s <= be) {
 			if (s + d > be)
 				be = s + d;
@@ -1472,12 +1518,53 @@ stat_add(struct stat *s, int64_t total, int64_t self)
 }
 
 static void
+stat_merge(struct stat *d, const struct stat *s)
+{
+	if (s->count == 0)
+		return;
+	if (d->count == 0 || s->min < d->min)
+		d->min = s->min;
+	if (d->count == 0 || s->max > d->max)
+		d->max = s->max;
+	d->count += s->count;
+	d->total += s->total;
+	d->self += s->self;
+	d->gpu_self += s->gpu_self;
+	d->gpu_total += s->gpu_total;
+}
+
+/*
+ * For -p: each kernel's time in the phase of what launched it, as
+ * phase_total counts it; communication kernels are communication.
+ */
+static void
+phase_kernels(struct run *r)
+{
+	struct trace *t = &r->t;
+	const struct kacc *k;
+	size_t i;
+	int ph;
+
+	for (i = 0; i < t->ngk; i++) {
+		const struct gev *g = &t->gk[i];
+
+		k = g->hascorr ? kmap_get(&t->kern, g->corr) : NULL;
+		ph = r->names.v[g->name].gcls == G_COMM ? PH_COMM :
+		    k != NULL && k->linked ? k->phase : PH_OTHER;
+		if (ph == r->phase)
+			stat_add(&t->a.pst[g->name], g->dur, g->dur);
+	}
+}
+
+static void
 agg_fit(struct agg *a, size_t n)
 {
 	if (n <= a->nst)
 		return;
 	a->st = xreallocarray(a->st, n, sizeof(*a->st));
 	memset(a->st + a->nst, 0, (n - a->nst) * sizeof(*a->st));
+	a->pst = xreallocarray(a->pst, n, sizeof(*a->pst));
+	memset(a->pst + a->nst, 0, (n - a->nst) * sizeof(*a->pst));
 	a->nst = n;
 }
 
@@ -1492,20 +1579,8 @@ agg_merge(struct agg *dst, const struct agg *src)
 
 	agg_fit(dst, src->nst);
 	for (i = 0; i < src->nst; i++) {
-		const struct stat *s = &src->st[i];
-		struct stat *d = &dst->st[i];
-
-		if (s->count == 0)
-			continue;
-		if (d->count == 0 || s->min < d->min)
-			d->min = s->min;
-		if (d->count == 0 || s->max > d->max)
-			d->max = s->max;
-		d->count += s->count;
-		d->total += s->total;
-		d->self += s->self;
-		d->gpu_self += s->gpu_self;
-		d->gpu_total += s->gpu_total;
+		stat_merge(&dst->st[i], &src->st[i]);
+		stat_merge(&dst->pst[i], &src->pst[i]);
 	}
 	ent = strmap_sorted(&src->threads);
 	for (i = 0; i < src->threads.count; i++) {
@@ -1593,6 +1668,7 @@ static void
 agg_free(struct agg *a)
 {
 	free(a->st);
+	free(a->pst);
 	free(a->steps);
 	strmap_free(&a->threads, thsum_free);
 	strmap_free(&a->devs, devsum_free);
@@ -1628,6 +1704,7 @@ trace_free(struct trace *t)
 	strmap_free(&t->threads, thr_free);
 	strmap_free(&t->devs, dev_free);
 	free(t->kern.tab);
+	free(t->gk);
 	agg_free(&t->a);
 }
 
@@ -1704,17 +1781,20 @@ family_name(const struct run *r, int f)
 	return (size_t)f < r->tab.nfam ? r->tab.fam[f] : "other";
 }
 
-/* The names of class cls in a, ranked by the key; returns how many. */
+/*
+ * The names of class cls in a, ranked by the key on their stats st (a->st,
+ * or a->pst for the -p phase); returns how many.
+ */
 static size_t
-ranked(const struct run *r, const struct agg *a, int cls, enum key key,
-    struct item *it)
+ranked(const struct run *r, const struct agg *a, const struct stat *st,
+    int cls, enum key key, struct item *it)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < a->nst; i++) {
-		if (r->names.v[i].cls != cls || a->st[i].count == 0)
+		if (r->names.v[i].cls != cls || st[i].count == 0)
 			continue;
-		it[n].v = keyval(&a->st[i], key);
+		it[n].v = keyval(&st[i], key);
 		it[n].s = r->names.v[i].s;
 		it[n++].i = i;
 	}
@@ -1725,20 +1805,30 @@ ranked(const struct run *r, const struct agg *a, int cls, enum key key,
 static void
 put_ops(struct run *r, struct jw *w, const struct agg *a, int cls)
 {
-	struct item *it = xreallocarray(NULL, a->nst + 1, sizeof(*it));
-	int64_t total = self_total(r, a);
+	struct item *it;
+	const struct stat *st = r->phase != PH_NONE ? a->pst : a->st;
+	int64_t total;
 	size_t i, n;
 
+	/* Python frames belong to no phase. */
+	if (r->phase != PH_NONE && cls == C_PY)
+		return;
+	it = xreallocarray(NULL, a->nst + 1, sizeof(*it));
+	total = self_total(r, a);
 	/* Python frames launch nothing themselves: rank them by total. */
-	n = ranked(r, a, cls, cls == C_PY && r->key == K_GPU ? K_TOTAL :
+	n = ranked(r, a, st, cls, cls == C_PY && r->key == K_GPU ? K_TOTAL :
 	    r->key, it);
 	if (r->limit > 0 && (size_t)r->limit < n)
 		n = (size_t)r->limit;
 	for (i = 0; i < n; i++) {
-		const struct stat *s = &a->st[it[i].i];
+		const struct stat *s = &st[it[i].i];
 
 		jw_record(w, "op");
 		put_rank(w, a);
+		if (r->phase != PH_NONE) {
+			jw_key(w, "phase");
+			jw_cstring(w, phasename[r->phase]);
+		}
 		jw_key(w, "class");
 		jw_cstring(w, clsname[cls]);
 		jw_key(w, "place");
@@ -1985,22 +2075,29 @@ static void
 put_kernels(struct run *r, struct jw *w, const struct agg *a)
 {
 	struct item *it = xreallocarray(NULL, a->nst + 1, sizeof(*it));
+	const struct stat *st = r->phase != PH_NONE ? a->pst : a->st;
 	enum key key = r->key == K_SELF || r->key == K_GPU ? K_TOTAL : r->key;
 	int64_t total = 0;
 	size_t i, n;
 
-	n = ranked(r, a, C_GPU, key, it);
-	for (i = 0; i < n; i++)
-		total += a->st[it[i].i].total;
+	/* pct stays a share of all GPU event time, in a phase or not. */
+	for (i = 0; i < a->nst; i++)
+		if (r->names.v[i].cls == C_GPU)
+			total += a->st[i].total;
+	n = ranked(r, a, st, C_GPU, key, it);
 	if (r->limit > 0 && (size_t)r->limit < n)
 		n = (size_t)r->limit;
 	for (i = 0; i < n; i++) {
-		const struct stat *s = &a->st[it[i].i];
+		const struct stat *s = &st[it[i].i];
 		const char *fam = family_name(r,
 		    r->names.v[it[i].i].family);
 
 		jw_record(w, "kernel");
 		put_rank(w, a);
+		if (r->phase != PH_NONE) {
+			jw_key(w, "phase");
+			jw_cstring(w, phasename[r->phase]);
+		}
 		jw_key(w, "place");
 		jw_uint(w, i + 1);
 		jw_key(w, "name");
@@ -2027,7 +2124,7 @@ put_kernels(struct run *r, struct jw *w, const struct agg *a)
 
 /*
  * GEMM and convolution kernel time by the precision their names give,
- * over every kernel, whatever -n says.
+ * over every kernel, whatever -n and -p say.
  */
 static void
 put_precision(struct run *r, struct jw *w, const struct agg *a)
@@ -2168,7 +2265,7 @@ put_summary(struct run *r, struct jw *w, const struct agg *a, size_t nranks)
 
 	jw_key(w, "top_ops");
 	jw_begin_array(w);
-	n = ranked(r, a, C_OP, r->key, it);
+	n = ranked(r, a, a->st, C_OP, r->key, it);
 	for (i = 0; i < n && i < TOP_N; i++) {
 		jw_begin_object(w);
 		jw_key(w, "name");
