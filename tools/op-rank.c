@@ -79,8 +79,8 @@ struct name {
 	int		 cls;
 	int		 family;
 	int		 mark;	/* the phase the name marks, or PH_NONE */
-	int		 gcls;	/* a kernel's timeline class: G_COMP, ... */
-	int		 prec;	/* a kernel's precision, in precname[] */
+	int		 gcls;	/* a kernel's timeline class, G_* */
+	int		 prec;	/* a kernel's precision: precname[] */
 	int		 mm;	/* a kernel in family gemm or conv */
 };
 
@@ -92,7 +92,7 @@ struct names {
 	size_t			 bufcap;
 	const struct table	*tab, *prec;
 	int			 famcomm, fammemcpy, famgemm, famconv;
-	int			*precof;	/* precision table family -> precname */
+	int			*precof; /* table family -> precname[] */
 };
 
 /* Per name: CPU times in whole µs as key_averages() has them, GPU in ns. */
@@ -127,7 +127,7 @@ struct devsum {
 struct agg {
 	int64_t		 rank;		/* -1: unknown */
 	struct stat	*st;		/* by name id */
-	struct stat	*pst;		/* by name id, inside the -p phase */
+	struct stat	*pst;		/* by name id, in -p phase */
 	size_t		 nst;
 	struct strmap	 threads;	/* -> struct thsum */
 	struct strmap	 devs;		/* -> struct devsum */
