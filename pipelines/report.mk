@@ -64,7 +64,8 @@ into = trap 'rm -f $@.tmp' EXIT; $1 >$@.tmp; mv $@.tmp $@
 # Both outputs come from one run of tr-extract (a pattern rule with two
 # targets makes both at once).
 %/ops.ndjson %/trace-memory.ndjson: $$(call traces,$$*) $(BIN)/tr-extract \
-    $(BIN)/op-rank $(BIN)/mem-segments $(RUBRIC)/op-families.tsv
+    $(BIN)/op-rank $(BIN)/mem-segments $(RUBRIC)/op-families.tsv \
+    $(RUBRIC)/kernel-precision.tsv
 	trap 'rm -f $*/.trace.fifo $*/ops.ndjson.tmp \
 	    $*/trace-memory.ndjson.tmp' EXIT; \
 	rm -f $*/.trace.fifo; \

@@ -38,13 +38,18 @@ events() {
 
 @test "usage errors exit 2" {
 	run -2 --separate-stderr op-rank -Z
-	assert_stderr --partial 'usage: op-rank [-f table] [-k key] [-n count] [file ...]'
+	assert_stderr --partial 'usage: op-rank [-f table] [-k key] [-n count] [-p phase] [file ...]'
 	run -2 --separate-stderr op-rank -k bogus
 	assert_stderr --partial 'unknown key: bogus'
 	run -2 --separate-stderr op-rank -n -1
 	assert_stderr --partial 'count is too small'
 	run -2 --separate-stderr op-rank -f "$BATS_TEST_TMPDIR/none.tsv"
 	assert_stderr --partial 'none.tsv'
+	run -2 --separate-stderr op-rank --phase bogus
+	assert_stderr --partial 'unknown phase: bogus'
+	# "other" is what no operator marks, not a phase to focus on.
+	run -2 --separate-stderr op-rank -p other
+	assert_stderr --partial 'unknown phase: other'
 }
 
 @test "a bad family table line exits 2 with file:line" {
@@ -54,6 +59,20 @@ events() {
 	printf 'cpu\tother\taten::mm\n' > "$BATS_TEST_TMPDIR/t.tsv"
 	run -2 --separate-stderr op-rank -f "$BATS_TEST_TMPDIR/t.tsv" </dev/null
 	assert_stderr --partial 't.tsv:1:'
+}
+
+@test "a precision table that names no known precision exits 2" {
+	mkdir "$BATS_TEST_TMPDIR/r"
+	cp "$TOP/rubric/op-families.tsv" "$BATS_TEST_TMPDIR/r/"
+	printf 'gpu\tfp12\t*gemm*\n' > "$BATS_TEST_TMPDIR/r/kernel-precision.tsv"
+	MRP_RUBRIC="$BATS_TEST_TMPDIR/r" run -2 --separate-stderr op-rank </dev/null
+	assert_stderr --partial 'kernel-precision.tsv: unknown precision: fp12'
+	printf 'gpu\tunknown\t*gemm*\n' > "$BATS_TEST_TMPDIR/r/kernel-precision.tsv"
+	MRP_RUBRIC="$BATS_TEST_TMPDIR/r" run -2 --separate-stderr op-rank </dev/null
+	assert_stderr --partial 'kernel-precision.tsv:1: "unknown" is what matches no rule'
+	rm "$BATS_TEST_TMPDIR/r/kernel-precision.tsv"
+	MRP_RUBRIC="$BATS_TEST_TMPDIR/r" run -2 --separate-stderr op-rank </dev/null
+	assert_stderr --partial 'r/kernel-precision.tsv: '
 }
 
 @test "empty input gives empty output" {
@@ -320,6 +339,145 @@ events() {
 	assert_output '["other","gemm"]'
 }
 
+# Writes one GPU kernel event per name on stdin, each 1 µs long and 10 µs
+# after the last, with a correlation no runtime call has, then the trace
+# record.
+kernels() {
+	jq -Rc '{kind: "event", name: ., cat: "kernel", pid: 0, tid: 7,
+	    device: 0, ts: (input_line_number * 10), dur: 1,
+	    correlation: input_line_number}'
+	printf '{"kind":"trace","rank":null,"origin_ns":0,"start":0,"end":100}\n'
+}
+
+@test "every GPU family rule sorts a real kernel name as expected" {
+	grep -v '^#' "$FIXTURES/kernel-families.tsv" | cut -f1 | kernels |
+	    op-rank > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -rs --rawfile want "$FIXTURES/kernel-families.tsv" '
+	    (map(select(.kind == "kernel")) | map({key: .name, value: .family})
+	        | from_entries) as $got
+	    | $want | split("\n")[] | select(length > 0 and
+	        (startswith("#") | not)) | split("\t") as [$n, $f, $src]
+	    | select($got[$n] != $f)
+	    | "\($src): \($n[0:80]): \($got[$n]), not \($f)"' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output ''
+	# The fixture checks more than a handful of names.
+	run -0 jq -s '[.[] | select(.kind == "kernel")] | length >= 40' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output true
+}
+
+@test "communication and DMA kernels count as such in the GPU timeline" {
+	# An NVLink SHARP all-reduce (not a reduction), a GEMM and an MTIA
+	# DMA, 1 µs each.
+	printf '%s\n' \
+	    'void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, unsigned long, unsigned int**, unsigned long, unsigned long)' \
+	    'ampere_sgemm_128x64_nn' 'dma_request' | kernels |
+	    op-rank > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -c 'select(.kind == "gpu_timeline") |
+	    [.computation, .comm, .memcpy, .exposed_comm, .exposed_memcpy]' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output '[1,1,1,1,1]'
+	run -0 jq -c 'select(.kind == "phase_total" and .gpu > 0) | [.phase, .gpu]' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output - <<-'EOF'
+	["communication",1]
+	["other",2]
+	EOF
+}
+
+@test "every precision rule reads a real GEMM or convolution kernel name" {
+	grep -v '^#' "$FIXTURES/kernel-precision.tsv" > "$BATS_TEST_TMPDIR/want"
+	while IFS=$'\t' read -r name want src; do
+		run -0 bats_pipe printf '%s\n' "$name" \| kernels \| op-rank \| \
+		    jq -r 'select(.kind == "gemm_precision") | .precision'
+		[ "$output" = "$want" ] ||
+		    fail "$src: ${name:0:80}: $output, not $want"
+	done < "$BATS_TEST_TMPDIR/want"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/want")" -ge 10 ]
+}
+
+@test "gemm_precision on a bf16 trace and an fp32 one, whatever -n says" {
+	run -0 bats_pipe tr-extract "$FIXTURES/h100_bert-small.json.gz" \| \
+	    op-rank -n 1 \| jq -c 'select(.kind == "gemm_precision")'
+	assert_output '{"kind":"gemm_precision","precision":"bf16","kernels":26,"gpu_time":197.598,"share":1}'
+	run -0 bats_pipe tr-extract "$FIXTURES/step_based_trace.json.gz" \| \
+	    op-rank -n 1 \| jq -c 'select(.kind == "gemm_precision")'
+	assert_output '{"kind":"gemm_precision","rank":0,"precision":"fp32","kernels":25,"gpu_time":70,"share":1}'
+	# TF32 tensor-op GEMMs beside fp32 ones; the shares add up to 1.
+	run -0 bats_pipe tr-extract "$FIXTURES/sampled_rank-0.json.gz" \| \
+	    op-rank \| jq -sc '[.[] | select(.kind == "gemm_precision")] |
+	    [map(.precision), (map(.share) | add)]'
+	assert_output '[["tf32","fp32"],1]'
+}
+
+@test "gemm_precision on real bf16 and fp4 traces in ../shared" {
+	need_shared traces/tracelens/b200_eager_trace.json.gz
+	need_shared traces/tracelens/mi300_sglang_Qwen3-8B_decode.json.gz
+	# hipBLASLt's Cijk_Alik_Bljk_BBS_... kernels are bf16.
+	run -0 bats_pipe tr-extract \
+	    "$SHARED/traces/tracelens/mi300_sglang_Qwen3-8B_decode.json.gz" \| \
+	    op-rank \| jq -c 'select(.kind == "gemm_precision") | [.precision, .share]'
+	assert_output '["bf16",1]'
+	# B200: block-scaled fp4 MoE GEMMs, and nvjet kernels that do not say.
+	run -0 bats_pipe tr-extract \
+	    "$SHARED/traces/tracelens/b200_eager_trace.json.gz" \| \
+	    op-rank \| jq -c 'select(.kind == "gemm_precision") | [.precision, .share]'
+	assert_output - <<-'EOF'
+	["fp4",0.8692]
+	["unknown",0.1308]
+	EOF
+}
+
+@test "-p ranks only the operators and kernels of one phase" {
+	for t in cnn_sgd_s sampled_rank-0 step_based_trace; do
+		tr-extract "$FIXTURES/$t.json.gz" > "$BATS_TEST_TMPDIR/in"
+		op-rank "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/all"
+		for p in forward backward optimizer dataloader communication; do
+			op-rank --phase "$p" "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/o"
+			# The phase's operators add up to its phase_total, CPU and
+			# GPU, and every op and kernel record says the phase.
+			run -0 jq -sc --arg p "$p" '
+			    (.[] | select(.kind == "phase_total" and .phase == $p))
+			        as $pt
+			    | ([.[] | select(.kind == "op") | .self] | add // 0)
+			        == $pt.self
+			    and (([.[] | select(.kind == "kernel") | .total] | add
+			        // 0) * 1000 | round) == (($pt.gpu // 0) * 1000 | round)
+			    and ([.[] | select(.kind == "op" or .kind == "kernel")
+			        | .phase] - [$p] == [])' "$BATS_TEST_TMPDIR/o"
+			assert_output true
+			# Every other record is as without -p.
+			run -0 diff <(grep -v '"kind":"op"\|"kind":"kernel"' \
+			    "$BATS_TEST_TMPDIR/all") \
+			    <(grep -v '"kind":"op"\|"kind":"kernel"' "$BATS_TEST_TMPDIR/o")
+		done
+	done
+}
+
+@test "the man page's -p example: backward's heaviest operators" {
+	check_example op-rank.1 4
+	run -0 jq -c '[.phase, .name]' "$FIXTURES/example-4.out"
+	assert_output - <<-'EOF'
+	["backward","aten::mm"]
+	["backward","aten::convolution_backward"]
+	["backward","aten::native_batch_norm_backward"]
+	["backward","aten::threshold_backward"]
+	["backward","aten::fill_"]
+	EOF
+	# aten::t runs in both passes: 160 times, 128 of them in backward.
+	tr-extract "$FIXTURES/cnn_sgd_s.json.gz" > "$BATS_TEST_TMPDIR/in"
+	for p in "" "-p backward"; do
+		op-rank $p "$BATS_TEST_TMPDIR/in" |
+		    jq -c 'select(.name == "aten::t") | .count'
+	done > "$BATS_TEST_TMPDIR/o"
+	run -0 cat "$BATS_TEST_TMPDIR/o"
+	assert_output - <<-'EOF'
+	160
+	128
+	EOF
+}
+
 @test "each EXAMPLES command of the man page runs" {
 	cd "$FIXTURES"
 	n=0
@@ -329,7 +487,7 @@ events() {
 		assert_output --partial '"kind":"'
 		n=$((n + 1))
 	done < <(man_examples op-rank.1)
-	[ "$n" -eq 3 ]
+	[ "$n" -eq 4 ]
 }
 
 @test "the man page is clean" {

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -23,6 +24,7 @@
 #include "xalloc.h"
 
 #define TABLE_NAME	"op-families.tsv"
+#define PREC_NAME	"kernel-precision.tsv"
 #define TOP_N		5	/* entries in the summaries' top lists */
 
 /* What a name is; the class is part of the interned key. */
@@ -44,6 +46,12 @@ static const char *const phasename[NPHASE] = {
 /* GPU time classes, in precedence order for ival_exposed(). */
 enum { G_COMP, G_COMM, G_MEMCPY, NGCLS };
 
+/* The precisions of gemm_precision records, in their order. */
+static const char *const precname[] = {
+	"fp4", "fp8", "bf16", "fp16", "tf32", "fp32", "fp64", "int8"
+};
+#define NPREC	(sizeof(precname) / sizeof(precname[0]))
+
 enum key { K_TOTAL, K_SELF, K_COUNT, K_MEAN, K_MAX, K_GPU };
 static const char *const keyname[] = {
 	"total", "self", "count", "mean", "max", "gpu"
@@ -55,7 +63,10 @@ struct rule {
 	char	*pattern;
 };
 
-/* The family table; "other" is family nfam, after the table's own. */
+/*
+ * The family table, or the precision table; "other" (or "unknown") is
+ * family nfam, after the table's own.
+ */
 struct table {
 	struct rule	*r;
 	size_t		 n, cap;
@@ -68,7 +79,9 @@ struct name {
 	int		 cls;
 	int		 family;
 	int		 mark;	/* the phase the name marks, or PH_NONE */
-	int		 nccl;	/* a kernel name containing "nccl", any case */
+	int		 gcls;	/* a kernel's timeline class, G_* */
+	int		 prec;	/* a kernel's precision: precname[] */
+	int		 mm;	/* a kernel in family gemm or conv */
 };
 
 struct names {
@@ -77,7 +90,9 @@ struct names {
 	size_t			 n, cap;
 	char			*buf;
 	size_t			 bufcap;
-	const struct table	*tab;
+	const struct table	*tab, *prec;
+	int			 famcomm, fammemcpy, famgemm, famconv;
+	int			*precof; /* table family -> precname[] */
 };
 
 /* Per name: CPU times in whole µs as key_averages() has them, GPU in ns. */
@@ -112,6 +127,7 @@ struct devsum {
 struct agg {
 	int64_t		 rank;		/* -1: unknown */
 	struct stat	*st;		/* by name id */
+	struct stat	*pst;		/* by name id, in -p phase */
 	size_t		 nst;
 	struct strmap	 threads;	/* -> struct thsum */
 	struct strmap	 devs;		/* -> struct devsum */
@@ -154,7 +170,14 @@ struct dev {
 /* GPU work by correlation id: what one runtime call launched. */
 struct kacc {
 	int64_t	corr, sum, comm, end;
-	int	used, linked;
+	int	used, linked, phase;
+};
+
+/* A GPU event kept for -p: its name and what launched it. */
+struct gev {
+	int64_t		corr, dur;
+	uint32_t	name;
+	int		hascorr;
 };
 
 struct kmap {
@@ -168,17 +191,20 @@ struct trace {
 	struct strmap	 threads;	/* -> struct thr */
 	struct strmap	 devs;		/* -> struct dev */
 	struct kmap	 kern;
+	struct gev	*gk;
+	size_t		 ngk, capgk;
 	struct agg	 a;
 };
 
 struct run {
 	struct names	 names;
-	struct table	 tab;
+	struct table	 tab, prec;
 	struct trace	 t;
 	struct agg	**ranks;
 	size_t		 nranks;
 	struct jdoc	 doc;
 	enum key	 key;
+	int		 phase;		/* -p, or PH_NONE */
 	long long	 limit;
 	const char	*file;
 };
@@ -200,18 +226,21 @@ struct item {
 };
 
 static void	usage(void) __attribute__((noreturn));
-static char	*find_table(void);
-static void	load_table(struct table *, const char *);
+static char	*find_table(const char *);
+static void	load_table(struct table *, const char *, const char *);
 static void	table_free(struct table *);
 static int	family_of(const struct table *, int, const char *);
+static int	family_index(const struct table *, const char *);
+static void	check_prec(struct names *, const struct table *,
+		    const char *);
 static char	*lower(const char *);
 static int	has_nccl(const char *);
 static int	prefix(const char *, const char *);
 static int	str_is(const char *, const char *, const char *);
 static void	build_tree(struct nest *, struct cev *, size_t);
 static const char *family_name(const struct run *, int);
-static size_t	ranked(const struct run *, const struct agg *, int, enum key,
-		    struct item *);
+static size_t	ranked(const struct run *, const struct agg *,
+		    const struct stat *, int, enum key, struct item *);
 static size_t	threads_ranked(const struct agg *, struct item *);
 static void	put_thread(struct jw *, const struct thsum *);
 static void	thsum_free(void *);
@@ -240,6 +269,7 @@ static void	sortv(void *, size_t, size_t, int (*)(const void *,
 static struct kacc *kmap_put(struct kmap *, int64_t);
 static struct kacc *kmap_get(const struct kmap *, int64_t);
 static void	stat_add(struct stat *, int64_t, int64_t);
+static void	stat_merge(struct stat *, const struct stat *);
 static void	agg_fit(struct agg *, size_t);
 static void	agg_merge(struct agg *, const struct agg *);
 static void	agg_free(struct agg *);
@@ -271,6 +301,8 @@ static void	put_families(struct run *, struct jw *, const struct agg *);
 static void	put_phases(struct jw *, const struct agg *);
 static void	put_steps(struct jw *, const struct agg *);
 static void	put_kernels(struct run *, struct jw *, const struct agg *);
+static void	put_precision(struct run *, struct jw *, const struct agg *);
+static void	phase_kernels(struct run *);
 static void	put_devs(struct jw *, const struct agg *);
 static void	put_runtime(struct jw *, const struct agg *);
 static void	put_summary(struct run *, struct jw *, const struct agg *,
@@ -281,24 +313,30 @@ static void	output(struct run *, struct jw *);
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-f table] [-k key] [-n count] [file ...]\n",
-	    getprogname());
+	fprintf(stderr, "usage: %s [-f table] [-k key] [-n count] [-p phase] "
+	    "[file ...]\n", getprogname());
 	exit(2);
 }
 
 int
 main(int argc, char *argv[])
 {
+	static const struct option longopts[] = {
+		{ "phase", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct run r;
 	struct jw *w;
-	char *table = NULL;
+	char *table = NULL, *prec;
 	size_t i;
 	int ch, rc, status = 0;
 
 	setprogname(argv[0]);
 	memset(&r, 0, sizeof(r));
 	r.key = K_TOTAL;
-	while ((ch = getopt(argc, argv, "f:k:n:")) != -1) {
+	r.phase = PH_NONE;
+	while ((ch = getopt_long(argc, argv, "f:k:n:p:", longopts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			free(table);
@@ -317,6 +355,17 @@ main(int argc, char *argv[])
 		case 'n':
 			r.limit = parse_num(optarg, 0, LLONG_MAX, "count");
 			break;
+		case 'p':
+			/* "other" is what no operator marks: not a focus. */
+			for (i = 0; i < PH_OTHER; i++)
+				if (strcmp(optarg, phasename[i]) == 0)
+					break;
+			if (i == PH_OTHER) {
+				warnmsg("-p: unknown phase: %s", optarg);
+				usage();
+			}
+			r.phase = (int)i;
+			break;
 		default:
 			usage();
 		}
@@ -325,10 +374,19 @@ main(int argc, char *argv[])
 	argv += optind;
 
 	if (table == NULL)
-		table = find_table();
-	load_table(&r.tab, table);
+		table = find_table(TABLE_NAME);
+	load_table(&r.tab, table, "other");
 	free(table);
+	prec = find_table(PREC_NAME);
+	load_table(&r.prec, prec, "unknown");
 	r.names.tab = &r.tab;
+	r.names.prec = &r.prec;
+	r.names.famcomm = family_index(&r.tab, "communication");
+	r.names.fammemcpy = family_index(&r.tab, "memcpy");
+	r.names.famgemm = family_index(&r.tab, "gemm");
+	r.names.famconv = family_index(&r.tab, "conv");
+	check_prec(&r.names, &r.prec, prec);
+	free(prec);
 
 	rc = 0;
 	if (argc == 0)
@@ -356,16 +414,18 @@ main(int argc, char *argv[])
 	strmap_free(&r.names.map, NULL);
 	free(r.names.v);
 	free(r.names.buf);
+	free(r.names.precof);
 	table_free(&r.tab);
+	table_free(&r.prec);
 	return finish(status);
 }
 
 /*
- * The table beside the tools: $MRP_RUBRIC, then rubric/ or share/mrp/rubric/
+ * A table beside the tools: $MRP_RUBRIC, then rubric/ or share/mrp/rubric/
  * next to the directory that holds this program.
  */
 static char *
-find_table(void)
+find_table(const char *name)
 {
 	char exe[PATH_MAX], path[PATH_MAX + 64], *slash;
 	const char *env;
@@ -373,7 +433,7 @@ find_table(void)
 	int len;
 
 	if ((env = getenv("MRP_RUBRIC")) != NULL && *env != '\0') {
-		len = snprintf(path, sizeof(path), "%s/%s", env, TABLE_NAME);
+		len = snprintf(path, sizeof(path), "%s/%s", env, name);
 		if (len < 0 || (size_t)len >= sizeof(path))
 			die_usage("MRP_RUBRIC is too long");
 		return xstrdup(path);
@@ -382,21 +442,22 @@ find_table(void)
 		exe[n] = '\0';
 		if ((slash = strrchr(exe, '/')) != NULL)
 			*slash = '\0';
-		snprintf(path, sizeof(path), "%s/../rubric/%s", exe,
-		    TABLE_NAME);
+		snprintf(path, sizeof(path), "%s/../rubric/%s", exe, name);
 		if (access(path, R_OK) == 0)
 			return xstrdup(path);
 		snprintf(path, sizeof(path), "%s/../share/mrp/rubric/%s", exe,
-		    TABLE_NAME);
+		    name);
 		if (access(path, R_OK) == 0)
 			return xstrdup(path);
 	}
-	die_usage("cannot find %s: name it with -f or MRP_RUBRIC",
-	    TABLE_NAME);
+	die_usage("cannot find %s: name %s MRP_RUBRIC", name,
+	    strcmp(name, TABLE_NAME) == 0 ? "it with -f or the directory in" :
+	    "the directory in");
 }
 
+/* none is the family of what matches no rule, which no rule may name. */
 static void
-load_table(struct table *t, const char *path)
+load_table(struct table *t, const char *path, const char *none)
 {
 	FILE *fp;
 	char *line = NULL, *scope, *fam, *pat;
@@ -424,13 +485,16 @@ load_table(struct table *t, const char *path)
 		*pat++ = '\0';
 		if ((strcmp(scope, "cpu") != 0 && strcmp(scope, "gpu") != 0) ||
 		    *fam == '\0' || *pat == '\0' || strchr(pat, '\t') != NULL ||
-		    strcmp(fam, "other") == 0) {
+		    strcmp(fam, none) == 0) {
 			p = strcmp(scope, "cpu") != 0 &&
 			    strcmp(scope, "gpu") != 0 ? "scope is not cpu or gpu" :
-			    strcmp(fam, "other") == 0 ?
-			    "\"other\" is what matches no rule" :
+			    strcmp(fam, none) == 0 ?
+			    "is what matches no rule" :
 			    "empty family or pattern, or a fourth column";
 			fclose(fp);
+			if (strcmp(fam, none) == 0)
+				die_usage("%s:%zu: \"%s\" %s", path, lineno,
+				    none, p);
 			die_usage("%s:%zu: %s", path, lineno, p);
 		}
 		for (i = 0; i < t->nfam; i++)
@@ -485,6 +549,36 @@ family_of(const struct table *t, int gpu, const char *name)
 		}
 	free(s);
 	return f;
+}
+
+/* The index of the family named s, or -1 when the table has none. */
+static int
+family_index(const struct table *t, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfam; i++)
+		if (strcmp(t->fam[i], s) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Every precision the table names is one of precname[]. */
+static void
+check_prec(struct names *nm, const struct table *t, const char *path)
+{
+	size_t i, j;
+
+	nm->precof = xreallocarray(NULL, t->nfam + 1, sizeof(*nm->precof));
+	for (i = 0; i < t->nfam; i++) {
+		for (j = 0; j < NPREC; j++)
+			if (strcmp(t->fam[i], precname[j]) == 0)
+				break;
+		if (j == NPREC)
+			die_usage("%s: unknown precision: %s", path, t->fam[i]);
+		nm->precof[i] = (int)j;
+	}
+	nm->precof[t->nfam] = (int)NPREC;	/* unknown */
 }
 
 /* A copy in lower case: patterns and names match ignoring case. */
@@ -556,7 +650,19 @@ intern(struct names *nm, int cls, const char *s, size_t len)
 	n->cls = cls;
 	n->family = family_of(nm->tab, cls == C_GPU, n->s);
 	n->mark = cls == C_OP || cls == C_ANN ? mark_of(n->s) : PH_NONE;
-	n->nccl = cls == C_GPU && has_nccl(n->s);
+	/* The family says what the hardware does; "nccl" always counts. */
+	n->gcls = G_COMP;
+	n->prec = (int)NPREC;
+	n->mm = 0;
+	if (cls == C_GPU) {
+		if (has_nccl(n->s) || n->family == nm->famcomm)
+			n->gcls = G_COMM;
+		else if (n->family == nm->fammemcpy)
+			n->gcls = G_MEMCPY;
+		n->mm = n->family == nm->famgemm || n->family == nm->famconv;
+		if (n->mm)
+			n->prec = nm->precof[family_of(nm->prec, 1, n->s)];
+	}
 	e->val = (void *)(uintptr_t)(nm->n + 1);
 	return (uint32_t)nm->n++;
 }
@@ -844,8 +950,13 @@ on_event(struct run *r)
 		agg_fit(&t->a, r->names.n);
 		stat_add(&t->a.st[id], durns, durns);
 		t->a.gpu_events++;
-		if (gcls == G_COMP && r->names.v[id].nccl)
-			gcls = G_COMM;
+		if (gcls == G_COMP)
+			gcls = r->names.v[id].gcls;
+		if (r->phase != PH_NONE) {
+			t->gk = grow(t->gk, &t->capgk, t->ngk, sizeof(*t->gk));
+			t->gk[t->ngk++] = (struct gev){ cv, durns, id,
+			    corr >= 0 };
+		}
 		if (corr >= 0) {
 			ka = kmap_put(&t->kern, cv);
 			ka->sum += durns;
@@ -960,6 +1071,8 @@ on_trace(struct run *r, int64_t rank, int timed, int64_t origin,
 	}
 	free(ent);
 	nest_free(&nb);
+	if (r->phase != PH_NONE)
+		phase_kernels(r);
 	/* GPU work no runtime call on a CPU thread accounts for. */
 	for (i = 0; i < t->kern.cap; i++) {
 		struct kacc *k = &t->kern.tab[i];
@@ -1188,6 +1301,7 @@ nest_cpu(struct run *r, struct nest *nb, struct thr *th)
 			    PH_FWD : PH_OTHER;
 		} else
 			ph = bwd ? PH_BWD : PH_OTHER;
+		k->phase = ph;
 		a->ph_gpu[PH_COMM] += k->comm;
 		a->ph_gpu[ph] += k->sum - k->comm;
 	}
@@ -1212,6 +1326,13 @@ nest_cpu(struct run *r, struct nest *nb, struct thr *th)
 		ph = nb->mark[i] != PH_NONE ? nb->mark[i] : bwd ? PH_BWD :
 		    nm[v[i].name].cls == C_OP ? PH_FWD : PH_OTHER;
 		a->ph_self[ph] += self;
+		if (ph == r->phase) {
+			struct stat *ps = &a->pst[v[i].name];
+
+			stat_add(ps, d, self);
+			ps->gpu_self += nb->gdir[i];
+			ps->gpu_total += nb->gsub[i];
+		}
 		if (open && s <= be) {
 			if (s + d > be)
 				be = s + d;
@@ -1397,12 +1518,53 @@ stat_add(struct stat *s, int64_t total, int64_t self)
 }
 
 static void
+stat_merge(struct stat *d, const struct stat *s)
+{
+	if (s->count == 0)
+		return;
+	if (d->count == 0 || s->min < d->min)
+		d->min = s->min;
+	if (d->count == 0 || s->max > d->max)
+		d->max = s->max;
+	d->count += s->count;
+	d->total += s->total;
+	d->self += s->self;
+	d->gpu_self += s->gpu_self;
+	d->gpu_total += s->gpu_total;
+}
+
+/*
+ * For -p: each kernel's time in the phase of what launched it, as
+ * phase_total counts it; communication kernels are communication.
+ */
+static void
+phase_kernels(struct run *r)
+{
+	struct trace *t = &r->t;
+	const struct kacc *k;
+	size_t i;
+	int ph;
+
+	for (i = 0; i < t->ngk; i++) {
+		const struct gev *g = &t->gk[i];
+
+		k = g->hascorr ? kmap_get(&t->kern, g->corr) : NULL;
+		ph = r->names.v[g->name].gcls == G_COMM ? PH_COMM :
+		    k != NULL && k->linked ? k->phase : PH_OTHER;
+		if (ph == r->phase)
+			stat_add(&t->a.pst[g->name], g->dur, g->dur);
+	}
+}
+
+static void
 agg_fit(struct agg *a, size_t n)
 {
 	if (n <= a->nst)
 		return;
 	a->st = xreallocarray(a->st, n, sizeof(*a->st));
 	memset(a->st + a->nst, 0, (n - a->nst) * sizeof(*a->st));
+	a->pst = xreallocarray(a->pst, n, sizeof(*a->pst));
+	memset(a->pst + a->nst, 0, (n - a->nst) * sizeof(*a->pst));
 	a->nst = n;
 }
 
@@ -1417,20 +1579,8 @@ agg_merge(struct agg *dst, const struct agg *src)
 
 	agg_fit(dst, src->nst);
 	for (i = 0; i < src->nst; i++) {
-		const struct stat *s = &src->st[i];
-		struct stat *d = &dst->st[i];
-
-		if (s->count == 0)
-			continue;
-		if (d->count == 0 || s->min < d->min)
-			d->min = s->min;
-		if (d->count == 0 || s->max > d->max)
-			d->max = s->max;
-		d->count += s->count;
-		d->total += s->total;
-		d->self += s->self;
-		d->gpu_self += s->gpu_self;
-		d->gpu_total += s->gpu_total;
+		stat_merge(&dst->st[i], &src->st[i]);
+		stat_merge(&dst->pst[i], &src->pst[i]);
 	}
 	ent = strmap_sorted(&src->threads);
 	for (i = 0; i < src->threads.count; i++) {
@@ -1518,6 +1668,7 @@ static void
 agg_free(struct agg *a)
 {
 	free(a->st);
+	free(a->pst);
 	free(a->steps);
 	strmap_free(&a->threads, thsum_free);
 	strmap_free(&a->devs, devsum_free);
@@ -1553,6 +1704,7 @@ trace_free(struct trace *t)
 	strmap_free(&t->threads, thr_free);
 	strmap_free(&t->devs, dev_free);
 	free(t->kern.tab);
+	free(t->gk);
 	agg_free(&t->a);
 }
 
@@ -1629,17 +1781,20 @@ family_name(const struct run *r, int f)
 	return (size_t)f < r->tab.nfam ? r->tab.fam[f] : "other";
 }
 
-/* The names of class cls in a, ranked by the key; returns how many. */
+/*
+ * The names of class cls in a, ranked by the key on their stats st (a->st,
+ * or a->pst for the -p phase); returns how many.
+ */
 static size_t
-ranked(const struct run *r, const struct agg *a, int cls, enum key key,
-    struct item *it)
+ranked(const struct run *r, const struct agg *a, const struct stat *st,
+    int cls, enum key key, struct item *it)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < a->nst; i++) {
-		if (r->names.v[i].cls != cls || a->st[i].count == 0)
+		if (r->names.v[i].cls != cls || st[i].count == 0)
 			continue;
-		it[n].v = keyval(&a->st[i], key);
+		it[n].v = keyval(&st[i], key);
 		it[n].s = r->names.v[i].s;
 		it[n++].i = i;
 	}
@@ -1650,20 +1805,30 @@ ranked(const struct run *r, const struct agg *a, int cls, enum key key,
 static void
 put_ops(struct run *r, struct jw *w, const struct agg *a, int cls)
 {
-	struct item *it = xreallocarray(NULL, a->nst + 1, sizeof(*it));
-	int64_t total = self_total(r, a);
+	struct item *it;
+	const struct stat *st = r->phase != PH_NONE ? a->pst : a->st;
+	int64_t total;
 	size_t i, n;
 
+	/* Python frames belong to no phase. */
+	if (r->phase != PH_NONE && cls == C_PY)
+		return;
+	it = xreallocarray(NULL, a->nst + 1, sizeof(*it));
+	total = self_total(r, a);
 	/* Python frames launch nothing themselves: rank them by total. */
-	n = ranked(r, a, cls, cls == C_PY && r->key == K_GPU ? K_TOTAL :
+	n = ranked(r, a, st, cls, cls == C_PY && r->key == K_GPU ? K_TOTAL :
 	    r->key, it);
 	if (r->limit > 0 && (size_t)r->limit < n)
 		n = (size_t)r->limit;
 	for (i = 0; i < n; i++) {
-		const struct stat *s = &a->st[it[i].i];
+		const struct stat *s = &st[it[i].i];
 
 		jw_record(w, "op");
 		put_rank(w, a);
+		if (r->phase != PH_NONE) {
+			jw_key(w, "phase");
+			jw_cstring(w, phasename[r->phase]);
+		}
 		jw_key(w, "class");
 		jw_cstring(w, clsname[cls]);
 		jw_key(w, "place");
@@ -1910,22 +2075,29 @@ static void
 put_kernels(struct run *r, struct jw *w, const struct agg *a)
 {
 	struct item *it = xreallocarray(NULL, a->nst + 1, sizeof(*it));
+	const struct stat *st = r->phase != PH_NONE ? a->pst : a->st;
 	enum key key = r->key == K_SELF || r->key == K_GPU ? K_TOTAL : r->key;
 	int64_t total = 0;
 	size_t i, n;
 
-	n = ranked(r, a, C_GPU, key, it);
-	for (i = 0; i < n; i++)
-		total += a->st[it[i].i].total;
+	/* pct stays a share of all GPU event time, in a phase or not. */
+	for (i = 0; i < a->nst; i++)
+		if (r->names.v[i].cls == C_GPU)
+			total += a->st[i].total;
+	n = ranked(r, a, st, C_GPU, key, it);
 	if (r->limit > 0 && (size_t)r->limit < n)
 		n = (size_t)r->limit;
 	for (i = 0; i < n; i++) {
-		const struct stat *s = &a->st[it[i].i];
+		const struct stat *s = &st[it[i].i];
 		const char *fam = family_name(r,
 		    r->names.v[it[i].i].family);
 
 		jw_record(w, "kernel");
 		put_rank(w, a);
+		if (r->phase != PH_NONE) {
+			jw_key(w, "phase");
+			jw_cstring(w, phasename[r->phase]);
+		}
 		jw_key(w, "place");
 		jw_uint(w, i + 1);
 		jw_key(w, "name");
@@ -1948,6 +2120,45 @@ put_kernels(struct run *r, struct jw *w, const struct agg *a)
 		jw_end(w);
 	}
 	free(it);
+}
+
+/*
+ * GEMM and convolution kernel time by the precision their names give,
+ * over every kernel, whatever -n and -p say.
+ */
+static void
+put_precision(struct run *r, struct jw *w, const struct agg *a)
+{
+	int64_t count[NPREC + 1], time[NPREC + 1], all = 0;
+	size_t i;
+
+	memset(count, 0, sizeof(count));
+	memset(time, 0, sizeof(time));
+	for (i = 0; i < a->nst; i++) {
+		const struct name *nm = &r->names.v[i];
+
+		if (nm->cls != C_GPU || !nm->mm || a->st[i].count == 0)
+			continue;
+		count[nm->prec] += a->st[i].count;
+		time[nm->prec] += a->st[i].total;
+		all += a->st[i].total;
+	}
+	for (i = 0; i <= NPREC; i++) {
+		if (count[i] == 0)
+			continue;
+		jw_record(w, "gemm_precision");
+		put_rank(w, a);
+		jw_key(w, "precision");
+		jw_cstring(w, i < NPREC ? precname[i] : "unknown");
+		jw_key(w, "kernels");
+		jw_int(w, count[i]);
+		jw_key(w, "gpu_time");
+		jw_us(w, time[i]);
+		jw_key(w, "share");
+		jw_double(w, all != 0 ? round((double)time[i] * 10000 /
+		    (double)all) / 10000 : 0);
+		jw_end(w);
+	}
 }
 
 static void
@@ -2054,7 +2265,7 @@ put_summary(struct run *r, struct jw *w, const struct agg *a, size_t nranks)
 
 	jw_key(w, "top_ops");
 	jw_begin_array(w);
-	n = ranked(r, a, C_OP, r->key, it);
+	n = ranked(r, a, a->st, C_OP, r->key, it);
 	for (i = 0; i < n && i < TOP_N; i++) {
 		jw_begin_object(w);
 		jw_key(w, "name");
@@ -2230,6 +2441,7 @@ output(struct run *r, struct jw *w)
 		put_phases(w, a);
 		put_steps(w, a);
 		put_kernels(r, w, a);
+		put_precision(r, w, a);
 		put_devs(w, a);
 		put_runtime(w, a);
 		put_summary(r, w, a, 1);
