@@ -300,6 +300,7 @@ static size_t	families(const struct run *, const struct agg *, int64_t *,
 static void	put_families(struct run *, struct jw *, const struct agg *);
 static void	put_phases(struct jw *, const struct agg *);
 static void	put_steps(struct jw *, const struct agg *);
+static int	int64_cmp(const void *, const void *);
 static void	put_kernels(struct run *, struct jw *, const struct agg *);
 static void	put_precision(struct run *, struct jw *, const struct agg *);
 static void	phase_kernels(struct run *);
@@ -2010,12 +2011,20 @@ put_phases(struct jw *w, const struct agg *a)
 	}
 }
 
+static int
+int64_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 static void
 put_steps(struct jw *w, const struct agg *a)
 {
 	double mean = 0, var = 0, dd;
 	size_t i, slow = 0;
-	int64_t d, mn = 0, mx = 0, sum = 0;
+	int64_t d, mn = 0, mx = 0, sum = 0, med2, above = 0, *durs;
 	char name[48];
 
 	if (a->nsteps == 0)
@@ -2052,6 +2061,19 @@ put_steps(struct jw *w, const struct agg *a)
 		var += dd * dd;
 	}
 	var /= (double)a->nsteps;
+	/*
+	 * The time above the median step is what steadier steps could give
+	 * back at most; the standard deviation says nothing of that.
+	 */
+	durs = xreallocarray(NULL, a->nsteps, sizeof(*durs));
+	for (i = 0; i < a->nsteps; i++)
+		durs[i] = a->steps[i].end - a->steps[i].ts;
+	qsort(durs, a->nsteps, sizeof(*durs), int64_cmp);
+	med2 = durs[(a->nsteps - 1) / 2] + durs[a->nsteps / 2];
+	for (i = 0; i < a->nsteps; i++)
+		if (2 * durs[i] > med2)
+			above += 2 * durs[i] - med2;
+	free(durs);
 	jw_record(w, "step_stats");
 	put_rank(w, a);
 	jw_key(w, "steps");
@@ -2066,6 +2088,10 @@ put_steps(struct jw *w, const struct agg *a)
 	jw_us(w, mx);
 	jw_key(w, "std");
 	jw_double(w, round3(sqrt(var) / 1000));
+	jw_key(w, "median");
+	jw_double(w, round3((double)med2 / 2000));
+	jw_key(w, "above_median");
+	jw_double(w, round3((double)above / 2000));
 	jw_key(w, "slowest_step");
 	jw_int(w, a->steps[slow].num);
 	jw_end(w);
