@@ -72,6 +72,23 @@ cs336-wedsonlin__medium_128_training"
 	assert_output "$want"
 }
 
+@test "sums that disagree are warnings, and the replay goes on" {
+	run -0 --separate-stderr churn-score < "$SNAPS/bad-sums.json"
+	assert_output - < "$FIXTURES/bad-sums.ndjson"
+	assert_stderr --partial "churn-score: <stdin>:3:5: warning: active blocks request 516384 bytes but the segment's requested_size is 500000"
+	need_shared memsnap
+	for f in "$SHARED"/memsnap/*.json.gz; do
+		run -0 --separate-stderr churn-score "$f"
+		assert_line --index -1 --partial '{"kind":"churn","file"'
+		case $f in
+		*SYNTHETIC*) assert_stderr --partial ': warning: ' ;;
+		*) assert_stderr '' ;;
+		esac
+	done
+	run -1 --separate-stderr churn-score "$SHARED/memsnap/hta__memory_timeline.raw.gz"
+	assert_stderr --partial 'not a memory snapshot'
+}
+
 @test "gzip and plain input give the same bytes" {
 	zcat "$SNAPS/cs336-magma27__memory_snapshot.json.gz" > "$BATS_TEST_TMPDIR/s.json"
 	run -0 churn-score < "$BATS_TEST_TMPDIR/s.json"
@@ -89,7 +106,9 @@ cs336-wedsonlin__medium_128_training"
 	assert_output ''
 	assert_stderr --regexp 't.json:1:[0-9]+: '
 	run -1 --separate-stderr bash -c "echo '[1]' | churn-score"
-	assert_stderr 'churn-score: <stdin>:1:2: segment is not an object'
+	assert_stderr 'churn-score: <stdin>:1:2: not a memory snapshot: a list whose first item is not a segment object'
+	run -1 --separate-stderr bash -c "echo '[{\"device\": 0, \"address\": 0, \"total_size\": 0, \"allocated_size\": 0, \"active_size\": 0, \"stream\": 0, \"blocks\": []}, 1]' | churn-score"
+	assert_stderr --regexp '<stdin>:1:[0-9]+: segment is not an object$'
 	zcat "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | jq -c '.device_traces[0][3].size = -1' > "$BATS_TEST_TMPDIR/n.json"
 	run -1 --separate-stderr churn-score "$BATS_TEST_TMPDIR/n.json"
 	assert_stderr --regexp 'n.json:1:[0-9]+: "size" is negative: -1'

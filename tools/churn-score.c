@@ -156,6 +156,8 @@ score(const char *path, void *arg)
 	}
 	memset(&rp, 0, sizeof(rp));
 	rc = msnap_read(ms, &ops, &rp);
+	if (rc == 0)
+		msnap_put_warnings(ms, w);
 	if (rc == 0 && msnap_form(ms) == MF_RECORDS)
 		memrec_write(ms, w);
 	else if (rc == 0 && msnap_form(ms) != MF_EMPTY) {

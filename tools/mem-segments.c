@@ -41,6 +41,7 @@ struct devsum {
 	int64_t		private_reserved;
 	int64_t		reserved, allocated, active, requested, inactive;
 	int64_t		largest_free;
+	uint64_t	warnings;
 	int		requested_known;
 	uint64_t	blocks[MS_NSTATES];
 	int		has_trace;
@@ -54,6 +55,7 @@ struct snap {
 	size_t		 ndev, devcap;
 	struct site	*tmp;
 	size_t		 tmpcap;
+	uint64_t	 warned;	/* msnap_warnings() at the last segment */
 };
 
 static void	usage(void) __attribute__((noreturn));
@@ -124,6 +126,8 @@ summarize(const char *path, void *arg)
 	}
 	memset(&s, 0, sizeof(s));
 	rc = msnap_read(ms, &ops, &s);
+	if (rc == 0)
+		msnap_put_warnings(ms, w);
 	if (rc == 0 && msnap_form(ms) == MF_RECORDS)
 		memrec_write(ms, w);
 	else if (rc == 0 && msnap_form(ms) != MF_EMPTY) {
@@ -159,6 +163,8 @@ summarize(const char *path, void *arg)
 			all.entries += d->entries;
 			all.ooms += d->ooms;
 		}
+		/* Not all warnings need be about a device's segment. */
+		all.warnings = msnap_warnings(ms);
 		put_summary(w, ms, &all, s.dev, s.ndev);
 	}
 	free(s.seg);
@@ -196,7 +202,6 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 	struct devsum *d;
 	size_t i;
 
-	(void)ms;
 	if (s->nseg == s->segcap) {
 		s->segcap = s->segcap ? s->segcap * 2 : 64;
 		s->seg = xreallocarray(s->seg, s->segcap, sizeof(*s->seg));
@@ -215,14 +220,17 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 	r->pool_id[0] = g->pool_id[0];
 	r->pool_id[1] = g->pool_id[1];
 	r->expandable = g->expandable;
+	/*
+	 * The segment's own figures, as PyTorch's statistics are kept:
+	 * they stand even where its blocks disagree (a warning then).
+	 */
+	r->free = g->total_size > g->active_size ?
+	    g->total_size - g->active_size : 0;
 	for (i = 0; i < g->nblocks; i++) {
 		const struct mblock *b = &g->blocks[i];
 
 		r->blocks[b->state]++;
-		if (b->state != MS_INACTIVE)
-			continue;
-		r->free += b->size;
-		if (b->size > r->largest_free)
+		if (b->state == MS_INACTIVE && b->size > r->largest_free)
 			r->largest_free = b->size;
 	}
 	top_sites(s, g, r);
@@ -243,6 +251,8 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 	else
 		d->requested_known = 0;
 	d->inactive += r->free;
+	d->warnings += msnap_warnings(ms) - s->warned;
+	s->warned = msnap_warnings(ms);
 	if (r->largest_free > d->largest_free)
 		d->largest_free = r->largest_free;
 	for (i = 0; i < MS_NSTATES; i++)
@@ -464,6 +474,8 @@ put_summary(struct jw *w, struct msnap *ms, const struct devsum *d,
 	}
 	jw_key(w, "era");
 	jw_cstring(w, msnap_era(ms));
+	jw_key(w, "warnings");
+	jw_uint(w, d->warnings);
 	jw_key(w, "segments");
 	jw_uint(w, d->segments);
 	jw_key(w, "segments_by_pool");
