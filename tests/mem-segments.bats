@@ -56,8 +56,18 @@ cs336-wedsonlin__medium_128_training"
 }
 
 @test "derived numbers follow from the sums" {
-	run -0 bash -c "mem-segments '$FIXTURES/cs336-silmont__mem_snapshot.json.gz' | tail -n 1 | jq -c '[.internal_waste == .allocated - .requested, .fragmentation == .inactive / .reserved, .fragmentation_risk, .external_fragmentation == 1 - .largest_free / .inactive]'"
-	assert_output '[true,true,"HIGH",true]'
+	run -0 bash -c "mem-segments '$FIXTURES/cs336-silmont__mem_snapshot.json.gz' | tail -n 1 | jq -c '[.internal_waste == .allocated - .requested, .fragmentation == .inactive / .reserved, .inactive_split_bytes + .free_segment_bytes == .inactive, .split_fragmentation == .inactive_split_bytes / .reserved, .releasable_share == .free_segment_bytes / .reserved, .fragmentation_risk, .external_fragmentation == 1 - .largest_free / .inactive]'"
+	assert_output '[true,true,true,true,true,"MEDIUM",true]'
+}
+
+@test "split free space and whole free segments are told apart" {
+	# 85 % of the example's reserved memory is whole free segments, which
+	# empty_cache() would release; the verdict follows the 14 % split.
+	run -0 bash -c "mem-segments '$TOP/fixtures/example/memory_snapshot.json.gz' | tail -n 1 | jq -c '[.reserved, .inactive, .inactive_split_bytes, .free_segment_bytes, (.split_fragmentation * 100 | floor), (.releasable_share * 100 | floor), .fragmentation_risk]'"
+	assert_output '[3781165056,3749445120,528219648,3221225472,13,85,"MEDIUM"]'
+	# Nothing reserved: no ratios, no verdict.
+	run -0 bash -c "echo '{\"segments\": []}' | mem-segments | jq -c '[.inactive_split_bytes, .free_segment_bytes, .split_fragmentation, .releasable_share, .fragmentation_risk]'"
+	assert_output '[0,0,null,null,null]'
 }
 
 @test "a pending-free block counts as active and its request counts" {
@@ -67,8 +77,8 @@ cs336-wedsonlin__medium_128_training"
 	run -0 --separate-stderr mem-segments < "$FIXTURES/pending-free.json"
 	assert_stderr ''
 	assert_output - < "$FIXTURES/pending-free.ndjson"
-	run -0 bash -c "mem-segments '$FIXTURES/pending-free.json' | tail -n 1 | jq -c '[.warnings, .reserved, .allocated, .active, .requested, .pending_free, .inactive, .fragmentation_risk]'"
-	assert_output '[0,4194304,524288,1048576,516384,524288,3145728,"HIGH"]'
+	run -0 bash -c "mem-segments '$FIXTURES/pending-free.json' | tail -n 1 | jq -c '[.warnings, .reserved, .allocated, .active, .requested, .pending_free, .inactive, .inactive_split_bytes, .free_segment_bytes, .fragmentation_risk]'"
+	assert_output '[0,4194304,524288,1048576,516384,524288,3145728,1048576,2097152,"HIGH"]'
 }
 
 @test "gzip and plain input give the same bytes" {
@@ -207,7 +217,7 @@ cs336-wedsonlin__medium_128_training"
 	cd "$FIXTURES"
 	man_examples mem-segments.1 > "$BATS_TEST_TMPDIR/ex"
 	run -0 bash -c "$(sed -n 1p "$BATS_TEST_TMPDIR/ex")"
-	assert_output '[3781165056,3749445120,"HIGH"]'
+	assert_output '[3781165056,528219648,3221225472,"MEDIUM"]'
 	run -0 bash -c "$(sed -n 2p "$BATS_TEST_TMPDIR/ex")"
 	assert_line --index 0 '[329252864,329252864,null]'
 	assert_line --index 3 --partial '[329252864,1572864,"einsum@'
