@@ -55,21 +55,41 @@ cs336-wedsonlin__medium_128_training"
 @test "a trace that covers the whole run replays to the snapshot's live bytes" {
 	# cs336-silmont__mem_snapshot recorded from the start: every segment
 	# has its segment_alloc in the trace.
-	run -0 bash -c "churn-score < '$SNAPS/cs336-silmont__mem_snapshot.json.gz' | jq -c '[.window_complete, .live_at_start, .live_at_end_replayed, .snapshot_live, .peak == .peak_in_window, .partial]'"
-	assert_output '[true,0,31719428,31719428,true,[]]'
-	# A window that starts mid-run says so and still gives the peak.
-	run -0 bash -c "churn-score < '$SNAPS/cs336-magma27__memory_snapshot.json.gz' | jq -c '[.window_complete, .unmatched_frees, .live_at_start, .peak - .peak_in_window, (.partial | length)]'"
-	assert_output '[false,2,1373919236,1373919236,7]'
+	run -0 bash -c "churn-score < '$SNAPS/cs336-silmont__mem_snapshot.json.gz' | jq -c '[.window_complete, .peak_lower_bound, .live_at_start, .live_at_end_replayed, .snapshot_live, .peak == .peak_in_window, .partial]'"
+	assert_output '[true,false,0,31719428,31719428,true,[]]'
+	# A window that starts mid-run says so and still gives the peak: what
+	# the snapshot holds that the trace never names, plus what the trace
+	# frees without having allocated it, was live when it began.
+	run -0 bash -c "churn-score < '$SNAPS/cs336-magma27__memory_snapshot.json.gz' | jq -c '[.window_complete, .peak_lower_bound, .unmatched_frees, .live_at_start == .static_bytes + .unmatched_free_bytes, .live_at_start, .peak - .peak_in_window, (.partial | length)]'"
+	assert_output '[false,true,2,true,1373919236,1373919236,7]'
 }
 
-@test "the peak agrees with an independent replay in jq" {
-	want=$(zcat "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | jq -c '
-	    reduce .device_traces[0][] as $e ({live: 0, max: 0};
-	    if $e.action == "alloc" then .live += $e.size
-	    elif $e.action == "free_completed" then .live -= $e.size else . end
-	    | .max = ([.max, .live] | max)) | .max')
-	run -0 bash -c "churn-score < '$SNAPS/cs336-silmont__mem_snapshot.json.gz' | jq .peak"
-	assert_output "$want"
+@test "the peak counts blocks from before the window, and names them" {
+	need_shared memsnap
+	# Segments made before the window: nothing proves the run's start
+	# was recorded, so the peak is a lower bound.
+	run -0 bash -c "churn-score < '$SHARED/memsnap/cs336-silmont__memory_forward_bf16_128.json.gz' | jq -c '[.peak_lower_bound, .window_complete, .segments_before_window, .static_bytes, .peak == .static_bytes + .peak_in_window, ([.top_at_peak[].origin] | unique)]'"
+	assert_output '[true,false,43,523811840,true,["before_window","window"]]'
+	# Blocks freed in the window but allocated before it were live at
+	# the peak, if freed after it.
+	run -0 bash -c "churn-score < '$SHARED/memsnap/cs336-wedsonlin__medium_128_training.json.gz' | jq -c '.top_at_peak | [length, (map(.size) == (map(.size) | sort | reverse)), (map(select(.origin == \"before_window\")) | length), (map(select(.site | tostring | endswith(\"(autograd)\"))) | .[0].site)]'"
+	assert_output '[10,true,5,"AccumulateGrad (autograd)"]'
+}
+
+@test "a window recorded from the start gives an exact peak" {
+	run -0 --separate-stderr churn-score < "$SNAPS/pending-free.json"
+	assert_stderr ''
+	assert_output - < "$FIXTURES/pending-free.ndjson"
+	run -0 bash -c "churn-score '$SNAPS/pending-free.json' | jq -c '[.peak, .peak_lower_bound, .snapshot_live, .live_at_end_replayed, [.top_at_peak[] | [.size, .site, .origin]]]'"
+	assert_output '[2516384,false,516384,516384,[[2000000,"loss@/src/train.py:40","window"],[500000,"forward@/src/model.py:12","window"],[16384,"NllLossBackward0 (autograd)","window"]]]'
+	# Drop the first segment_alloc: the window no longer shows the start.
+	jq -c '.device_traces[0] |= .[1:]' "$SNAPS/pending-free.json" > "$BATS_TEST_TMPDIR/p.json"
+	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/p.json' | jq -c '[.peak, .peak_lower_bound, .segments_before_window]'"
+	assert_output '[2516384,true,1]'
+	# Drop the allocations too: the snapshot's blocks were live all along.
+	jq -c '.device_traces[0] |= .[3:]' "$SNAPS/pending-free.json" > "$BATS_TEST_TMPDIR/q.json"
+	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/q.json' | jq -c '[.peak, .peak_lower_bound, .static_bytes, [.top_at_peak[] | [.size, .site, .origin]]]'"
+	assert_output '[2516384,true,516384,[[2000000,"loss@/src/train.py:40","window"],[500000,"forward@/src/model.py:12","before_window"],[16384,"NllLossBackward0 (autograd)","before_window"]]]'
 }
 
 @test "sums that disagree are warnings, and the replay goes on" {
@@ -87,6 +107,16 @@ cs336-wedsonlin__medium_128_training"
 	done
 	run -1 --separate-stderr churn-score "$SHARED/memsnap/hta__memory_timeline.raw.gz"
 	assert_stderr --partial 'not a memory snapshot'
+}
+
+@test "the peak agrees with an independent replay in jq" {
+	want=$(zcat "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | jq -c '
+	    reduce .device_traces[0][] as $e ({live: 0, max: 0};
+	    if $e.action == "alloc" then .live += $e.size
+	    elif $e.action == "free_completed" then .live -= $e.size else . end
+	    | .max = ([.max, .live] | max)) | .max')
+	run -0 bash -c "churn-score < '$SNAPS/cs336-silmont__mem_snapshot.json.gz' | jq .peak"
+	assert_output "$want"
 }
 
 @test "gzip and plain input give the same bytes" {
@@ -151,9 +181,10 @@ cs336-wedsonlin__medium_128_training"
 	cd "$SNAPS"
 	man_examples churn-score.1 > "$BATS_TEST_TMPDIR/ex"
 	run -0 bash -c "$(sed -n 1p "$BATS_TEST_TMPDIR/ex")"
-	assert_output '[true,31719428,31719428]'
+	assert_output '[true,false,31719428,31719428]'
 	run -0 bash -c "$(sed -n 2p "$BATS_TEST_TMPDIR/ex")"
-	assert_output --partial '[13923997700,327680000,"log_softmax@'
+	assert_output --partial '[13923997700,true,327680000,"log_softmax@'
+	assert_output --partial '","window"]'
 	run -0 bash -c "$(sed -n 3p "$BATS_TEST_TMPDIR/ex")"
 	assert_output '[28,0,0.8274259151656014,4.22941039461677]'
 }
