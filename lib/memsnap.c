@@ -737,16 +737,24 @@ read_entry(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 		if (strcmp(e.action_text, maction_name[i]) == 0)
 			break;
 	e.action = (enum maction)i;
+	/*
+	 * An allocation or segment entry without its size or address
+	 * cannot be replayed, but the rest of the trace can: skip it.
+	 */
 	if ((rc = doc_int(ms, d, 0, "size", &e.size, 0)) < 0)
 		return -1;
-	if (rc == 0 && e.action <= MA_SEGMENT_UNMAP)
-		return msnap_fail(ms, e.line, e.col, "\"%s\" entry has no"
-		    " \"size\"", e.action_text);
+	if (rc == 0 && e.action <= MA_SEGMENT_UNMAP) {
+		msnap_warn(ms, e.line, e.col, "\"%s\" entry has no \"size\";"
+		    " skipped", e.action_text);
+		return 0;
+	}
 	if ((rc = doc_int(ms, d, 0, "addr", &e.addr, 0)) < 0)
 		return -1;
-	if (rc == 0 && e.action <= MA_SEGMENT_UNMAP)
-		return msnap_fail(ms, e.line, e.col, "\"%s\" entry has no"
-		    " \"addr\"", e.action_text);
+	if (rc == 0 && e.action <= MA_SEGMENT_UNMAP) {
+		msnap_warn(ms, e.line, e.col, "\"%s\" entry has no \"addr\";"
+		    " skipped", e.action_text);
+		return 0;
+	}
 	if ((rc = doc_int(ms, d, 0, "device_free", &e.device_free, 0)) < 0)
 		return -1;
 	if (rc == 0)

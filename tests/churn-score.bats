@@ -92,6 +92,15 @@ cs336-wedsonlin__medium_128_training"
 	assert_output '[2516384,true,516384,[[2000000,"loss@/src/train.py:40","window"],[500000,"forward@/src/model.py:12","before_window"],[16384,"NllLossBackward0 (autograd)","before_window"]]]'
 }
 
+@test "a trace entry without its size is skipped with a warning" {
+	zcat "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | jq -c '.device_traces[0][3] |= del(.size)' > "$BATS_TEST_TMPDIR/s.json"
+	run -0 --separate-stderr churn-score "$BATS_TEST_TMPDIR/s.json"
+	assert_stderr --regexp '^churn-score: .*s.json:1:[0-9]+: warning: "alloc" entry has no "size"; skipped$'
+	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/s.json' 2>/dev/null | jq -c '[.kind, .entries, .message]'"
+	assert_line --index 0 --partial '["warning",null,"\"alloc\" entry has no \"size\"; skipped"]'
+	assert_line --index 1 '["churn",96,null]'
+}
+
 @test "sums that disagree are warnings, and the replay goes on" {
 	run -0 --separate-stderr churn-score < "$SNAPS/bad-sums.json"
 	assert_output - < "$FIXTURES/bad-sums.ndjson"

@@ -195,6 +195,7 @@ score(const char *path, void *arg)
 		return 1;
 	}
 	memset(&rp, 0, sizeof(rp));
+	live_clear(&rp.map);
 	rc = msnap_read(ms, &ops, &rp);
 	if (rc == 0)
 		msnap_put_warnings(ms, w);
@@ -286,10 +287,6 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 	struct seen *sn;
 	int c;
 
-	if (e->seq == 0) {
-		live_clear(m);
-		rp->unmatched.n = 0;
-	}
 	d->traced = 1;
 	d->entries++;
 	d->actions[e->action]++;
@@ -429,6 +426,7 @@ on_trace_end(void *arg, struct msnap *ms, int64_t device, uint64_t n)
 			d->live_end += rp->map.e[i].size;
 	d->live_blocks_end = rp->map.count;
 	live_clear(&rp->map);
+	rp->unmatched.n = 0;
 	return 0;
 }
 
