@@ -61,7 +61,7 @@ struct msnap {
 	size_t		 nev, evcap;
 	struct mphase	*ph;
 	size_t		 nph, phcap;
-	struct mwarn	 warn[MS_MAXWARN + 1];	/* the last: the first one cut */
+	struct mwarn	 warn[MS_MAXWARN + 1];	/* the last: first one cut */
 	uint64_t	 nwarn;
 };
 
@@ -443,7 +443,6 @@ read_segments(struct msnap *ms, const struct msnap_ops *ops, void *arg)
 {
 	struct jtoken t;
 	enum jtok k;
-
 	uint64_t n;
 
 	for (n = 0; (k = jr_next(ms->r, &t)) == J_BEGIN_OBJECT; n++)
@@ -600,8 +599,8 @@ read_segment(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 		    sum[0] + sum[1] + sum[2], s.total_size);
 	if (sum[MS_ALLOCATED] != s.allocated_size)
 		msnap_warn(ms, s.line, s.col, "active_allocated blocks add up"
-		    " to %" PRId64 " bytes but the segment's allocated_size is %"
-		    PRId64, sum[MS_ALLOCATED], s.allocated_size);
+		    " to %" PRId64 " bytes but the segment's allocated_size"
+		    " is %" PRId64, sum[MS_ALLOCATED], s.allocated_size);
 	if (sum[MS_ALLOCATED] + sum[MS_PENDING_FREE] != s.active_size)
 		msnap_warn(ms, s.line, s.col, "active blocks add up to %" PRId64
 		    " bytes but the segment's active_size is %" PRId64,

@@ -21,8 +21,9 @@
  * allocated_size, the active blocks' sizes and requested sizes to
  * active_size and requested_size) are only warnings: the analysis can go
  * on with the segment's own figures.  So is an alloc, free or segment trace
- * entry without its size or address, which is then not handed on.  The first MS_MAXWARN are reported on
- * stderr as "<prog>: <file>:<line>:<col>: warning: <what>" and kept for
+ * entry without its size or address, which is then not handed on.  The
+ * first MS_MAXWARN are reported on stderr as
+ * "<prog>: <file>:<line>:<col>: warning: <what>" and kept for
  * msnap_put_warnings(); the rest are counted.
  *
  * Input whose first object has "kind" as its first member is taken as

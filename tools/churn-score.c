@@ -100,13 +100,14 @@ struct dev {
 	uint64_t	live_blocks_end;
 	int64_t		snap_live;	/* from the segments */
 	int		traced;
-	struct vec	touched;	/* int64_t: alloc and free addresses */
-	struct vec	made;		/* seen: segment_alloc and _map */
-	struct vec	unmade;		/* seen: segment_free and _unmap */
-	struct vec	segs;		/* int64_t: the snapshot's segments */
-	struct vec	blocks;		/* sblock: the snapshot's live ones */
-	int64_t		static_bytes;	/* snapshot blocks the trace never names */
-	uint64_t	unplaced;	/* segments made before the window */
+	/* Kept to place the snapshot in the window once both are read. */
+	struct vec	touched;	/* int64_t: alloc, free addresses */
+	struct vec	made;		/* seen: segment_alloc, _map */
+	struct vec	unmade;		/* seen: segment_free, _unmap */
+	struct vec	segs;		/* int64_t: snapshot segments */
+	struct vec	blocks;		/* sblock: snapshot live blocks */
+	int64_t		static_bytes;	/* live, never named by the trace */
+	uint64_t	unplaced;	/* segments from before the window */
 };
 
 struct replay {

@@ -57,7 +57,7 @@ struct snap {
 	size_t		 ndev, devcap;
 	struct site	*tmp;
 	size_t		 tmpcap;
-	uint64_t	 warned;	/* msnap_warnings() at the last segment */
+	uint64_t	 warned;	/* msnap_warnings() at last segment */
 };
 
 static void	usage(void) __attribute__((noreturn));
