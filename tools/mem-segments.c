@@ -500,8 +500,6 @@ put_summary(struct jw *w, struct msnap *ms, const struct devsum *d,
 	}
 	jw_key(w, "era");
 	jw_cstring(w, msnap_era(ms));
-	jw_key(w, "warnings");
-	jw_uint(w, d->warnings);
 	jw_key(w, "segments");
 	jw_uint(w, d->segments);
 	jw_key(w, "segments_by_pool");
@@ -573,6 +571,8 @@ put_summary(struct jw *w, struct msnap *ms, const struct devsum *d,
 	    "peak_allocated");
 	put_stat(w, ms, devs, ndev, "reserved_bytes.all.peak",
 	    "peak_reserved");
+	jw_key(w, "warnings");
+	jw_uint(w, d->warnings);
 	jw_key(w, "allocator_settings");
 	if (set != NULL)
 		jw_jdoc(w, set, 0);
