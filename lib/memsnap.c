@@ -38,6 +38,12 @@ struct mphase {
 	int64_t	 start, dur;
 };
 
+/* A warning kept for msnap_put_warnings(). */
+struct mwarn {
+	uint64_t	 line, col;
+	char		*msg;
+};
+
 struct msnap {
 	struct jreader	*r;
 	const char	*name;
@@ -55,6 +61,8 @@ struct msnap {
 	size_t		 nev, evcap;
 	struct mphase	*ph;
 	size_t		 nph, phcap;
+	struct mwarn	 warn[MS_MAXWARN + 1];	/* the last: first one cut */
+	uint64_t	 nwarn;
 };
 
 static int	reader_failed(struct msnap *);
@@ -108,6 +116,8 @@ msnap_close(struct msnap *ms)
 	for (i = 0; i < ms->nph; i++)
 		free(ms->ph[i].name);
 	free(ms->ph);
+	for (i = 0; i < MS_MAXWARN && i < ms->nwarn; i++)
+		free(ms->warn[i].msg);
 	free(ms);
 }
 
@@ -167,6 +177,80 @@ msnap_fail(struct msnap *ms, uint64_t line, uint64_t col, const char *fmt,
 	va_end(ap);
 	warnmsg("%s:%" PRIu64 ":%" PRIu64 ": %s", ms->name, line, col, msg);
 	return -1;
+}
+
+void
+msnap_warn(struct msnap *ms, uint64_t line, uint64_t col, const char *fmt,
+    ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (ms->nwarn++ >= MS_MAXWARN) {
+		if (ms->nwarn == MS_MAXWARN + 1) {
+			ms->warn[MS_MAXWARN].line = line;
+			ms->warn[MS_MAXWARN].col = col;
+		}
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warnmsg("%s:%" PRIu64 ":%" PRIu64 ": warning: %s", ms->name, line, col,
+	    msg);
+	ms->warn[ms->nwarn - 1].line = line;
+	ms->warn[ms->nwarn - 1].col = col;
+	ms->warn[ms->nwarn - 1].msg = xstrdup(msg);
+}
+
+uint64_t
+msnap_warnings(const struct msnap *ms)
+{
+	return ms->nwarn;
+}
+
+static void
+put_warning(struct jw *w, const struct msnap *ms, const struct mwarn *m,
+    const char *msg)
+{
+	jw_record(w, "warning");
+	jw_key(w, "tool");
+	jw_cstring(w, getprogname());
+	jw_key(w, "file");
+	jw_cstring(w, ms->name);
+	jw_key(w, "line");
+	jw_uint(w, m->line);
+	jw_key(w, "col");
+	jw_uint(w, m->col);
+	jw_key(w, "message");
+	jw_cstring(w, msg);
+	jw_end(w);
+}
+
+void
+msnap_put_warnings(const struct msnap *ms, struct jw *w)
+{
+	char msg[64];
+	uint64_t i;
+
+	for (i = 0; i < ms->nwarn && i < MS_MAXWARN; i++)
+		put_warning(w, ms, &ms->warn[i], ms->warn[i].msg);
+	if (ms->nwarn <= MS_MAXWARN)
+		return;
+	snprintf(msg, sizeof(msg), "%" PRIu64 " more warnings not shown",
+	    ms->nwarn - MS_MAXWARN);
+	put_warning(w, ms, &ms->warn[MS_MAXWARN], msg);
+}
+
+/* Says on stderr how many warnings msnap_warn() kept quiet. */
+static void
+warn_cut(const struct msnap *ms)
+{
+	if (ms->nwarn > MS_MAXWARN)
+		warnmsg("%s:%" PRIu64 ":%" PRIu64 ": warning: %" PRIu64
+		    " more warnings not shown", ms->name,
+		    ms->warn[MS_MAXWARN].line, ms->warn[MS_MAXWARN].col,
+		    ms->nwarn - MS_MAXWARN);
 }
 
 static int
@@ -291,6 +375,7 @@ msnap_read(struct msnap *ms, const struct msnap_ops *ops, void *arg)
 	if (k != J_EOF)
 		return msnap_fail(ms, t.line, t.col,
 		    "unexpected data after the snapshot");
+	warn_cut(ms);
 	return 0;
 }
 
@@ -358,12 +443,20 @@ read_segments(struct msnap *ms, const struct msnap_ops *ops, void *arg)
 {
 	struct jtoken t;
 	enum jtok k;
+	uint64_t n;
 
-	while ((k = jr_next(ms->r, &t)) == J_BEGIN_OBJECT)
+	for (n = 0; (k = jr_next(ms->r, &t)) == J_BEGIN_OBJECT; n++)
 		if (read_segment(ms, ops, arg, &t) < 0)
 			return -1;
 	if (k == J_ERROR)
 		return reader_failed(ms);
+	/*
+	 * A bare list whose first item is no segment is some other JSON,
+	 * such as export_memory_timeline()'s rows: say so, not "segment".
+	 */
+	if (k != J_END_ARRAY && n == 0 && ms->form == MF_LIST)
+		return msnap_fail(ms, t.line, t.col, "not a memory snapshot:"
+		    " a list whose first item is not a segment object");
 	if (k != J_END_ARRAY)
 		return msnap_fail(ms, t.line, t.col,
 		    "segment is not an object");
@@ -385,7 +478,7 @@ read_segment(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 	struct jtoken t;
 	enum jtok k;
 	int64_t v[F_NINT], sum[MS_NSTATES], req, off;
-	int have[F_NINT] = { 0 }, blocks = 0, i;
+	int have[F_NINT] = { 0 }, blocks = 0, req_known, i;
 	size_t b;
 
 	memset(&s, 0, sizeof(s));
@@ -470,9 +563,18 @@ read_segment(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 	s.stream = v[F_STREAM];
 	s.blocks = ms->blocks;
 
-	/* What the allocator guarantees, checked before anyone sums it. */
+	/*
+	 * The sums c10/cuda/CUDACachingAllocator.cpp snapshot() makes over a
+	 * segment's blocks: total_size over all, allocated_size over the
+	 * allocated ones, active_size and requested_size over the active
+	 * ones (allocated, or freed but pending on record_stream's events).
+	 * Inactive blocks keep a stale requested_size, so it is not summed.
+	 * A mismatch is only warned about: the segment's own figures are
+	 * what the tools use.
+	 */
 	memset(sum, 0, sizeof(sum));
 	req = 0;
+	req_known = 1;
 	off = s.address;
 	for (b = 0; b < s.nblocks; b++) {
 		struct mblock *bl = &s.blocks[b];
@@ -484,26 +586,34 @@ read_segment(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 			return msnap_fail(ms, s.line, s.col,
 			    "block sizes overflow");
 		sum[bl->state] += bl->size;
-		if (bl->state == MS_ALLOCATED && bl->requested >= 0)
+		if (bl->state == MS_INACTIVE)
+			continue;
+		if (bl->requested < 0)
+			req_known = 0;
+		else
 			req += bl->requested;
 	}
 	if (sum[0] + sum[1] + sum[2] != s.total_size)
-		return msnap_fail(ms, s.line, s.col, "blocks add up to %" PRId64
+		msnap_warn(ms, s.line, s.col, "blocks add up to %" PRId64
 		    " bytes but the segment's total_size is %" PRId64,
 		    sum[0] + sum[1] + sum[2], s.total_size);
 	if (sum[MS_ALLOCATED] != s.allocated_size)
-		return msnap_fail(ms, s.line, s.col, "active_allocated blocks"
-		    " add up to %" PRId64 " bytes but the segment's"
-		    " allocated_size is %" PRId64, sum[MS_ALLOCATED],
-		    s.allocated_size);
+		msnap_warn(ms, s.line, s.col, "active_allocated blocks add up"
+		    " to %" PRId64 " bytes but the segment's allocated_size"
+		    " is %" PRId64, sum[MS_ALLOCATED], s.allocated_size);
 	if (sum[MS_ALLOCATED] + sum[MS_PENDING_FREE] != s.active_size)
-		return msnap_fail(ms, s.line, s.col, "active blocks add up to %"
-		    PRId64 " bytes but the segment's active_size is %" PRId64,
+		msnap_warn(ms, s.line, s.col, "active blocks add up to %" PRId64
+		    " bytes but the segment's active_size is %" PRId64,
 		    sum[MS_ALLOCATED] + sum[MS_PENDING_FREE], s.active_size);
-	if (s.requested_size >= 0 && req != s.requested_size)
-		return msnap_fail(ms, s.line, s.col, "active_allocated blocks"
-		    " request %" PRId64 " bytes but the segment's"
-		    " requested_size is %" PRId64, req, s.requested_size);
+	if (s.requested_size >= 0 && req_known && req != s.requested_size)
+		msnap_warn(ms, s.line, s.col, "active blocks request %" PRId64
+		    " bytes but the segment's requested_size is %" PRId64, req,
+		    s.requested_size);
+	if (s.allocated_size > s.active_size || s.active_size > s.total_size)
+		msnap_warn(ms, s.line, s.col, "the segment's allocated_size %"
+		    PRId64 ", active_size %" PRId64 " and total_size %" PRId64
+		    " do not nest", s.allocated_size, s.active_size,
+		    s.total_size);
 	if (ops->segment != NULL)
 		return ops->segment(arg, ms, &s);
 	return 0;
@@ -626,16 +736,24 @@ read_entry(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 		if (strcmp(e.action_text, maction_name[i]) == 0)
 			break;
 	e.action = (enum maction)i;
+	/*
+	 * An allocation or segment entry without its size or address
+	 * cannot be replayed, but the rest of the trace can: skip it.
+	 */
 	if ((rc = doc_int(ms, d, 0, "size", &e.size, 0)) < 0)
 		return -1;
-	if (rc == 0 && e.action <= MA_SEGMENT_UNMAP)
-		return msnap_fail(ms, e.line, e.col, "\"%s\" entry has no"
-		    " \"size\"", e.action_text);
+	if (rc == 0 && e.action <= MA_SEGMENT_UNMAP) {
+		msnap_warn(ms, e.line, e.col, "\"%s\" entry has no \"size\";"
+		    " skipped", e.action_text);
+		return 0;
+	}
 	if ((rc = doc_int(ms, d, 0, "addr", &e.addr, 0)) < 0)
 		return -1;
-	if (rc == 0 && e.action <= MA_SEGMENT_UNMAP)
-		return msnap_fail(ms, e.line, e.col, "\"%s\" entry has no"
-		    " \"addr\"", e.action_text);
+	if (rc == 0 && e.action <= MA_SEGMENT_UNMAP) {
+		msnap_warn(ms, e.line, e.col, "\"%s\" entry has no \"addr\";"
+		    " skipped", e.action_text);
+		return 0;
+	}
 	if ((rc = doc_int(ms, d, 0, "device_free", &e.device_free, 0)) < 0)
 		return -1;
 	if (rc == 0)
@@ -664,26 +782,57 @@ py_frame(const char *file)
 	return n > 3 && strcmp(file + n - 3, ".py") == 0;
 }
 
+/*
+ * The autograd node a C++ frame runs, as "torch::autograd::[generated::]
+ * NllLossBackward0::apply(...)" names it: its length, or 0.
+ */
+static size_t
+autograd_node(const char *name, const char **node)
+{
+	static const char pfx[] = "torch::autograd::";
+	const char *p, *e;
+
+	if ((p = strstr(name, pfx)) == NULL)
+		return 0;
+	p += sizeof(pfx) - 1;
+	if (strncmp(p, "generated::", 11) == 0)
+		p += 11;
+	for (e = p; *e == '_' || (*e >= '0' && *e <= '9') ||
+	    (*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z'); e++)
+		;
+	if (e == p || strncmp(e, "::apply(", 8) != 0)
+		return 0;
+	*node = p;
+	return (size_t)(e - p);
+}
+
 const char *
 msnap_site(struct msnap *ms, const struct jdoc *d, int frames)
 {
 	const char *file, *name, *pick_file = NULL, *pick_name = NULL;
+	const char *node = NULL;
 	int64_t line = 0, pick_line = 0;
 	struct strent *ent;
 	char buf[1024];
 	uint32_t i;
+	size_t nodelen = 0;
 	int n, outside;
 
 	if (frames < 0 || d->node[frames].type != JT_ARRAY)
 		return NULL;
 	for (i = (uint32_t)frames + 1; i < d->node[frames].next;
 	    i = d->node[i].next) {
-		if (d->node[i].type != JT_OBJECT ||
-		    jdoc_get_str(d, i, "filename", &file, NULL) < 0 ||
-		    !py_frame(file))
+		if (d->node[i].type != JT_OBJECT)
 			continue;
 		if (jdoc_get_str(d, i, "name", &name, NULL) < 0)
 			name = "?";
+		if (jdoc_get_str(d, i, "filename", &file, NULL) < 0 ||
+		    !py_frame(file)) {
+			/* The innermost node is the one that allocated. */
+			if (nodelen == 0)
+				nodelen = autograd_node(name, &node);
+			continue;
+		}
 		if (jdoc_get_i64(d, i, "line", &line) < 0)
 			line = 0;
 		outside = strstr(file, "/torch/") == NULL &&
@@ -696,10 +845,18 @@ msnap_site(struct msnap *ms, const struct jdoc *d, int frames)
 		if (outside)
 			break;
 	}
-	if (pick_file == NULL)
+	/*
+	 * Backward runs in autograd's C++ threads, whose stacks have no
+	 * Python frame: the node is then the best name there is.
+	 */
+	if (pick_file != NULL)
+		n = snprintf(buf, sizeof(buf), "%s@%s:%" PRId64, pick_name,
+		    pick_file, pick_line);
+	else if (nodelen > 0)
+		n = snprintf(buf, sizeof(buf), "%.*s (autograd)", (int)nodelen,
+		    node);
+	else
 		return NULL;
-	n = snprintf(buf, sizeof(buf), "%s@%s:%" PRId64, pick_name, pick_file,
-	    pick_line);
 	if (n < 0)
 		return NULL;
 	if ((size_t)n >= sizeof(buf))

@@ -12,13 +12,19 @@
  * only during the call, except the site strings, which live until
  * msnap_close().
  *
- * The reader checks what the allocator guarantees: sizes are non-negative
- * integers, block sizes add up to total_size, the active_allocated blocks to
- * allocated_size (and their requested sizes to requested_size), the active
- * blocks to active_size.  A violation is a data error.  Errors are reported
- * on stderr by the reader itself as "<prog>: <file>:<line>:<col>: <what>";
- * msnap_read() then returns -1.  A Python pickle is refused with the way to
- * re-export it as JSON.
+ * Input that cannot be read as a snapshot (bad JSON, a missing or negative
+ * size, an unknown block state) is a data error, reported on stderr by the
+ * reader itself as "<prog>: <file>:<line>:<col>: <what>"; msnap_read() then
+ * returns -1.  A Python pickle is refused with the way to re-export it as
+ * JSON.  Sums that disagree with what CUDACachingAllocator.cpp snapshot()
+ * computes (block sizes to total_size, the active_allocated blocks to
+ * allocated_size, the active blocks' sizes and requested sizes to
+ * active_size and requested_size) are only warnings: the analysis can go
+ * on with the segment's own figures.  So is an alloc, free or segment trace
+ * entry without its size or address, which is then not handed on.  The
+ * first MS_MAXWARN are reported on stderr as
+ * "<prog>: <file>:<line>:<col>: warning: <what>" and kept for
+ * msnap_put_warnings(); the rest are counted.
  *
  * Input whose first object has "kind" as its first member is taken as
  * tr-extract NDJSON: its "memory" records and its "ProfilerStep#N" events
@@ -140,10 +146,30 @@ void msnap_close(struct msnap *);
 /* The input's name for messages ("<stdin>" for stdin); borrowed. */
 const char *msnap_name(const struct msnap *);
 
+/* Warnings written one by one; the others are counted. */
+#define MS_MAXWARN	16
+
 /* Reports "<file>:<line>:<col>: <what>" and returns -1. */
 __attribute__((format(printf, 4, 5)))
 int msnap_fail(struct msnap *, uint64_t line, uint64_t col,
     const char *fmt, ...);
+
+/*
+ * Reports "<file>:<line>:<col>: warning: <what>" on stderr and keeps it for
+ * msnap_put_warnings(), or only counts it past MS_MAXWARN.
+ */
+__attribute__((format(printf, 4, 5)))
+void msnap_warn(struct msnap *, uint64_t line, uint64_t col,
+    const char *fmt, ...);
+
+/* How many warnings there were, the ones not shown included. */
+uint64_t msnap_warnings(const struct msnap *);
+
+/*
+ * Writes one "warning" record per warning kept, then, when some were cut,
+ * one saying how many.
+ */
+void msnap_put_warnings(const struct msnap *, struct jw *);
 
 enum mform msnap_form(const struct msnap *);
 
@@ -167,8 +193,10 @@ int msnap_stats(const struct msnap *, int64_t device, const struct jdoc **doc);
 
 /*
  * The allocation site of a frames list: "name@file:line" of the first
- * Python frame outside torch's own files, else of the first Python frame;
- * NULL when there is none.  Interned: valid until msnap_close().
+ * Python frame outside torch's own files, else of the first Python frame,
+ * else "NllLossBackward0 (autograd)" for the innermost autograd node a C++
+ * frame runs; NULL when there is none.  Interned: valid until
+ * msnap_close().
  */
 const char *msnap_site(struct msnap *, const struct jdoc *, int frames);
 

@@ -55,11 +55,67 @@ cs336-wedsonlin__medium_128_training"
 @test "a trace that covers the whole run replays to the snapshot's live bytes" {
 	# cs336-silmont__mem_snapshot recorded from the start: every segment
 	# has its segment_alloc in the trace.
-	run -0 bash -c "churn-score < '$SNAPS/cs336-silmont__mem_snapshot.json.gz' | jq -c '[.window_complete, .live_at_start, .live_at_end_replayed, .snapshot_live, .peak == .peak_in_window, .partial]'"
-	assert_output '[true,0,31719428,31719428,true,[]]'
-	# A window that starts mid-run says so and still gives the peak.
-	run -0 bash -c "churn-score < '$SNAPS/cs336-magma27__memory_snapshot.json.gz' | jq -c '[.window_complete, .unmatched_frees, .live_at_start, .peak - .peak_in_window, (.partial | length)]'"
-	assert_output '[false,2,1373919236,1373919236,7]'
+	run -0 bash -c "churn-score < '$SNAPS/cs336-silmont__mem_snapshot.json.gz' | jq -c '[.window_complete, .peak_lower_bound, .live_at_start, .live_at_end_replayed, .snapshot_live, .peak == .peak_in_window, .partial]'"
+	assert_output '[true,false,0,31719428,31719428,true,[]]'
+	# A window that starts mid-run says so and still gives the peak: what
+	# the snapshot holds that the trace never names, plus what the trace
+	# frees without having allocated it, was live when it began.
+	run -0 bash -c "churn-score < '$SNAPS/cs336-magma27__memory_snapshot.json.gz' | jq -c '[.window_complete, .peak_lower_bound, .unmatched_frees, .live_at_start == .static_bytes + .unmatched_free_bytes, .live_at_start, .peak - .peak_in_window, (.partial | length)]'"
+	assert_output '[false,true,2,true,1373919236,1373919236,7]'
+}
+
+@test "the peak counts blocks from before the window, and names them" {
+	need_shared memsnap
+	# Segments made before the window: nothing proves the run's start
+	# was recorded, so the peak is a lower bound.
+	run -0 bash -c "churn-score < '$SHARED/memsnap/cs336-silmont__memory_forward_bf16_128.json.gz' | jq -c '[.peak_lower_bound, .window_complete, .segments_before_window, .static_bytes, .peak == .static_bytes + .peak_in_window, ([.top_at_peak[].origin] | unique)]'"
+	assert_output '[true,false,43,523811840,true,["before_window","window"]]'
+	# Blocks freed in the window but allocated before it were live at
+	# the peak, if freed after it.
+	run -0 bash -c "churn-score < '$SHARED/memsnap/cs336-wedsonlin__medium_128_training.json.gz' | jq -c '.top_at_peak | [length, (map(.size) == (map(.size) | sort | reverse)), (map(select(.origin == \"before_window\")) | length), (map(select(.site | tostring | endswith(\"(autograd)\"))) | .[0].site)]'"
+	assert_output '[10,true,5,"AccumulateGrad (autograd)"]'
+}
+
+@test "a window recorded from the start gives an exact peak" {
+	run -0 --separate-stderr churn-score < "$SNAPS/pending-free.json"
+	assert_stderr ''
+	assert_output - < "$FIXTURES/pending-free.ndjson"
+	run -0 bash -c "churn-score '$SNAPS/pending-free.json' | jq -c '[.peak, .peak_lower_bound, .snapshot_live, .live_at_end_replayed, [.top_at_peak[] | [.size, .site, .origin]]]'"
+	assert_output '[2516384,false,516384,516384,[[2000000,"loss@/src/train.py:40","window"],[500000,"forward@/src/model.py:12","window"],[16384,"NllLossBackward0 (autograd)","window"]]]'
+	# Drop the first segment_alloc: the window no longer shows the start.
+	jq -c '.device_traces[0] |= .[1:]' "$SNAPS/pending-free.json" > "$BATS_TEST_TMPDIR/p.json"
+	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/p.json' | jq -c '[.peak, .peak_lower_bound, .segments_before_window]'"
+	assert_output '[2516384,true,1]'
+	# Drop the allocations too: the snapshot's blocks were live all along.
+	jq -c '.device_traces[0] |= .[3:]' "$SNAPS/pending-free.json" > "$BATS_TEST_TMPDIR/q.json"
+	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/q.json' | jq -c '[.peak, .peak_lower_bound, .static_bytes, [.top_at_peak[] | [.size, .site, .origin]]]'"
+	assert_output '[2516384,true,516384,[[2000000,"loss@/src/train.py:40","window"],[500000,"forward@/src/model.py:12","before_window"],[16384,"NllLossBackward0 (autograd)","before_window"]]]'
+}
+
+@test "a trace entry without its size is skipped with a warning" {
+	zcat "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | jq -c '.device_traces[0][3] |= del(.size)' > "$BATS_TEST_TMPDIR/s.json"
+	run -0 --separate-stderr churn-score "$BATS_TEST_TMPDIR/s.json"
+	assert_stderr --regexp '^churn-score: .*s.json:1:[0-9]+: warning: "alloc" entry has no "size"; skipped$'
+	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/s.json' 2>/dev/null | jq -c '[.kind, .entries, .message]'"
+	assert_line --index 0 --partial '["warning",null,"\"alloc\" entry has no \"size\"; skipped"]'
+	assert_line --index 1 '["churn",96,null]'
+}
+
+@test "sums that disagree are warnings, and the replay goes on" {
+	run -0 --separate-stderr churn-score < "$SNAPS/bad-sums.json"
+	assert_output - < "$FIXTURES/bad-sums.ndjson"
+	assert_stderr --partial "churn-score: <stdin>:3:5: warning: active blocks request 516384 bytes but the segment's requested_size is 500000"
+	need_shared memsnap
+	for f in "$SHARED"/memsnap/*.json.gz; do
+		run -0 --separate-stderr churn-score "$f"
+		assert_line --index -1 --partial '{"kind":"churn","file"'
+		case $f in
+		*SYNTHETIC*) assert_stderr --partial ': warning: ' ;;
+		*) assert_stderr '' ;;
+		esac
+	done
+	run -1 --separate-stderr churn-score "$SHARED/memsnap/hta__memory_timeline.raw.gz"
+	assert_stderr --partial 'not a memory snapshot'
 }
 
 @test "the peak agrees with an independent replay in jq" {
@@ -89,7 +145,9 @@ cs336-wedsonlin__medium_128_training"
 	assert_output ''
 	assert_stderr --regexp 't.json:1:[0-9]+: '
 	run -1 --separate-stderr bash -c "echo '[1]' | churn-score"
-	assert_stderr 'churn-score: <stdin>:1:2: segment is not an object'
+	assert_stderr 'churn-score: <stdin>:1:2: not a memory snapshot: a list whose first item is not a segment object'
+	run -1 --separate-stderr bash -c "echo '[{\"device\": 0, \"address\": 0, \"total_size\": 0, \"allocated_size\": 0, \"active_size\": 0, \"stream\": 0, \"blocks\": []}, 1]' | churn-score"
+	assert_stderr --regexp '<stdin>:1:[0-9]+: segment is not an object$'
 	zcat "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | jq -c '.device_traces[0][3].size = -1' > "$BATS_TEST_TMPDIR/n.json"
 	run -1 --separate-stderr churn-score "$BATS_TEST_TMPDIR/n.json"
 	assert_stderr --regexp 'n.json:1:[0-9]+: "size" is negative: -1'
@@ -132,9 +190,10 @@ cs336-wedsonlin__medium_128_training"
 	cd "$SNAPS"
 	man_examples churn-score.1 > "$BATS_TEST_TMPDIR/ex"
 	run -0 bash -c "$(sed -n 1p "$BATS_TEST_TMPDIR/ex")"
-	assert_output '[true,31719428,31719428]'
+	assert_output '[true,false,31719428,31719428]'
 	run -0 bash -c "$(sed -n 2p "$BATS_TEST_TMPDIR/ex")"
-	assert_output --partial '[13923997700,327680000,"log_softmax@'
+	assert_output --partial '[13923997700,true,327680000,"log_softmax@'
+	assert_output --partial '","window"]'
 	run -0 bash -c "$(sed -n 3p "$BATS_TEST_TMPDIR/ex")"
 	assert_output '[28,0,0.8274259151656014,4.22941039461677]'
 }

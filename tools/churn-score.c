@@ -49,6 +49,31 @@ struct oom {
 struct top {
 	int64_t		 addr, size;
 	const char	*site;
+	int		 before;	/* allocated before the window */
+};
+
+/* An address and when the trace named it. */
+struct seen {
+	int64_t		addr;
+	uint64_t	seq;
+};
+
+/* A free whose block the window never allocated: live from its start. */
+struct ufree {
+	int64_t		addr, size;
+	uint64_t	seq;
+};
+
+/* A block the snapshot holds live; size is the requested one if known. */
+struct sblock {
+	int64_t		 addr, size;
+	const char	*site;
+};
+
+/* A growing array of n elements of any of the above. */
+struct vec {
+	void		*v;
+	size_t		 n, cap;
 };
 
 struct dev {
@@ -75,13 +100,21 @@ struct dev {
 	uint64_t	live_blocks_end;
 	int64_t		snap_live;	/* from the segments */
 	int		traced;
+	/* Kept to place the snapshot in the window once both are read. */
+	struct vec	touched;	/* int64_t: alloc, free addresses */
+	struct vec	made;		/* seen: segment_alloc, _map */
+	struct vec	unmade;		/* seen: segment_free, _unmap */
+	struct vec	segs;		/* int64_t: snapshot segments */
+	struct vec	blocks;		/* sblock: snapshot live blocks */
+	int64_t		static_bytes;	/* live, never named by the trace */
+	uint64_t	unplaced;	/* segments from before the window */
 };
 
 struct replay {
 	struct dev	*dev;
 	size_t		 ndev, devcap;
 	struct livemap	 map;
-	int		 sites;
+	struct vec	 unmatched;	/* ufree: this device's, so far */
 };
 
 static void	usage(void) __attribute__((noreturn));
@@ -92,7 +125,15 @@ static int	on_trace(void *, struct msnap *, const struct mtrace *);
 static int	on_trace_end(void *, struct msnap *, int64_t, uint64_t);
 static void	end_run(struct dev *, enum maction);
 static void	take_top(struct dev *, const struct livemap *);
+static void	add_top(struct dev *, int64_t, int64_t, const char *, int);
+static void	place(struct dev *);
 static int	top_cmp(const void *, const void *);
+static int	addr_cmp(const void *, const void *);
+static int	seen_cmp(const void *, const void *);
+static int	is_touched(const struct dev *, int64_t);
+static const struct seen *first_made(const struct dev *, int64_t);
+static void	*vec_push(struct vec *, size_t);
+static void	vec_free(struct vec *);
 static int	dev_cmp(const void *, const void *);
 static int	size_class(int64_t);
 static struct live *live_find(struct livemap *, int64_t);
@@ -150,12 +191,15 @@ score(const char *path, void *arg)
 	size_t i;
 	int rc, traced = 0;
 
-	if ((ms = msnap_open(path, 0)) == NULL) {
+	if ((ms = msnap_open(path, MS_SITES)) == NULL) {
 		warnmsg("%s:", path);
 		return 1;
 	}
 	memset(&rp, 0, sizeof(rp));
+	live_clear(&rp.map);
 	rc = msnap_read(ms, &ops, &rp);
+	if (rc == 0)
+		msnap_put_warnings(ms, w);
 	if (rc == 0 && msnap_form(ms) == MF_RECORDS)
 		memrec_write(ms, w);
 	else if (rc == 0 && msnap_form(ms) != MF_EMPTY) {
@@ -164,6 +208,7 @@ score(const char *path, void *arg)
 		for (i = 0; i < rp.ndev; i++) {
 			if (!rp.dev[i].traced)
 				continue;
+			place(&rp.dev[i]);
 			put_dev(w, ms, &rp.dev[i]);
 			traced = 1;
 		}
@@ -172,7 +217,15 @@ score(const char *path, void *arg)
 			    " with torch.cuda.memory._record_memory_history()"
 			    " before taking the snapshot", msnap_name(ms));
 	}
+	for (i = 0; i < rp.ndev; i++) {
+		vec_free(&rp.dev[i].touched);
+		vec_free(&rp.dev[i].made);
+		vec_free(&rp.dev[i].unmade);
+		vec_free(&rp.dev[i].segs);
+		vec_free(&rp.dev[i].blocks);
+	}
 	free(rp.dev);
+	vec_free(&rp.unmatched);
 	live_free(&rp.map);
 	msnap_close(ms);
 	return rc == 0 ? 0 : -1;
@@ -197,20 +250,30 @@ dev_get(struct replay *rp, int64_t device)
 	return d;
 }
 
-/* What the snapshot says is live at its end, in requested bytes. */
+/*
+ * What the snapshot says is live at its end, in requested bytes, and which
+ * blocks and segments those are: the trace may come before or after the
+ * segments, so they are placed in the window once both have been read.
+ */
 static int
 on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 {
 	struct dev *d = dev_get(arg, g->device);
+	struct sblock *sb;
 	size_t i;
 
 	(void)ms;
+	*(int64_t *)vec_push(&d->segs, sizeof(int64_t)) = g->address;
 	for (i = 0; i < g->nblocks; i++) {
 		const struct mblock *b = &g->blocks[i];
 
-		if (b->state != MS_INACTIVE)
-			d->snap_live += b->requested >= 0 ? b->requested :
-			    b->size;
+		if (b->state == MS_INACTIVE)
+			continue;
+		sb = vec_push(&d->blocks, sizeof(*sb));
+		sb->addr = b->address;
+		sb->size = b->requested >= 0 ? b->requested : b->size;
+		sb->site = b->site;
+		d->snap_live += sb->size;
 	}
 	return 0;
 }
@@ -222,10 +285,9 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 	struct livemap *m = &rp->map;
 	struct dev *d = dev_get(rp, e->device);
 	struct live *l;
+	struct seen *sn;
 	int c;
 
-	if (e->seq == 0)
-		live_clear(m);
 	d->traced = 1;
 	d->entries++;
 	d->actions[e->action]++;
@@ -239,6 +301,7 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 	end_run(d, e->action);
 	switch (e->action) {
 	case MA_ALLOC:
+		*(int64_t *)vec_push(&d->touched, sizeof(int64_t)) = e->addr;
 		c = size_class(e->size);
 		d->hist[c]++;
 		d->hist_bytes[c] += e->size;
@@ -265,11 +328,19 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 		/* The live set is about to shrink: keep the peak's top now. */
 		if (d->peak_dirty)
 			take_top(d, m);
+		*(int64_t *)vec_push(&d->touched, sizeof(int64_t)) = e->addr;
 		d->bytes_freed += e->size;
 		d->delta -= e->size;
 		if ((l = live_find(m, e->addr)) == NULL) {
+			struct ufree *u;
+
+			/* Allocated before the window: live since it began. */
 			d->unmatched++;
 			d->unmatched_bytes += e->size;
+			u = vec_push(&rp->unmatched, sizeof(*u));
+			u->addr = e->addr;
+			u->size = e->size;
+			u->seq = e->seq;
 			break;
 		}
 		/* alloc and free_completed carry the same requested size. */
@@ -283,6 +354,11 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 	case MA_SEGMENT_MAP:
 	case MA_SEGMENT_UNMAP:
 		d->seg_bytes[e->action - MA_SEGMENT_ALLOC] += e->size;
+		sn = vec_push(e->action == MA_SEGMENT_FREE ||
+		    e->action == MA_SEGMENT_UNMAP ? &d->unmade : &d->made,
+		    sizeof(*sn));
+		sn->addr = e->addr;
+		sn->seq = e->seq;
 		if (e->action == MA_SEGMENT_FREE ||
 		    e->action == MA_SEGMENT_UNMAP)
 			d->run++;
@@ -338,12 +414,20 @@ on_trace_end(void *arg, struct msnap *ms, int64_t device, uint64_t n)
 	end_run(d, MA_OTHER);
 	if (d->peak_dirty)
 		take_top(d, &rp->map);
+	/* Blocks from before the window still live at the peak. */
+	for (i = 0; i < rp->unmatched.n; i++) {
+		const struct ufree *u = (struct ufree *)rp->unmatched.v + i;
+
+		if (!d->has_peak || u->seq > d->peak_seq)
+			add_top(d, u->addr, u->size, NULL, 1);
+	}
 	d->live_end = 0;
 	for (i = 0; i < rp->map.n; i++)
 		if (rp->map.e[i].size >= 0)
 			d->live_end += rp->map.e[i].size;
 	d->live_blocks_end = rp->map.count;
 	live_clear(&rp->map);
+	rp->unmatched.n = 0;
 	return 0;
 }
 
@@ -368,6 +452,7 @@ take_top(struct dev *d, const struct livemap *m)
 			v[n].addr = m->e[i].addr;
 			v[n].size = m->e[i].size;
 			v[n].site = m->e[i].site;
+			v[n].before = 0;
 			n++;
 		}
 	qsort(v, n, sizeof(*v), top_cmp);
@@ -375,6 +460,61 @@ take_top(struct dev *d, const struct livemap *m)
 	memcpy(d->top, v, (size_t)d->ntop * sizeof(*v));
 	if (v != buf)
 		free(v);
+}
+
+/* Puts a block among the TOP_PEAK largest, if it is one of them. */
+static void
+add_top(struct dev *d, int64_t addr, int64_t size, const char *site,
+    int before)
+{
+	struct top t;
+	int i;
+
+	t.addr = addr;
+	t.size = size;
+	t.site = site;
+	t.before = before;
+	if (d->ntop == TOP_PEAK && top_cmp(&t, &d->top[TOP_PEAK - 1]) >= 0)
+		return;
+	if (d->ntop < TOP_PEAK)
+		d->ntop++;
+	for (i = d->ntop - 1; i > 0 && top_cmp(&t, &d->top[i - 1]) < 0; i--)
+		d->top[i] = d->top[i - 1];
+	d->top[i] = t;
+}
+
+/*
+ * Places the snapshot in the window, after both are read.  A live block
+ * whose address no alloc or free_completed names was live all through
+ * the window (Mosaic's "static" memory), so it was live at the peak.  A
+ * segment the window did not make, or a segment freed that it did not
+ * make, existed before the window began: the window started mid-run.
+ */
+static void
+place(struct dev *d)
+{
+	const struct sblock *sb = d->blocks.v;
+	const int64_t *seg = d->segs.v;
+	const struct seen *un = d->unmade.v, *m;
+	size_t i;
+
+	if (d->touched.n > 0)
+		qsort(d->touched.v, d->touched.n, sizeof(int64_t), addr_cmp);
+	for (i = 0; i < d->blocks.n; i++) {
+		if (is_touched(d, sb[i].addr))
+			continue;
+		d->static_bytes += sb[i].size;
+		add_top(d, sb[i].addr, sb[i].size, sb[i].site, 1);
+	}
+	if (d->made.n > 0)
+		qsort(d->made.v, d->made.n, sizeof(struct seen), seen_cmp);
+	for (i = 0; i < d->segs.n; i++)
+		if (first_made(d, seg[i]) == NULL)
+			d->unplaced++;
+	for (i = 0; i < d->unmade.n; i++)
+		if ((m = first_made(d, un[i].addr)) == NULL ||
+		    m->seq > un[i].seq)
+			d->unplaced++;
 }
 
 static int
@@ -385,6 +525,66 @@ top_cmp(const void *a, const void *b)
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int
+addr_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+seen_cmp(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Whether the trace named addr; touched is sorted. */
+static int
+is_touched(const struct dev *d, int64_t addr)
+{
+	return d->touched.n > 0 && bsearch(&addr, d->touched.v,
+	    d->touched.n, sizeof(int64_t), addr_cmp) != NULL;
+}
+
+/* The earliest segment made at addr, or NULL; made is sorted. */
+static const struct seen *
+first_made(const struct dev *d, int64_t addr)
+{
+	const struct seen *v = d->made.v;
+	size_t lo = 0, hi = d->made.n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->made.n && v[lo].addr == addr ? &v[lo] : NULL;
+}
+
+/* Room for one more element of size sz at the end of v. */
+static void *
+vec_push(struct vec *v, size_t sz)
+{
+	if (v->n == v->cap) {
+		v->cap = v->cap ? v->cap * 2 : 64;
+		v->v = xreallocarray(v->v, v->cap, sz);
+	}
+	return (char *)v->v + sz * v->n++;
+}
+
+static void
+vec_free(struct vec *v)
+{
+	free(v->v);
 }
 
 static int
@@ -568,7 +768,7 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 	};
 	const struct jdoc *set = msnap_settings(ms);
 	uint64_t allocs = d->actions[MA_ALLOC], segev, k;
-	int64_t at_start = d->snap_live - d->delta;
+	int64_t at_start = d->static_bytes + d->unmatched_bytes;
 	double window = 0, pressure, turnover, sp, st, churn;
 	int i, overflowed = 0, complete;
 	int t;
@@ -576,7 +776,7 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 	if (set != NULL && (t = jdoc_get(set, 0, "trace_alloc_overflowed")) >= 0)
 		overflowed = set->node[t].type == JT_TRUE;
 	complete = !overflowed && d->unmatched == 0 && d->double_allocs == 0 &&
-	    at_start == 0;
+	    at_start == 0 && d->unplaced == 0;
 	if (d->has_time)
 		window = (double)(d->t_last - d->t_first) / 1e6;
 	segev = d->actions[MA_SEGMENT_ALLOC] + d->actions[MA_SEGMENT_FREE] +
@@ -623,6 +823,8 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 
 	jw_key(w, "peak");
 	jw_int(w, at_start + d->max_delta);
+	jw_key(w, "peak_lower_bound");
+	jw_bool(w, !complete);
 	jw_key(w, "peak_in_window");
 	jw_int(w, d->max_delta);
 	put_or_null(w, "peak_seq", d->has_peak, (int64_t)d->peak_seq);
@@ -630,6 +832,10 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 	    d->peak_time);
 	jw_key(w, "live_at_start");
 	jw_int(w, at_start);
+	jw_key(w, "static_bytes");
+	jw_int(w, d->static_bytes);
+	jw_key(w, "segments_before_window");
+	jw_uint(w, d->unplaced);
 	jw_key(w, "snapshot_live");
 	jw_int(w, d->snap_live);
 	jw_key(w, "live_at_end_replayed");
@@ -655,6 +861,8 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 			jw_cstring(w, d->top[i].site);
 		else
 			jw_null(w);
+		jw_key(w, "origin");
+		jw_cstring(w, d->top[i].before ? "before_window" : "window");
 		jw_end_object(w);
 	}
 	jw_end_array(w);

@@ -28,6 +28,7 @@ struct site {
 struct segrec {
 	int64_t		device, address, total, allocated, active, requested;
 	int64_t		stream, pool_id[2], largest_free, free;
+	int		has_active;
 	int		pool, has_pool_id, expandable;
 	uint64_t	blocks[MS_NSTATES];
 	struct site	top[TOP_SITES];
@@ -40,7 +41,9 @@ struct devsum {
 	uint64_t	private_segments, expandable;
 	int64_t		private_reserved;
 	int64_t		reserved, allocated, active, requested, inactive;
+	int64_t		inactive_split, free_segments;
 	int64_t		largest_free;
+	uint64_t	warnings;
 	int		requested_known;
 	uint64_t	blocks[MS_NSTATES];
 	int		has_trace;
@@ -54,6 +57,7 @@ struct snap {
 	size_t		 ndev, devcap;
 	struct site	*tmp;
 	size_t		 tmpcap;
+	uint64_t	 warned;	/* msnap_warnings() at last segment */
 };
 
 static void	usage(void) __attribute__((noreturn));
@@ -73,6 +77,7 @@ static void	put_stat(struct jw *, struct msnap *, const struct devsum *,
 		    size_t, const char *, const char *);
 static void	put_blocks(struct jw *, const uint64_t *);
 static void	put_or_null(struct jw *, const char *, int, int64_t);
+static void	put_ratio(struct jw *, const char *, int64_t, int64_t);
 
 static void
 usage(void)
@@ -124,6 +129,8 @@ summarize(const char *path, void *arg)
 	}
 	memset(&s, 0, sizeof(s));
 	rc = msnap_read(ms, &ops, &s);
+	if (rc == 0)
+		msnap_put_warnings(ms, w);
 	if (rc == 0 && msnap_form(ms) == MF_RECORDS)
 		memrec_write(ms, w);
 	else if (rc == 0 && msnap_form(ms) != MF_EMPTY) {
@@ -151,6 +158,8 @@ summarize(const char *path, void *arg)
 			all.requested += d->requested;
 			all.requested_known &= d->requested_known;
 			all.inactive += d->inactive;
+			all.inactive_split += d->inactive_split;
+			all.free_segments += d->free_segments;
 			if (d->largest_free > all.largest_free)
 				all.largest_free = d->largest_free;
 			for (k = 0; k < MS_NSTATES; k++)
@@ -159,6 +168,8 @@ summarize(const char *path, void *arg)
 			all.entries += d->entries;
 			all.ooms += d->ooms;
 		}
+		/* Not all warnings need be about a device's segment. */
+		all.warnings = msnap_warnings(ms);
 		put_summary(w, ms, &all, s.dev, s.ndev);
 	}
 	free(s.seg);
@@ -196,7 +207,6 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 	struct devsum *d;
 	size_t i;
 
-	(void)ms;
 	if (s->nseg == s->segcap) {
 		s->segcap = s->segcap ? s->segcap * 2 : 64;
 		s->seg = xreallocarray(s->seg, s->segcap, sizeof(*s->seg));
@@ -215,14 +225,18 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 	r->pool_id[0] = g->pool_id[0];
 	r->pool_id[1] = g->pool_id[1];
 	r->expandable = g->expandable;
+	/*
+	 * The segment's own figures, as PyTorch's statistics are kept:
+	 * they stand even where its blocks disagree (a warning then).
+	 */
+	r->free = g->total_size > g->active_size ?
+	    g->total_size - g->active_size : 0;
+	r->has_active = g->active_size > 0;
 	for (i = 0; i < g->nblocks; i++) {
 		const struct mblock *b = &g->blocks[i];
 
 		r->blocks[b->state]++;
-		if (b->state != MS_INACTIVE)
-			continue;
-		r->free += b->size;
-		if (b->size > r->largest_free)
+		if (b->state == MS_INACTIVE && b->size > r->largest_free)
 			r->largest_free = b->size;
 	}
 	top_sites(s, g, r);
@@ -243,6 +257,17 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 	else
 		d->requested_known = 0;
 	d->inactive += r->free;
+	/*
+	 * Free space beside live blocks stays reserved until they go
+	 * (memory_stats()' inactive_split_bytes); a segment with nothing
+	 * active is what empty_cache() would hand back.
+	 */
+	if (r->has_active)
+		d->inactive_split += r->free;
+	else
+		d->free_segments += g->total_size;
+	d->warnings += msnap_warnings(ms) - s->warned;
+	s->warned = msnap_warnings(ms);
 	if (r->largest_free > d->largest_free)
 		d->largest_free = r->largest_free;
 	for (i = 0; i < MS_NSTATES; i++)
@@ -357,6 +382,17 @@ put_or_null(struct jw *w, const char *key, int known, int64_t v)
 		jw_null(w);
 }
 
+/* n / d, or null when d is 0. */
+static void
+put_ratio(struct jw *w, const char *key, int64_t n, int64_t d)
+{
+	jw_key(w, key);
+	if (d > 0)
+		jw_double(w, (double)n / (double)d);
+	else
+		jw_null(w);
+}
+
 static void
 put_segment(struct jw *w, const struct segrec *r)
 {
@@ -446,7 +482,7 @@ put_summary(struct jw *w, struct msnap *ms, const struct devsum *d,
     const struct devsum *devs, size_t ndev)
 {
 	const struct jdoc *set = msnap_settings(ms);
-	double frag = 0;
+	double split;
 	const char *risk = NULL;
 	int one = devs == d;
 
@@ -496,13 +532,22 @@ put_summary(struct jw *w, struct msnap *ms, const struct devsum *d,
 	jw_int(w, d->inactive);
 	put_or_null(w, "internal_waste", d->requested_known,
 	    d->allocated - d->requested);
-	jw_key(w, "fragmentation");
+	put_ratio(w, "fragmentation", d->inactive, d->reserved);
+	jw_key(w, "inactive_split_bytes");
+	jw_int(w, d->inactive_split);
+	jw_key(w, "free_segment_bytes");
+	jw_int(w, d->free_segments);
+	put_ratio(w, "split_fragmentation", d->inactive_split, d->reserved);
+	put_ratio(w, "releasable_share", d->free_segments, d->reserved);
+	/*
+	 * The verdict is on split free space only: whole free segments are
+	 * a cache that empty_cache() can release, not fragmentation.
+	 */
 	if (d->reserved > 0) {
-		frag = (double)d->inactive / (double)d->reserved;
-		risk = frag < 0.10 ? "LOW" : frag <= 0.20 ? "MEDIUM" : "HIGH";
-		jw_double(w, frag);
-	} else
-		jw_null(w);
+		split = (double)d->inactive_split / (double)d->reserved;
+		risk = split < 0.10 ? "LOW" : split <= 0.20 ? "MEDIUM" :
+		    "HIGH";
+	}
 	jw_key(w, "fragmentation_risk");
 	if (risk != NULL)
 		jw_cstring(w, risk);
@@ -526,6 +571,8 @@ put_summary(struct jw *w, struct msnap *ms, const struct devsum *d,
 	    "peak_allocated");
 	put_stat(w, ms, devs, ndev, "reserved_bytes.all.peak",
 	    "peak_reserved");
+	jw_key(w, "warnings");
+	jw_uint(w, d->warnings);
 	jw_key(w, "allocator_settings");
 	if (set != NULL)
 		jw_jdoc(w, set, 0);
