@@ -111,8 +111,12 @@ def facts:
       roundup_set: ([$alloc.roundup_power2_divisions // {} | .. | numbers | select(. > 0)] | length > 0),
       split_fragmentation: ($mem.split_fragmentation // null),
       releasable_share: ($mem.releasable_share // null),
+      # Bursts of segment releases that the allocator's own retries do not
+      # explain: each retry (num_alloc_retries, those that ended in an OOM
+      # among them) releases the cache at most once.
       user_free_bursts: (if $churn == null then null
-        else [($churn.segment_free_bursts // 0) - ($churn.retry_bursts // 0), 0] | max end),
+        else [($churn.segment_free_bursts // 0)
+              - ([$churn.retry_bursts // 0, $mem.num_alloc_retries // 0] | max), 0] | max end),
       above_median_share: above_median($steps; recs("step") | of_rank($r)),
       dataloader_share: share($phases.dataloader.self; $step_time),
       optimizer_share: share($phases.optimizer.self; $step_time),

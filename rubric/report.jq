@@ -59,7 +59,7 @@ def impact_text($f):
   else (.impact.fraction | pct) + " of " + (.impact.basis | basis_name($f))
     + " could be recovered, at most"
     + (if .impact.claimed > .impact.fraction
-       then " (" + (.impact.claimed | pct) + " less what a finding above already counts)"
+       then " (it claims " + (.impact.claimed | pct) + "; another finding already counts the rest)"
        else "" end)
   end;
 
@@ -284,7 +284,8 @@ def markdown:
       + "A finding left with nothing, or whose estimate is 0, is not reported.\n\n"
       + "Ranking: blocking findings (an OOM) first; then the objective's resource (time for "
       + "throughput and latency, the default; memory for memory), then the other, each by "
-      + "fraction; then findings that cannot be estimated.  With a phase in focus, findings about "
+      + "fraction; then causes whose cost these artifacts cannot measure; then missing artifacts.  "
+      + "With a phase in focus, findings about "
       + "other phases come last.  Low-confidence findings are marked hypotheses.\n\n"
       + "## Rules\n\n" + md_rules
     else

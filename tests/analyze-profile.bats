@@ -40,7 +40,8 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 @test "analyze-profile: the snapshot alone" {
 	run -0 analyze-profile --memory-json "$TOP/fixtures/example/memory_snapshot.json.gz" \
 	    --json-out "$BATS_TEST_TMPDIR/r.json"
-	assert_output --partial '### 1. fragmentation-high (memory)'
+	assert_output --partial '### 1. releasable-cache (memory)'
+	assert_output --partial '### 2. fragmentation-medium (memory)'
 	assert_output --partial 'missing-trace (cpu)'
 	run -0 jq -c '[.cpu, .memory.total_reserved_bytes, .memory.num_segments]' \
 	    "$BATS_TEST_TMPDIR/r.json"
@@ -150,7 +151,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	    --md-out "$BATS_TEST_TMPDIR/report.md" --json-out "$BATS_TEST_TMPDIR/report.json"
 	run -0 jq -c '[.memory.fragmentation_risk, .cpu.dominant_family, [.actions[].rule][0:2]]' \
 	    "$BATS_TEST_TMPDIR/report.json"
-	assert_output '["HIGH","python",["fragmentation-high","low-gpu-util"]]'
+	assert_output '["MEDIUM","python",["low-gpu-util","launch-bound"]]'
 	run -0 bats_pipe analyze-profile --cpu-trace trace.json.gz \| grep -c '^### [0-9]'
 	assert_output 4
 	cd "$FIXTURES"
@@ -220,8 +221,8 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 
 # stub_stages DIR: analyze-profile in DIR with the real stages beside it,
 # except that op-rank, rubric-apply and report-md first log their
-# arguments, and the context record they are given, into DIR/log; op-rank
-# drops --phase P, which the op-rank under test may not know.
+# arguments, and the context record they are given, into DIR/log.  The two
+# report-md run at once, so each stage's entry is one write.
 stub_stages() {
 	local bin=$1 t s
 	mkdir "$bin"
@@ -233,13 +234,13 @@ stub_stages() {
 		rm "$bin/$s"
 		cat >"$bin/$s" <<-STUB
 		#!/bin/bash
-		printf '%s' "$s" >>"$bin/log"
-		[ \$# -eq 0 ] || printf ' %q' "\$@" >>"$bin/log"
-		echo >>"$bin/log"
+		entry=$s
+		[ \$# -eq 0 ] || entry+=\$(printf ' %q' "\$@")
+		entry+=\$'\\n'
 		for a; do
-			case \$a in */context.ndjson) cat "\$a" >>"$bin/log" ;; esac
+			case \$a in */context.ndjson) entry+=\$(cat "\$a")\$'\\n' ;; esac
 		done
-		if [ "\${1:-}" = --phase ]; then shift 2; fi
+		printf '%s' "\$entry" >>"$bin/log"
 		exec "$TOP/bin/$s" "\$@"
 		STUB
 		chmod +x "$bin/$s"

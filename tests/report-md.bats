@@ -43,15 +43,17 @@ inputs=(-i ../example/trace.json.gz -i ../example/memory_snapshot.json.gz)
 ## Diagnosis
 ### Fragmentation risk
 ### Allocator churn
+### Live at the peak
 ### Operator families
 ### Phases
 ### GPU timeline
 ## Prioritized actions
-### 1. fragmentation-high (memory)
-### 2. low-gpu-util (gpu)
-### 3. launch-bound (gpu)
-### 4. matmul-gpu (gpu)
-### 5. missing-memory-stats (memory)
+### 1. low-gpu-util (gpu)
+### 2. launch-bound (gpu)
+### 3. releasable-cache (memory)
+### 4. fragmentation-medium (memory)
+### 5. missing-context (step)
+### 6. missing-memory-stats (memory)
 ## Inputs
 MD
 }
@@ -71,10 +73,11 @@ for l in open(sys.argv[1], encoding="utf-8"):
         cur = []
 print(len(tables), sum(len(set(t)) != 1 for t in tables))
 ' "$BATS_TEST_TMPDIR/r.md"
-	assert_output '11 0'
+	assert_output '12 0'
 	run -0 report-md records.ndjson
-	assert_output --partial '| Reserved memory                    |                    3.52 GiB |'
-	assert_output --partial '| CPU trace window                   |                     8.39 ms |'
+	assert_output --partial '| Reserved memory                        |                    3.52 GiB |'
+	assert_output --partial '| CPU trace window                       |                     8.39 ms |'
+	assert_output --partial '| Whole free segments (releasable cache) |           3.00 GiB (85.2 %) |'
 	assert_output --partial '| aten::addmm                               | matmul/linear |    26 | 813.0 µs | 755.0 µs | 17.1 % |'
 }
 
@@ -82,7 +85,7 @@ print(len(tables), sum(len(set(t)) != 1 for t in tables))
 	cd "$FIXTURES"
 	run -0 bats_pipe report-md -j records.ndjson \| jq -c '[(.memory | keys),
 	    (.cpu | keys), .cpu.top_ops[0], .memory.fragmentation_risk, .schema_version]'
-	assert_output '[["alloc_retries","allocator_settings","fragmentation_ratio","fragmentation_risk","num_ooms","num_segments","top_segments","total_active_bytes","total_allocated_bytes","total_inactive_bytes","total_reserved_bytes"],["dominant_family","event_count","family_totals","top_ops","top_threads","trace_end_us","trace_start_us","trace_window_us"],{"name":"aten::linear","total_us":1143,"count":26,"avg_us":43.962},"HIGH",1]'
+	assert_output '[["alloc_retries","allocator_settings","fragmentation_ratio","fragmentation_risk","num_ooms","num_segments","top_segments","total_active_bytes","total_allocated_bytes","total_inactive_bytes","total_reserved_bytes"],["dominant_family","event_count","family_totals","top_ops","top_threads","trace_end_us","trace_start_us","trace_window_us"],{"name":"aten::linear","total_us":1143,"count":26,"avg_us":43.962},"MEDIUM",1]'
 }
 
 @test "report-md: inputs name their size and sha256" {
@@ -145,5 +148,5 @@ print(len(tables), sum(len(set(t)) != 1 for t in tables))
 	assert_output - <<<"$(report-md records.ndjson findings.ndjson)"
 	run -0 bats_pipe report-md -j records.ndjson findings.ndjson \| \
 	    jq -c '[.memory.fragmentation_ratio, .cpu.dominant_family, .actions[0].rule]'
-	assert_output '[0.9916110681416389,"python","fragmentation-high"]'
+	assert_output '[0.9916110681416389,"python","low-gpu-util"]'
 }

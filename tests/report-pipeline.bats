@@ -49,7 +49,7 @@ mk() {
 	run -0 jq -c '[.summary.cpu.traces, (.actions | map(.rule) | index("comm-share") != null)]' "$a/report.json"
 	assert_output '[2,true]'
 	run -0 jq -c '[.cpu, .memory.fragmentation_risk]' "$b/report.json"
-	assert_output '[null,"HIGH"]'
+	assert_output '[null,"MEDIUM"]'
 }
 
 @test "report.mk: a failed stage leaves no half-written target" {

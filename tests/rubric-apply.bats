@@ -17,10 +17,44 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	assert_output - <"$FIXTURES/example.findings.ndjson"
 }
 
-@test "rubric-apply: findings are ranked by impact, missing artifacts last" {
+@test "rubric-apply: time first, then memory, each by fraction; missing artifacts last" {
 	run -0 bats_pipe rubric-apply "$FIXTURES/example.ndjson" \| \
-	    jq -sc '[.[].impact]'
-	assert_output '[0.9916,0.9208,0.9208,0.0506,null]'
+	    jq -sc 'map([.rule, .impact.basis, .impact.fraction, .impact.claimed])'
+	assert_output '[["low-gpu-util","step_time",0.6474,0.7208],["launch-bound","step_time",0.0734,0.0734],["releasable-cache","reserved_memory",0.8519,0.8519],["fragmentation-medium","reserved_memory",0.1397,0.1397],["missing-context",null,null,null],["missing-memory-stats",null,null,null]]'
+}
+
+@test "rubric-apply: time that two rules claim is attributed once" {
+	# launch-bound (first in rubric order) takes its share of the GPU's
+	# idle time; low-gpu-util keeps the rest of its claim, not all of it.
+	run -0 bats_pipe rubric-apply "$FIXTURES/example.ndjson" \| \
+	    jq -sc '[.[] | select(.impact.basis == "step_time") | .impact.fraction] | add'
+	assert_output '0.7208'
+	# A rule whose whole claim a rule before it already made is dropped.
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/launch-bound.fire.ndjson" \| \
+	    jq -c 'select(.rule == "launch-bound" or .rule == "low-gpu-util") | .rule'
+	assert_output - <<'OUT'
+"low-gpu-util"
+"launch-bound"
+OUT
+}
+
+@test "rubric-apply: the objective memory puts memory first; an OOM is always first" {
+	ctx='{"kind":"context","objective":"memory"}'
+	run -0 bats_pipe cat "$FIXTURES/example.ndjson" \| \
+	    jq -c --argjson c "$ctx" '., if .kind == "cpu_summary" then $c else empty end' \| \
+	    rubric-apply \| jq -sc 'map(.rule)'
+	assert_output '["releasable-cache","fragmentation-medium","low-gpu-util","launch-bound","missing-context","missing-memory-stats"]'
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/oom.fire.ndjson" \| \
+	    jq -c 'select(.place == 1) | [.rule, .blocking, .impact]'
+	assert_output '["oom",true,null]'
+}
+
+@test "rubric-apply: a phase in focus puts the findings of other phases last" {
+	ctx='{"kind":"context","phase":"dataloader"}'
+	run -0 bats_pipe cat "$FIXTURES/cases/dataloader-share.fire.ndjson" \| \
+	    jq -c --argjson c "$ctx" '., if .kind == "cpu_summary" then $c else empty end' \| \
+	    rubric-apply \| jq -sc 'map(.rule) | .[0]'
+	assert_output '"dataloader-share"'
 }
 
 @test "rubric-apply: the same input gives the same bytes, in any file order" {
@@ -52,7 +86,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	run -1 --separate-stderr rubric-apply "$FIXTURES/nonexistent" \
 	    "$FIXTURES/base-memory.ndjson"
 	assert_stderr --partial 'nonexistent'
-	assert_output --partial '"rule":"fragmentation-high"'
+	assert_output --partial '"rule":"fragmentation-medium"'
 }
 
 @test "rubric-apply: every rule has a firing and a quiet case" {
@@ -137,7 +171,7 @@ rules:
     metric: m
 YAML
 	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
-	assert_stderr --partial 'zz-broken.yaml:7: rule broken-text: observation:'
+	assert_stderr --partial 'zz-broken.yaml:8: rule broken-text: observation:'
 }
 
 @test "rubric-apply: a bad rubric file is a usage error with its position" {
@@ -180,7 +214,7 @@ YAML
 	cd "$FIXTURES"
 	run -0 bats_pipe rubric-apply example.ndjson \| \
 	    jq -r '[.place, .rule, .impact.basis, .impact.fraction] | @tsv'
-	assert_line --index 0 "$(printf '1\tfragmentation-high\t0.9916')"
+	assert_line --index 0 "$(printf '1\tlow-gpu-util\tstep_time\t0.6474')"
 	run -0 bats_pipe rubric-apply -l \| jq -r '[.id, .area] | @tsv'
 	assert_line "$(printf 'oom\tmemory')"
 }

@@ -95,6 +95,7 @@ struct dev {
 	int64_t		hist_bytes[NCLASS];
 	struct oom	ooms[MAX_OOMS];
 	uint64_t	run, bursts, burst_segments, largest_burst;
+	uint64_t	retry_bursts;
 	uint64_t	free_then_alloc;
 	int64_t		live_end;
 	uint64_t	live_blocks_end;
@@ -382,7 +383,10 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 
 /*
  * A run of segment_free/segment_unmap ends at any other action: two or
- * more in a row is a burst (empty_cache, or the free-and-retry path).
+ * more in a row is a burst (empty_cache, or the free-and-retry path).  A
+ * burst that ends in an OOM is the allocator's own retry: on a failed
+ * cudaMalloc it releases its cached segments, tries again, and records the
+ * OOM when that fails too (CUDACachingAllocator.cpp, malloc()).
  */
 static void
 end_run(struct dev *d, enum maction a)
@@ -393,6 +397,8 @@ end_run(struct dev *d, enum maction a)
 		d->free_then_alloc++;
 	if (d->run >= 2) {
 		d->bursts++;
+		if (a == MA_OOM)
+			d->retry_bursts++;
 		d->burst_segments += d->run;
 		if (d->run > d->largest_burst)
 			d->largest_burst = d->run;
@@ -910,6 +916,8 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 	jw_end_array(w);
 	jw_key(w, "segment_free_bursts");
 	jw_uint(w, d->bursts);
+	jw_key(w, "retry_bursts");
+	jw_uint(w, d->retry_bursts);
 	jw_key(w, "burst_segments");
 	jw_uint(w, d->burst_segments);
 	jw_key(w, "largest_burst");

@@ -247,8 +247,10 @@ attribute(const struct rubric *r, struct hit *hits, size_t n)
 
 /*
  * 0: the run cannot go on (an OOM); 1: the objective's resource (memory
- * for "memory", else time); 2: the other resource; 3: not estimated.
- * With a phase in focus, findings about other phases follow all of these.
+ * for "memory", else time); 2: the other resource; 3: a cause whose cost
+ * these artifacts cannot measure; 4: a missing artifact (a rule that says
+ * what to capture).  With a phase in focus, findings about other phases
+ * follow all of these.
  */
 static int
 group_of(const struct rule *u, int has_impact, const char *objective,
@@ -259,14 +261,14 @@ group_of(const struct rule *u, int has_impact, const char *objective,
 	if (u->blocking)
 		return 0;
 	if (!has_impact)
-		group = 3;
+		group = u->text[RT_CAPTURE] != NULL ? 4 : 3;
 	else {
 		memory_first = objective != NULL &&
 		    strcmp(objective, "memory") == 0;
 		is_memory = strstr(u->basis, "memory") != NULL;
 		group = is_memory == memory_first ? 1 : 2;
 	}
-	return in_phase(u->area, phase) ? group : group + 4;
+	return in_phase(u->area, phase) ? group : group + 5;
 }
 
 /*
