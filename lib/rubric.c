@@ -189,7 +189,8 @@ load_rule(struct rubric *r, const char *file, const struct ynode *m)
 {
 	static const char *const keys[] = {
 		"id", "area", "confidence", "needs", "when", "impact",
-		"basis", "pool", "blocking", "evidence", "observation",
+		"basis", "recovers", "pool", "blocking", "evidence",
+		"observation",
 		"cause", "action", "metric", "capture", NULL
 	};
 	const struct ynode *needs, *ev;
@@ -239,6 +240,8 @@ load_rule(struct rubric *r, const char *file, const struct ynode *m)
 		die_usage("%s:%u: rule %s: basis \"%s\" is not step_time, "
 		    "gpu_time, reserved_memory or peak_memory", where,
 		    m->line, u->id, u->basis);
+	/* ... and why that fraction, for the rubric's reference. */
+	u->recovers = scalar(where, m, "recovers", u->basis != NULL, NULL);
 	u->pool = scalar(where, m, "pool", 0, NULL);
 	if (u->pool != NULL && !is_name(u->pool))
 		die_usage("%s:%u: rule %s: pool \"%s\" is not lowercase "
@@ -566,6 +569,11 @@ rubric_write_rule(struct jw *w, const struct rubric *r, size_t i)
 		jw_cstring(w, u->basis);
 	else
 		jw_null(w);
+	jw_key(w, "recovers");
+	if (u->recovers != NULL)
+		jw_cstring(w, u->recovers);
+	else
+		jw_null(w);
 	jw_key(w, "pool");
 	if (u->pool != NULL)
 		jw_cstring(w, u->pool);
@@ -605,6 +613,7 @@ rubric_free(struct rubric *r)
 		free(u->when);
 		free(u->impact);
 		free(u->basis);
+		free(u->recovers);
 		free(u->pool);
 		for (k = 0; k < u->nneeds; k++)
 			free(u->needs[k]);

@@ -30,6 +30,7 @@ struct rule {
 	char		*when, *impact;
 	uint32_t	 when_line, impact_line;
 	char		*basis;		/* what impact is a fraction of */
+	char		*recovers;	/* why that fraction: for readers */
 	char		*pool;		/* time or memory shared with others */
 	int		 blocking;	/* the run cannot go on: rank first */
 	char		**needs;

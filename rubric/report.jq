@@ -257,6 +257,7 @@ def md_rules:
     + (if .basis != null then ", a fraction of **\(.basis)**" else "" end)
     + (if .pool != null then ", shared with the other rules of pool `\(.pool)`" else "" end)
     + "\n"
+    + (if .recovers != null then "- **Recovers:** \(.recovers)\n" else "" end)
     + (if (.evidence | length) > 0
        then "- **Evidence:** " + (.evidence | to_entries | map("`\(.key)` = `\(.value)`") | join(", ")) + "\n"
        else "" end)

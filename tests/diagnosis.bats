@@ -127,3 +127,66 @@ plan() {
 	refute_output --regexp 'host-sync|dataloader-share|optimizer-share|unstable-steps'
 	run -1 grep -c 'of step time' "$BATS_TEST_TMPDIR/r.md"
 }
+
+@test "diagnosis: every shared snapshot yields a report; the synthetic one with a warning" {
+	need_shared memsnap
+	for f in "$SHARED"/memsnap/*.json.gz; do
+		run -0 --separate-stderr analyze-profile --memory-json "$f" \
+		    --json-out "$BATS_TEST_TMPDIR/r.json"
+		assert_output --partial '## Prioritized actions'
+		run -0 jq -r '.data_quality | length' "$BATS_TEST_TMPDIR/r.json"
+		case $f in
+		*SYNTHETIC*)
+			[ "$output" -gt 0 ] || fail "$f: no warning"
+			run -0 analyze-profile --memory-json "$f"
+			assert_output --partial '## Data quality'
+			;;
+		*)	assert_output 0 ;;
+		esac
+	done
+}
+
+@test "diagnosis: the run context changes the report as documented" {
+	cd "$TOP/fixtures/example"
+	run -0 analyze-profile --cpu-trace trace.json.gz --set model=bert-small \
+	    --set batch_size=32 --set seq_len=128 --set precision=bf16 \
+	    --objective throughput
+	assert_output --partial '## Run context'
+	assert_output --partial '| model      | bert-small |'
+	# 32 samples in a 4.43 ms step, 128 tokens each.
+	assert_output --regexp '\| Throughput \(per rank\) +\| +7229\.8 samples/s, 925417 tokens/s \|'
+	refute_output --partial 'missing-context'
+	# Declared fp32 with GEMMs in bf16: the kernels win, no bf16 advice.
+	run -0 analyze-profile --cpu-trace trace.json.gz --set precision=fp32
+	refute_output --partial 'bf16 autocast'
+}
+
+@test "diagnosis: --objective memory puts the memory findings first" {
+	cd "$TOP/fixtures/example"
+	run -0 analyze-profile --cpu-trace trace.json.gz \
+	    --memory-json memory_snapshot.json.gz --objective memory
+	run -0 bats_pipe printf '%s\n' "$output" \| grep '^### [0-9]'
+	assert_line --index 0 '### 1. releasable-cache (memory)'
+	assert_line --index 1 '### 2. fragmentation-medium (memory)'
+	assert_line --index 2 '### 3. low-gpu-util (gpu)'
+	run -0 analyze-profile --cpu-trace trace.json.gz \
+	    --memory-json memory_snapshot.json.gz --objective throughput
+	run -0 bats_pipe printf '%s\n' "$output" \| grep '^### [0-9]'
+	assert_line --index 0 '### 1. low-gpu-util (gpu)'
+}
+
+@test "diagnosis: --phase focuses the operator table and the findings" {
+	cd "$TOP/fixtures/example"
+	run -0 analyze-profile --cpu-trace trace.json.gz --phase forward \
+	    --json-out "$BATS_TEST_TMPDIR/r.json"
+	assert_output --partial '### Top CPU operators (forward phase)'
+	run -0 jq -r '[.bottlenecks.top_ops[].phase] | unique | join(" ")' "$BATS_TEST_TMPDIR/r.json"
+	assert_output forward
+	run -0 jq -r '.context.phase' "$BATS_TEST_TMPDIR/r.json"
+	assert_output forward
+	# An inference step has no optimizer: nothing to rank in that phase.
+	run -0 analyze-profile --cpu-trace trace.json.gz --phase optimizer \
+	    --json-out "$BATS_TEST_TMPDIR/r.json"
+	run -0 jq -r '.bottlenecks.top_ops | length' "$BATS_TEST_TMPDIR/r.json"
+	assert_output 0
+}

@@ -144,6 +144,7 @@ rules:
     when: .steps.mean >
     impact: '1'
     basis: step_time
+    recovers: r
     observation: o
     cause: c
     action: a
@@ -165,13 +166,14 @@ rules:
     when: 'true'
     impact: '1'
     basis: step_time
+    recovers: r
     observation: 'mean {{ .steps.mean | }}'
     cause: c
     action: a
     metric: m
 YAML
 	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
-	assert_stderr --partial 'zz-broken.yaml:8: rule broken-text: observation:'
+	assert_stderr --partial 'zz-broken.yaml:9: rule broken-text: observation:'
 }
 
 @test "rubric-apply: a bad rubric file is a usage error with its position" {
@@ -195,6 +197,7 @@ rules:
     when: '.cpu.dominant_family / 2 > 0'
     impact: '1'
     basis: step_time
+    recovers: r
     observation: o
     cause: c
     action: a
@@ -217,4 +220,21 @@ YAML
 	assert_line --index 0 "$(printf '1\tlow-gpu-util\tstep_time\t0.6474')"
 	run -0 bats_pipe rubric-apply -l \| jq -r '[.id, .area] | @tsv'
 	assert_line "$(printf 'oom\tmemory')"
+}
+
+@test "rubric-apply: an estimate must say of what, and why that much" {
+	mkdir "$BATS_TEST_TMPDIR/r"
+	cp "$TOP/rubric/facts.jq" "$BATS_TEST_TMPDIR/r"
+	printf 'rules:\n  - id: x\n    area: step\n    confidence: low\n    when: "true"\n    impact: "0.5"\n    observation: o\n    cause: c\n    action: a\n    metric: m\n' \
+	    >"$BATS_TEST_TMPDIR/r/a.yaml"
+	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
+	assert_stderr --partial 'a.yaml:2:5: rule lacks "basis"'
+	printf '    basis: disk_time\n' >>"$BATS_TEST_TMPDIR/r/a.yaml"
+	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
+	assert_stderr --partial 'rule x: basis "disk_time" is not step_time'
+	sed -i 's/disk_time/step_time/' "$BATS_TEST_TMPDIR/r/a.yaml"
+	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
+	assert_stderr --partial 'rule lacks "recovers"'
+	printf '    recovers: all of it\n' >>"$BATS_TEST_TMPDIR/r/a.yaml"
+	run -0 rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
 }
