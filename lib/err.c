@@ -29,19 +29,36 @@ getprogname(void)
 	return progname;
 }
 
-/* errno is saved first: stdio calls below may change it. */
+/*
+ * errno is saved first: stdio calls below may change it.  The line is
+ * written at once: the stages of a pipeline share a stderr, and an
+ * unbuffered stderr would interleave their pieces.
+ */
 static void
 vreport(const char *fmt, va_list ap)
 {
-	int saved = errno;
-	size_t n = strlen(fmt);
+	char line[4096];
+	int saved = errno, len;
+	size_t n = strlen(fmt), used;
 
 	fflush(stdout);
-	fprintf(stderr, "%s: ", progname);
-	vfprintf(stderr, fmt, ap);
-	if (n > 0 && fmt[n - 1] == ':')
-		fprintf(stderr, " %s", strerror(saved));
-	fputc('\n', stderr);
+	len = snprintf(line, sizeof(line), "%s: ", progname);
+	used = len < 0 ? 0 : (size_t)len;
+	if (used < sizeof(line)) {
+		len = vsnprintf(line + used, sizeof(line) - used, fmt, ap);
+		used += len < 0 ? 0 : (size_t)len;
+	}
+	if (n > 0 && fmt[n - 1] == ':' && used < sizeof(line)) {
+		len = snprintf(line + used, sizeof(line) - used, " %s",
+		    strerror(saved));
+		used += len < 0 ? 0 : (size_t)len;
+	}
+	/* A longer message is cut, but still ends its line. */
+	if (used > sizeof(line) - 2)
+		used = sizeof(line) - 2;
+	line[used++] = '\n';
+	fwrite(line, 1, used, stderr);
+	fflush(stderr);
 }
 
 void

@@ -93,7 +93,8 @@ def facts:
       context: $ctx,
       objective: $ctx.objective,
       phase: $ctx.phase,
-      warnings: recs("warning"),
+      # mem-segments and churn-score read the same snapshot: say each once.
+      warnings: (recs("warning") | unique_by([.file, .line, .col, .message])),
       # Denominators: the time of the profiled steps, else the traced
       # window (wall-clock), never a sum of CPU time over threads.
       has_steps: $has_steps,

@@ -139,7 +139,7 @@ def md_quality($f):
   else "## Data quality\n\n"
     + "The inputs disagree with themselves in places; the analysis went on with the figures noted.\n\n"
     + ([$f.warnings[0:10][] | "- `\(.file // "")" + (if .line != null then ":\(.line):\(.col)" else "" end) + "`: \(.message)"] | join("\n"))
-    + (if (recs("warning") | length) > 10 then "\n- … and more (see the warning records)" else "" end)
+    + (if ($f.warnings | length) > 10 then "\n- … and more (see the warning records)" else "" end)
     + "\n\n"
   end;
 
