@@ -33,6 +33,7 @@ struct hit {
 	int	 has_impact;
 	double	 claimed;	/* the rule's own estimate */
 	double	 fraction;	/* what is left of it once attributed */
+	double	 pool_size;	/* the largest claim on its pool */
 	jv	 v;
 };
 
@@ -109,7 +110,7 @@ main(int argc, char *argv[])
 	rc = jqx_run(x, recset_take(&rs), &out, &msg);
 	if (rc < 0)
 		die("%s/facts.jq: %s", r.dir, msg);
-	/* An empty array: nothing was gathered, so there is nothing to say. */
+	/* No results: nothing was gathered, so there is nothing to say. */
 	if (rc == 0 || jv_get_kind(out) != JV_KIND_OBJECT)
 		die("%s: the rules gave no result", r.dir);
 	objective = jv_object_get(jv_copy(out), jv_string("objective"));
@@ -200,10 +201,23 @@ collect(const struct rubric *r, jv results, struct hit *hits)
 static size_t
 attribute(const struct rubric *r, struct hit *hits, size_t n)
 {
-	double pool_size, pool_used, basis_used;
-	size_t i, j, k, kept = 0;
+	double basis_used, pool_used;
+	size_t i, j, kept = 0;
 	const struct rule *u, *o;
 
+	/* A pool is as large as the largest claim on it, dropped or not. */
+	for (i = 0; i < n; i++) {
+		u = &r->rule[hits[i].rule];
+		hits[i].pool_size = 0;
+		for (j = 0; j < n && u->pool != NULL; j++) {
+			o = &r->rule[hits[j].rule];
+			if (hits[j].has_impact && o->pool != NULL &&
+			    strcmp(o->pool, u->pool) == 0 &&
+			    strcmp(o->basis, u->basis) == 0)
+				hits[i].pool_size = fmax(hits[i].pool_size,
+				    hits[j].claimed);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		u = &r->rule[hits[i].rule];
 		hits[i].fraction = hits[i].claimed;
@@ -211,7 +225,7 @@ attribute(const struct rubric *r, struct hit *hits, size_t n)
 			hits[kept++] = hits[i];
 			continue;
 		}
-		basis_used = pool_used = pool_size = 0;
+		basis_used = pool_used = 0;
 		for (j = 0; j < kept; j++) {
 			o = &r->rule[hits[j].rule];
 			if (!hits[j].has_impact ||
@@ -222,19 +236,10 @@ attribute(const struct rubric *r, struct hit *hits, size_t n)
 			    strcmp(o->pool, u->pool) == 0)
 				pool_used += hits[j].fraction;
 		}
-		if (u->pool != NULL)
-			for (k = 0; k < n; k++) {
-				o = &r->rule[hits[k].rule];
-				if (hits[k].has_impact && o->pool != NULL &&
-				    strcmp(o->pool, u->pool) == 0 &&
-				    strcmp(o->basis, u->basis) == 0)
-					pool_size = fmax(pool_size,
-					    hits[k].claimed);
-			}
 		hits[i].fraction = fmin(hits[i].fraction, 1 - basis_used);
 		if (u->pool != NULL)
 			hits[i].fraction = fmin(hits[i].fraction,
-			    pool_size - pool_used);
+			    hits[i].pool_size - pool_used);
 		hits[i].fraction = round(hits[i].fraction * GRAIN) / GRAIN;
 		if (hits[i].fraction <= 0) {
 			jv_free(hits[i].v);
