@@ -398,7 +398,7 @@ kernels() {
 }
 
 @test "gemm_precision on a bf16 trace and an fp32 one, whatever -n says" {
-	run -0 bats_pipe tr-extract "$FIXTURES/h100_bert-small.json.gz" \| \
+	run -0 bats_pipe tr-extract "$TOP/fixtures/example/trace.json.gz" \| \
 	    op-rank -n 1 \| jq -c 'select(.kind == "gemm_precision")'
 	assert_output '{"kind":"gemm_precision","precision":"bf16","kernels":26,"gpu_time":197.598,"share":1}'
 	run -0 bats_pipe tr-extract "$FIXTURES/step_based_trace.json.gz" \| \
