@@ -53,11 +53,83 @@ def above_median($steps; $list):
       end
   end;
 
+# Step statistics across ranks: each step counts at its slowest rank, the
+# step's wall time (step records, the first 64 steps of each rank).
+def wall_steps:
+  recs("step") | map(select(.rank != null)) | group_by(.step)
+  | map({step: .[0].step, name: .[0].name, dur: (map(.dur) | max),
+         rank: (max_by(.dur) | .rank)})
+  | if length == 0 then null
+    else (map(.dur)) as $d | ($d | add) as $total | ($total / length) as $mean
+      | ($d | sort) as $s
+      | (($s[(length - 1) / 2 | floor] + $s[length / 2 | floor]) / 2) as $median
+      | {steps: length, total: $total, mean: $mean, min: ($d | min), max: ($d | max),
+         std: (($d | map((. - $mean) * (. - $mean)) | add) / length | sqrt),
+         median: $median,
+         above_median: ($d | map([. - $median, 0] | max) | add),
+         slowest_step: (max_by(.dur) | .step), wall: true}
+    end;
+
+# One row per rank: its steps, busy times and the operator whose time
+# differs most from the median rank's (op_ranks carries the median).
+def rank_rows:
+  . as $in
+  | (recs("op_ranks") | map(select(.class == "op" and .key == "total"))
+     | map({key: .name, value: .median}) | from_entries) as $median_op
+  | [recs("cpu_summary")[] | select(has("ranks") | not) | .rank]
+  | map(select(. != null)) | unique
+  | map(. as $k
+      | ($in | recs("step_stats") | of_rank($k) | .[0]) as $st
+      | ($in | recs("gpu_timeline") | of_rank($k) | gpu_sum) as $g
+      | {rank: $k,
+         steps: ($st.steps // 0),
+         mean_step: $st.mean, max_step: $st.max,
+         cpu_busy: ($in | recs("thread_total") | of_rank($k) | map(.busy) | max),
+         gpu_busy: $g.busy, computation: $g.computation,
+         exposed_comm: $g.exposed_comm, idle: $g.idle,
+         operators: ($in | recs("op") | of_rank($k)
+           | map(select(.class == "op" and $median_op[.name] != null)
+                 | {name, total, median: $median_op[.name],
+                    diff: (.total - $median_op[.name])}))}
+      | .operator = (.operators | if length == 0 then null else max_by(.diff | fabs) end)
+      # What a slow rank spends its extra time in: the largest excess.
+      | .slower_operator = (.operators | map(select(.diff > 0))
+          | if length == 0 then null else max_by(.diff) end)
+      | del(.operators));
+
+# A rank slower than the median rank by STRAGGLER_RATIO or more, with
+# where its extra time goes against that median rank.
+def straggler_ratio: 1.2;
+def straggler($rows):
+  ($rows | map(select(.mean_step != null)) | sort_by(.mean_step)) as $s
+  | if ($s | length) < 2 then null
+    else $s[(($s | length) - 1) / 2 | floor] as $m | $s[-1] as $x
+      | if $m.mean_step <= 0 or $x.mean_step / $m.mean_step < straggler_ratio then null
+        else ({compute: (($x.computation // 0) - ($m.computation // 0)),
+               exposed_comm: (($x.exposed_comm // 0) - ($m.exposed_comm // 0)),
+               idle: (($x.idle // 0) - ($m.idle // 0))}) as $extra
+          | {rank: $x.rank, mean_step: $x.mean_step,
+             median_rank: $m.rank, median_step: $m.mean_step,
+             ratio: ($x.mean_step / $m.mean_step),
+             extra_us: ($x.mean_step - $m.mean_step),
+             extra: $extra,
+             cause: ($extra | to_entries | max_by(.value)
+               | if .value > 0 then .key else "other" end),
+             operator: $x.slower_operator,
+             # In a collective every rank waits for the last to arrive:
+             # the one that waits least is the likely slow one.
+             least_waiting_rank: ($rows | map(select(.exposed_comm != null))
+               | if length == 0 then null else min_by(.exposed_comm).rank end)}
+        end
+    end;
+
 def facts:
   primary_rank as $r
   | (recs("memory_summary") | map(select(.scope == "all")) | .[0]) as $mem
   | (recs("cpu_summary") | (map(select(has("ranks"))) + map(select(has("ranks") | not))) | .[0]) as $cpu
-  | (recs("step_stats") | of_rank($r) | .[0]) as $steps
+  | rank_rows as $ranks
+  | (if ($ranks | length) > 1 then wall_steps else null end
+     // (recs("step_stats") | of_rank($r) | .[0])) as $steps
   | (recs("phase_total") | of_rank($r)
      | if length == 0 then null else map({key: .phase, value: .}) | from_entries end) as $phases
   | (recs("family_total") | of_rank($r)
@@ -82,6 +154,9 @@ def facts:
       memory_profile: $mprof,
       cpu: $cpu,
       rank: $r,
+      ranks: (if ($ranks | length) > 1 then $ranks else null end),
+      nranks: ($ranks | length),
+      straggler: straggler($ranks),
       ops: $ops,
       kernels: (recs("kernel") | of_rank($r)),
       families: $families,

@@ -79,6 +79,39 @@ def throughput($f):
 
 # Markdown sections.
 
+# Which rank a section covers: the slowest of several, or the only one.
+def rank_label($f):
+  if $f.ranks != null then " (rank \($f.rank), the slowest of \($f.nranks))"
+  elif $f.rank != null then " (rank \($f.rank))"
+  else "" end;
+
+def summed_label($f): if $f.ranks != null then " (all ranks, summed)" else "" end;
+
+def md_ranks($f):
+  if $f.ranks == null then ""
+  else "## Ranks\n\n"
+    + "One row per rank; the operator is the one whose total time differs most from the median rank's.\n\n"
+    + table(["Rank", "Steps", "Mean step", "Max step", "CPU busy", "GPU busy", "Computation", "Exposed comm", "Idle", "Operator off the median"];
+        ["r", "r", "r", "r", "r", "r", "r", "r", "r", "l"];
+        [$f.ranks[] | [(.rank | tostring), (.steps | count), (.mean_step | us), (.max_step | us),
+          (.cpu_busy | us), (.gpu_busy | us), (.computation | us), (.exposed_comm | us), (.idle | us),
+          (if .operator == null then ""
+           else (.operator.name | clip(40)) + " " + (if .operator.diff >= 0 then "+" else "" end)
+             + (.operator.diff | us) end)]])
+    + (if $f.straggler == null
+       then "\nNo straggler: no rank's mean step is \(straggler_ratio * 100 - 100 | dec(0)) % or more above the median rank's.\n"
+       else $f.straggler as $s
+         | "\n**Straggler: rank \($s.rank)**, mean step \($s.mean_step | us), "
+           + ($s.ratio | dec(2)) + "× the median rank's (rank \($s.median_rank), \($s.median_step | us)). "
+           + "Its extra \($s.extra_us | us) against that rank: computation "
+           + ($s.extra.compute | us) + ", exposed communication " + ($s.extra.exposed_comm | us)
+           + ", GPU idle " + ($s.extra.idle | us)
+           + (if $s.operator != null then "; the operator most above the median is "
+              + $s.operator.name + " (" + (if $s.operator.diff >= 0 then "+" else "" end)
+              + ($s.operator.diff | us) + ")" else "" end) + ".\n" end)
+    + "\n"
+  end;
+
 def md_summary($f):
   "## Resource summary\n\n"
   + table(["Resource", "Value"]; ["l", "r"];
@@ -103,18 +136,19 @@ def md_summary($f):
         else [] end)
       + (if $f.cpu != null then
           [["CPU trace window", ($f.cpu.window | us)],
-           ["CPU self time", ($f.cpu.self_total | us)],
-           ["CPU events", ($f.cpu.events | count)],
+           ["CPU self time" + summed_label($f), ($f.cpu.self_total | us)],
+           ["CPU events" + summed_label($f), ($f.cpu.events | count)],
            ["Traces", ($f.cpu.traces | count)]]
           + (if $f.cpu.ranks != null then [["Ranks", ($f.cpu.ranks | length | count)]] else [] end)
         else [] end)
       + (if $f.gpu != null then
-          [["GPU events", ($f.gpu.events | count)],
-           ["GPU busy", (($f.gpu.busy | us) + " of " + ($f.gpu.window | us) + " (" + ($f.gpu_util | pct) + ")")]]
+          [["GPU events" + rank_label($f), ($f.gpu.events | count)],
+           ["GPU busy" + rank_label($f), (($f.gpu.busy | us) + " of " + ($f.gpu.window | us) + " (" + ($f.gpu_util | pct) + ")")]]
         else [] end)
       + (if $f.steps != null then
           [["Profiled steps", ($f.steps.steps | count)],
-           ["Mean step time", ($f.steps.mean | us)]]
+           ["Mean step time" + (if $f.steps.wall == true then " (slowest rank per step)"
+              else rank_label($f) end), ($f.steps.mean | us)]]
         else [] end)
       + (throughput($f) as $t | if $t == null then []
          else [["Throughput (per rank)", ($t.samples_per_s | dec(1)) + " samples/s"
@@ -145,12 +179,12 @@ def md_quality($f):
 
 def md_bottlenecks($f):
   "## Top bottlenecks\n\n"
-  + "### Top CPU operators" + (if $f.phase != null then " (" + $f.phase + " phase)" else "" end) + "\n\n"
+  + "### Top CPU operators" + (if $f.phase != null then " (" + $f.phase + " phase)" else "" end) + rank_label($f) + "\n\n"
   + table(["Operator", "Family", "Calls", "Total", "Self", "Self %"];
       ["l", "l", "r", "r", "r", "r"];
       [$f.ops[0:10][] | [(.name | clip(60)), .family, (.count | count),
         (.total | us), (.self | us), ((.self_pct // null) | if . == null then "n/a" else dec(1) + " %" end)]])
-  + "\n### Top threads\n\n"
+  + "\n### Top threads" + rank_label($f) + "\n\n"
   + table(["Thread", "Operators", "Busy"]; ["l", "r", "r"];
       [threads($f)[] | [(.name // "\(.pid)/\(.tid)"), (.count | count), (.busy | us)]])
   + "\n### Largest segments\n\n"
@@ -163,12 +197,12 @@ def md_bottlenecks($f):
   + table(["Device", "Action", "Count"]; ["r", "l", "r"];
       [recs("churn")[] | .device as $d | .actions | to_entries[]
        | select(.value > 0) | [($d | tostring), .key, (.value | count)]])
-  + "\n### Top GPU kernels\n\n"
+  + "\n### Top GPU kernels" + rank_label($f) + "\n\n"
   + table(["Kernel", "Family", "Calls", "Total", "Mean", "Share"];
       ["l", "l", "r", "r", "r", "r"];
       [$f.kernels[0:10][] | [(.name | clip(60)), .family, (.count | count),
         (.total | us), (.mean | us), ((.pct // null) | if . == null then "n/a" else dec(1) + " %" end)]])
-  + "\n### Slowest steps\n\n"
+  + "\n### Slowest steps" + rank_label($f) + "\n\n"
   + table(["Step", "Duration", "CPU duration"]; ["l", "r", "r"];
       [slowest_steps($f)[] | [.name, (.dur | us), (.cpu_dur | us)]]);
 
@@ -210,15 +244,15 @@ def md_diagnosis($f):
                 [sites_at_peak($f.churn)[0:10][] | [(.size | bytes),
                   (if .origin == "before_window" then "before the window" else "in the window" end),
                   ((.site // "unknown") | clip(80))]]) end) end)
-  + "\n### Operator families\n\n"
+  + "\n### Operator families" + rank_label($f) + "\n\n"
   + table(["Family", "Operators", "Self", "Self %", "GPU"]; ["l", "r", "r", "r", "r"];
       [family_list($f)[] | [.family, (.count | count), (.self | us),
         (.self_pct | dec(1) + " %"), (.gpu_self | us)]])
   + (if $f.cpu.dominant_family != null then "\nDominant family: **\($f.cpu.dominant_family)**.\n" else "" end)
-  + "\n### Phases\n\n"
+  + "\n### Phases" + rank_label($f) + "\n\n"
   + table(["Phase", "CPU self", "GPU"]; ["l", "r", "r"];
       [phase_list($f)[] | [.phase, (.self | us), (.gpu | us)]])
-  + "\n### GPU timeline\n\n"
+  + "\n### GPU timeline" + rank_label($f) + "\n\n"
   + table(["Device", "Window", "Busy", "Computation", "Exposed comm", "Exposed memcpy", "Idle"];
       ["r", "r", "r", "r", "r", "r", "r"];
       [timelines($f)[] | [(.device | tostring), (.window | us),
@@ -291,7 +325,7 @@ def markdown:
       + "## Rules\n\n" + md_rules
     else
       "# Profile report\n\n"
-      + md_context($f) + md_summary($f) + "\n" + md_quality($f) + md_bottlenecks($f)
+      + md_context($f) + md_summary($f) + "\n" + md_quality($f) + md_ranks($f) + md_bottlenecks($f)
       + "\n" + md_diagnosis($f) + "\n" + md_actions($f) + "\n" + md_inputs
       + (if (rules | length) > 0 then "\n## Rubric reference\n\n" + md_rules else "" end)
     end;
@@ -338,6 +372,12 @@ def json_report:
       schema_version: 1,
       version: $version,
       context: ($f.context | if . == null then null else nokind end),
+      scope: {rank: $f.rank, ranks: $f.nranks,
+              summed: (if $f.ranks != null then ["summary.cpu"] else [] end),
+              steps: (if $f.steps.wall == true then "slowest rank per step"
+                      elif $f.steps != null then "rank" else null end)},
+      ranks: $f.ranks,
+      straggler: $f.straggler,
       data_quality: [$f.warnings[] | nokind],
       summary: {
         memory: (if $f.memory == null then null

@@ -190,3 +190,60 @@ plan() {
 	run -0 jq -r '.bottlenecks.top_ops | length' "$BATS_TEST_TMPDIR/r.json"
 	assert_output 0
 }
+
+# dlrm DIR: the eight DLRM ranks copied into DIR under PyTorch's own names,
+# rank 7's timestamps and durations stretched threefold when $1 is "slow".
+dlrm() {
+	local d=$BATS_TEST_TMPDIR/dlrm f
+	mkdir -p "$d"
+	cp "$SHARED"/traces/param_dlrm_8rank/*.pt.trace.json "$d"
+	if [ "${1:-}" = slow ]; then
+		f=$(ls "$d"/worker7_*.json)
+		jq -c '([.traceEvents[] | .ts? | numbers] | min) as $t0
+		    | .traceEvents |= map(
+		        if (.ts | type) == "number" then .ts = $t0 + (.ts - $t0) * 3 else . end
+		        | if (.dur | type) == "number" then .dur *= 3 else . end)' \
+		    "$f" >"$f.tmp"
+		mv "$f.tmp" "$f"
+	fi
+	echo "$d"
+}
+
+@test "diagnosis: eight ranks get a row each, and every section names its ranks" {
+	need_shared traces/param_dlrm_8rank
+	d=$(dlrm)
+	run -0 analyze-profile --cpu-trace "$d" --json-out "$BATS_TEST_TMPDIR/r.json"
+	assert_output --partial '## Ranks'
+	assert_output --partial '| CPU self time (all ranks, summed) '
+	assert_output --partial '### Top CPU operators (rank 1, the slowest of 8)'
+	assert_output --partial '### GPU timeline (rank 1, the slowest of 8)'
+	assert_output --partial '| Mean step time (slowest rank per step) '
+	run -0 jq -c '[.ranks | length, (map(.rank) | join(",")), .scope.steps]' "$BATS_TEST_TMPDIR/r.json"
+	assert_output '[8,"0,1,2,3,4,5,6,7","slowest rank per step"]'
+	# Rank 1 waits longest in its collectives: the straggler finding says
+	# so, and points at the rank that waits least.
+	run -0 jq -c '.straggler | [.rank, .median_rank, .cause, .least_waiting_rank]' "$BATS_TEST_TMPDIR/r.json"
+	assert_output '[1,0,"exposed_comm",7]'
+	run -0 jq -r '.actions[] | select(.rule == "straggler") | .cause' "$BATS_TEST_TMPDIR/r.json"
+	assert_output --partial 'Collective wait'
+}
+
+@test "diagnosis: a rank made three times slower is named the straggler, and why" {
+	need_shared traces/param_dlrm_8rank
+	d=$(dlrm slow)
+	run -0 analyze-profile --cpu-trace "$d" --json-out "$BATS_TEST_TMPDIR/r.json"
+	assert_output --partial '**Straggler: rank 7**'
+	run -0 jq -c '.straggler | [.rank, .median_rank, .cause, (.ratio * 100 | round)]' "$BATS_TEST_TMPDIR/r.json"
+	assert_output '[7,5,"idle",211]'
+	run -0 jq -c '.actions[] | select(.rule == "straggler") | [.impact.basis, (.impact.fraction > 0)]' \
+	    "$BATS_TEST_TMPDIR/r.json"
+	assert_output '["step_time",true]'
+}
+
+@test "diagnosis: ranks alike have no straggler" {
+	run -0 bats_pipe rubric-apply "$TOP/fixtures/rubric-apply/cases/straggler.quiet.ndjson" \| \
+	    jq -r .rule
+	refute_output --partial straggler
+	run -0 report-md "$TOP/fixtures/rubric-apply/cases/straggler.quiet.ndjson"
+	assert_output --partial 'No straggler: no rank'
+}

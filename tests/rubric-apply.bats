@@ -98,9 +98,10 @@ OUT
 	done
 }
 
-@test "rubric-apply: each rule fires on its firing case" {
-	for f in "$FIXTURES"/cases/*.fire.ndjson; do
-		id=$(basename "$f" .fire.ndjson)
+@test "rubric-apply: each rule fires on its firing cases" {
+	for f in "$FIXTURES"/cases/*.fire*.ndjson; do
+		id=$(basename "$f")
+		id=${id%%.fire*}
 		rubric-apply "$f" | jq -se --arg id "$id" \
 		    'any(.[]; .rule == $id)' >/dev/null ||
 		    fail "$id does not fire on $f"
