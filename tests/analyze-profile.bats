@@ -387,6 +387,12 @@ dlrm() {
 	# Every rank is there once.
 	run -0 bats_pipe tr-extract run/* \| jq -c 'select(.kind == "trace") | .rank'
 	assert_output "$(seq 0 7)"
+	# The man page's example, on the directory tensorboard_trace_handler
+	# would have written.
+	mv run log
+	run -0 analyze-profile --cpu-trace log/ --md-out report.md
+	assert_output ''
+	diff <(sed '/^## Inputs/,$d' report.md) <(sed '/^## Inputs/,$d' dir.md)
 }
 
 @test "analyze-profile: --cpu-trace a --cpu-trace b reads both" {

@@ -1,6 +1,6 @@
 /*
- * analyze-profile: the whole report from a memory snapshot and/or a
- * profiler trace, with the interface of the original analyze_profile.py.
+ * analyze-profile: the whole report from a memory snapshot and/or profiler
+ * traces, with the interface of the original analyze_profile.py.
  * It runs the mrp tools as a pipeline: the trace branch (tr-extract, then
  * op-rank and mem-segments fed by one tee) and the memory branch
  * (mem-segments and churn-score) in parallel, then rubric-apply and
