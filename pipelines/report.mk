@@ -3,9 +3,22 @@
 #	make -f pipelines/report.mk RUN=runs/<id>
 #	make -f pipelines/report.mk -j4 RUNS="runs/a runs/b runs/c"
 #
-# A run directory holds trace*.json[.gz] (one file per rank) and/or
-# memory_snapshot*.json[.gz], and may hold context.yaml (or context.json):
-# what is known of the run, as analyze-profile --context reads it.  Each
+# A run directory holds profiler traces (one file per rank, or per window
+# of a rank) and/or memory_snapshot*.json[.gz], and may hold context.yaml (or
+# context.json): what is known of the run, as analyze-profile --context
+# reads it.  The traces are the files whose names match, in this order (as
+# for a directory given to analyze-profile --cpu-trace):
+#	*.pt.trace.json *.pt.trace.json.gz	(tensorboard_trace_handler's
+#		<worker>.<timestamp>.pt.trace.json[.gz])
+#	trace*.json trace*.json.gz
+#	rank*.json rank*.json.gz
+#	worker*.json worker*.json.gz
+# read in sorted order; memory_snapshot* is never a trace, and context.json,
+# report.json and the stage files below match none of the patterns.  A run
+# directory with no trace and no snapshot is an error naming it and the
+# patterns, not an empty report; two traces of one rank over the same window
+# are op-rank's error.  File names are quoted for the shell; names with
+# spaces are beyond make.  Each
 # stage writes one file into the run directory, from one tool, through
 # $@.tmp and mv, so a failed stage leaves nothing half-written:
 #	context.ndjson	analyze-profile's context record, read first by
@@ -39,9 +52,13 @@ ifeq ($(strip $(RUNS)),)
 $(error name the run directory: make -f pipelines/report.mk RUN=runs/<id>)
 endif
 
-traces = $(sort $(wildcard $1/trace*.json $1/trace*.json.gz))
-snaps = $(sort $(wildcard $1/memory_snapshot*.json \
-	$1/memory_snapshot*.json.gz))
+TRACE_PATTERNS := *.pt.trace.json *.pt.trace.json.gz trace*.json \
+	trace*.json.gz rank*.json rank*.json.gz worker*.json worker*.json.gz
+SNAP_PATTERNS := memory_snapshot*.json memory_snapshot*.json.gz
+# The matching names that are not snapshots and not directories.
+traces = $(sort $(foreach f,$(filter-out $1/memory_snapshot%, \
+	$(wildcard $(addprefix $1/,$(TRACE_PATTERNS)))),$(if $(wildcard $f/.),,$f)))
+snaps = $(sort $(wildcard $(addprefix $1/,$(SNAP_PATTERNS))))
 context = $(firstword $(wildcard $1/context.yaml $1/context.json))
 stages = $(if $(call context,$1),$1/context.ndjson) \
 	$(if $(call traces,$1),$1/ops.ndjson $1/trace-memory.ndjson) \
@@ -56,6 +73,14 @@ all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json)
 # $(call q,name): name quoted for the shell, as data; make itself still
 # reads names with spaces or $ as it always does.
 q = '$(subst ','\'',$1)'
+# $(call qs,names): each name quoted.
+qs = $(foreach f,$1,$(call q,$f))
+
+# $(call need_input,dir): fails, naming dir and the patterns, when it holds
+# neither a trace nor a snapshot.
+need_input = $(if $(call traces,$1)$(call snaps,$1),,printf '%s\n' \
+	$(call q,report.mk: $1: no trace and no memory snapshot (none of \
+	$(TRACE_PATTERNS) $(SNAP_PATTERNS))) >&2; exit 1)
 
 # $(call into,command): runs command into $@.tmp, then renames that to $@.
 # One shell line, so that when the command fails its trap removes the .tmp.
@@ -72,7 +97,7 @@ into = trap 'rm -f $@.tmp' EXIT; $1 >$@.tmp; mv $@.tmp $@
 	mkfifo $*/.trace.fifo; \
 	{ grep -E '$(TRACE_MEMORY)' <$*/.trace.fifo || [ $$? = 1 ]; } | \
 	    $(BIN)/mem-segments >$*/trace-memory.ndjson.tmp & \
-	MRP_RUBRIC=$(RUBRIC) $(BIN)/tr-extract $(call traces,$*) | \
+	MRP_RUBRIC=$(RUBRIC) $(BIN)/tr-extract $(call qs,$(call traces,$*)) | \
 	    tee $*/.trace.fifo | \
 	    MRP_RUBRIC=$(RUBRIC) $(BIN)/op-rank >$*/ops.ndjson.tmp; \
 	wait $$!; \
@@ -83,23 +108,24 @@ into = trap 'rm -f $@.tmp' EXIT; $1 >$@.tmp; mv $@.tmp $@
 	$(call into,$(BIN)/analyze-profile --context $(call q,$(call context,$*)))
 
 %/memory.ndjson: $$(call snaps,$$*) $(BIN)/mem-segments
-	$(call into,$(BIN)/mem-segments $(call snaps,$*))
+	$(call into,$(BIN)/mem-segments $(call qs,$(call snaps,$*)))
 
 %/churn.ndjson: $$(call snaps,$$*) $(BIN)/churn-score
-	$(call into,$(BIN)/churn-score $(call snaps,$*))
+	$(call into,$(BIN)/churn-score $(call qs,$(call snaps,$*)))
 
 %/findings.ndjson: $$(call stages,$$*) $(BIN)/rubric-apply $(RULES)
+	@$(call need_input,$*)
 	$(call into,$(BIN)/rubric-apply -r $(RUBRIC) $(call stages,$*))
 
 %/report.md: $$(call stages,$$*) %/findings.ndjson $(BIN)/report-md \
     $(RULES) $(RUBRIC)/report.jq
 	$(call into,$(BIN)/report-md -r $(RUBRIC) $(foreach f,$(call traces,$*) \
-	    $(call snaps,$*),-i $f) $(call stages,$*) $*/findings.ndjson)
+	    $(call snaps,$*),-i $(call q,$f)) $(call stages,$*) $*/findings.ndjson)
 
 %/report.json: $$(call stages,$$*) %/findings.ndjson $(BIN)/report-md \
     $(RULES) $(RUBRIC)/report.jq
 	$(call into,$(BIN)/report-md -j -r $(RUBRIC) \
-	    $(foreach f,$(call traces,$*) $(call snaps,$*),-i $f) \
+	    $(foreach f,$(call traces,$*) $(call snaps,$*),-i $(call q,$f)) \
 	    $(call stages,$*) $*/findings.ndjson)
 
 .PHONY: all

@@ -358,3 +358,112 @@ stub_stages() {
 	run -0 grep -cx 'op-rank' "$bin/log"
 	assert_output 1
 }
+
+# dlrm DIR: the 8 DLRM ranks in DIR under PyTorch's own names, three gzipped.
+dlrm() {
+	mkdir "$1"
+	cp "$SHARED"/traces/param_dlrm_8rank/*.pt.trace.json "$1"
+	chmod u+w "$1"/*
+	gzip "$1"/worker[136]_*
+}
+
+@test "analyze-profile: eight ranks as eight --cpu-trace files or one directory" {
+	need_shared traces/param_dlrm_8rank
+	cd "$BATS_TEST_TMPDIR"
+	dlrm run
+	args=()
+	for f in run/*; do
+		args+=(--cpu-trace "$f")
+	done
+	run -0 analyze-profile "${args[@]}" --json-out files.json --md-out files.md
+	run -0 analyze-profile --cpu-trace run --json-out dir.json --md-out dir.md
+	cmp files.md dir.md
+	cmp files.json dir.json
+	run -0 jq -c '[.summary.cpu.traces, [.inputs[] | .role], (.actions | map(.rule) | index("comm-share") != null)]' dir.json
+	assert_output '[8,["trace","trace","trace","trace","trace","trace","trace","trace"],true]'
+	# In sorted order, gzipped or not.
+	run -0 jq -r '.inputs[].path' dir.json
+	assert_output "$(printf 'run/%s\n' $(cd run && ls))"
+	# Every rank is there once.
+	run -0 bats_pipe tr-extract run/* \| jq -c 'select(.kind == "trace") | .rank'
+	assert_output "$(seq 0 7)"
+	# The man page's example, on the directory tensorboard_trace_handler
+	# would have written.
+	mv run log
+	run -0 analyze-profile --cpu-trace log/ --md-out report.md
+	assert_output ''
+	diff <(sed '/^## Inputs/,$d' report.md) <(sed '/^## Inputs/,$d' dir.md)
+}
+
+@test "analyze-profile: --cpu-trace a --cpu-trace b reads both" {
+	cd "$TOP/fixtures/op-rank"
+	run -0 analyze-profile --cpu-trace sampled_rank-0.json.gz \
+	    --cpu-trace sampled_rank-1.json.gz --json-out "$BATS_TEST_TMPDIR/r.json"
+	run -0 jq -c '[.summary.cpu.traces, [.inputs[].path]]' "$BATS_TEST_TMPDIR/r.json"
+	assert_output '[2,["sampled_rank-0.json.gz","sampled_rank-1.json.gz"]]'
+	# Each one must have events, and each one without is named.
+	: >"$BATS_TEST_TMPDIR/e1.json"
+	printf '{"traceEvents":[]}\n' >"$BATS_TEST_TMPDIR/e2.json"
+	run -1 --separate-stderr analyze-profile --cpu-trace "$BATS_TEST_TMPDIR/e1.json" \
+	    --cpu-trace sampled_rank-0.json.gz --cpu-trace "$BATS_TEST_TMPDIR/e2.json"
+	assert_stderr "$(printf 'analyze-profile: %s: no events\n' \
+	    "$BATS_TEST_TMPDIR/e1.json" "$BATS_TEST_TMPDIR/e2.json")"
+	# An output that is any of the traces is refused.
+	run -2 --separate-stderr analyze-profile --cpu-trace sampled_rank-0.json.gz \
+	    --cpu-trace sampled_rank-1.json.gz --md-out sampled_rank-1.json.gz
+	assert_stderr 'analyze-profile: --md-out is the --cpu-trace file: sampled_rank-1.json.gz'
+}
+
+@test "analyze-profile: one rank twice is refused over the same window, accepted over another" {
+	need_shared traces/param_dlrm_8rank
+	cd "$BATS_TEST_TMPDIR"
+	t=$SHARED/traces/param_dlrm_8rank/worker0_step_12.1694128201545.pt.trace.json
+	mkdir run
+	cp "$t" run/worker0.1.pt.trace.json
+	cp "$t" run/worker0.2.pt.trace.json
+	run -1 --separate-stderr analyze-profile --cpu-trace run --md-out r.md
+	assert_stderr "$(printf '%s\n' \
+	    'op-rank: run/worker0.1.pt.trace.json and run/worker0.2.pt.trace.json: both rank 0, same window' \
+	    'analyze-profile: op-rank failed (exit status 1)')"
+	[ ! -e r.md ] && [ ! -e r.md.tmp ]
+	# The same step an hour later is another window of rank 0.
+	jq -c '.traceEvents |= map(if .ts then .ts += 3600000000 else . end)' \
+	    "$t" >run/worker0.2.pt.trace.json
+	run -0 analyze-profile --cpu-trace run --json-out r.json
+	run -0 jq -c '.summary.cpu.traces' r.json
+	assert_output 2
+	# Without a rank, the same holds.
+	run -1 --separate-stderr analyze-profile --cpu-trace "$TOP/fixtures/example/trace.json.gz" \
+	    --cpu-trace "$TOP/fixtures/example/trace.json.gz"
+	assert_stderr --partial 'both without a rank, same window'
+}
+
+@test "analyze-profile: a directory without a trace is an error naming it and the patterns" {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir run
+	run -1 --separate-stderr analyze-profile --cpu-trace run
+	assert_stderr 'analyze-profile: run: no trace in the directory (none of *.pt.trace.json, *.pt.trace.json.gz, trace*.json, trace*.json.gz, rank*.json, rank*.json.gz, worker*.json, worker*.json.gz)'
+	# Snapshots, the context, the reports and the stages are no traces.
+	cp "$TOP/fixtures/example/memory_snapshot.json.gz" run/
+	cp "$TOP/fixtures/example/memory_snapshot.json.gz" run/memory_snapshot.pt.trace.json.gz
+	cp "$TOP/fixtures/analyze-profile/context.json" run/
+	: >run/report.json
+	: >run/ops.ndjson
+	mkdir run/trace0.json
+	run -1 --separate-stderr analyze-profile --cpu-trace run
+	assert_stderr --partial 'analyze-profile: run: no trace in the directory'
+	# Each pattern is a trace: here each one another rank (gzip or not,
+	# the contents decide).
+	i=0
+	for n in a.pt.trace.json a.pt.trace.json.gz trace.json trace_1.json.gz \
+	    rank0.json rank-1.json.gz worker0.json worker_1.json.gz; do
+		gzip -dc "$TOP/fixtures/example/trace.json.gz" |
+		    jq -c --argjson r $i '.distributedInfo = {rank: $r}' >"run/$n"
+		i=$((i + 1))
+	done
+	run -0 analyze-profile --cpu-trace run/ --json-out r.json --md-out /dev/null
+	run -0 jq -r '.inputs[].path' r.json
+	assert_output "$(printf 'run/%s\n' a.pt.trace.json a.pt.trace.json.gz \
+	    rank-1.json.gz rank0.json trace.json trace_1.json.gz worker0.json \
+	    worker_1.json.gz)"
+}

@@ -331,6 +331,26 @@ events() {
 	assert_output '[8,8]'
 }
 
+@test "two traces of one rank over the same window are refused, apart they add up" {
+	tr-extract "$FIXTURES/sampled_rank-0.json.gz" >"$BATS_TEST_TMPDIR/a"
+	jq -c 'if .kind == "trace" then .file = "b.json" else . end' \
+	    "$BATS_TEST_TMPDIR/a" >"$BATS_TEST_TMPDIR/b"
+	run -1 --separate-stderr op-rank "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	assert_stderr "op-rank: $FIXTURES/sampled_rank-0.json.gz and b.json: both rank 0, same window"
+	assert_output ''
+	# The same trace an hour later is another window of rank 0.
+	jq -c 'if .kind == "trace" then .origin_ns += 3600000000000 else . end' \
+	    "$BATS_TEST_TMPDIR/b" >"$BATS_TEST_TMPDIR/c"
+	run -0 op-rank "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/c"
+	run -0 jq -c 'select(.kind == "cpu_summary") | [.rank, .traces]' <<<"$output"
+	assert_output '[0,2]'
+	# Without a rank, the same holds.
+	jq -c 'if .kind == "trace" then .rank = null else . end' \
+	    "$BATS_TEST_TMPDIR/a" >"$BATS_TEST_TMPDIR/n"
+	run -1 --separate-stderr op-rank "$BATS_TEST_TMPDIR/n" "$BATS_TEST_TMPDIR/n"
+	assert_stderr --partial 'both without a rank, same window'
+}
+
 @test "the family table can be replaced with -f" {
 	printf 'cpu\tgemm\taten::*mm\n' > "$BATS_TEST_TMPDIR/t.tsv"
 	run -0 bats_pipe tr-extract "$FIXTURES/cnn_sgd_s.json.gz" \| \

@@ -76,7 +76,7 @@ mk() {
 	run -0 mk RUN="$r"
 	assert_output --partial "analyze-profile --context '$r/context.yaml' >"
 	assert_output --partial "rubric-apply -r $TOP/rubric $r/context.ndjson $r/ops.ndjson"
-	assert_output --partial "$r/trace.json.gz $r/context.ndjson $r/ops.ndjson"
+	assert_output --partial "-i '$r/trace.json.gz' $r/context.ndjson $r/ops.ndjson"
 	run -0 jq -c 'del(.file)' "$r/context.ndjson"
 	assert_output "$(jq -c 'del(.file)' "$TOP/fixtures/analyze-profile/context.out")"
 	run -0 jq -r .file "$r/context.ndjson"
@@ -115,4 +115,62 @@ mk() {
 	line=${line% >}
 	eval "set -- ${line#analyze-profile --context }"
 	[ "$1" = "$r/context.yaml" ] && [ -f "$1" ]
+}
+
+@test "report.mk: eight ranks under PyTorch's names, some gzipped, as analyze-profile reports them" {
+	need_shared traces/param_dlrm_8rank
+	r=$BATS_TEST_TMPDIR/run
+	mkdir "$r"
+	cp "$SHARED"/traces/param_dlrm_8rank/*.pt.trace.json "$r"
+	chmod u+w "$r"/*
+	gzip "$r"/worker[136]_*
+	run -0 mk RUN="$r"
+	[ -s "$r/report.md" ] && [ -s "$r/report.json" ]
+	run -0 jq -c '[.summary.cpu.traces, [.inputs[].path | sub(".*/"; "")], (.actions | map(.rule) | index("comm-share") != null)]' "$r/report.json"
+	assert_output "[8,$(cd "$r" && ls *.pt.trace.json* | jq -Rsc 'split("\n")[:-1]'),true]"
+	analyze-profile --cpu-trace "$r" --json-out "$BATS_TEST_TMPDIR/a.json" \
+	    >"$BATS_TEST_TMPDIR/a.md"
+	# The same report, inputs aside (report.mk names no role with -i).
+	diff <(jq -S 'del(.inputs)' "$r/report.json") \
+	    <(jq -S 'del(.inputs)' "$BATS_TEST_TMPDIR/a.json")
+	diff <(jq -c '[.inputs[] | .path, .sha256]' "$r/report.json") \
+	    <(jq -c '[.inputs[] | .path, .sha256]' "$BATS_TEST_TMPDIR/a.json")
+	diff <(sed '/^## Inputs/,$d' "$r/report.md") \
+	    <(sed '/^## Inputs/,$d' "$BATS_TEST_TMPDIR/a.md")
+	# Every rank is there once.
+	run -0 bats_pipe tr-extract "$r"/*.pt.trace.json* \| \
+	    jq -c 'select(.kind == "trace") | .rank'
+	assert_output "$(seq 0 7)"
+}
+
+@test "report.mk: a run directory with no trace and no snapshot fails, naming it" {
+	r=$BATS_TEST_TMPDIR/run
+	mkdir "$r"
+	cp "$TOP/fixtures/analyze-profile/context.yaml" "$r"
+	: >"$r/report.json"
+	run -2 --separate-stderr mk RUN="$r"
+	assert_stderr --partial "report.mk: $r: no trace and no memory snapshot (none of *.pt.trace.json *.pt.trace.json.gz trace*.json trace*.json.gz rank*.json rank*.json.gz worker*.json worker*.json.gz memory_snapshot*.json memory_snapshot*.json.gz)"
+	run -0 ls -A "$r"
+	assert_output "$(printf '%s\n' context.ndjson context.yaml report.json)"
+	# A directory that is not there says the same.
+	run -2 --separate-stderr mk RUN="$BATS_TEST_TMPDIR/none"
+	assert_stderr --partial "report.mk: $BATS_TEST_TMPDIR/none: no trace and no memory snapshot"
+}
+
+@test "report.mk: one rank twice over the same window fails; trace names are quoted" {
+	need_shared traces/param_dlrm_8rank
+	r=$BATS_TEST_TMPDIR/run
+	mkdir "$r"
+	t=$SHARED/traces/param_dlrm_8rank/worker0_step_12.1694128201545.pt.trace.json
+	cp "$t" "$r/worker0.1.pt.trace.json"
+	cp "$t" "$r/worker0's;\$HOME&.pt.trace.json"
+	run -2 --separate-stderr mk RUN="$r"
+	assert_stderr --partial "op-rank: $r/worker0's;\$HOME&.pt.trace.json and $r/worker0.1.pt.trace.json: both rank 0, same window"
+	[ ! -e "$r/report.md" ] && [ ! -e "$r/ops.ndjson" ]
+	# Another window of the same rank is accepted.
+	jq -c '.traceEvents |= map(if .ts then .ts += 3600000000 else . end)' \
+	    "$t" >"$r/worker0.1.pt.trace.json"
+	run -0 mk RUN="$r"
+	run -0 jq -c '[.summary.cpu.traces, (.inputs | length)]' "$r/report.json"
+	assert_output '[2,2]'
 }

@@ -1,6 +1,6 @@
 /*
- * analyze-profile: the whole report from a memory snapshot and/or a
- * profiler trace, with the interface of the original analyze_profile.py.
+ * analyze-profile: the whole report from a memory snapshot and/or profiler
+ * traces, with the interface of the original analyze_profile.py.
  * It runs the mrp tools as a pipeline: the trace branch (tr-extract, then
  * op-rank and mem-segments fed by one tee) and the memory branch
  * (mem-segments and churn-score) in parallel, then rubric-apply and
@@ -13,8 +13,10 @@
 #include <sys/wait.h>
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -36,8 +38,29 @@
 #ifndef TEE_BUFSIZE
 #define TEE_BUFSIZE	(1 << 20)
 #endif
-/* The tee's exit status when the trace has no events. */
+/* The tee's exit status when a trace has no events. */
 #define TEE_NOEVENTS	3
+
+/*
+ * The names of traces in a --cpu-trace directory, as pipelines/report.mk
+ * looks for them in a run directory: what tensorboard_trace_handler writes
+ * (<worker>.<timestamp>.pt.trace.json[.gz]), then what launchers and users
+ * name traces.  Memory snapshots are never traces, whatever their name.
+ */
+static const char *const trace_patterns[] = {
+	"*.pt.trace.json", "*.pt.trace.json.gz",
+	"trace*.json", "trace*.json.gz",
+	"rank*.json", "rank*.json.gz",
+	"worker*.json", "worker*.json.gz",
+	NULL
+};
+#define NOT_A_TRACE	"memory_snapshot*"
+
+/* The traces, in the order tr-extract reads them; the names are owned. */
+struct traces {
+	char		**v;
+	size_t		  n;
+};
 
 /* What a context item holds. */
 enum ctype {
@@ -111,6 +134,7 @@ struct run {
 	struct proc	 p[MAXPROC];
 	int		 np;
 	int		 noevents;	/* the tee saw a trace without events */
+	const struct traces *tr;	/* for the progress line */
 };
 
 static void	usage(void);
@@ -131,22 +155,29 @@ static pid_t	spawn(struct run *, const char *name, const char *argv[],
 		    int in, int out);
 static pid_t	fork_child(struct run *, const char *name);
 static void	close_from(int);
-static void	tee_records(int in, int all, int mem);
+static void	traces_add(struct traces *, const char *);
+static int	is_trace_name(const char *);
+static int	cmpname(const void *, const void *);
+static void	traces_free(struct traces *);
+static void	tee_records(int in, int all, int mem, const struct traces *,
+		    const char *empty);
+static char	*record_head(const char *);
+static void	report_empty(const struct traces *, const char *);
 static int64_t	trace_events(const char *);
 static int	snapshot_empty(const char *);
 static int	same_file(const char *, const char *);
 static char	*canonical(const char *);
 static int	is_chardev(const char *);
 static void	check_outputs(const char *md, const char *json,
-		    const char *trace, const char *mem, const char *ctx);
+		    const struct traces *, const char *mem, const char *ctx);
 static void	check_output(const char *);
 static void	out_put(struct outbuf *, const char *, size_t);
 static void	out_flush(struct outbuf *);
 static int	write_all(int, const char *, size_t);
-static void	hash_inputs(const char *, const char *, const char *);
-static int	wait_all(struct run *, const char *trace, const char *mem);
-static void	progress(const struct run *, const char *trace,
-		    const char *mem);
+static void	hash_inputs(const char *, const struct traces *,
+		    const char *);
+static int	wait_all(struct run *, int inputs, const char *mem);
+static void	progress(const struct run *, const char *mem);
 static long long child_pos(pid_t, const char *);
 static void	cleanup(struct run *);
 static int	open_report(const char *, char *tmp, size_t);
@@ -178,13 +209,15 @@ main(int argc, char *argv[])
 	};
 	struct run r;
 	struct context ctx;
-	const char *trace = NULL, *mem = NULL, *mdout = NULL, *jsonout = NULL;
-	const char *phase = NULL, *objective = NULL, **sets;
-	char f[7][PATH_MAX + 32], mdtmp[PATH_MAX + 32], jtmp[PATH_MAX + 32];
+	struct traces tr = { NULL, 0 };
+	const char *mem = NULL, *mdout = NULL, *jsonout = NULL;
+	const char *phase = NULL, *objective = NULL, **sets, **targs, **tav;
+	char f[8][PATH_MAX + 32], mdtmp[PATH_MAX + 32], jtmp[PATH_MAX + 32];
 	char *slash, phasebuf[32];
 	const char *av[16];
 	int ch, fd[2], all[2], memp[2], out, status = 0, n, i, behind;
-	int nsets = 0, hasctx;
+	int nsets = 0, ntargs = 0, hasctx;
+	size_t k;
 	ssize_t len;
 	const char *tmpdir;
 	FILE *fp;
@@ -192,6 +225,7 @@ main(int argc, char *argv[])
 	setprogname(argv[0]);
 	memset(&ctx, 0, sizeof(ctx));
 	sets = xcalloc((size_t)argc, sizeof(*sets));
+	targs = xcalloc((size_t)argc, sizeof(*targs));
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'C':
@@ -216,7 +250,7 @@ main(int argc, char *argv[])
 			mdout = optarg;
 			break;
 		case 't':
-			trace = optarg;
+			targs[ntargs++] = optarg;
 			break;
 		default:
 			usage();
@@ -227,16 +261,21 @@ main(int argc, char *argv[])
 	hasctx = ctx.file != NULL || nsets > 0 || phase != NULL ||
 	    objective != NULL;
 	/* A context alone, without inputs, is its record on stdout. */
-	if (argc > 0 || (trace == NULL && mem == NULL && (!hasctx ||
+	if (argc > 0 || (ntargs == 0 && mem == NULL && (!hasctx ||
 	    mdout != NULL || jsonout != NULL)))
 		usage();
-	if (trace != NULL && access(trace, R_OK) != 0)
-		die("%s:", trace);
+	/* A directory is every trace in it; every trace is checked alike. */
+	for (i = 0; i < ntargs; i++)
+		traces_add(&tr, targs[i]);
+	free(targs);
+	for (k = 0; k < tr.n; k++)
+		if (access(tr.v[k], R_OK) != 0)
+			die("%s:", tr.v[k]);
 	if (mem != NULL && access(mem, R_OK) != 0)
 		die("%s:", mem);
 	if (ctx.file != NULL && access(ctx.file, R_OK) != 0)
 		die("%s:", ctx.file);
-	check_outputs(mdout, jsonout, trace, mem, ctx.file);
+	check_outputs(mdout, jsonout, &tr, mem, ctx.file);
 
 	/* The file, then --set in order, then --phase and --objective. */
 	if (ctx.file != NULL)
@@ -254,13 +293,14 @@ main(int argc, char *argv[])
 		snprintf(phasebuf, sizeof(phasebuf), "%s", ctx.v[CK_PHASE].s);
 		phase = phasebuf;
 	}
-	if (trace == NULL && mem == NULL) {
+	if (tr.n == 0 && mem == NULL) {
 		context_write(stdout, &ctx);
 		context_free(&ctx);
 		return finish(0);
 	}
 
 	memset(&r, 0, sizeof(r));
+	r.tr = &tr;
 	/* The stages are the tools installed beside this one. */
 	if ((len = readlink("/proc/self/exe", r.bindir,
 	    sizeof(r.bindir) - 1)) > 0) {
@@ -285,6 +325,7 @@ main(int argc, char *argv[])
 	tmpname(&r, f[4], sizeof(f[4]), "inputs.ndjson");
 	tmpname(&r, f[5], sizeof(f[5]), "findings.ndjson");
 	tmpname(&r, f[6], sizeof(f[6]), "context.ndjson");
+	tmpname(&r, f[7], sizeof(f[7]), "empty.txt");
 	if (hasctx) {
 		if ((fp = fopen(f[6], "w")) == NULL)
 			die("%s:", f[6]);
@@ -295,21 +336,24 @@ main(int argc, char *argv[])
 	/* The stages are forked from here on: they inherit nothing to free. */
 	context_free(&ctx);
 
-	if (trace != NULL) {
+	if (tr.n > 0) {
 		if (pipe(fd) == -1 || pipe(all) == -1 || pipe(memp) == -1)
 			die("pipe:");
 		/* Large pipes let the stages run side by side, not in turns. */
 		widen_pipe(fd[0]);
 		widen_pipe(all[0]);
-		av[0] = "tr-extract";
-		av[1] = trace;
-		av[2] = NULL;
-		spawn(&r, "tr-extract", av, -1, fd[1]);
+		/* One tr-extract reads every trace, in order. */
+		tav = xcalloc(tr.n + 2, sizeof(*tav));
+		tav[0] = "tr-extract";
+		for (k = 0; k < tr.n; k++)
+			tav[k + 1] = tr.v[k];
+		spawn(&r, "tr-extract", tav, -1, fd[1]);
+		free(tav);
 		close(fd[1]);
 		if (fork_child(&r, "tee") == 0) {
 			close(all[0]);
 			close(memp[0]);
-			tee_records(fd[0], all[1], memp[1]);
+			tee_records(fd[0], all[1], memp[1], &tr, f[7]);
 		}
 		r.p[r.np - 1].tee = 1;
 		close(fd[0]);
@@ -347,7 +391,7 @@ main(int argc, char *argv[])
 		close(out);
 	}
 	if (fork_child(&r, "sha256") == 0)
-		hash_inputs(f[4], trace, mem);
+		hash_inputs(f[4], &tr, mem);
 	/*
 	 * The trace branch is the critical path: tr-extract, the tee and
 	 * op-rank work in step, and op-rank still sorts and nests alone once
@@ -355,16 +399,17 @@ main(int argc, char *argv[])
 	 * it and run on the time it leaves idle instead of slowing it.  Where
 	 * the priority cannot be changed they merely compete, as before.
 	 */
-	if (trace != NULL)
+	if (tr.n > 0)
 		for (i = behind; i < r.np; i++)
 			(void)setpriority(PRIO_PROCESS, (id_t)r.p[i].pid, 19);
-	if (wait_all(&r, trace, mem) != 0) {
+	if (wait_all(&r, 1, mem) != 0) {
 		cleanup(&r);
+		traces_free(&tr);
 		return finish(1);
 	}
 	/* An empty input is no all-clear: a report of nothing is refused. */
 	if (r.noevents) {
-		warnmsg("%s: no events", trace);
+		report_empty(&tr, f[7]);
 		status = 1;
 	}
 	if (mem != NULL && snapshot_empty(f[2])) {
@@ -373,6 +418,7 @@ main(int argc, char *argv[])
 	}
 	if (status != 0) {
 		cleanup(&r);
+		traces_free(&tr);
 		return finish(status);
 	}
 
@@ -388,8 +434,9 @@ main(int argc, char *argv[])
 	out = open_out(f[5]);
 	spawn(&r, "rubric-apply", av, -1, out);
 	close(out);
-	if (wait_all(&r, NULL, NULL) != 0) {
+	if (wait_all(&r, 0, NULL) != 0) {
 		cleanup(&r);
+		traces_free(&tr);
 		return finish(1);
 	}
 	av[n++] = f[5];
@@ -410,12 +457,13 @@ main(int argc, char *argv[])
 		spawn(&r, "report-md -j", av, -1, out);
 		close(out);
 	}
-	status = wait_all(&r, NULL, NULL);
+	status = wait_all(&r, 0, NULL);
 	if (mdout != NULL)
 		status = publish(status, mdtmp, mdout);
 	if (jsonout != NULL)
 		status = publish(status, jtmp, jsonout);
 	cleanup(&r);
+	traces_free(&tr);
 	return finish(status);
 }
 
@@ -505,7 +553,8 @@ close_from(int lo)
  * kept ones leave in large writes.
  */
 static void
-tee_records(int in, int all, int mem)
+tee_records(int in, int all, int mem, const struct traces *tr,
+    const char *empty)
 {
 	enum { KEEP_TRACE = 1 };
 	static const char *const keep[] = {
@@ -518,11 +567,18 @@ tee_records(int in, int all, int mem)
 	char *buf, *p, *end, *nl, *stop, head[64];
 	struct outbuf kept = { .fd = mem };
 	struct strbuf rec = { 0 };
-	size_t hn = 0, take, k, klen;
-	int64_t events = 0;
-	int intrace = 0;
+	size_t hn = 0, take, k, klen, i;
+	char **heads;
+	unsigned char *full;
+	int intrace = 0, none = 0;
 	ssize_t n;
+	FILE *fp;
 
+	/* Which traces have a record with events, by its head. */
+	heads = xcalloc(tr->n, sizeof(*heads));
+	full = xcalloc(tr->n, 1);
+	for (i = 0; i < tr->n; i++)
+		heads[i] = record_head(tr->v[i]);
 	buf = xmalloc(TEE_BUFSIZE);
 	kept.buf = xmalloc(TEE_BUFSIZE);
 	while ((n = read(in, buf, TEE_BUFSIZE)) != 0) {
@@ -532,8 +588,14 @@ tee_records(int in, int all, int mem)
 			warnmsg("tee: read:");
 			_exit(1);
 		}
-		if (write_all(all, buf, (size_t)n) != 0)
+		if (write_all(all, buf, (size_t)n) != 0) {
+			/* op-rank stopped and says why: end as a pipe would. */
+			if (errno == EPIPE) {
+				signal(SIGPIPE, SIG_DFL);
+				raise(SIGPIPE);
+			}
 			_exit(1);
+		}
 		for (p = buf, end = buf + n; p < end; ) {
 			if (state != DECIDING) {
 				nl = memchr(p, '\n', (size_t)(end - p));
@@ -548,7 +610,11 @@ tee_records(int in, int all, int mem)
 					hn = 0;
 				}
 				if (nl != NULL && intrace) {
-					events += trace_events(rec.s);
+					if (trace_events(rec.s) > 0)
+						for (i = 0; i < tr->n; i++)
+							if (strncmp(rec.s, heads[i],
+							    strlen(heads[i])) == 0)
+								full[i] = 1;
 					rec.len = 0;
 					intrace = 0;
 				}
@@ -586,7 +652,158 @@ tee_records(int in, int all, int mem)
 	free(buf);
 	free(kept.buf);
 	sb_free(&rec);
-	_exit(events > 0 ? 0 : TEE_NOEVENTS);
+	/* The traces without events, by their index, for report_empty(). */
+	if ((fp = fopen(empty, "w")) == NULL)
+		_exit(1);
+	for (i = 0; i < tr->n; i++) {
+		if (!full[i]) {
+			fprintf(fp, "%zu\n", i);
+			none = 1;
+		}
+		free(heads[i]);
+	}
+	free(heads);
+	free(full);
+	if (fclose(fp) != 0)
+		_exit(1);
+	_exit(none ? TEE_NOEVENTS : 0);
+}
+
+/*
+ * How tr-extract's trace record of path begins: its kind, then its file
+ * as the writer escapes it, then the next member.
+ */
+static char *
+record_head(const char *path)
+{
+	struct jw *w;
+	char *s = NULL;
+	size_t n = 0;
+	FILE *fp;
+
+	if ((fp = open_memstream(&s, &n)) == NULL)
+		die("open_memstream:");
+	w = jw_new(fp);
+	jw_record(w, "trace");
+	jw_key(w, "file");
+	jw_cstring(w, path);
+	jw_end(w);
+	jw_free(w);
+	if (fclose(fp) != 0 || n < 2)
+		die("open_memstream:");
+	/* "...}\n" becomes "...,". */
+	s[n - 2] = ',';
+	s[n - 1] = '\0';
+	return s;
+}
+
+/* Names each trace the tee found without events. */
+static void
+report_empty(const struct traces *tr, const char *empty)
+{
+	size_t i;
+	FILE *fp;
+
+	if ((fp = fopen(empty, "r")) == NULL)
+		die("%s:", empty);
+	while (fscanf(fp, "%zu", &i) == 1)
+		if (i < tr->n)
+			warnmsg("%s: no events", tr->v[i]);
+	fclose(fp);
+}
+
+/*
+ * Adds the trace arg, or, when arg is a directory, the traces in it in
+ * sorted order: the regular files whose names match trace_patterns.  A
+ * directory without one is an error.
+ */
+static void
+traces_add(struct traces *tr, const char *arg)
+{
+	struct strbuf pat = { 0 };
+	struct dirent *de;
+	struct stat sb;
+	char **v = NULL, *path;
+	size_t n = 0, i, len;
+	DIR *dir;
+
+	if (stat(arg, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		tr->v = xreallocarray(tr->v, tr->n + 1, sizeof(*tr->v));
+		tr->v[tr->n++] = xstrdup(arg);
+		return;
+	}
+	if ((dir = opendir(arg)) == NULL)
+		die("%s:", arg);
+	len = strlen(arg);
+	for (;;) {
+		errno = 0;
+		if ((de = readdir(dir)) == NULL)
+			break;
+		if (!is_trace_name(de->d_name))
+			continue;
+		path = xmalloc(len + strlen(de->d_name) + 2);
+		/* The name is data: joined, never interpreted. */
+		memcpy(path, arg, len);
+		i = len;
+		if (len > 0 && arg[len - 1] != '/')
+			path[i++] = '/';
+		memcpy(path + i, de->d_name, strlen(de->d_name) + 1);
+		/* A link that leads nowhere is left for access() to refuse. */
+		if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+			free(path);
+			continue;
+		}
+		v = xreallocarray(v, n + 1, sizeof(*v));
+		v[n++] = path;
+	}
+	if (errno != 0)
+		die("%s:", arg);
+	closedir(dir);
+	if (n == 0) {
+		for (i = 0; trace_patterns[i] != NULL; i++) {
+			if (i > 0)
+				sb_puts(&pat, ", ");
+			sb_puts(&pat, trace_patterns[i]);
+		}
+		die("%s: no trace in the directory (none of %s)", arg, pat.s);
+	}
+	qsort(v, n, sizeof(*v), cmpname);
+	tr->v = xreallocarray(tr->v, tr->n + n, sizeof(*tr->v));
+	memcpy(tr->v + tr->n, v, n * sizeof(*v));
+	tr->n += n;
+	free(v);
+}
+
+static int
+is_trace_name(const char *name)
+{
+	size_t i;
+
+	if (fnmatch(NOT_A_TRACE, name, FNM_PERIOD) == 0)
+		return 0;
+	for (i = 0; trace_patterns[i] != NULL; i++)
+		if (fnmatch(trace_patterns[i], name, FNM_PERIOD) == 0)
+			return 1;
+	return 0;
+}
+
+/* Byte order, as make's $(sort) has it. */
+static int
+cmpname(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void
+traces_free(struct traces *tr)
+{
+	size_t i;
+
+	for (i = 0; i < tr->n; i++)
+		free(tr->v[i]);
+	free(tr->v);
+	tr->v = NULL;
+	tr->n = 0;
 }
 
 /*
@@ -677,19 +894,21 @@ write_all(int fd, const char *p, size_t n)
 
 /* The child that names the inputs: their sizes and SHA-256. */
 static void
-hash_inputs(const char *out, const char *trace, const char *mem)
+hash_inputs(const char *out, const struct traces *tr, const char *mem)
 {
 	struct jw *w;
 	FILE *fp;
+	size_t i;
 	int rc = 0;
 
 	if ((fp = fopen(out, "w")) == NULL)
 		_exit(1);
 	w = jw_new(fp);
-	if (trace != NULL && inputrec_write(w, trace, "trace") != 0) {
-		warnmsg("%s:", trace);
-		rc = 1;
-	}
+	for (i = 0; i < tr->n; i++)
+		if (inputrec_write(w, tr->v[i], "trace") != 0) {
+			warnmsg("%s:", tr->v[i]);
+			rc = 1;
+		}
 	if (mem != NULL && inputrec_write(w, mem, "memory_snapshot") != 0) {
 		warnmsg("%s:", mem);
 		rc = 1;
@@ -705,13 +924,14 @@ hash_inputs(const char *out, const char *trace, const char *mem)
  * terminal, a progress line shows how far the readers of the inputs got.
  */
 static int
-wait_all(struct run *r, const char *trace, const char *mem)
+wait_all(struct run *r, int inputs, const char *mem)
 {
 	struct timespec tick = { 0, 200000000 };
 	int st, rc = 0, tty, i, ticks = 0;
 	pid_t pid;
 
-	tty = isatty(STDERR_FILENO) && (trace != NULL || mem != NULL);
+	tty = isatty(STDERR_FILENO) && inputs &&
+	    (r->tr->n > 0 || mem != NULL);
 	while (r->np > 0) {
 		pid = waitpid(-1, &st, tty ? WNOHANG : 0);
 		if (pid == -1) {
@@ -722,7 +942,7 @@ wait_all(struct run *r, const char *trace, const char *mem)
 		if (pid == 0) {
 			nanosleep(&tick, NULL);
 			if (++ticks % 5 == 0)
-				progress(r, trace, mem);
+				progress(r, mem);
 			continue;
 		}
 		for (i = 0; i < r->np; i++)
@@ -753,26 +973,49 @@ wait_all(struct run *r, const char *trace, const char *mem)
 }
 
 static void
-progress(const struct run *r, const char *trace, const char *mem)
+progress(const struct run *r, const char *mem)
 {
 	struct stat sb;
-	long long pos, size;
-	int i, j;
-	const char *paths[2] = { trace, mem };
-	const char *labels[2] = { "trace", "memory" };
+	long long pos, size, done, total;
+	int i, open;
+	size_t k;
 
 	fprintf(stderr, "\r%s:", getprogname());
-	for (j = 0; j < 2; j++) {
-		if (paths[j] == NULL || stat(paths[j], &sb) != 0)
-			continue;
+	/* The traces are read in turn: those before the open one are read. */
+	if (r->tr->n > 0) {
+		done = total = 0;
+		open = 0;
+		for (k = 0; k < r->tr->n; k++) {
+			if (stat(r->tr->v[k], &sb) != 0)
+				continue;
+			size = (long long)sb.st_size;
+			total += size;
+			if (open)
+				continue;
+			pos = -1;
+			for (i = 0; i < r->np && pos < 0; i++)
+				pos = child_pos(r->p[i].pid, r->tr->v[k]);
+			if (pos >= 0) {
+				done += pos;
+				open = 1;
+			} else
+				done += size;
+		}
+		if (!open)
+			fprintf(stderr, " trace read");
+		else
+			fprintf(stderr, " trace %lld%%",
+			    total > 0 ? done * 100 / total : 100);
+	}
+	if (mem != NULL && stat(mem, &sb) == 0) {
 		size = (long long)sb.st_size;
 		pos = -1;
 		for (i = 0; i < r->np && pos < 0; i++)
-			pos = child_pos(r->p[i].pid, paths[j]);
+			pos = child_pos(r->p[i].pid, mem);
 		if (pos < 0)
-			fprintf(stderr, " %s read", labels[j]);
+			fprintf(stderr, " memory read");
 		else
-			fprintf(stderr, " %s %lld%%", labels[j],
+			fprintf(stderr, " memory %lld%%",
 			    size > 0 ? pos * 100 / size : 100);
 	}
 	fprintf(stderr, "\033[K");
@@ -815,7 +1058,7 @@ cleanup(struct run *r)
 	static const char *const names[] = {
 		"trace.ndjson", "trace-memory.ndjson", "memory.ndjson",
 		"churn.ndjson", "inputs.ndjson", "findings.ndjson",
-		"context.ndjson", NULL
+		"context.ndjson", "empty.txt", NULL
 	};
 	char path[PATH_MAX + 32];
 	int i;
@@ -877,25 +1120,32 @@ open_report(const char *path, char *tmp, size_t size)
  * output, and an output that could not be written at the end.
  */
 static void
-check_outputs(const char *md, const char *json, const char *trace,
+check_outputs(const char *md, const char *json, const struct traces *tr,
     const char *mem, const char *ctx)
 {
 	const char *out[2] = { md, json }, *oname[2] = { "--md-out",
 	    "--json-out" };
-	const char *in[3] = { trace, mem, ctx }, *iname[3] = { "--cpu-trace",
-	    "--memory-json", "--context" };
+	const char *in[2] = { mem, ctx }, *iname[2] = { "--memory-json",
+	    "--context" };
+	size_t k;
 	int i, j;
 
 	/* Two reports into one device such as /dev/null do no harm. */
 	if (md != NULL && json != NULL && same_file(md, json) &&
 	    !is_chardev(md))
 		die_usage("--md-out and --json-out are the same file: %s", md);
-	for (i = 0; i < 2; i++)
-		for (j = 0; j < 3; j++)
-			if (out[i] != NULL && in[j] != NULL &&
-			    same_file(out[i], in[j]))
+	for (i = 0; i < 2; i++) {
+		if (out[i] == NULL)
+			continue;
+		for (k = 0; k < tr->n; k++)
+			if (same_file(out[i], tr->v[k]))
+				die_usage("%s is the --cpu-trace file: %s",
+				    oname[i], out[i]);
+		for (j = 0; j < 2; j++)
+			if (in[j] != NULL && same_file(out[i], in[j]))
 				die_usage("%s is the %s file: %s", oname[i],
 				    iname[j], out[i]);
+	}
 	for (i = 0; i < 2; i++)
 		if (out[i] != NULL)
 			check_output(out[i]);

@@ -196,12 +196,21 @@ struct trace {
 	struct agg	 a;
 };
 
+/* The rank and window of a trace read so far, to tell a copy from a window. */
+struct seen {
+	int64_t		 rank;		/* -1: unknown */
+	int64_t		 start, end;	/* absolute ns */
+	char		*file;
+};
+
 struct run {
 	struct names	 names;
 	struct table	 tab, prec;
 	struct trace	 t;
 	struct agg	**ranks;
 	size_t		 nranks;
+	struct seen	*seen;
+	size_t		 nseen;
 	struct jdoc	 doc;
 	enum key	 key;
 	int		 phase;		/* -p, or PH_NONE */
@@ -288,6 +297,8 @@ static void	nest_py(struct run *, struct nest *, struct thr *);
 static void	link_steps(struct trace *, struct thr *);
 static void	timeline(struct trace *, struct dev *);
 static struct agg *rank_agg(struct run *, int64_t);
+static int	same_window(struct run *, const struct jdoc *, int64_t,
+		    int64_t, int64_t);
 static double	keyval(const struct stat *, enum key);
 static double	round3(double);
 static double	pct(int64_t, int64_t);
@@ -410,6 +421,9 @@ main(int argc, char *argv[])
 		free(r.ranks[i]);
 	}
 	free(r.ranks);
+	for (i = 0; i < r.nseen; i++)
+		free(r.seen[i].file);
+	free(r.seen);
 	trace_free(&r.t);
 	jdoc_free(&r.doc);
 	strmap_free(&r.names.map, NULL);
@@ -1045,8 +1059,55 @@ trace_record(struct run *r)
 	    jdoc_get_ns(d, 0, "end", &end) < 0)
 		return jdoc_error(r->file, d, 0, "\"trace\" record lacks \"origin_ns\","
 		    " \"start\" or \"end\"");
+	if (same_window(r, d, rank, origin + start, origin + end) != 0)
+		return -1;
 	r->t.any = 1;
 	on_trace(r, rank, 1, origin, origin + start, origin + end);
+	return 0;
+}
+
+/*
+ * Refuses a trace whose rank (or lack of one) an earlier trace had over an
+ * overlapping window: the same file twice, or two files of one process.
+ * Windows that only touch, or are apart, are parts of one run.  A trace
+ * without events has no window.
+ */
+static int
+same_window(struct run *r, const struct jdoc *d, int64_t rank,
+    int64_t start, int64_t end)
+{
+	const struct seen *s;
+	const char *file = r->file;
+	int64_t events;
+	char rs[32];
+	size_t i;
+	int k;
+
+	if (jdoc_get_i64(d, 0, "events", &events) == 0 && events == 0)
+		return 0;
+	if ((k = jdoc_get(d, 0, "file")) >= 0 &&
+	    d->node[k].type == JT_STRING)
+		file = jdoc_str(d, (uint32_t)k);
+	for (i = 0; i < r->nseen; i++) {
+		s = &r->seen[i];
+		if (s->rank != rank)
+			continue;
+		if ((start < s->end && s->start < end) ||
+		    (start == s->start && end == s->end)) {
+			if (rank >= 0)
+				snprintf(rs, sizeof(rs), "rank %" PRId64, rank);
+			else
+				snprintf(rs, sizeof(rs), "without a rank");
+			return error("%s and %s: both %s, same window", s->file,
+			    file, rs);
+		}
+	}
+	r->seen = xreallocarray(r->seen, r->nseen + 1, sizeof(*r->seen));
+	r->seen[r->nseen].rank = rank;
+	r->seen[r->nseen].start = start;
+	r->seen[r->nseen].end = end;
+	r->seen[r->nseen].file = xstrdup(file);
+	r->nseen++;
 	return 0;
 }
 
