@@ -218,7 +218,8 @@ dlrm() {
 	assert_output --partial '### Top CPU operators (rank 1, the slowest of 8)'
 	assert_output --partial '### GPU timeline (rank 1, the slowest of 8)'
 	assert_output --partial '| Mean step time (slowest rank per step) '
-	run -0 jq -c '[.ranks | length, (map(.rank) | join(",")), .scope.steps]' "$BATS_TEST_TMPDIR/r.json"
+	run -0 jq -c '[(.ranks | length), (.ranks | map(.rank | tostring) | join(",")),
+	    .scope.steps]' "$BATS_TEST_TMPDIR/r.json"
 	assert_output '[8,"0,1,2,3,4,5,6,7","slowest rank per step"]'
 	# Rank 1 waits longest in its collectives: the straggler finding says
 	# so, and points at the rank that waits least.
