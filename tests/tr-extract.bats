@@ -135,6 +135,10 @@ setup() {
 	run -0 bats_pipe tr-extract "$BATS_TEST_TMPDIR/rank-3.trace.json" \| \
 	    jq -sc '[.[0].rank, .[-1].rank, .[-1].rank_from]'
 	assert_output '[3,3,"file name"]'
+	cp torchcpu_cnn_sgd_head.json "$BATS_TEST_TMPDIR/worker5.1694128201545.pt.trace.json"
+	run -0 bats_pipe tr-extract "$BATS_TEST_TMPDIR/worker5.1694128201545.pt.trace.json" \| \
+	    tail -n 1 \| jq -c '[.rank, .rank_from]'
+	assert_output '[5,"file name"]'
 }
 
 @test "several files: each one's records end with its trace record" {

@@ -724,28 +724,36 @@ see_time(struct trace *t, int64_t ts, int64_t dur)
 		t->last = end;
 }
 
-/* rank-3, rank_3, rank[3]: how launchers name per-rank files. */
+/*
+ * rank-3, rank_3, rank[3], worker3: how launchers and users name per-rank
+ * files (tensorboard_trace_handler's worker_name, say worker0.<ts>...).
+ */
 static void
 rank_from_name(struct trace *t)
 {
+	static const char *const words[] = { "rank", "worker" };
 	const char *p, *base;
 	int64_t rank = 0;
+	size_t w, len;
 	int digits = 0;
 
 	base = strrchr(t->file, '/');
 	base = base != NULL ? base + 1 : t->file;
-	for (p = base; (p = strstr(p, "rank")) != NULL; p += 4) {
-		const char *q = p + 4;
+	for (w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+		len = strlen(words[w]);
+		for (p = base; (p = strstr(p, words[w])) != NULL; p += len) {
+			const char *q = p + len;
 
-		if (*q == '-' || *q == '_' || *q == '[')
-			q++;
-		for (rank = 0, digits = 0; isdigit((unsigned char)*q) &&
-		    digits < 9; q++, digits++)
-			rank = rank * 10 + (*q - '0');
-		if (digits > 0) {
-			t->rank = rank;
-			t->rank_from = "file name";
-			return;
+			if (*q == '-' || *q == '_' || *q == '[')
+				q++;
+			for (rank = 0, digits = 0; isdigit((unsigned char)*q) &&
+			    digits < 9; q++, digits++)
+				rank = rank * 10 + (*q - '0');
+			if (digits > 0) {
+				t->rank = rank;
+				t->rank_from = "file name";
+				return;
+			}
 		}
 	}
 }
