@@ -7,8 +7,9 @@
  * reader with MS_SITES and the tool's arithmetic on what it hands over.
  * An even-sized one is read with flags 0, as churn-score reads, by
  * callbacks that check what the header promises: block sizes add up to
- * total_size, the allocated and active blocks to their sizes, every trace
- * entry comes in order with a known action; the allocation sites, the
+ * total_size, the allocated and active blocks to their sizes, unless the
+ * reader warned that they do not; every trace entry comes in order with a
+ * known action, a gap only where the reader warned that it skipped one; the allocation sites, the
  * statistics, the settings and the era are looked up as the tools do.  The
  * input is a file as it is: a crash replays with "mem-segments FILE" or
  * "churn-score FILE".
@@ -33,8 +34,10 @@ check_segment(void *arg, struct msnap *ms, const struct mseg *s)
 	size_t i;
 
 	(void)arg;
-	(void)ms;
-	/* An accepted segment's sums fit in int64 and match its sizes. */
+	/*
+	 * An accepted segment's sums fit in int64, and match its sizes or
+	 * have been warned about.
+	 */
 	for (i = 0; i < s->nblocks; i++) {
 		if (s->blocks[i].size < 0 ||
 		    (unsigned)s->blocks[i].state >= MS_NSTATES ||
@@ -47,8 +50,10 @@ check_segment(void *arg, struct msnap *ms, const struct mseg *s)
 		    __builtin_add_overflow(active, s->blocks[i].size, &active)))
 			abort();
 	}
-	if (s->line == 0 || s->col == 0 || total != s->total_size ||
-	    allocated != s->allocated_size || active != s->active_size)
+	if (s->line == 0 || s->col == 0)
+		abort();
+	if ((total != s->total_size || allocated != s->allocated_size ||
+	    active != s->active_size) && msnap_warnings(ms) == 0)
 		abort();
 	return 0;
 }
@@ -62,7 +67,11 @@ check_trace(void *arg, struct msnap *ms, const struct mtrace *t)
 		c->device = t->device;
 		c->next = 0;
 	}
-	if (t->seq != c->next++ || (unsigned)t->action >= MA_NACTIONS ||
+	/* An entry may be skipped, with a warning, never repeated. */
+	if (t->seq < c->next || (t->seq > c->next && msnap_warnings(ms) == 0))
+		abort();
+	c->next = t->seq + 1;
+	if ((unsigned)t->action >= MA_NACTIONS ||
 	    t->action_text == NULL || t->line == 0 || t->col == 0 ||
 	    t->doc == NULL || t->doc->n == 0 ||
 	    (t->frames >= 0 && (uint32_t)t->frames >= t->doc->n))
@@ -77,8 +86,10 @@ check_trace_end(void *arg, struct msnap *ms, int64_t device,
 {
 	struct check *c = arg;
 
-	(void)ms;
-	if (entries > 0 && (device != c->device || entries != c->next))
+	/* Entries that never reached check_trace() were warned about. */
+	if (entries > c->next && msnap_warnings(ms) == 0)
+		abort();
+	if (c->next > 0 && (device != c->device || entries < c->next))
 		abort();
 	c->device = -1;
 	c->next = 0;
