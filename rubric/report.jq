@@ -2,41 +2,11 @@
 # text, report("json") the members of the JSON report record.  It reads the
 # gathered records (see facts.jq) and rubric-apply's "finding" records.
 
-def cell:
-  if type == "string" then gsub("\\|"; "\\|") | gsub("\n"; " ")
-  elif . == null then "" else tostring end;
-
-def clip($n): if length > $n then .[0:$n - 1] + "…" else . end;
-
-def pad($w; $right):
-  if $right then (" " * ($w - length)) + . else . + (" " * ($w - length)) end;
-
-def mdrow($w; $align):
-  [range(0; length) as $i | .[$i] | pad($w[$i]; $align[$i] == "r")]
-  | "| " + join(" | ") + " |";
-
-def mdrule($w; $align):
-  [range(0; $w | length) as $i
-   | if $align[$i] == "r" then ("-" * ($w[$i] - 1)) + ":" else "-" * $w[$i] end]
-  | "| " + join(" | ") + " |";
-
-# A table whose columns are as wide as their widest cell.
-def table($head; $align; $rows):
-  if ($rows | length) == 0 then "_None._\n"
-  else ([$head] + $rows | map(map(cell))) as $t
-    | [range(0; $head | length) as $i
-       | [$t[] | .[$i] | length] | max | if . < 3 then 3 else . end] as $w
-    | ([$t[0] | mdrow($w; $align)] + [mdrule($w; $align)]
-       + [$t[1:][] | mdrow($w; $align)]) | join("\n") + "\n"
-  end;
-
 def hex:
   if . == null then "n/a"
   else [recurse(if . >= 16 then (. / 16 | floor) else empty end) | . % 16]
     | reverse | map("0123456789abcdef"[.:. + 1]) | "0x" + join("")
   end;
-
-def count: if . == null then "n/a" else dec(0) end;
 
 def findings: recs("finding") | sort_by(.place);
 def inputs: recs("input");
@@ -415,10 +385,16 @@ def json_report:
         phases: [phase_list($f)[] | nokind],
         gpu_timeline: [timelines($f)[] | nokind]
       },
-      actions: [findings[] | nokind],
+      actions: [findings[] | nokind
+        | .measure = (measure_table($f)[.rule] // null)],
       inputs: [inputs[] | nokind],
       memory: memory_compat($f),
-      cpu: cpu_compat($f)
+      cpu: cpu_compat($f),
+      operators: (if $f.cpu == null then null
+        else [$f.ops[] | {name, count, self, total}] end),
+      kernel_times: (if $f.gpu == null then null
+        else [$f.kernels[] | {name, count, total}] end),
+      measures: measure_table($f)
     } end;
 
 def report($format): if $format == "json" then json_report else markdown end;
