@@ -272,34 +272,6 @@ def md_rules:
     + (if .capture != null then "\n```python\n\(.capture)\n```\n" else "" end)]
   | join("\n");
 
-def markdown:
-  facts as $f
-  | if (.counts | length) == 0 then ""
-    elif (.counts | keys) == ["rule"] then
-      "# mrp rubric reference\n\n"
-      + "Generated from the rubric files by `rubric-apply -l | report-md`; do not edit.\n"
-      + "Each rule reads the facts that `facts.jq` derives from the records of the mrp tools; "
-      + "`{{ … }}` in a text is a jq expression over those facts.\n\n"
-      + "Each impact is the fraction of its basis (step time, or the traced window when the trace "
-      + "has no steps; GPU time; reserved or peak memory) that the action could plausibly recover: "
-      + "the part above the target its validation metric names.  Rules are attributed in the order "
-      + "below, specific causes first: a rule gets at most what the rules before it left of its "
-      + "basis, and rules of one pool (the same time or memory explained in different ways) share "
-      + "the largest claim among them, so a report's fractions of one basis add up to at most 1.  "
-      + "A finding left with nothing, or whose estimate is 0, is not reported.\n\n"
-      + "Ranking: blocking findings (an OOM) first; then the objective's resource (time for "
-      + "throughput and latency, the default; memory for memory), then the other, each by "
-      + "fraction; then causes whose cost these artifacts cannot measure; then missing artifacts.  "
-      + "With a phase in focus, findings about "
-      + "other phases come last.  Low-confidence findings are marked hypotheses.\n\n"
-      + "## Rules\n\n" + md_rules
-    else
-      "# Profile report\n\n"
-      + md_context($f) + md_summary($f) + "\n" + md_quality($f) + md_ranks($f) + md_bottlenecks($f)
-      + "\n" + md_diagnosis($f) + "\n" + md_actions($f) + "\n" + md_inputs
-      + (if (rules | length) > 0 then "\n## Rubric reference\n\n" + md_rules else "" end)
-    end;
-
 # The JSON report.
 
 def nokind: del(.kind);
@@ -397,4 +369,52 @@ def json_report:
       measures: measure_table($f)
     } end;
 
-def report($format): if $format == "json" then json_report else markdown end;
+# Before and after: with a "baseline" record (analyze-profile --baseline),
+# the comparison of that report with this one, built from the same facts.
+def baseline: recs("baseline") | .[0].report // null;
+
+def baseline_diff:
+  baseline as $b
+  | if $b == null then null else diff_record($b; json_report) end;
+
+def md_baseline:
+  baseline_diff as $d
+  | if $d == null then ""
+    else "## Before and after\n\n"
+      + "Against the baseline report (mrp \($d.before_version)); its actions, "
+      + "checked by their validation metrics on this run.\n\n"
+      + md_diff($d) + "\n" end;
+
+def markdown:
+  facts as $f
+  | if (.counts | length) == 0 then ""
+    elif (.counts | keys) == ["rule"] then
+      "# mrp rubric reference\n\n"
+      + "Generated from the rubric files by `rubric-apply -l | report-md`; do not edit.\n"
+      + "Each rule reads the facts that `facts.jq` derives from the records of the mrp tools; "
+      + "`{{ … }}` in a text is a jq expression over those facts.\n\n"
+      + "Each impact is the fraction of its basis (step time, or the traced window when the trace "
+      + "has no steps; GPU time; reserved or peak memory) that the action could plausibly recover: "
+      + "the part above the target its validation metric names.  Rules are attributed in the order "
+      + "below, specific causes first: a rule gets at most what the rules before it left of its "
+      + "basis, and rules of one pool (the same time or memory explained in different ways) share "
+      + "the largest claim among them, so a report's fractions of one basis add up to at most 1.  "
+      + "A finding left with nothing, or whose estimate is 0, is not reported.\n\n"
+      + "Ranking: blocking findings (an OOM) first; then the objective's resource (time for "
+      + "throughput and latency, the default; memory for memory), then the other, each by "
+      + "fraction; then causes whose cost these artifacts cannot measure; then missing artifacts.  "
+      + "With a phase in focus, findings about "
+      + "other phases come last.  Low-confidence findings are marked hypotheses.\n\n"
+      + "## Rules\n\n" + md_rules
+    else
+      "# Profile report\n\n"
+      + md_context($f) + md_summary($f) + "\n" + md_quality($f) + md_ranks($f) + md_bottlenecks($f)
+      + "\n" + md_diagnosis($f) + "\n" + md_actions($f) + "\n" + md_baseline + md_inputs
+      + (if (rules | length) > 0 then "\n## Rubric reference\n\n" + md_rules else "" end)
+    end;
+
+def report($format):
+  if $format == "json" then
+    (if baseline == null then null else baseline_diff end) as $d
+    | json_report | if . != null and $d != null then .baseline_diff = $d else . end
+  else markdown end;
