@@ -1,44 +1,8 @@
 # Before and after: the comparison of two JSON reports that report-diff
 # writes, and that report-md adds to a report as "Before and after" when
-# given a baseline.  Reads facts.jq's helpers; report.jq reads measures.
-
-# The value of each rule's validation metric, worked out from the facts
-# whether the rule fired or not, and which way is better.  A rule whose
-# metric has no number here (the missing-* rules) is left out; a value is
-# null when the facts it needs are missing.
-def per_step($v; $f):
-  if $v == null or $f.steps == null or ($f.steps.steps // 0) <= 0 then null
-  else $v / $f.steps.steps end;
-
-def measure_table($f):
-  {
-    "oom": {value: $f.memory.num_ooms, better: "lower"},
-    "alloc-retries": {value: $f.memory.num_alloc_retries, better: "lower"},
-    "nearby-sizes": {value: $f.churn.device_calls_per_1000_allocs, better: "lower"},
-    "fragmentation-high": {value: $f.split_fragmentation, better: "lower"},
-    "fragmentation-medium": {value: $f.split_fragmentation, better: "lower"},
-    "releasable-cache": {value: $f.memory.free_segment_bytes, better: "lower"},
-    "empty-cache-churn": {value: $f.churn.segment_free_bursts, better: "lower"},
-    "dataloader-share": {value: $f.dataloader_share, better: "lower"},
-    "host-sync": {value: $f.sync_share, better: "lower"},
-    "launch-bound": {value: $f.gpu_util, better: "higher"},
-    "optimizer-share": {value: $f.optimizer_share, better: "lower"},
-    "comm-overlap": {value: $f.comm_exposed_fraction, better: "lower"},
-    "comm-share": {value: share($f.gpu.comm; $f.gpu.window), better: "lower"},
-    "matmul-gpu": {value: per_step(
-        if $f.families == null then null
-        else ($f.families["matmul/linear"].gpu_self // 0)
-          + ($f.families.convolution.gpu_self // 0) end; $f), better: "lower"},
-    "matmul-cpu": {value: per_step(
-        if $f.families == null then null
-        else $f.families["matmul/linear"].self // 0 end; $f), better: "lower"},
-    "low-gpu-util": {value: $f.gpu_util, better: "higher"},
-    "unstable-steps": {value: $f.step_cv, better: "lower"},
-    "straggler": {value: (if $f.ranks == null then null
-        else ($f.ranks | map(.mean_step) | map(select(. != null)) | sort)
-          | if length < 2 or .[(length - 1) / 2 | floor] <= 0 then null
-            else .[-1] / .[(length - 1) / 2 | floor] end end), better: "lower"}
-  };
+# given a baseline.  Reads facts.jq's helpers.  Each action is checked by
+# the measures of the two reports: the value of each rule's "measure" on
+# the run, which rubric-apply writes as measure records (mrp-rubric(5)).
 
 # A change of at most this fraction of the larger of the two values is
 # noise: the verdict is "unchanged".

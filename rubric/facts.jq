@@ -208,6 +208,15 @@ def facts:
       sync_share: share($rt.sync; $step_time),
       sync_ops: ($ops | map(select(.name == "aten::item" or .name == "aten::_local_scalar_dense" or .name == "cudaStreamSynchronize"))),
       step_cv: (if $steps != null and $steps.steps >= 3 and $steps.mean > 0 then $steps.std / $steps.mean else null end),
+      # Per profiled step, so that runs with more or fewer steps compare.
+      cpu_matmul_per_step: (if $families == null or ($steps.steps // 0) <= 0 then null
+        else ($families["matmul/linear"].self // 0) / $steps.steps end),
+      gpu_gemm_per_step: (if $families == null or ($steps.steps // 0) <= 0 then null
+        else (($families["matmul/linear"].gpu_self // 0) + ($families.convolution.gpu_self // 0)) / $steps.steps end),
+      # The slowest rank's mean step over the median rank's.
+      slowest_rank_ratio: ($ranks | map(.mean_step) | map(select(. != null)) | sort
+        | if length < 2 or .[(length - 1) / 2 | floor] <= 0 then null
+          else .[-1] / .[(length - 1) / 2 | floor] end),
       fragmentation: $mem.fragmentation,
       have_trace: ($cpu != null),
       have_snapshot: ($mem != null)

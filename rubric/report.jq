@@ -269,6 +269,7 @@ def md_rules:
     + "- **Hypothesis:** \(.cause)\n"
     + "- **Action:** \(.action)\n"
     + "- **Validation metric:** \(.metric)\n"
+    + (if .measure != null then "- **Measure:** `\(.measure)`, better \(.better)\n" else "" end)
     + (if .capture != null then "\n```python\n\(.capture)\n```\n" else "" end)]
   | join("\n");
 
@@ -357,8 +358,7 @@ def json_report:
         phases: [phase_list($f)[] | nokind],
         gpu_timeline: [timelines($f)[] | nokind]
       },
-      actions: [findings[] | nokind
-        | .measure = (measure_table($f)[.rule] // null)],
+      actions: [findings[] | nokind],
       inputs: [inputs[] | nokind],
       memory: memory_compat($f),
       cpu: cpu_compat($f),
@@ -366,7 +366,7 @@ def json_report:
         else [$f.ops[] | {name, count, self, total}] end),
       kernel_times: (if $f.gpu == null then null
         else [$f.kernels[] | {name, count, total}] end),
-      measures: measure_table($f)
+      measures: (recs("measure") | map({key: .rule, value: {value, better}}) | from_entries)
     } end;
 
 # Before and after: with a "baseline" record (analyze-profile --baseline),
