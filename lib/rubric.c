@@ -190,7 +190,7 @@ load_rule(struct rubric *r, const char *file, const struct ynode *m)
 	static const char *const keys[] = {
 		"id", "area", "confidence", "needs", "when", "impact",
 		"basis", "recovers", "pool", "blocking", "evidence",
-		"observation",
+		"measure", "better", "observation",
 		"cause", "action", "metric", "capture", NULL
 	};
 	const struct ynode *needs, *ev;
@@ -246,6 +246,14 @@ load_rule(struct rubric *r, const char *file, const struct ynode *m)
 	if (u->pool != NULL && !is_name(u->pool))
 		die_usage("%s:%u: rule %s: pool \"%s\" is not lowercase "
 		    "letters, digits and '-'", where, m->line, u->id, u->pool);
+	/* The metric's value, and which way is better. */
+	u->measure = scalar(where, m, "measure", 0, &u->measure_line);
+	u->better = scalar(where, m, "better", u->measure != NULL, NULL);
+	if (u->better != NULL && (u->measure == NULL ||
+	    (strcmp(u->better, "lower") != 0 &&
+	    strcmp(u->better, "higher") != 0)))
+		die_usage("%s:%u: rule %s: better must be lower or higher, "
+		    "with a measure", where, m->line, u->id);
 	if ((p = scalar(where, m, "blocking", 0, NULL)) != NULL) {
 		if (strcmp(p, "true") != 0 && strcmp(p, "false") != 0)
 			die_usage("%s:%u: rule %s: blocking must be true or "
@@ -454,12 +462,23 @@ rubric_program(const struct rubric *r)
 		rule_def(&b, &r->rule[i], i);
 	/* Nothing gathered is nothing to diagnose, not every artifact missing. */
 	sb_puts(&b, "if (.counts | length) == 0 then {objective: null, "
-	    "phase: null, results: []} else facts | {objective: .objective, "
-	    "phase: .phase, results: [");
+	    "phase: null, results: [], measures: []} else facts | "
+	    "{objective: .objective, phase: .phase, results: [");
 	for (i = 0; i < r->n; i++) {
 		snprintf(call, sizeof(call), "%s(try ([mrp_r%zu] | .[0]) "
 		    "catch {mrp_error: .})", i > 0 ? ",\n" : "\n", i);
 		sb_puts(&b, call);
+	}
+	sb_puts(&b, "], measures: [");
+	for (i = 0; i < r->n; i++) {
+		sb_puts(&b, i > 0 ? ",\n" : "\n");
+		if (r->rule[i].measure == NULL) {
+			sb_puts(&b, "null");
+			continue;
+		}
+		sb_puts(&b, "(try ([");
+		expr(&b, r->rule[i].measure);
+		sb_puts(&b, "] | .[0]) catch null)");
 	}
 	sb_puts(&b, "]} end\n");
 	return b.s;
@@ -504,6 +523,9 @@ rubric_compile(const struct rubric *r)
 
 		blame(r, u, "when", u->when_line, u->when, 0);
 		blame(r, u, "impact", u->impact_line, u->impact, 0);
+		if (u->measure != NULL)
+			blame(r, u, "measure", u->measure_line, u->measure,
+			    0);
 		for (k = 0; k < u->nev; k++)
 			blame(r, u, u->evname[k], u->evline[k], u->evexpr[k],
 			    0);
@@ -581,6 +603,16 @@ rubric_write_rule(struct jw *w, const struct rubric *r, size_t i)
 		jw_null(w);
 	jw_key(w, "blocking");
 	jw_bool(w, u->blocking);
+	jw_key(w, "measure");
+	if (u->measure != NULL)
+		jw_cstring(w, u->measure);
+	else
+		jw_null(w);
+	jw_key(w, "better");
+	if (u->better != NULL)
+		jw_cstring(w, u->better);
+	else
+		jw_null(w);
 	jw_key(w, "evidence");
 	jw_begin_object(w);
 	for (k = 0; k < u->nev; k++) {
@@ -613,6 +645,8 @@ rubric_free(struct rubric *r)
 		free(u->when);
 		free(u->impact);
 		free(u->basis);
+		free(u->measure);
+		free(u->better);
 		free(u->recovers);
 		free(u->pool);
 		for (k = 0; k < u->nneeds; k++)

@@ -32,6 +32,9 @@ struct rule {
 	char		*basis;		/* what impact is a fraction of */
 	char		*recovers;	/* why that fraction: for readers */
 	char		*pool;		/* time or memory shared with others */
+	char		*measure;	/* the metric's value: jq, or NULL */
+	char		*better;	/* "lower" or "higher" with measure */
+	uint32_t	 measure_line;
 	int		 blocking;	/* the run cannot go on: rank first */
 	char		**needs;
 	size_t		 nneeds;
@@ -74,8 +77,10 @@ void rubric_load(struct rubric *, const char *dir);
  * objective and phase of the run's context (or null),
  * results holding one element per rule (none when nothing was gathered):
  * null when the rule did not fire, {"mrp_error": message} when it failed,
- * and otherwise an object with impact, evidence and the texts.  The caller
- * frees the result.
+ * and otherwise an object with impact, evidence and the texts; and
+ * "measures", one element per rule as well: the value of its measure on
+ * the facts, fired or not (null without a measure, or when it fails).  The
+ * caller frees the result.
  */
 char *rubric_program(const struct rubric *);
 

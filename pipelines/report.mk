@@ -30,9 +30,12 @@
 #	churn.ndjson	churn-score's records of the snapshots
 #	findings.ndjson	rubric-apply's findings
 #	report.md, report.json	report-md's report, naming the inputs
+#	diff.md, diff.json	with BASELINE=runs/<id>, report-diff of that
+#		run's report.json (made first if need be) against this one's
 # A stage is rebuilt when an input, its tool or a rubric file changes.
 #
-# Variables: RUN or RUNS (run directories), BIN (the mrp binaries, default
+# Variables: RUN or RUNS (run directories), BASELINE (a run directory to
+# compare each run with, optional), BIN (the mrp binaries, default
 # ../bin beside this file), RUBRIC (the rubric directory, default ../rubric
 # beside this file).
 SHELL := bash
@@ -47,6 +50,8 @@ BIN ?= $(HERE)../bin
 RUBRIC ?= $(HERE)../rubric
 RUN ?=
 RUNS ?= $(RUN)
+BASELINE ?=
+BASE := $(patsubst %/,%,$(strip $(BASELINE)))
 
 ifeq ($(strip $(RUNS)),)
 $(error name the run directory: make -f pipelines/report.mk RUN=runs/<id>)
@@ -68,7 +73,8 @@ RULES := $(wildcard $(RUBRIC)/*.yaml) $(RUBRIC)/facts.jq
 # What mem-segments reads of a trace: memory records, step slices, traces.
 TRACE_MEMORY := ^\{"kind":"(memory|trace)"|^\{"kind":"event","name":"ProfilerStep\#
 
-all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json)
+all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json) \
+    $(if $(BASE),$(RUNS:%=%/diff.md) $(RUNS:%=%/diff.json))
 
 # $(call q,name): name quoted for the shell, as data; make itself still
 # reads names with spaces or $ as it always does.
@@ -118,14 +124,25 @@ into = trap 'rm -f $@.tmp' EXIT; $1 >$@.tmp; mv $@.tmp $@
 	$(call into,$(BIN)/rubric-apply -r $(RUBRIC) $(call stages,$*))
 
 %/report.md: $$(call stages,$$*) %/findings.ndjson $(BIN)/report-md \
-    $(RULES) $(RUBRIC)/report.jq
+    $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq
 	$(call into,$(BIN)/report-md -r $(RUBRIC) $(foreach f,$(call traces,$*) \
 	    $(call snaps,$*),-i $(call q,$f)) $(call stages,$*) $*/findings.ndjson)
 
 %/report.json: $$(call stages,$$*) %/findings.ndjson $(BIN)/report-md \
-    $(RULES) $(RUBRIC)/report.jq
+    $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq
 	$(call into,$(BIN)/report-md -j -r $(RUBRIC) \
 	    $(foreach f,$(call traces,$*) $(call snaps,$*),-i $(call q,$f)) \
 	    $(call stages,$*) $*/findings.ndjson)
+
+# Before and after: the baseline run's report against this run's.
+%/diff.md: $(BASE)/report.json %/report.json $(BIN)/report-diff \
+    $(RUBRIC)/facts.jq $(RUBRIC)/diff.jq
+	$(call into,$(BIN)/report-diff -r $(RUBRIC) \
+	    $(call q,$(BASE)/report.json) $(call q,$*/report.json))
+
+%/diff.json: $(BASE)/report.json %/report.json $(BIN)/report-diff \
+    $(RUBRIC)/facts.jq $(RUBRIC)/diff.jq
+	$(call into,$(BIN)/report-diff -j -r $(RUBRIC) \
+	    $(call q,$(BASE)/report.json) $(call q,$*/report.json))
 
 .PHONY: all

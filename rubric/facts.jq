@@ -208,6 +208,15 @@ def facts:
       sync_share: share($rt.sync; $step_time),
       sync_ops: ($ops | map(select(.name == "aten::item" or .name == "aten::_local_scalar_dense" or .name == "cudaStreamSynchronize"))),
       step_cv: (if $steps != null and $steps.steps >= 3 and $steps.mean > 0 then $steps.std / $steps.mean else null end),
+      # Per profiled step, so that runs with more or fewer steps compare.
+      cpu_matmul_per_step: (if $families == null or ($steps.steps // 0) <= 0 then null
+        else ($families["matmul/linear"].self // 0) / $steps.steps end),
+      gpu_gemm_per_step: (if $families == null or ($steps.steps // 0) <= 0 then null
+        else (($families["matmul/linear"].gpu_self // 0) + ($families.convolution.gpu_self // 0)) / $steps.steps end),
+      # The slowest rank's mean step over the median rank's.
+      slowest_rank_ratio: ($ranks | map(.mean_step) | map(select(. != null)) | sort
+        | if length < 2 or .[(length - 1) / 2 | floor] <= 0 then null
+          else .[-1] / .[(length - 1) / 2 | floor] end),
       fragmentation: $mem.fragmentation,
       have_trace: ($cpu != null),
       have_snapshot: ($mem != null)
@@ -226,6 +235,8 @@ def dec($d):
     | (if $i < 0 then "-" + . else . end)
   end;
 
+def count: if . == null then "n/a" else dec(0) end;
+
 def pct: if . == null then "n/a" else (. * 100 | dec(1)) + " %" end;
 
 def bytes:
@@ -241,3 +252,33 @@ def us:
   elif fabs >= 1000000 then (. / 1000000 | dec(2)) + " s"
   elif fabs >= 1000 then (. / 1000 | dec(2)) + " ms"
   else (. | dec(1)) + " µs" end;
+
+# Markdown tables, for the report (report.jq) and the diff (diff.jq).
+
+def cell:
+  if type == "string" then gsub("\\|"; "\\|") | gsub("\n"; " ")
+  elif . == null then "" else tostring end;
+
+def clip($n): if length > $n then .[0:$n - 1] + "…" else . end;
+
+def pad($w; $right):
+  if $right then (" " * ($w - length)) + . else . + (" " * ($w - length)) end;
+
+def mdrow($w; $align):
+  [range(0; length) as $i | .[$i] | pad($w[$i]; $align[$i] == "r")]
+  | "| " + join(" | ") + " |";
+
+def mdrule($w; $align):
+  [range(0; $w | length) as $i
+   | if $align[$i] == "r" then ("-" * ($w[$i] - 1)) + ":" else "-" * $w[$i] end]
+  | "| " + join(" | ") + " |";
+
+# A table whose columns are as wide as their widest cell.
+def table($head; $align; $rows):
+  if ($rows | length) == 0 then "_None._\n"
+  else ([$head] + $rows | map(map(cell))) as $t
+    | [range(0; $head | length) as $i
+       | [$t[] | .[$i] | length] | max | if . < 3 then 3 else . end] as $w
+    | ([$t[0] | mdrow($w; $align)] + [mdrule($w; $align)]
+       + [$t[1:][] | mdrow($w; $align)]) | join("\n") + "\n"
+  end;

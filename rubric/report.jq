@@ -2,41 +2,11 @@
 # text, report("json") the members of the JSON report record.  It reads the
 # gathered records (see facts.jq) and rubric-apply's "finding" records.
 
-def cell:
-  if type == "string" then gsub("\\|"; "\\|") | gsub("\n"; " ")
-  elif . == null then "" else tostring end;
-
-def clip($n): if length > $n then .[0:$n - 1] + "…" else . end;
-
-def pad($w; $right):
-  if $right then (" " * ($w - length)) + . else . + (" " * ($w - length)) end;
-
-def mdrow($w; $align):
-  [range(0; length) as $i | .[$i] | pad($w[$i]; $align[$i] == "r")]
-  | "| " + join(" | ") + " |";
-
-def mdrule($w; $align):
-  [range(0; $w | length) as $i
-   | if $align[$i] == "r" then ("-" * ($w[$i] - 1)) + ":" else "-" * $w[$i] end]
-  | "| " + join(" | ") + " |";
-
-# A table whose columns are as wide as their widest cell.
-def table($head; $align; $rows):
-  if ($rows | length) == 0 then "_None._\n"
-  else ([$head] + $rows | map(map(cell))) as $t
-    | [range(0; $head | length) as $i
-       | [$t[] | .[$i] | length] | max | if . < 3 then 3 else . end] as $w
-    | ([$t[0] | mdrow($w; $align)] + [mdrule($w; $align)]
-       + [$t[1:][] | mdrow($w; $align)]) | join("\n") + "\n"
-  end;
-
 def hex:
   if . == null then "n/a"
   else [recurse(if . >= 16 then (. / 16 | floor) else empty end) | . % 16]
     | reverse | map("0123456789abcdef"[.:. + 1]) | "0x" + join("")
   end;
-
-def count: if . == null then "n/a" else dec(0) end;
 
 def findings: recs("finding") | sort_by(.place);
 def inputs: recs("input");
@@ -299,36 +269,9 @@ def md_rules:
     + "- **Hypothesis:** \(.cause)\n"
     + "- **Action:** \(.action)\n"
     + "- **Validation metric:** \(.metric)\n"
+    + (if .measure != null then "- **Measure:** `\(.measure)`, better \(.better)\n" else "" end)
     + (if .capture != null then "\n```python\n\(.capture)\n```\n" else "" end)]
   | join("\n");
-
-def markdown:
-  facts as $f
-  | if (.counts | length) == 0 then ""
-    elif (.counts | keys) == ["rule"] then
-      "# mrp rubric reference\n\n"
-      + "Generated from the rubric files by `rubric-apply -l | report-md`; do not edit.\n"
-      + "Each rule reads the facts that `facts.jq` derives from the records of the mrp tools; "
-      + "`{{ … }}` in a text is a jq expression over those facts.\n\n"
-      + "Each impact is the fraction of its basis (step time, or the traced window when the trace "
-      + "has no steps; GPU time; reserved or peak memory) that the action could plausibly recover: "
-      + "the part above the target its validation metric names.  Rules are attributed in the order "
-      + "below, specific causes first: a rule gets at most what the rules before it left of its "
-      + "basis, and rules of one pool (the same time or memory explained in different ways) share "
-      + "the largest claim among them, so a report's fractions of one basis add up to at most 1.  "
-      + "A finding left with nothing, or whose estimate is 0, is not reported.\n\n"
-      + "Ranking: blocking findings (an OOM) first; then the objective's resource (time for "
-      + "throughput and latency, the default; memory for memory), then the other, each by "
-      + "fraction; then causes whose cost these artifacts cannot measure; then missing artifacts.  "
-      + "With a phase in focus, findings about "
-      + "other phases come last.  Low-confidence findings are marked hypotheses.\n\n"
-      + "## Rules\n\n" + md_rules
-    else
-      "# Profile report\n\n"
-      + md_context($f) + md_summary($f) + "\n" + md_quality($f) + md_ranks($f) + md_bottlenecks($f)
-      + "\n" + md_diagnosis($f) + "\n" + md_actions($f) + "\n" + md_inputs
-      + (if (rules | length) > 0 then "\n## Rubric reference\n\n" + md_rules else "" end)
-    end;
 
 # The JSON report.
 
@@ -418,7 +361,60 @@ def json_report:
       actions: [findings[] | nokind],
       inputs: [inputs[] | nokind],
       memory: memory_compat($f),
-      cpu: cpu_compat($f)
+      cpu: cpu_compat($f),
+      operators: (if $f.cpu == null then null
+        else [$f.ops[] | {name, count, self, total}] end),
+      kernel_times: (if $f.gpu == null then null
+        else [$f.kernels[] | {name, count, total}] end),
+      measures: (recs("measure") | map({key: .rule, value: {value, better}}) | from_entries)
     } end;
 
-def report($format): if $format == "json" then json_report else markdown end;
+# Before and after: with a "baseline" record (analyze-profile --baseline),
+# the comparison of that report with this one, built from the same facts.
+def baseline: recs("baseline") | .[0].report // null;
+
+def baseline_diff:
+  baseline as $b
+  | if $b == null then null else diff_record($b; json_report) end;
+
+def md_baseline:
+  baseline_diff as $d
+  | if $d == null then ""
+    else "## Before and after\n\n"
+      + "Against the baseline report (mrp \($d.before_version)); its actions, "
+      + "checked by their validation metrics on this run.\n\n"
+      + md_diff($d) + "\n" end;
+
+def markdown:
+  facts as $f
+  | if (.counts | length) == 0 then ""
+    elif (.counts | keys) == ["rule"] then
+      "# mrp rubric reference\n\n"
+      + "Generated from the rubric files by `rubric-apply -l | report-md`; do not edit.\n"
+      + "Each rule reads the facts that `facts.jq` derives from the records of the mrp tools; "
+      + "`{{ … }}` in a text is a jq expression over those facts.\n\n"
+      + "Each impact is the fraction of its basis (step time, or the traced window when the trace "
+      + "has no steps; GPU time; reserved or peak memory) that the action could plausibly recover: "
+      + "the part above the target its validation metric names.  Rules are attributed in the order "
+      + "below, specific causes first: a rule gets at most what the rules before it left of its "
+      + "basis, and rules of one pool (the same time or memory explained in different ways) share "
+      + "the largest claim among them, so a report's fractions of one basis add up to at most 1.  "
+      + "A finding left with nothing, or whose estimate is 0, is not reported.\n\n"
+      + "Ranking: blocking findings (an OOM) first; then the objective's resource (time for "
+      + "throughput and latency, the default; memory for memory), then the other, each by "
+      + "fraction; then causes whose cost these artifacts cannot measure; then missing artifacts.  "
+      + "With a phase in focus, findings about "
+      + "other phases come last.  Low-confidence findings are marked hypotheses.\n\n"
+      + "## Rules\n\n" + md_rules
+    else
+      "# Profile report\n\n"
+      + md_context($f) + md_summary($f) + "\n" + md_quality($f) + md_ranks($f) + md_bottlenecks($f)
+      + "\n" + md_diagnosis($f) + "\n" + md_actions($f) + "\n" + md_baseline + md_inputs
+      + (if (rules | length) > 0 then "\n## Rubric reference\n\n" + md_rules else "" end)
+    end;
+
+def report($format):
+  if $format == "json" then
+    (if baseline == null then null else baseline_diff end) as $d
+    | json_report | if . != null and $d != null then .baseline_diff = $d else . end
+  else markdown end;

@@ -3,7 +3,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 
 @test "analyze-profile: usage errors" {
 	run -2 --separate-stderr analyze-profile
-	assert_stderr --partial 'usage: analyze-profile [--context file] [--cpu-trace file] [--json-out file] [--md-out file] [--memory-json file] [--objective objective] [--phase phase] [--set key=value]'
+	assert_stderr --partial 'usage: analyze-profile [--baseline file] [--context file] [--cpu-trace file] [--json-out file] [--md-out file] [--memory-json file] [--objective objective] [--phase phase] [--set key=value]'
 	run -2 --separate-stderr analyze-profile --bogus x
 	run -2 --separate-stderr analyze-profile --md-out x.md
 	run -2 --separate-stderr analyze-profile --set model=x --md-out x.md
@@ -466,4 +466,42 @@ dlrm() {
 	assert_output "$(printf 'run/%s\n' a.pt.trace.json a.pt.trace.json.gz \
 	    rank-1.json.gz rank0.json trace.json trace_1.json.gz worker0.json \
 	    worker_1.json.gz)"
+}
+
+@test "analyze-profile: --baseline adds the before-and-after comparison" {
+	cd "$TOP/fixtures/report-diff"
+	run -0 analyze-profile --cpu-trace after.trace.json.gz \
+	    --baseline before.json --json-out "$BATS_TEST_TMPDIR/after.json"
+	md=$output
+	# The JSON report is the plain one plus baseline_diff, which is what
+	# report-diff says of the two.
+	run -0 bats_pipe jq -c 'del(.baseline_diff, .inputs)' "$BATS_TEST_TMPDIR/after.json"
+	assert_output "$(jq -c 'del(.inputs)' after.json)"
+	run -0 jq -c '.baseline_diff' "$BATS_TEST_TMPDIR/after.json"
+	assert_output "$(report-diff -j before.json after.json | jq -c 'del(.kind)')"
+	# The Markdown section is report-diff's, under its own heading.
+	run -0 bats_pipe printf '%s\n' "$md" \| sed -n '/^## Before and after/,/^## Inputs/p'
+	assert_line --index 0 '## Before and after'
+	assert_output --partial "$(report-diff before.json after.json | sed -n '/^### Actions/,$p')"
+	run -0 bats_pipe printf '%s\n' "$md" \| grep -c '^## Before and after'
+	assert_output 1
+}
+
+@test "analyze-profile: man page example of --baseline" {
+	cd "$TOP/fixtures/report-diff"
+	run -0 bats_pipe analyze-profile --cpu-trace after.trace.json.gz \
+	    --baseline before.json --json-out "$BATS_TEST_TMPDIR/after.json" \| \
+	    sed -n '/^## Before and after/,/^## Inputs/p'
+	assert_line --index 0 '## Before and after'
+	assert_output --partial '| dataloader-share     | 0.7435 | 0.3110 | lower  | improved |'
+}
+
+@test "analyze-profile: a --baseline that is not a report is refused" {
+	cd "$TOP/fixtures/report-diff"
+	run -1 --separate-stderr analyze-profile --cpu-trace after.trace.json.gz \
+	    --baseline ../report-md/records.ndjson --md-out "$BATS_TEST_TMPDIR/r.md"
+	assert_stderr 'analyze-profile: ../report-md/records.ndjson: not an analyze-profile report'
+	[ ! -e "$BATS_TEST_TMPDIR/r.md" ]
+	run -2 --separate-stderr analyze-profile --baseline before.json
+	assert_stderr --partial 'usage:'
 }

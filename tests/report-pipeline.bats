@@ -174,3 +174,26 @@ mk() {
 	run -0 jq -c '[.summary.cpu.traces, (.inputs | length)]' "$r/report.json"
 	assert_output '[2,2]'
 }
+
+@test "report.mk: BASELINE= compares each run with the baseline run" {
+	b=$BATS_TEST_TMPDIR/before
+	a=$BATS_TEST_TMPDIR/after
+	mkdir "$b" "$a"
+	cp "$TOP/fixtures/report-diff/before.trace.json.gz" "$b/trace.json.gz"
+	cp "$TOP/fixtures/report-diff/after.trace.json.gz" "$a/trace.json.gz"
+	# The baseline's report is made first; a trailing slash is allowed.
+	run -0 mk RUN="$a" BASELINE="$b/"
+	[ -e "$b/report.json" ]
+	diff "$a/diff.json" <(report-diff -j "$b/report.json" "$a/report.json")
+	diff "$a/diff.md" <(report-diff "$b/report.json" "$a/report.json")
+	run -0 jq -r '.actions[] | select(.rule == "dataloader-share") | .verdict' "$a/diff.json"
+	assert_output 'improved'
+	run -0 mk RUN="$a" BASELINE="$b"
+	assert_output --partial 'Nothing to be done'
+	run -0 ls "$b"
+	refute_output --partial 'diff.'
+	# Without BASELINE there is no diff.
+	rm "$a/diff.md" "$a/diff.json"
+	run -0 mk RUN="$a"
+	[ ! -e "$a/diff.md" ]
+}

@@ -19,7 +19,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 
 @test "rubric-apply: time first, then memory, each by fraction; missing artifacts last" {
 	run -0 bats_pipe rubric-apply "$FIXTURES/example.ndjson" \| \
-	    jq -sc 'map([.rule, .impact.basis, .impact.fraction, .impact.claimed])'
+	    jq -sc 'map(select(.kind == "finding") | [.rule, .impact.basis, .impact.fraction, .impact.claimed])'
 	assert_output '[["low-gpu-util","step_time",0.6474,0.7208],["launch-bound","step_time",0.0734,0.0734],["releasable-cache","reserved_memory",0.8519,0.8519],["fragmentation-medium","reserved_memory",0.1397,0.1397],["missing-context",null,null,null],["missing-memory-stats",null,null,null]]'
 }
 
@@ -31,7 +31,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	assert_output '0.7208'
 	# A rule whose whole claim a rule before it already made is dropped.
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/launch-bound.fire.ndjson" \| \
-	    jq -c 'select(.rule == "launch-bound" or .rule == "low-gpu-util") | .rule'
+	    jq -c 'select(.kind == "finding") | select(.rule == "launch-bound" or .rule == "low-gpu-util") | .rule'
 	assert_output - <<'OUT'
 "low-gpu-util"
 "launch-bound"
@@ -42,7 +42,7 @@ OUT
 	ctx='{"kind":"context","objective":"memory"}'
 	run -0 bats_pipe cat "$FIXTURES/example.ndjson" \| \
 	    jq -c --argjson c "$ctx" '., if .kind == "cpu_summary" then $c else empty end' \| \
-	    rubric-apply \| jq -sc 'map(.rule)'
+	    rubric-apply \| jq -sc 'map(select(.kind == "finding") | .rule)'
 	assert_output '["releasable-cache","fragmentation-medium","low-gpu-util","launch-bound","missing-context","missing-memory-stats"]'
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/oom.fire.ndjson" \| \
 	    jq -c 'select(.place == 1) | [.rule, .blocking, .impact]'
@@ -113,14 +113,14 @@ OUT
 		id=$(basename "$f")
 		id=${id%%.quiet*}
 		n=$(rubric-apply "$f" | jq -c --arg id "$id" \
-		    'select(.rule == $id)' | wc -l)
+		    'select(.kind == "finding" and .rule == $id)' | wc -l)
 		[ "$n" -eq 0 ] || fail "$id fires on $f"
 	done
 }
 
 @test "rubric-apply: a finding carries evidence, texts and the hypothesis flag" {
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/nearby-sizes.fire.ndjson" \| \
-	    jq -c 'select(.rule == "nearby-sizes") | [.confidence, .hypothesis,
+	    jq -c 'select(.kind == "finding" and .rule == "nearby-sizes") | [.confidence, .hypothesis,
 	    .evidence.band, (.observation | test("500 allocations fall between 1.0 MiB and 2.0 MiB"))]'
 	assert_output '["low",true,{"from":1048576,"to":2097152,"allocs":500},true]'
 }
@@ -238,4 +238,53 @@ YAML
 	assert_stderr --partial 'rule lacks "recovers"'
 	printf '    recovers: all of it\n' >>"$BATS_TEST_TMPDIR/r/a.yaml"
 	run -0 rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
+}
+
+@test "rubric-apply: every rule with a measure gets a measure record, fired or not" {
+	run -0 bats_pipe rubric-apply "$FIXTURES/example.ndjson" \| \
+	    jq -c 'select(.kind == "measure") | [.rule, .value, .better]'
+	assert_line --index 0 '["oom",null,"lower"]'
+	assert_line '["fragmentation-medium",0.13969759060420134,"lower"]'
+	assert_line '["low-gpu-util",0.07918394503336255,"higher"]'
+	assert_line '["dataloader-share",0,"lower"]'
+	assert_line '["straggler",null,"lower"]'
+	# The findings carry theirs; a rule without one says null.
+	run -0 bats_pipe rubric-apply "$FIXTURES/example.ndjson" \| \
+	    jq -c 'select(.kind == "finding") | [.rule, .measure.better]'
+	assert_line --index 0 '["low-gpu-util","higher"]'
+	assert_line '["missing-context",null]'
+	# The rule list shows each rule's measure as written.
+	run -0 bats_pipe rubric-apply -l \| jq -r 'select(.id == "dataloader-share") | .measure + " " + .better'
+	assert_output '.dataloader_share lower'
+}
+
+@test "rubric-apply: better without a measure, or not lower or higher, is refused" {
+	d=$BATS_TEST_TMPDIR/rubric
+	mkdir "$d"
+	cp "$TOP/rubric/facts.jq" "$d"
+	cat >"$d/r.yaml" <<'YAML'
+rules:
+  - id: x
+    area: step
+    confidence: high
+    when: 'true'
+    impact: 'null'
+    measure: .step_cv
+    better: sideways
+    observation: o
+    cause: c
+    action: a
+    metric: m
+YAML
+	run -2 --separate-stderr rubric-apply -r "$d" "$FIXTURES/example.ndjson"
+	assert_stderr --partial 'rule x: better must be lower or higher, with a measure'
+	sed -i '/measure:/d; s/sideways/lower/' "$d/r.yaml"
+	run -2 --separate-stderr rubric-apply -r "$d" "$FIXTURES/example.ndjson"
+	assert_stderr --partial 'rule x: better must be lower or higher, with a measure'
+	sed -i '/better:/d; s/^    metric: m/    metric: m\n    measure: .step_cv/' "$d/r.yaml"
+	run -2 --separate-stderr rubric-apply -r "$d" "$FIXTURES/example.ndjson"
+	assert_stderr --partial 'better'
+	sed -i 's/^    measure: .step_cv/    measure: .step_cv |/; $a\    better: lower' "$d/r.yaml"
+	run -2 --separate-stderr rubric-apply -r "$d" "$FIXTURES/example.ndjson"
+	assert_stderr --partial 'measure'
 }

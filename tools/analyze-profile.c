@@ -29,8 +29,10 @@
 #include "err.h"
 #include "gzin.h"
 #include "inputrec.h"
+#include "jqx.h"
 #include "ndjson.h"
 #include "pyyaml.h"
+#include "recset.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -182,11 +184,14 @@ static long long child_pos(pid_t, const char *);
 static void	cleanup(struct run *);
 static int	open_report(const char *, char *tmp, size_t);
 static int	publish(int status, const char *tmp, const char *dest);
+static jv	baseline_read(const char *);
+static void	baseline_write(const char *, jv);
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [--context file] [--cpu-trace file] "
+	fprintf(stderr, "usage: %s [--baseline file] [--context file] "
+	    "[--cpu-trace file] "
 	    "[--json-out file] [--md-out file] [--memory-json file] "
 	    "[--objective objective] [--phase phase] [--set key=value]\n",
 	    getprogname());
@@ -197,6 +202,7 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
+		{ "baseline", required_argument, NULL, 'B' },
 		{ "context", required_argument, NULL, 'C' },
 		{ "cpu-trace", required_argument, NULL, 't' },
 		{ "json-out", required_argument, NULL, 'j' },
@@ -210,9 +216,10 @@ main(int argc, char *argv[])
 	struct run r;
 	struct context ctx;
 	struct traces tr = { NULL, 0 };
-	const char *mem = NULL, *mdout = NULL, *jsonout = NULL;
+	const char *mem = NULL, *mdout = NULL, *jsonout = NULL, *base = NULL;
 	const char *phase = NULL, *objective = NULL, **sets, **targs, **tav;
 	char f[8][PATH_MAX + 32], mdtmp[PATH_MAX + 32], jtmp[PATH_MAX + 32];
+	char btmp[PATH_MAX + 32];
 	char *slash, phasebuf[32];
 	const char *av[16];
 	int ch, fd[2], all[2], memp[2], out, status = 0, n, i, behind;
@@ -228,6 +235,9 @@ main(int argc, char *argv[])
 	targs = xcalloc((size_t)argc, sizeof(*targs));
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'B':
+			base = optarg;
+			break;
 		case 'C':
 			ctx.file = optarg;
 			break;
@@ -262,7 +272,7 @@ main(int argc, char *argv[])
 	    objective != NULL;
 	/* A context alone, without inputs, is its record on stdout. */
 	if (argc > 0 || (ntargs == 0 && mem == NULL && (!hasctx ||
-	    mdout != NULL || jsonout != NULL)))
+	    mdout != NULL || jsonout != NULL || base != NULL)))
 		usage();
 	/* A directory is every trace in it; every trace is checked alike. */
 	for (i = 0; i < ntargs; i++)
@@ -276,6 +286,9 @@ main(int argc, char *argv[])
 	if (ctx.file != NULL && access(ctx.file, R_OK) != 0)
 		die("%s:", ctx.file);
 	check_outputs(mdout, jsonout, &tr, mem, ctx.file);
+	/* A baseline that is no report is refused before any work. */
+	if (base != NULL)
+		jv_free(baseline_read(base));
 
 	/* The file, then --set in order, then --phase and --objective. */
 	if (ctx.file != NULL)
@@ -440,6 +453,11 @@ main(int argc, char *argv[])
 		return finish(1);
 	}
 	av[n++] = f[5];
+	if (base != NULL) {
+		tmpname(&r, btmp, sizeof(btmp), "baseline.ndjson");
+		baseline_write(btmp, baseline_read(base));
+		av[n++] = btmp;
+	}
 	av[n] = NULL;
 	av[0] = "report-md";
 	if (mdout != NULL)
@@ -1058,7 +1076,7 @@ cleanup(struct run *r)
 	static const char *const names[] = {
 		"trace.ndjson", "trace-memory.ndjson", "memory.ndjson",
 		"churn.ndjson", "inputs.ndjson", "findings.ndjson",
-		"context.ndjson", "empty.txt", NULL
+		"context.ndjson", "empty.txt", "baseline.ndjson", NULL
 	};
 	char path[PATH_MAX + 32];
 	int i;
@@ -1452,4 +1470,47 @@ context_free(struct context *c)
 	for (i = 0; i < NCKEYS; i++)
 		free(c->v[i].s);
 	ydoc_free(&c->doc);
+}
+
+/*
+ * The report record of the --baseline file path, as a new jv; a file that
+ * cannot be read or holds no report is fatal.
+ */
+static jv
+baseline_read(const char *path)
+{
+	struct recset rs;
+	jv r;
+
+	recset_init(&rs, 1);
+	if (recset_read(&rs, path) != 0)
+		exit(1);
+	r = jv_get(jv_get(jv_get(recset_take(&rs), jv_string("records")),
+	    jv_string("report")), jv_number(0));
+	recset_free(&rs);
+	if (jv_get_kind(r) != JV_KIND_OBJECT)
+		die("%s: not an analyze-profile report", path);
+	return r;
+}
+
+/*
+ * Writes report (consumed) to path as one {"kind":"baseline","report":...}
+ * record for report-md.
+ */
+static void
+baseline_write(const char *path, jv report)
+{
+	struct jw *w;
+	FILE *fp;
+	jv rec;
+
+	if ((fp = fopen(path, "w")) == NULL)
+		die("%s:", path);
+	rec = jv_object_set(jv_object(), jv_string("report"), report);
+	w = jw_new(fp);
+	jqx_write_record(w, "baseline", rec);
+	jw_free(w);
+	jv_free(rec);
+	if (ferror(fp) || fclose(fp) != 0)
+		die("%s:", path);
 }

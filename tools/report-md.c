@@ -101,20 +101,25 @@ main(int argc, char *argv[])
 	return finish(status != 0);
 }
 
-/* The report program: the rubric's facts, then its report template. */
+/*
+ * The report program: the rubric's facts, the before-and-after comparison
+ * (which the JSON report's measures come from), then its report template.
+ */
 static struct jqx *
 compile(const char *dir, int json)
 {
 	struct jqx *x;
-	char *facts, *tmpl, *prog, *msg;
+	char *facts, *diff, *tmpl, *prog, *msg;
 	size_t n;
 	jv args;
 
 	facts = rubric_slurp(dir, "facts.jq");
+	diff = rubric_slurp(dir, "diff.jq");
 	tmpl = rubric_slurp(dir, "report.jq");
-	n = strlen(facts) + strlen(tmpl) + 64;
+	n = strlen(facts) + strlen(diff) + strlen(tmpl) + 64;
 	prog = xmalloc(n);
-	snprintf(prog, n, "%s\n%s\nreport($format)\n", facts, tmpl);
+	snprintf(prog, n, "%s\n%s\n%s\nreport($format)\n", facts, diff,
+	    tmpl);
 	args = jv_object();
 	args = jv_object_set(args, jv_string("format"),
 	    jv_string(json ? "json" : "markdown"));
@@ -123,6 +128,7 @@ compile(const char *dir, int json)
 	if ((x = jqx_compile(prog, args, &msg)) == NULL)
 		die_usage("%s/report.jq: %s", dir, msg);
 	free(facts);
+	free(diff);
 	free(tmpl);
 	free(prog);
 	return x;

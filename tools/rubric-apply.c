@@ -46,7 +46,8 @@ static int	hit_cmp(const void *, const void *);
 static size_t	collect(const struct rubric *, jv results, struct hit *);
 static size_t	attribute(const struct rubric *, struct hit *, size_t);
 static void	put_finding(struct jw *, const struct rubric *,
-		    const struct hit *, size_t place);
+		    const struct hit *, size_t place, jv measures);
+static void	put_measure(struct jw *, const struct rule *, jv value);
 
 static void
 usage(void)
@@ -68,7 +69,7 @@ main(int argc, char *argv[])
 	char *dir, *msg;
 	size_t i, n;
 	int ch, lflag = 0, status = 0, rc;
-	jv out, objective, phase;
+	jv out, objective, phase, measures;
 
 	setprogname(argv[0]);
 	while ((ch = getopt(argc, argv, "lr:")) != -1) {
@@ -115,6 +116,7 @@ main(int argc, char *argv[])
 		die("%s: the rules gave no result", r.dir);
 	objective = jv_object_get(jv_copy(out), jv_string("objective"));
 	phase = jv_object_get(jv_copy(out), jv_string("phase"));
+	measures = jv_object_get(jv_copy(out), jv_string("measures"));
 	out = jv_object_get(out, jv_string("results"));
 	if (jv_get_kind(out) != JV_KIND_ARRAY ||
 	    (jv_array_length(jv_copy(out)) != (int)r.n &&
@@ -132,9 +134,17 @@ main(int argc, char *argv[])
 	jv_free(phase);
 	qsort(hits, n, sizeof(*hits), hit_cmp);
 	for (i = 0; i < n; i++) {
-		put_finding(w, &r, &hits[i], i + 1);
+		put_finding(w, &r, &hits[i], i + 1, measures);
 		jv_free(hits[i].v);
 	}
+	/* Every rule's measure, fired or not, for report-diff. */
+	if (jv_get_kind(measures) == JV_KIND_ARRAY &&
+	    jv_array_length(jv_copy(measures)) == (int)r.n)
+		for (i = 0; i < r.n; i++)
+			if (r.rule[i].measure != NULL)
+				put_measure(w, &r.rule[i], jv_array_get(
+				    jv_copy(measures), (int)i));
+	jv_free(measures);
 	free(hits);
 	jw_free(w);
 	jqx_free(x);
@@ -316,9 +326,10 @@ hit_cmp(const void *a, const void *b)
 	return x->rule < y->rule ? -1 : x->rule > y->rule;
 }
 
+/* A finding; measures (borrowed) holds the value of every rule's measure. */
 static void
 put_finding(struct jw *w, const struct rubric *r, const struct hit *h,
-    size_t place)
+    size_t place, jv measures)
 {
 	const struct rule *u = &r->rule[h->rule];
 	jv t;
@@ -361,5 +372,38 @@ put_finding(struct jw *w, const struct rubric *r, const struct hit *h,
 	jw_key(w, "evidence");
 	jqx_write(w, t);
 	jv_free(t);
+	jw_key(w, "measure");
+	if (u->measure != NULL && jv_get_kind(measures) == JV_KIND_ARRAY) {
+		t = jv_array_get(jv_copy(measures), (int)h->rule);
+		jw_begin_object(w);
+		jw_key(w, "value");
+		if (jv_get_kind(t) == JV_KIND_INVALID)
+			jw_null(w);
+		else
+			jqx_write(w, t);
+		jw_key(w, "better");
+		jw_cstring(w, u->better);
+		jw_end_object(w);
+		jv_free(t);
+	} else
+		jw_null(w);
 	jw_end(w);
+}
+
+/* The "measure" record of rule u; value is consumed. */
+static void
+put_measure(struct jw *w, const struct rule *u, jv value)
+{
+	jw_record(w, "measure");
+	jw_key(w, "rule");
+	jw_cstring(w, u->id);
+	jw_key(w, "value");
+	if (jv_get_kind(value) == JV_KIND_INVALID)
+		jw_null(w);
+	else
+		jqx_write(w, value);
+	jw_key(w, "better");
+	jw_cstring(w, u->better);
+	jw_end(w);
+	jv_free(value);
 }

@@ -1,0 +1,132 @@
+# Before and after: the comparison of two JSON reports that report-diff
+# writes, and that report-md adds to a report as "Before and after" when
+# given a baseline.  Reads facts.jq's helpers.  Each action is checked by
+# the measures of the two reports: the value of each rule's "measure" on
+# the run, which rubric-apply writes as measure records (mrp-rubric(5)).
+
+# A change of at most this fraction of the larger of the two values is
+# noise: the verdict is "unchanged".
+def noise: 0.05;
+
+def verdict($b; $a; $better):
+  if $b == null or $a == null then "unknown"
+  elif ($a - $b | fabs) <= noise * ([($a | fabs), ($b | fabs)] | max) then "unchanged"
+  elif ($a < $b) == ($better == "lower") then "improved"
+  else "regressed" end;
+
+def change($b; $a):
+  if $b == null or $a == null then null else $a - $b end;
+
+def status($b; $a):
+  if $b == null then "new" elif $a == null then "gone" else "both" end;
+
+# Rows of two lists keyed by name, ranked by the absolute change of $k.
+def paired($bl; $al; $k):
+  (($bl // []) | map({key: .name, value: .}) | from_entries) as $bm
+  | (($al // []) | map({key: .name, value: .}) | from_entries) as $am
+  | [($bm + $am) | keys[] as $n
+     | {name: $n,
+        before_self_us: $bm[$n][$k], after_self_us: $am[$n][$k],
+        before_count: $bm[$n].count, after_count: $am[$n].count,
+        status: status($bm[$n]; $am[$n])}
+     | .change_us = ((.after_self_us // 0) - (.before_self_us // 0))]
+  | sort_by([-(.change_us | fabs), .name]);
+
+def kernel_rows($bl; $al):
+  paired($bl; $al; "total")
+  | map({name, before_us: .before_self_us, after_us: .after_self_us,
+         before_count, after_count, status, change_us});
+
+def side_memory($r):
+  $r.summary.memory as $m
+  | if $m == null and $r.summary.peak == null then null
+    else {reserved: $m.reserved, allocated: $m.allocated, peak: $r.summary.peak,
+          fragmentation: ($m.split_fragmentation // $m.fragmentation)} end;
+
+# What the two reports do not share, in words.
+def not_compared($b; $a):
+  def both($what; $x; $y):
+    if $x == null and $y == null then empty
+    elif $x == null then "\($what): missing from BEFORE"
+    elif $y == null then "\($what): missing from AFTER"
+    else empty end;
+  [ (if $b.version != $a.version
+     then "version: BEFORE is mrp \($b.version), AFTER mrp \($a.version); compared as far as they share data"
+     else empty end),
+    (if $b.scope.rank != $a.scope.rank
+     then "rank: BEFORE covers rank \($b.scope.rank), AFTER rank \($a.scope.rank)" else empty end),
+    both("operators"; $b.operators; $a.operators),
+    both("kernels"; $b.kernel_times; $a.kernel_times),
+    both("step_time"; $b.summary.steps.mean; $a.summary.steps.mean),
+    both("memory"; side_memory($b); side_memory($a)),
+    both("measures"; $b.measures; $a.measures) ];
+
+def diff_record($b; $a):
+  {
+    before_version: $b.version, after_version: $a.version,
+    ops: (if $b.operators == null or $a.operators == null then []
+      else paired($b.operators; $a.operators; "self")
+        | map(select(.before_self_us != 0 or .after_self_us != 0)) end),
+    kernels: (if $b.kernel_times == null or $a.kernel_times == null then []
+      else kernel_rows($b.kernel_times; $a.kernel_times) end),
+    step_time: {before_us: $b.summary.steps.mean, after_us: $a.summary.steps.mean,
+      change_us: change($b.summary.steps.mean; $a.summary.steps.mean),
+      change: (if $b.summary.steps.mean == null or $a.summary.steps.mean == null
+                  or $b.summary.steps.mean == 0 then null
+               else ($a.summary.steps.mean - $b.summary.steps.mean) / $b.summary.steps.mean end)},
+    memory: (side_memory($b) as $x | side_memory($a) as $y
+      | {before: $x, after: $y}),
+    noise: noise,
+    actions: [($b.actions // [])[]
+      | .rule as $r
+      | ($b.measures[$r] // null) as $mb | ($a.measures[$r] // null) as $ma
+      | ($mb.better // $ma.better // null) as $better
+      | {rule: $r, metric, measure_before: $mb.value, measure_after: $ma.value,
+         better: $better, verdict: verdict($mb.value; $ma.value; $better)}],
+    not_compared: not_compared($b; $a)
+  };
+
+def mval: if . == null then "n/a" elif . == floor then dec(0) else dec(4) end;
+
+def sign: if . == null then "n/a" elif . > 0 then "+" else "" end;
+
+def md_diff($d):
+  "### Actions\n\n"
+  + "Each action of BEFORE, with its validation metric's value on both runs.  "
+  + "A change of at most \(noise * 100 | dec(0)) % of the larger value is noise (unchanged).\n\n"
+  + table(["Rule", "Before", "After", "Better", "Verdict"]; ["l", "r", "r", "l", "l"];
+      [$d.actions[] | [.rule, (.measure_before | mval), (.measure_after | mval), (.better // "n/a"), .verdict]])
+  + "\n### Step time\n\n"
+  + table(["Measure", "Before", "After", "Change"]; ["l", "r", "r", "r"];
+      [["Mean step", ($d.step_time.before_us | us), ($d.step_time.after_us | us),
+        (if $d.step_time.change == null then "n/a"
+         else ($d.step_time.change_us | sign) + ($d.step_time.change_us | us)
+           + " (" + ($d.step_time.change | sign) + ($d.step_time.change | pct) + ")" end)]])
+  + "\n### Operators\n\n"
+  + table(["Operator", "Status", "Calls before", "Calls after", "Self before", "Self after", "Change"];
+      ["l", "l", "r", "r", "r", "r", "r"];
+      [$d.ops[0:10][] | [(.name | clip(60)), .status, (.before_count | count), (.after_count | count),
+        (.before_self_us | us), (.after_self_us | us), ((.change_us | sign) + (.change_us | us))]])
+  + "\n### GPU kernels\n\n"
+  + table(["Kernel", "Status", "Calls before", "Calls after", "Before", "After", "Change"];
+      ["l", "l", "r", "r", "r", "r", "r"];
+      [$d.kernels[0:10][] | [(.name | clip(60)), .status, (.before_count | count), (.after_count | count),
+        (.before_us | us), (.after_us | us), ((.change_us | sign) + (.change_us | us))]])
+  + "\n### Memory\n\n"
+  + (if $d.memory.before == null and $d.memory.after == null then "_No memory data._\n"
+     else table(["Measure", "Before", "After"]; ["l", "r", "r"];
+       [["Reserved", ($d.memory.before.reserved | bytes), ($d.memory.after.reserved | bytes)],
+        ["Allocated", ($d.memory.before.allocated | bytes), ($d.memory.after.allocated | bytes)],
+        ["Peak", ($d.memory.before.peak | bytes), ($d.memory.after.peak | bytes)],
+        ["Fragmentation", ($d.memory.before.fragmentation | pct), ($d.memory.after.fragmentation | pct)]]) end)
+  + (if ($d.not_compared | length) == 0 then ""
+     else "\n### Not compared\n\n" + ($d.not_compared | map("- " + . + "\n") | join("")) end);
+
+# report-diff's program: the input is {"before": report, "after": report}.
+def diff_report($format; $bname; $aname):
+  diff_record(.before; .after) as $d
+  | if $format == "json" then $d
+    else "# Before and after\n\n"
+      + "Before: `\($bname)`, after: `\($aname)`.\n\n"
+      + md_diff($d)
+    end;

@@ -1,0 +1,152 @@
+bats_require_minimum_version 1.5.0
+setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
+
+@test "report-diff: usage error" {
+	run -2 --separate-stderr report-diff -Z a b
+	assert_stderr --partial 'usage: report-diff [-j] [-r rubric] before after'
+	run -2 --separate-stderr report-diff "$FIXTURES/before.json"
+	assert_stderr --partial 'usage:'
+	run -2 --separate-stderr report-diff a b c
+	assert_stderr --partial 'usage:'
+}
+
+@test "report-diff: empty input gives empty output" {
+	run -0 report-diff /dev/null /dev/null
+	assert_output ''
+	run -0 report-diff -j /dev/null /dev/null
+	assert_output ''
+}
+
+@test "report-diff: golden Markdown diff on the example" {
+	cd "$FIXTURES"
+	run -0 report-diff example-before.json example-after.json
+	assert_output - <example.md
+}
+
+@test "report-diff: golden JSON diff on the example" {
+	cd "$FIXTURES"
+	run -0 report-diff -j example-before.json example-after.json
+	assert_output - <example.diff.json
+	run -0 jq -c '[.actions[] | [.rule, .verdict]]' <<<"$output"
+	assert_output '[["low-gpu-util","improved"],["launch-bound","unchanged"],["releasable-cache","unchanged"],["fragmentation-medium","regressed"],["missing-context","unknown"],["missing-memory-stats","unknown"]]'
+}
+
+@test "report-diff: new, gone and changed operators rank by the change" {
+	cd "$FIXTURES"
+	run -0 bats_pipe report-diff -j example-before.json example-after.json \| \
+	    jq -c '.ops[0:3] | map([.name, .status, .change_us])'
+	assert_output '[["aten::addmm","both",-600],["aten::bmm","new",40],["aten::all","gone",-16]]'
+}
+
+@test "report-diff: a snapshot-only report is compared as far as it goes" {
+	cd "$FIXTURES"
+	run -0 report-diff -j example-before.json snapshot.json
+	assert_output - <snapshot.diff.json
+	run -0 jq -c '[.not_compared, .ops, .step_time.after_us, .actions[0].verdict]' <<<"$output"
+	assert_output '[["operators: missing from AFTER","kernels: missing from AFTER","step_time: missing from AFTER"],[],null,"unknown"]'
+}
+
+@test "report-diff: a report without the new members says so" {
+	cd "$FIXTURES"
+	run -0 bats_pipe jq -c 'del(.operators, .kernel_times, .measures) | .version = "0.0.9"' \
+	    example-before.json \| report-diff -j - example-after.json
+	run -0 jq -c '.not_compared' <<<"$output"
+	assert_output '["version: BEFORE is mrp 0.0.9, AFTER mrp 0.1.0; compared as far as they share data","operators: missing from BEFORE","kernels: missing from BEFORE","measures: missing from BEFORE"]'
+}
+
+@test "report-diff: a file that is not a report is an error" {
+	cd "$FIXTURES"
+	run -1 --separate-stderr report-diff ../report-md/records.ndjson after.json
+	assert_stderr 'report-diff: ../report-md/records.ndjson: not an analyze-profile report'
+	run -1 --separate-stderr report-diff before.json /dev/null
+	assert_stderr 'report-diff: /dev/null: not an analyze-profile report'
+	run -1 --separate-stderr report-diff before.json nonexistent.json
+	assert_stderr --partial 'nonexistent.json'
+}
+
+@test "report-diff: a malformed line is reported with its place" {
+	printf '{"kind":"report"}\n{"kind":"report",]\n' >"$BATS_TEST_TMPDIR/bad.json"
+	run -1 --separate-stderr report-diff "$FIXTURES/before.json" "$BATS_TEST_TMPDIR/bad.json"
+	assert_stderr --partial "$BATS_TEST_TMPDIR/bad.json:2:"
+	assert_output ''
+}
+
+@test "report-diff: gzip input gives the same bytes as plain input" {
+	cd "$FIXTURES"
+	run -0 report-diff -j example-before.json.gz example-after.json
+	assert_output - <example.diff.json
+}
+
+@test "report-diff: a failed write exits 1" {
+	cd "$FIXTURES"
+	run -1 --separate-stderr bash -c 'report-diff before.json after.json >/dev/full'
+	assert_stderr --partial 'report-diff: <stdout>:'
+	run -1 bash -c 'report-diff -j before.json after.json >/dev/full'
+}
+
+@test "report-diff: man page examples" {
+	cd "$FIXTURES"
+	cp example-before.json "$BATS_TEST_TMPDIR/before.json"
+	cp example-after.json "$BATS_TEST_TMPDIR/after.json"
+	cd "$BATS_TEST_TMPDIR"
+	run -0 bats_pipe report-diff -j before.json after.json \| \
+	    jq -r '.actions[] | "\(.rule) \(.verdict)"'
+	assert_line --index 0 'low-gpu-util improved'
+	assert_line --index 3 'fragmentation-medium regressed'
+	run -0 bats_pipe report-diff -j before.json after.json \| jq -c '.ops[0]'
+	assert_output '{"name":"aten::addmm","before_self_us":755,"after_self_us":155,"before_count":26,"after_count":26,"status":"both","change_us":-600}'
+}
+
+# Two real traces of one CPU training loop, before and after replacing a
+# collate function's loop of torch.cat and .item() with torch.stack (see
+# profile.py); *.ops.json are torch.profiler's key_averages of each.
+
+@test "report-diff: golden diff of the torch traces" {
+	cd "$FIXTURES"
+	run -0 report-diff before.json after.json
+	assert_output - <torch.md
+	run -0 report-diff -j before.json after.json
+	assert_output - <torch.diff.json
+}
+
+@test "report-diff: the first operator is the one key_averages says changed most" {
+	cd "$FIXTURES"
+	want=$(jq -n -c --slurpfile b before.ops.json --slurpfile a after.ops.json '
+	    ($b[0] | map({key: .name, value: .self_cpu_time_total}) | from_entries) as $B
+	    | ($a[0] | map({key: .name, value: .self_cpu_time_total}) | from_entries) as $A
+	    | [($B + $A) | keys[] | {name: ., before: $B[.], after: $A[.],
+	        d: (($A[.] // 0) - ($B[.] // 0) | fabs)}] | max_by(.d)')
+	run -0 jq -r '.name' <<<"$want"
+	assert_output 'aten::cat'
+	got=$(report-diff -j before.json after.json | jq -c '.ops[0]')
+	run -0 jq -n -c --argjson w "$want" --argjson g "$got" '
+	    def near($x; $y): ($x - $y | fabs) <= 0.01 * ($y | fabs);
+	    [$g.name == $w.name, near($g.before_self_us; $w.before),
+	     near($g.after_self_us; $w.after)]'
+	assert_output '[true,true,true]'
+}
+
+@test "report-diff: the step time change matches the traces' ProfilerStep durations" {
+	cd "$FIXTURES"
+	mean() {
+		gzip -dc "$1" | jq '[.[] | select(.ph == "X" and (.name | startswith("ProfilerStep#")))
+		    | .dur] | add / length'
+	}
+	b=$(mean before.trace.json.gz)
+	a=$(mean after.trace.json.gz)
+	run -0 bats_pipe report-diff -j before.json after.json \| \
+	    jq -c --argjson b "$b" --argjson a "$a" '.step_time
+	    | def near($x; $y): ($x - $y | fabs) <= 0.01 * ($y | fabs);
+	      [near(.before_us; $b), near(.after_us; $a), near(.change_us; $a - $b), .change < -0.5]'
+	assert_output '[true,true,true,true]'
+}
+
+@test "report-diff: the fixed finding improved, and regressed the other way round" {
+	cd "$FIXTURES"
+	run -0 bats_pipe report-diff -j before.json after.json \| \
+	    jq -r '.actions[] | select(.rule == "dataloader-share") | .verdict'
+	assert_output 'improved'
+	run -0 bats_pipe report-diff -j after.json before.json \| \
+	    jq -r '.actions[] | select(.rule == "dataloader-share") | .verdict'
+	assert_output 'regressed'
+}

@@ -1,0 +1,158 @@
+/*
+ * report-diff: compare two JSON reports of analyze-profile, before and
+ * after a change, and say for each action of the first whether its
+ * validation metric improved.  Markdown, or with -j one "diff" record.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jv.h>
+
+#include "err.h"
+#include "jqx.h"
+#include "ndjson.h"
+#include "recset.h"
+#include "rubric.h"
+#include "xalloc.h"
+
+static void	usage(void);
+static int	read_report(const char *, jv *);
+static struct jqx *compile(const char *dir, int json, const char *before,
+		    const char *after);
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-j] [-r rubric] before after\n",
+	    getprogname());
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct jqx *x;
+	struct jw *w;
+	const char *rflag = NULL;
+	char *dir, *msg;
+	int ch, jflag = 0, rc, nb, na;
+	jv before, after, in, out;
+
+	setprogname(argv[0]);
+	while ((ch = getopt(argc, argv, "jr:")) != -1) {
+		switch (ch) {
+		case 'j':
+			jflag = 1;
+			break;
+		case 'r':
+			rflag = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc != 2)
+		usage();
+
+	dir = rubric_dir(rflag);
+	x = compile(dir, jflag, argv[0], argv[1]);
+	free(dir);
+	nb = read_report(argv[0], &before);
+	na = read_report(argv[1], &after);
+	/* Two empty inputs: nothing to compare, no output. */
+	if (nb == 0 && na == 0) {
+		jv_free(before);
+		jv_free(after);
+		jqx_free(x);
+		return finish(0);
+	}
+	if (nb == 0)
+		die("%s: not an analyze-profile report", argv[0]);
+	if (na == 0)
+		die("%s: not an analyze-profile report", argv[1]);
+
+	in = jv_object();
+	in = jv_object_set(in, jv_string("before"), before);
+	in = jv_object_set(in, jv_string("after"), after);
+	if ((rc = jqx_run(x, in, &out, &msg)) < 0)
+		die("diff.jq: %s", msg);
+	if (jflag && jv_get_kind(out) == JV_KIND_OBJECT) {
+		w = jw_new(stdout);
+		jqx_write_record(w, "diff", out);
+		jw_free(w);
+	} else if (!jflag && jv_get_kind(out) == JV_KIND_STRING)
+		fwrite(jqx_str(out), 1,
+		    (size_t)jv_string_length_bytes(jv_copy(out)), stdout);
+	else
+		die("diff.jq: the diff is not a %s",
+		    jflag ? "JSON object" : "string");
+	jv_free(out);
+	jqx_free(x);
+	return finish(0);
+}
+
+/*
+ * Reads the report record of path into *rep (the caller's).  Returns 1;
+ * 0 when the file holds no records at all (*rep is then jv_null()).  A
+ * file that cannot be read, is not NDJSON or holds no report is fatal.
+ */
+static int
+read_report(const char *path, jv *rep)
+{
+	struct recset rs;
+	jv all, r;
+	int rc, n;
+
+	recset_init(&rs, 1);
+	if ((rc = recset_read(&rs, path)) != 0)
+		exit(1);
+	all = recset_take(&rs);
+	recset_free(&rs);
+	n = jv_object_length(jv_get(jv_copy(all), jv_string("counts")));
+	r = jv_get(jv_get(jv_get(all, jv_string("records")),
+	    jv_string("report")), jv_number(0));
+	if (n == 0) {
+		jv_free(r);
+		*rep = jv_null();
+		return 0;
+	}
+	if (jv_get_kind(r) != JV_KIND_OBJECT)
+		die("%s: not an analyze-profile report",
+		    strcmp(path, "-") == 0 ? "<stdin>" : path);
+	*rep = r;
+	return 1;
+}
+
+/* The diff program: the rubric's facts helpers, then diff.jq. */
+static struct jqx *
+compile(const char *dir, int json, const char *before, const char *after)
+{
+	struct jqx *x;
+	char *facts, *diff, *prog, *msg;
+	size_t n;
+	jv args;
+
+	facts = rubric_slurp(dir, "facts.jq");
+	diff = rubric_slurp(dir, "diff.jq");
+	n = strlen(facts) + strlen(diff) + 128;
+	prog = xmalloc(n);
+	snprintf(prog, n,
+	    "%s\n%s\ndiff_report($format; $before_name; $after_name)\n",
+	    facts, diff);
+	args = jv_object();
+	args = jv_object_set(args, jv_string("format"),
+	    jv_string(json ? "json" : "markdown"));
+	args = jv_object_set(args, jv_string("before_name"),
+	    jv_string(before));
+	args = jv_object_set(args, jv_string("after_name"), jv_string(after));
+	if ((x = jqx_compile(prog, args, &msg)) == NULL)
+		die_usage("%s/diff.jq: %s", dir, msg);
+	free(facts);
+	free(diff);
+	free(prog);
+	return x;
+}
