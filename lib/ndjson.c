@@ -237,6 +237,15 @@ jw_cstring(struct jw *w, const char *s)
 	jw_string(w, s, strlen(s));
 }
 
+void
+jw_cstring_or_null(struct jw *w, const char *s)
+{
+	if (s != NULL)
+		jw_cstring(w, s);
+	else
+		jw_null(w);
+}
+
 /*
  * Writes the digits of v, after a '-' when neg; by hand, since printf is a
  * tenth of the time of a run that writes millions of timestamps.

@@ -47,6 +47,8 @@ void jw_key(struct jw *, const char *);
 
 void jw_string(struct jw *, const char *, size_t);
 void jw_cstring(struct jw *, const char *);
+/* s, or null when s is NULL. */
+void jw_cstring_or_null(struct jw *, const char *);
 void jw_int(struct jw *, int64_t);
 void jw_uint(struct jw *, uint64_t);
 /* The shortest text that reads back as the same double; null if not finite. */

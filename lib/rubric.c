@@ -587,32 +587,17 @@ rubric_write_rule(struct jw *w, const struct rubric *r, size_t i)
 	jw_key(w, "impact");
 	jw_cstring(w, u->impact);
 	jw_key(w, "basis");
-	if (u->basis != NULL)
-		jw_cstring(w, u->basis);
-	else
-		jw_null(w);
+	jw_cstring_or_null(w, u->basis);
 	jw_key(w, "recovers");
-	if (u->recovers != NULL)
-		jw_cstring(w, u->recovers);
-	else
-		jw_null(w);
+	jw_cstring_or_null(w, u->recovers);
 	jw_key(w, "pool");
-	if (u->pool != NULL)
-		jw_cstring(w, u->pool);
-	else
-		jw_null(w);
+	jw_cstring_or_null(w, u->pool);
 	jw_key(w, "blocking");
 	jw_bool(w, u->blocking);
 	jw_key(w, "measure");
-	if (u->measure != NULL)
-		jw_cstring(w, u->measure);
-	else
-		jw_null(w);
+	jw_cstring_or_null(w, u->measure);
 	jw_key(w, "better");
-	if (u->better != NULL)
-		jw_cstring(w, u->better);
-	else
-		jw_null(w);
+	jw_cstring_or_null(w, u->better);
 	jw_key(w, "evidence");
 	jw_begin_object(w);
 	for (k = 0; k < u->nev; k++) {

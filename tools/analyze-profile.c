@@ -1454,10 +1454,7 @@ context_write(FILE *fp, const struct context *c)
 	jw_key(w, "extra");
 	ynode_json(w, c->extra);
 	jw_key(w, "file");
-	if (c->file != NULL)
-		jw_cstring(w, c->file);
-	else
-		jw_null(w);
+	jw_cstring_or_null(w, c->file);
 	jw_end(w);
 	jw_free(w);
 }

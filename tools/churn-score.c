@@ -863,10 +863,7 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 		jw_key(w, "size");
 		jw_int(w, d->top[i].size);
 		jw_key(w, "site");
-		if (d->top[i].site != NULL)
-			jw_cstring(w, d->top[i].site);
-		else
-			jw_null(w);
+		jw_cstring_or_null(w, d->top[i].site);
 		jw_key(w, "origin");
 		jw_cstring(w, d->top[i].before ? "before_window" : "window");
 		jw_end_object(w);

@@ -549,10 +549,7 @@ put_summary(struct jw *w, struct msnap *ms, const struct devsum *d,
 		    "HIGH";
 	}
 	jw_key(w, "fragmentation_risk");
-	if (risk != NULL)
-		jw_cstring(w, risk);
-	else
-		jw_null(w);
+	jw_cstring_or_null(w, risk);
 	jw_key(w, "largest_free");
 	jw_int(w, d->largest_free);
 	jw_key(w, "external_fragmentation");

@@ -1459,10 +1459,7 @@ put_record(const struct snip *sn, struct jw *w)
 	jw_key(w, "sha256");
 	jw_cstring(w, sn->sha);
 	jw_key(w, "git_commit");
-	if (sn->git != NULL)
-		jw_cstring(w, sn->git);
-	else
-		jw_null(w);
+	jw_cstring_or_null(w, sn->git);
 	jw_key(w, "ranges");
 	jw_begin_array(w);
 	for (i = 0; i < sn->nreg; i++) {

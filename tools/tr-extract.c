@@ -787,10 +787,7 @@ put_trace(struct trace *t)
 	else
 		jw_null(w);
 	jw_key(w, "rank_from");
-	if (t->rank_from != NULL)
-		jw_cstring(w, t->rank_from);
-	else
-		jw_null(w);
+	jw_cstring_or_null(w, t->rank_from);
 	if (t->dist.n > 0 && t->dist.node[0].type == JT_OBJECT) {
 		put_arg(w, &t->dist, 0, "world_size", "world_size");
 		put_arg(w, &t->dist, 0, "backend", "backend");
