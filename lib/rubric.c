@@ -538,6 +538,29 @@ rubric_compile(const struct rubric *r)
 	die_usage("%s: the rubric does not compile", r->dir);
 }
 
+struct jqx *
+rubric_compile_files(const char *dir, const char *const *files,
+    const char *call, jv args)
+{
+	struct strbuf prog = { 0 };
+	struct jqx *x;
+	char *text, *msg;
+	size_t i;
+
+	for (i = 0; files[i] != NULL; i++) {
+		text = rubric_slurp(dir, files[i]);
+		sb_puts(&prog, text);
+		sb_puts(&prog, "\n");
+		free(text);
+	}
+	sb_puts(&prog, call);
+	sb_puts(&prog, "\n");
+	if ((x = jqx_compile(prog.s, args, &msg)) == NULL)
+		die_usage("%s/%s: %s", dir, files[i - 1], msg);
+	sb_free(&prog);
+	return x;
+}
+
 /* Exits 2 naming the rule member when text does not compile on its own. */
 static void
 blame(const struct rubric *r, const struct rule *u, const char *what,

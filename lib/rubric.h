@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jv.h>
+
 struct jw;
 
 /* The texts of a rule, in the order they are written. */
@@ -89,6 +91,15 @@ char *rubric_program(const struct rubric *);
  * member at fault and exits 2 with "prog: file:line: rule id: member: why".
  */
 struct jqx *rubric_compile(const struct rubric *);
+
+/*
+ * Compiles the files of dir named in files (NULL-terminated), in order,
+ * followed by the jq expression call, with args (consumed) as named
+ * arguments: how report-md and report-diff build their programs.  A
+ * program that does not compile is a usage error naming the last file.
+ */
+struct jqx *rubric_compile_files(const char *dir, const char *const *files,
+    const char *call, jv args);
 
 /* Writes a "rule" record describing rule i. */
 void rubric_write_rule(struct jw *, const struct rubric *, size_t i);

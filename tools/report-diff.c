@@ -15,7 +15,6 @@
 #include "ndjson.h"
 #include "recset.h"
 #include "rubric.h"
-#include "xalloc.h"
 
 static void	usage(void);
 static int	read_report(const char *, jv *);
@@ -131,28 +130,15 @@ read_report(const char *path, jv *rep)
 static struct jqx *
 compile(const char *dir, int json, const char *before, const char *after)
 {
-	struct jqx *x;
-	char *facts, *diff, *prog, *msg;
-	size_t n;
+	static const char *const files[] = { "facts.jq", "diff.jq", NULL };
 	jv args;
 
-	facts = rubric_slurp(dir, "facts.jq");
-	diff = rubric_slurp(dir, "diff.jq");
-	n = strlen(facts) + strlen(diff) + 128;
-	prog = xmalloc(n);
-	snprintf(prog, n,
-	    "%s\n%s\ndiff_report($format; $before_name; $after_name)\n",
-	    facts, diff);
 	args = jv_object();
 	args = jv_object_set(args, jv_string("format"),
 	    jv_string(json ? "json" : "markdown"));
 	args = jv_object_set(args, jv_string("before_name"),
 	    jv_string(before));
 	args = jv_object_set(args, jv_string("after_name"), jv_string(after));
-	if ((x = jqx_compile(prog, args, &msg)) == NULL)
-		die_usage("%s/diff.jq: %s", dir, msg);
-	free(facts);
-	free(diff);
-	free(prog);
-	return x;
+	return rubric_compile_files(dir, files,
+	    "diff_report($format; $before_name; $after_name)", args);
 }

@@ -108,30 +108,17 @@ main(int argc, char *argv[])
 static struct jqx *
 compile(const char *dir, int json)
 {
-	struct jqx *x;
-	char *facts, *diff, *tmpl, *prog, *msg;
-	size_t n;
+	static const char *const files[] = {
+		"facts.jq", "diff.jq", "report.jq", NULL
+	};
 	jv args;
 
-	facts = rubric_slurp(dir, "facts.jq");
-	diff = rubric_slurp(dir, "diff.jq");
-	tmpl = rubric_slurp(dir, "report.jq");
-	n = strlen(facts) + strlen(diff) + strlen(tmpl) + 64;
-	prog = xmalloc(n);
-	snprintf(prog, n, "%s\n%s\n%s\nreport($format)\n", facts, diff,
-	    tmpl);
 	args = jv_object();
 	args = jv_object_set(args, jv_string("format"),
 	    jv_string(json ? "json" : "markdown"));
 	args = jv_object_set(args, jv_string("version"),
 	    jv_string(MRP_VERSION));
-	if ((x = jqx_compile(prog, args, &msg)) == NULL)
-		die_usage("%s/report.jq: %s", dir, msg);
-	free(facts);
-	free(diff);
-	free(tmpl);
-	free(prog);
-	return x;
+	return rubric_compile_files(dir, files, "report($format)", args);
 }
 
 /* The "input" record of an -i file, or an invalid jv with errno set. */
