@@ -39,20 +39,6 @@ def precision_shares($r):
 
 def reduced_precisions: ["bf16", "fp16", "fp8", "fp4", "int8"];
 
-# The share of the step time spent above the median step: what steadier
-# steps could give back, at most.  op-rank's step_stats carries it; else it
-# is worked out from the steps at hand.
-def above_median($steps; $list):
-  if $steps == null or $steps.steps < 3 then null
-  elif $steps.above_median != null then share($steps.above_median; $steps.total)
-  else ($list | map(.dur) | sort) as $d
-    | if ($d | length) < 3 then null
-      else (if ($d | length) % 2 == 1 then $d[($d | length - 1) / 2]
-            else ($d[($d | length) / 2 - 1] + $d[($d | length) / 2]) / 2 end) as $m
-        | share($d | map([. - $m, 0] | max) | add; $d | add)
-      end
-  end;
-
 # Step statistics across ranks: each step counts at its slowest rank, the
 # step's wall time (step records, the first 64 steps of each rank).
 def wall_steps:
@@ -193,7 +179,10 @@ def facts:
       user_free_bursts: (if $churn == null then null
         else [($churn.segment_free_bursts // 0)
               - ([$churn.retry_bursts // 0, $mem.num_alloc_retries // 0] | max), 0] | max end),
-      above_median_share: above_median($steps; recs("step") | of_rank($r)),
+      # The time above the median step: what steadier steps could give
+      # back, at most (op-rank's step_stats and wall_steps carry it).
+      above_median_share: (if $steps == null or $steps.steps < 3 then null
+        else share($steps.above_median; $steps.total) end),
       dataloader_share: share($phases.dataloader.self; $step_time),
       optimizer_share: share($phases.optimizer.self; $step_time),
       cpu_matmul_share: share($families["matmul/linear"].self; $cpu.self_total),
