@@ -377,10 +377,7 @@ put_finding(struct jw *w, const struct rubric *r, const struct hit *h,
 		t = jv_array_get(jv_copy(measures), (int)h->rule);
 		jw_begin_object(w);
 		jw_key(w, "value");
-		if (jv_get_kind(t) == JV_KIND_INVALID)
-			jw_null(w);
-		else
-			jqx_write(w, t);
+		jqx_write(w, t);
 		jw_key(w, "better");
 		jw_cstring(w, u->better);
 		jw_end_object(w);
@@ -398,10 +395,7 @@ put_measure(struct jw *w, const struct rule *u, jv value)
 	jw_key(w, "rule");
 	jw_cstring(w, u->id);
 	jw_key(w, "value");
-	if (jv_get_kind(value) == JV_KIND_INVALID)
-		jw_null(w);
-	else
-		jqx_write(w, value);
+	jqx_write(w, value);
 	jw_key(w, "better");
 	jw_cstring(w, u->better);
 	jw_end(w);
