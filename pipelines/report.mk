@@ -36,9 +36,9 @@
 #		run's report.json (made first if need be) against this one's
 # A stage is rebuilt when an input, its tool or a rubric file changes.
 #
-# Variables: RUN or RUNS (run directories), BASELINE (a run directory to
-# compare each run with, optional), BIN (the mrp binaries, default
-# ../bin beside this file, else those on PATH), RUBRIC (the rubric
+# Variables: RUN (one run directory) or RUNS (several), BASELINE (a run
+# directory to compare each run with, optional), BIN (the mrp binaries,
+# default ../bin beside this file, else those on PATH), RUBRIC (the rubric
 # directory, default ../rubric beside this file, as in the tree and as
 # installed in share/mrp).
 SHELL := bash
