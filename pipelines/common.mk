@@ -30,8 +30,12 @@ qs = $(foreach f,$1,$(call q,$f))
 # prerequisite: $ (read again by .SECONDEXPANSION), : ; | (rule syntax),
 # % (a pattern), \ * ? [ (wildcard escape and patterns).  A # is carried.
 MAKE_SYNTAX := $$ : ; | % \ * ? [
+# What the shell reads as its own syntax in a word, beyond those.
+SHELL_SYNTAX := ' " ` & ( ) < > { } \#
+# $(call chars_in,name,characters): the characters that name holds.
+chars_in = $(strip $(foreach c,$2,$(if $(findstring $c,$1),$c)))
 # $(call syntax_in,name): the characters of MAKE_SYNTAX that name holds.
-syntax_in = $(strip $(foreach c,$(MAKE_SYNTAX),$(if $(findstring $c,$1),$c)))
+syntax_in = $(call chars_in,$1,$(MAKE_SYNTAX))
 
 # $(call refuse_dollar,variables): stops make when one of the variables,
 # as given on the command line or in the environment, holds a $.  make
@@ -49,3 +53,11 @@ refuse_one = $(if $(word 2,$($1)), \
 # one of MAKE_SYNTAX.
 refuse_syntax = $(foreach n,$1,$(if $(call syntax_in,$n), \
 	$(error $(ME): $n: a name with "$(call syntax_in,$n)" is make syntax; rename it)))
+
+# $(call refuse_path,variables): stops make when a directory taken from
+# the settings (BIN, RUBRIC) is not a plain path: recipes name the tools
+# and the rubric through it unquoted, as make names them as prerequisites.
+refuse_path = $(foreach v,$1,$(call refuse_one,$v)$(if $(call chars_in, \
+	$($v),$(MAKE_SYNTAX) $(SHELL_SYNTAX)),$(error $(ME): $v=$($v): a path \
+	with "$(call chars_in,$($v),$(MAKE_SYNTAX) $(SHELL_SYNTAX))" is not \
+	a plain path; install or link the tree elsewhere)))

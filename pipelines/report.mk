@@ -40,7 +40,8 @@
 # directory to compare each run with, optional), BIN (the mrp binaries,
 # default ../bin beside this file, else those on PATH), RUBRIC (the rubric
 # directory, default ../rubric beside this file, as in the tree and as
-# installed in share/mrp).
+# installed in share/mrp); BIN and RUBRIC must be plain paths, free of
+# whitespace and of what make or the shell reads as syntax.
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DELETE_ON_ERROR:
@@ -52,6 +53,7 @@ HERE := $(dir $(lastword $(MAKEFILE_LIST)))
 include $(HERE)common.mk
 $(call refuse_dollar,RUN RUNS BASELINE)
 RUBRIC ?= $(HERE)../rubric
+$(call refuse_path,BIN RUBRIC)
 RUN ?=
 RUNS ?= $(RUN)
 BASELINE ?=

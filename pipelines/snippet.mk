@@ -20,7 +20,8 @@
 # Variables: SNIPPETS (default: every inference_profiling/snippets/*/ with
 # a config.yaml), RUN_ID (default smoke), RUNNER (the runner command; empty:
 # snip-run's default, or $SNIP_RUNNER), OUT (default snippet-out), BIN (the
-# mrp binaries, default ../bin beside this file, else those on PATH).
+# mrp binaries, default ../bin beside this file, else those on PATH; a
+# plain path, as for report.mk).
 #
 # Every name is quoted for the shell.  A snippet folder, OUT or RUN_ID with
 # whitespace or one of $ : ; | % \ * ? [ stops make before anything runs,
@@ -36,6 +37,7 @@ include $(dir $(lastword $(MAKEFILE_LIST)))common.mk
 # The report pipeline that sits beside this file.
 REPORT_MK ?= $(PIPELINES)report.mk
 $(call refuse_dollar,SNIPPETS OUT RUN_ID)
+$(call refuse_path,BIN)
 OUT ?= snippet-out
 RUN_ID ?= smoke
 RUNNER ?=

@@ -186,3 +186,20 @@ need_py() {
 	assert_stderr --partial "report.mk: RUN=inference_profiling/snippets/c\$(shell	touch	PWNED)/runs/smoke: a name with \"\$\" is make syntax; rename it"
 	no_pwned
 }
+
+@test "report.mk, snippet.mk: a BIN or RUBRIC that is not a plain path is refused, not run" {
+	cd "$BATS_TEST_TMPDIR"
+	b="bin\`{touch,PWNED}\`"
+	mkdir "$b" run
+	ln -s "${BUILD:-$TOP}"/bin/* "$b"
+	cp "$TOP/fixtures/example/trace.json.gz" run
+	run -2 --separate-stderr make -f "$TOP/pipelines/report.mk" BIN="$b" RUN=run
+	assert_stderr --partial "report.mk: BIN=$b: a path with \"\` { }\" is not a plain path"
+	run -2 --separate-stderr make -f "$TOP/pipelines/report.mk" RUBRIC="$TOP/it's" RUN=run
+	assert_stderr --partial "report.mk: RUBRIC=$TOP/it's: a path with \"'\" is not a plain path"
+	run -2 --separate-stderr make -f "$TOP/pipelines/snippet.mk" BIN="$b"
+	assert_stderr --partial "snippet.mk: BIN=$b: a path with \"\` { }\" is not a plain path"
+	no_pwned
+	run -0 ls -A run
+	assert_output 'trace.json.gz'
+}
