@@ -517,8 +517,8 @@ dlrm() {
 slow_stages() {
 	local bin=$1 t
 	mkdir "$bin"
-	cp "$TOP/bin/analyze-profile" "$bin/"
-	for t in "$TOP"/bin/*; do
+	cp "${BUILD:-$TOP}/bin/analyze-profile" "$bin/"
+	for t in "${BUILD:-$TOP}"/bin/*; do
 		[ -e "$bin/${t##*/}" ] || ln -s "$t" "$bin/"
 	done
 	rm "$bin/tr-extract"
@@ -551,12 +551,11 @@ children() {
 	run -1 --separate-stderr timeout 20 analyze-profile --memory-json "$TMPDIR"
 	assert_stderr "analyze-profile: $TMPDIR: not a regular file"
 	# Read by this process alone, they would fill the memory.
-	run -1 --separate-stderr timeout 20 bash -c 'ulimit -v 2000000
-	    exec analyze-profile --context /dev/zero --objective memory'
+	run -1 --separate-stderr timeout 20 analyze-profile --context /dev/zero \
+	    --objective memory
 	assert_stderr 'analyze-profile: /dev/zero: not a regular file'
-	run -1 --separate-stderr timeout 20 bash -c 'ulimit -v 2000000
-	    exec analyze-profile --cpu-trace "$1" --baseline /dev/zero' _ \
-	    "$TOP/fixtures/example/trace.json.gz"
+	run -1 --separate-stderr timeout 20 analyze-profile --baseline /dev/zero \
+	    --cpu-trace "$TOP/fixtures/example/trace.json.gz"
 	assert_stderr 'analyze-profile: /dev/zero: not a regular file'
 	# A fifo by name would be read by two processes: no writer ever comes.
 	mkfifo f
