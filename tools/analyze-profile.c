@@ -569,8 +569,9 @@ open_out(const char *path)
 
 /*
  * Forks a stage.  Until its pid is known a signal waits, so that no stage
- * outlives the run.  The child takes the default action on signals, undoes
- * nothing of the run's, and finds each input named by a descriptor there.
+ * outlives the run.  The child takes the default action on the signals the
+ * run catches, undoes nothing of the run's, and finds each input named by
+ * a descriptor there.
  */
 static pid_t
 fork_child(struct run *r, const char *name)
@@ -595,9 +596,10 @@ fork_child(struct run *r, const char *name)
 		return pid;
 	}
 	live = NULL;
+	/* SIGTERM is how stop_stages() ends a stage, even one ignoring it. */
 	for (i = 0; i < NSTOPSIGS; i++)
-		if (sigaction(stopsigs[i], NULL, &sa) == 0 &&
-		    sa.sa_handler == on_signal)
+		if (stopsigs[i] == SIGTERM || (sigaction(stopsigs[i], NULL,
+		    &sa) == 0 && sa.sa_handler == on_signal))
 			signal(stopsigs[i], SIG_DFL);
 	signals_restore(&mask);
 	for (i = 0; i < r->nin; i++)
@@ -1209,9 +1211,10 @@ cleanup(struct run *r)
 }
 
 /*
- * Makes r the run that a signal or exit() undoes: SIGHUP, SIGINT and
- * SIGTERM stop it unless they were ignored when it started, as under
- * nohup(1) or in the background of a shell without job control.
+ * Makes r the run that a signal or exit() undoes, until cleanup() ends it,
+ * which main() calls before it returns: SIGHUP, SIGINT and SIGTERM stop it
+ * unless they were ignored when it started, as under nohup(1) or in the
+ * background of a shell without job control.
  */
 static void
 run_start(struct run *r)
