@@ -114,7 +114,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	    --md-out /dev/null --json-out "$f"
 	wait $!
 	[ -p "$f" ]
-	[ ! -e "$f.tmp" ]
+	[ -z "$(compgen -G "$BATS_TEST_TMPDIR/.fifo.*")" ]
 	run -0 jq -r .kind "$BATS_TEST_TMPDIR/got"
 	assert_output 'report'
 	[ -c /dev/null ]
@@ -171,7 +171,8 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	for t in empty none.json array.json; do
 		run -1 --separate-stderr analyze-profile --cpu-trace "$t" --md-out r.md
 		assert_stderr "analyze-profile: $t: no events"
-		[ ! -e r.md ] && [ ! -e r.md.tmp ]
+		[ ! -e r.md ]
+		[ -z "$(compgen -G '.r.md.*')" ]
 	done
 	for m in empty snap.json; do
 		run -1 --separate-stderr analyze-profile --memory-json "$m"
@@ -427,7 +428,8 @@ dlrm() {
 	assert_stderr "$(printf '%s\n' \
 	    'op-rank: run/worker0.1.pt.trace.json and run/worker0.2.pt.trace.json: both rank 0, same window' \
 	    'analyze-profile: op-rank failed (exit status 1)')"
-	[ ! -e r.md ] && [ ! -e r.md.tmp ]
+	[ ! -e r.md ]
+	[ -z "$(compgen -G '.r.md.*')" ]
 	# The same step an hour later is another window of rank 0.
 	jq -c '.traceEvents |= map(if .ts then .ts += 3600000000 else . end)' \
 	    "$t" >run/worker0.2.pt.trace.json
@@ -694,8 +696,10 @@ children() {
 	    --md-out "$BATS_TEST_TMPDIR/r.md" --json-out "$BATS_TEST_TMPDIR/r.json"
 	cd "$BATS_TEST_TMPDIR"
 	[ "$(cat victim)" = keep ]
-	[ -L r.md.tmp ] && [ -L r.json.tmp ]
-	[ ! -L r.md ] && [ ! -L r.json ]
+	[ -L r.md.tmp ]
+	[ -L r.json.tmp ]
+	[ ! -L r.md ]
+	[ ! -L r.json ]
 	cmp r.md "$FIXTURES/example.md"
 	cmp r.json "$FIXTURES/example.json"
 	[ "$(ls -A)" = "$(printf 'r.json\nr.json.tmp\nr.md\nr.md.tmp\nvictim')" ]
@@ -718,6 +722,7 @@ children() {
 		    --md-out "$want" --json-out "$other"
 		assert_stderr "analyze-profile: --md-out and --json-out are the same file: $want"
 	done
-	[ ! -s r.md ] && [ ! -e new.md ]
+	[ ! -s r.md ]
+	[ ! -e new.md ]
 	[ -z "$(ls -A "$TMPDIR")" ]
 }
