@@ -1092,7 +1092,7 @@ wait_all(struct run *r, int inputs, const char *mem)
 		    (size_t)(r->np - i - 1) * sizeof(r->p[0]));
 		r->np--;
 		signals_restore(&mask);
-		/* The first failure stops the rest: none reads on for nothing. */
+		/* The first failure stops the rest: none reads on in vain. */
 		if (failed && rc == 0)
 			stop_stages(r);
 		rc |= failed;
@@ -1245,12 +1245,7 @@ on_signal(int sig)
 {
 	sigset_t set;
 
-	if (live != NULL) {
-		stop_stages(live);
-		reap_stages(live);
-		(void)remove_temps(live);
-		live = NULL;
-	}
+	on_exit_undo();
 	signal(sig, SIG_DFL);
 	sigemptyset(&set);
 	sigaddset(&set, sig);
@@ -1260,7 +1255,10 @@ on_signal(int sig)
 	_exit(128 + sig);
 }
 
-/* A die() in the middle of the run leaves neither stages nor files. */
+/*
+ * A die() in the middle of the run, or a signal, leaves neither stages nor
+ * files; async-signal-safe.
+ */
 static void
 on_exit_undo(void)
 {
