@@ -135,6 +135,10 @@ static const char *const palette[] = {
 };
 #define NPALETTE	(sizeof(palette) / sizeof(palette[0]))
 
+/* Block states as mem-segments names them, and as the legend does. */
+static const char *const state_key[3] = {
+	"active_allocated", "active_pending_free", "inactive"
+};
 static const char *const state_name[3] = {
 	"allocated", "pending free", "inactive"
 };
@@ -534,9 +538,9 @@ take_layout(struct charts *c, const char *file, const struct jdoc *d)
 		}
 		s = jdoc_str(d, j + 1);
 		for (k = 0; k < 3; k++)
-			if (strcmp(s, k == 1 ? "pending_free" :
-			    state_name[k]) == 0)
+			if (strcmp(s, state_key[k]) == 0)
 				break;
+		/* A state not known here is drawn as free space. */
 		l.run[l.nrun].state = k < 3 ? k : 2;
 		l.run[l.nrun].bytes = jnum_double(jdoc_str(d,
 		    d->node[j + 1].next));
@@ -946,6 +950,9 @@ axes(struct svg *g, const struct plot *p, int xtime, int ybytes,
 	}
 	if (xtime >= 0) {
 		s = nice_step(p->xmax - p->xmin);
+		/* Entries and steps are counted: no fractional ticks. */
+		if (!xtime && s < 1)
+			s = 1;
 		for (v = ceil(p->xmin / s) * s; v <= p->xmax + s * 1e-9;
 		    v += s) {
 			sb_printf(&g->b, "<line x1=\"%.1f\" y1=\"%.1f\""
@@ -975,7 +982,7 @@ axes(struct svg *g, const struct plot *p, int xtime, int ybytes,
 
 /* Panel height and the room around it, in px. */
 #define PANEL_H		220
-#define PANEL_GAP	90
+#define PANEL_GAP	84	/* label, x axis, the legend's first row */
 
 static void
 draw_memory(struct jw *w, struct tlset *set, const char *name,
@@ -1014,11 +1021,11 @@ draw_memory(struct jw *w, struct tlset *set, const char *name,
 			rows = (size_t)legend_rows(&(struct svg){ .w = WIDTH },
 			    90, (const char *const *)t->site, t->nsite);
 	}
-	h = 40 + (int)set->n * (PANEL_H + PANEL_GAP + (int)rows * 18) + 30;
+	h = 50 + (int)set->n * (PANEL_H + PANEL_GAP + (int)rows * 18) + 20;
 	svg_begin(&g, WIDTH, h, title);
 	per = MAX_DRAW / 4 / set->n;
 	for (i = 0; i < set->n; i++)
-		draw_panel(&g, set->tl[i], 50 + (double)i * (PANEL_H +
+		draw_panel(&g, set->tl[i], 68 + (double)i * (PANEL_H +
 		    PANEL_GAP + (double)rows * 18), per);
 	lname[n] = "reserved";
 	lcolor[n++] = "#222222";
@@ -1032,7 +1039,7 @@ draw_memory(struct jw *w, struct tlset *set, const char *name,
 		lname[n] = "segments released (empty_cache)";
 		lcolor[n++] = "#ff9f1c";
 	}
-	legend(&g, 90, h - 14, lname, lcolor, n);
+	legend(&g, 90, h - 16, lname, lcolor, n);
 	if (set->dropped > 0) {
 		snprintf(note, sizeof(note), "%" PRIu64 " more timelines"
 		    " not drawn", set->dropped);
@@ -1162,7 +1169,7 @@ draw_panel(struct svg *g, const struct timeline *t, double y, size_t per)
 		lname[0] = "allocated";
 		lcolor[0] = palette[0];
 	}
-	legend(g, p.x0, y + p.h + 58, lname, lcolor,
+	legend(g, p.x0, y + p.h + 52, lname, lcolor,
 	    t->nsite > 0 ? t->nsite : 1);
 }
 
@@ -1203,7 +1210,7 @@ add_rect(struct svg *g, struct pend *r, int state, double x, double w,
 
 #define SEG_BAR		16
 #define SEG_GAP		6
-#define MIN_PX		5.0	/* narrower runs are drawn together */
+#define MIN_PX		6.0	/* narrower runs are drawn together */
 
 static void
 draw_segments(struct jw *w, struct charts *c)
@@ -1477,12 +1484,13 @@ draw_steps(struct jw *w, struct charts *c)
 					p.ymax = c->steps[i].dur[j];
 		}
 		p.ymax = p.ymax > 0 ? p.ymax * 1.08 : 1;
-		p.xmax = (double)(most > 1 ? most - 1 : 1);
+		p.xmin = 1;
+		p.xmax = (double)most;
 		rows = legend_rows(&(struct svg){ .w = WIDTH }, p.x0,
 		    lname, c->nsteps);
 		h = (int)(p.y0 + p.h) + 50 + rows * 18;
 		svg_begin(&g, WIDTH, h, title);
-		axes(&g, &p, 0, 0, "step, in the order recorded",
+		axes(&g, &p, 0, 0, "step, in the order recorded (1 = first)",
 		    "step time");
 		per = MAX_DRAW / c->nsteps;
 		if (per > MAX_STEPS)
@@ -1502,9 +1510,15 @@ draw_steps(struct jw *w, struct charts *c)
 					if (s->dur[k] > m)
 						m = s->dur[k];
 				sb_printf(&g.b, j ? " %.1f,%.1f" : "%.1f,%.1f",
-				    px(&p, (double)from), py(&p, m));
+				    px(&p, (double)from + 1), py(&p, m));
 			}
 			sb_puts(&g.b, "\"/>\n");
+			/* Few steps: each one marked. */
+			for (j = 0; nb == s->n && nb <= 60 && j < nb; j++)
+				sb_printf(&g.b, "<circle cx=\"%.1f\""
+				    " cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+				    px(&p, (double)j + 1), py(&p, s->dur[j]),
+				    palette[i % NPALETTE]);
 		}
 		legend(&g, p.x0, h - 14 - (rows - 1) * 18, lname, lcolor,
 		    c->nsteps);
@@ -1512,8 +1526,8 @@ draw_steps(struct jw *w, struct charts *c)
 			free(name[i]);
 	}
 	if (c->steps_dropped > 0) {
-		snprintf(buf, sizeof(buf), "%" PRIu64 " more ranks not drawn",
-		    c->steps_dropped);
+		snprintf(buf, sizeof(buf), "%" PRIu64 " steps of further"
+		    " ranks not drawn", c->steps_dropped);
 		text(&g, WIDTH - 10, 22, "end", buf, NULL);
 	}
 	emit(w, &g, "steps", title, "Slowest steps");
