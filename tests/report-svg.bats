@@ -274,3 +274,20 @@ EOF
 	run -0 bash -c "report-md -j $* | jq -c 'has(\"charts\")'"
 	assert_output 'false'
 }
+
+@test "numbers too large for a double are refused or left out, never drawn" {
+	cd "$BATS_TEST_TMPDIR"
+	named x | sed 's/"allocated_max":\[1,9,2\]/"allocated_max":[1,1e999,2]/' > inf.ndjson
+	run -1 --separate-stderr report-svg inf.ndjson
+	assert_stderr --regexp '^report-svg: inf.ndjson:1:[0-9]+: "allocated_max" holds a value that is not a finite number$'
+	printf '%s\n' '{"kind":"step","dur":1e999}' '{"kind":"step","dur":5}' \
+	    '{"kind":"gpu_timeline","computation":1e308,"idle":1e308,"exposed_comm":1e999}' \
+	    '{"kind":"family_total","family":"a","self":1e308}' \
+	    '{"kind":"family_total","family":"a","self":1e308}' \
+	    '{"kind":"segment_layout","total_size":1e308,"runs":[["inactive",1e999],["active_allocated",1e308]]}' > big.ndjson
+	run -0 report-svg big.ndjson
+	assert_equal "${#lines[@]}" 4
+	run grep -il -E 'nan|inf' *.svg
+	assert_output ''
+	valid_svgs .
+}

@@ -35,6 +35,7 @@
 #define MAX_FAMILIES	12	/* families drawn; the rest is "other" */
 #define MAX_FAMNAMES	1024	/* families told apart */
 #define LABEL_MAX	40	/* characters of a name in a label */
+#define MAX_TICKS	20	/* on an axis, however the numbers round */
 #define WIDTH		900
 #define FONT		12	/* px */
 
@@ -120,7 +121,6 @@ struct pend {
 /* A chart being drawn. */
 struct svg {
 	struct strbuf	 b;
-	int		 w, h;
 };
 
 /* A plot area and the ranges it maps. */
@@ -172,8 +172,7 @@ static void	textn(struct svg *, double, double, const char *,
 		    const char *, const char *, size_t);
 static void	legend(struct svg *, double, double, const char *const *,
 		    const char *const *, size_t);
-static int	legend_rows(const struct svg *, double, const char *const *,
-		    size_t);
+static int	legend_rows(double, const char *const *, size_t);
 static double	nice_step(double);
 static double	byte_step(double);
 static const char *site_label(const char *, char *, size_t);
@@ -316,7 +315,8 @@ num_array(const char *file, const struct jdoc *d, const char *key,
 	*v = xreallocarray(NULL, (size_t)d->node[a].len + 1, sizeof(**v));
 	for (i = (uint32_t)a + 1, k = 0; i < d->node[a].next;
 	    i = d->node[i].next, k++) {
-		if (d->node[i].type == JT_NUMBER)
+		if (d->node[i].type == JT_NUMBER &&
+		    isfinite(jnum_double(jdoc_str(d, i))))
 			(*v)[k] = jnum_double(jdoc_str(d, i));
 		else if (nulls && d->node[i].type == JT_NULL)
 			(*v)[k] = NAN;
@@ -324,7 +324,7 @@ num_array(const char *file, const struct jdoc *d, const char *key,
 			free(*v);
 			*v = NULL;
 			return jdoc_error(file, d, i, "\"%s\" holds a value"
-			    " that is not a number", key);
+			    " that is not a finite number", key);
 		}
 	}
 	*n = k;
@@ -417,8 +417,7 @@ take_timeline(struct charts *c, const char *file, const struct jdoc *d)
 		uint32_t r;
 
 		b = i * t->n / nx;
-		if (i * t->n % nx < t->n && (i == 0 ||
-		    (i - 1) * t->n / nx != b))
+		if (i == 0 || (i - 1) * t->n / nx != b)
 			t->x[b] = x[i];
 		if (!isnan(amin[i]) && (isnan(t->amin[b]) ||
 		    amin[i] < t->amin[b]))
@@ -447,13 +446,14 @@ take_timeline(struct charts *c, const char *file, const struct jdoc *d)
 			v = d->node[j].type == JT_NUMBER ?
 			    jnum_double(jdoc_str(d, j)) : 0;
 			t->sb[b * t->nsite + (k < t->nsite ? k :
-			    t->nsite - 1)] += v > 0 ? v : 0;
+			    t->nsite - 1)] += v > 0 && isfinite(v) ? v : 0;
 		}
 	}
 	if ((p = jdoc_get(d, 0, "peak")) >= 0 &&
 	    d->node[p].type == JT_OBJECT &&
 	    jdoc_get_double(d, (uint32_t)p, "x", &t->peak_x) == 0 &&
-	    jdoc_get_double(d, (uint32_t)p, "bytes", &t->peak_bytes) == 0) {
+	    jdoc_get_double(d, (uint32_t)p, "bytes", &t->peak_bytes) == 0 &&
+	    isfinite(t->peak_x) && isfinite(t->peak_bytes)) {
 		t->has_peak = 1;
 		m = jdoc_get(d, (uint32_t)p, "at_least");
 		t->at_least = m >= 0 && d->node[m].type == JT_TRUE;
@@ -463,7 +463,7 @@ take_timeline(struct charts *c, const char *file, const struct jdoc *d)
 		for (j = (uint32_t)a + 1; j < d->node[a].next &&
 		    t->nmark < MAX_MARKS; j = d->node[j].next) {
 			if (d->node[j].type != JT_OBJECT ||
-			    jdoc_get_double(d, j, "x", &v) < 0 ||
+			    jdoc_get_double(d, j, "x", &v) < 0 || !isfinite(v) ||
 			    jdoc_get_str(d, j, "what", &s, &len) < 0)
 				continue;
 			t->mark[t->nmark].x = v;
@@ -507,7 +507,8 @@ take_layout(struct charts *c, const char *file, const struct jdoc *d)
 	const char *s;
 
 	memset(&l, 0, sizeof(l));
-	if (jdoc_get_double(d, 0, "total_size", &l.total) < 0 || l.total < 0)
+	if (jdoc_get_double(d, 0, "total_size", &l.total) < 0 ||
+	    !isfinite(l.total) || l.total < 0)
 		return jdoc_error(file, d, 0, "segment_layout has no"
 		    " \"total_size\"");
 	(void)jdoc_get_i64(d, 0, "device", &l.device);
@@ -544,6 +545,8 @@ take_layout(struct charts *c, const char *file, const struct jdoc *d)
 		l.run[l.nrun].state = k < 3 ? k : 2;
 		l.run[l.nrun].bytes = jnum_double(jdoc_str(d,
 		    d->node[j + 1].next));
+		if (!isfinite(l.run[l.nrun].bytes))
+			l.run[l.nrun].bytes = 0;
 		l.nrun++;
 	}
 	*dst = l;
@@ -568,8 +571,11 @@ take_gpu(struct charts *c, const struct jdoc *d)
 	if (jdoc_get_i64(d, 0, "device", &g->device) < 0)
 		g->device = -1;
 	for (k = 0; k < 4; k++)
-		if (jdoc_get_double(d, 0, key[k], &g->v[k]) < 0 || g->v[k] < 0)
+		if (jdoc_get_double(d, 0, key[k], &g->v[k]) < 0 ||
+		    !isfinite(g->v[k]) || g->v[k] < 0)
 			g->v[k] = 0;
+		else if (g->v[k] > 1e300)
+			g->v[k] = 1e300;
 	return 0;
 }
 
@@ -581,7 +587,8 @@ take_step(struct charts *c, const struct jdoc *d)
 	double dur;
 	size_t i;
 
-	if (jdoc_get_double(d, 0, "dur", &dur) < 0 || !(dur >= 0))
+	if (jdoc_get_double(d, 0, "dur", &dur) < 0 || !isfinite(dur) ||
+	    dur < 0)
 		return 0;
 	if (jdoc_get_i64(d, 0, "step", &step) < 0)
 		step = -1;
@@ -634,8 +641,9 @@ take_family(struct charts *c, const struct jdoc *d)
 			e->val = xcalloc(1, sizeof(struct family));
 		f = e->val;
 	}
-	f->cpu += cpu > 0 ? cpu : 0;
-	f->gpu += gpu > 0 ? gpu : 0;
+	/* Bounded, so that no sum of them overflows to infinity. */
+	f->cpu = fmin(f->cpu + (cpu > 0 && isfinite(cpu) ? cpu : 0), 1e300);
+	f->gpu = fmin(f->gpu + (gpu > 0 && isfinite(gpu) ? gpu : 0), 1e300);
 	return 0;
 }
 
@@ -731,8 +739,6 @@ static void
 svg_begin(struct svg *g, int w, int h, const char *title)
 {
 	memset(g, 0, sizeof(*g));
-	g->w = w;
-	g->h = h;
 	sb_printf(&g->b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\""
 	    " height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\""
@@ -822,7 +828,7 @@ legend(struct svg *g, double x, double y, const char *const *name,
 	for (i = 0; i < n; i++) {
 		len = strlen(name[i]);
 		wd = 24 + 7.0 * (double)(len < LABEL_MAX ? len : LABEL_MAX + 1);
-		if (cx > x && cx + wd > g->w - 10) {
+		if (cx > x && cx + wd > WIDTH - 10) {
 			cx = x;
 			y += 18;
 		}
@@ -833,9 +839,9 @@ legend(struct svg *g, double x, double y, const char *const *name,
 	}
 }
 
-/* The rows legend() will take for n names. */
+/* The rows legend() will take for n names from x. */
 static int
-legend_rows(const struct svg *g, double x, const char *const *name, size_t n)
+legend_rows(double x, const char *const *name, size_t n)
 {
 	double cx = x, wd;
 	size_t i, len;
@@ -844,7 +850,7 @@ legend_rows(const struct svg *g, double x, const char *const *name, size_t n)
 	for (i = 0; i < n; i++) {
 		len = strlen(name[i]);
 		wd = 24 + 7.0 * (double)(len < LABEL_MAX ? len : LABEL_MAX + 1);
-		if (cx > x && cx + wd > g->w - 10) {
+		if (cx > x && cx + wd > WIDTH - 10) {
 			cx = x;
 			rows++;
 		}
@@ -931,14 +937,17 @@ axes(struct svg *g, const struct plot *p, int xtime, int ybytes,
     const char *xtitle, const char *ytitle)
 {
 	char buf[64];
-	double s, v;
+	double s, v, v0;
+	int i;
 
 	sb_printf(&g->b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
 	    " height=\"%.1f\" fill=\"none\" stroke=\"#888888\"/>\n",
 	    p->x0, p->y0, p->w, p->h);
 	s = ybytes ? byte_step(p->ymax - p->ymin) :
 	    nice_step(p->ymax - p->ymin);
-	for (v = ceil(p->ymin / s) * s; v <= p->ymax + s * 1e-9; v += s) {
+	v0 = ceil(p->ymin / s) * s;
+	for (i = 0, v = v0; i < MAX_TICKS && v <= p->ymax + s * 1e-9;
+	    v = v0 + s * ++i) {
 		sb_printf(&g->b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\""
 		    " y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", p->x0, py(p, v),
 		    p->x0 + p->w, py(p, v));
@@ -953,8 +962,9 @@ axes(struct svg *g, const struct plot *p, int xtime, int ybytes,
 		/* Entries and steps are counted: no fractional ticks. */
 		if (!xtime && s < 1)
 			s = 1;
-		for (v = ceil(p->xmin / s) * s; v <= p->xmax + s * 1e-9;
-		    v += s) {
+		v0 = ceil(p->xmin / s) * s;
+		for (i = 0, v = v0; i < MAX_TICKS && v <= p->xmax + s * 1e-9;
+		    v = v0 + s * ++i) {
 			sb_printf(&g->b, "<line x1=\"%.1f\" y1=\"%.1f\""
 			    " x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888888\"/>\n",
 			    px(p, v), p->y0 + p->h, px(p, v),
@@ -1016,10 +1026,10 @@ draw_memory(struct jw *w, struct tlset *set, const char *name,
 			oom |= t->mark[k].oom;
 			burst |= !t->mark[k].oom;
 		}
-		if ((size_t)legend_rows(&(struct svg){ .w = WIDTH }, 90,
-		    (const char *const *)t->site, t->nsite) > rows)
-			rows = (size_t)legend_rows(&(struct svg){ .w = WIDTH },
-			    90, (const char *const *)t->site, t->nsite);
+		k = (size_t)legend_rows(90, (const char *const *)t->site,
+		    t->nsite);
+		if (k > rows)
+			rows = k;
 	}
 	h = 50 + (int)set->n * (PANEL_H + PANEL_GAP + (int)rows * 18) + 20;
 	svg_begin(&g, WIDTH, h, title);
@@ -1085,6 +1095,8 @@ draw_panel(struct svg *g, const struct timeline *t, double y, size_t per)
 	text(g, p.x0, y - 8, "start", t->label, NULL);
 	axes(g, &p, t->timed, 1, t->timed ? "time since the first entry" :
 	    "trace entry", "bytes");
+	if (t->n == 0)
+		return;
 
 	/* Buckets of buckets, so that the panel stays within per points. */
 	nb = t->n < per ? t->n : per;
@@ -1360,7 +1372,8 @@ draw_gpu(struct jw *w, struct charts *c)
 	    " height=\"%.1f\" fill=\"none\" stroke=\"#888888\"/>\n",
 	    p.x0, p.y0, p.w, p.h);
 	s = nice_step(p.xmax);
-	for (x = 0; x <= p.xmax + s * 1e-9; x += s) {
+	for (k = 0, x = 0; k < MAX_TICKS && x <= p.xmax + s * 1e-9;
+	    x = s * ++k) {
 		sb_printf(&g.b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\""
 		    " y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", px(&p, x), p.y0,
 		    px(&p, x), p.y0 + p.h);
@@ -1486,8 +1499,7 @@ draw_steps(struct jw *w, struct charts *c)
 		p.ymax = p.ymax > 0 ? p.ymax * 1.08 : 1;
 		p.xmin = 1;
 		p.xmax = (double)most;
-		rows = legend_rows(&(struct svg){ .w = WIDTH }, p.x0,
-		    lname, c->nsteps);
+		rows = legend_rows(p.x0, lname, c->nsteps);
 		h = (int)(p.y0 + p.h) + 50 + rows * 18;
 		svg_begin(&g, WIDTH, h, title);
 		axes(&g, &p, 0, 0, "step, in the order recorded (1 = first)",
