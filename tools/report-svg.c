@@ -199,6 +199,7 @@ static void	flush_rect(struct svg *, struct pend *, double, double);
 static void	add_rect(struct svg *, struct pend *, int, double, double,
 		    double, double);
 static void	bar_label(char *, size_t, int64_t, int64_t);
+static void	mark_slowest(char *, size_t);
 static int	famv_cmp(const void *, const void *);
 static size_t	top_families(struct charts *, int, char **, double *);
 
@@ -1329,6 +1330,15 @@ bar_label(char *buf, size_t size, int64_t rank, int64_t device)
 		snprintf(buf, size, "trace");
 }
 
+/* Appends " (slowest)" to the label in buf, as far as it fits. */
+static void
+mark_slowest(char *buf, size_t size)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, size - n, " (slowest)");
+}
+
 #define BAR	18
 #define BAR_GAP	8
 
@@ -1458,8 +1468,8 @@ draw_steps(struct jw *w, struct charts *c)
 	struct plot p;
 	char *name[MAX_RANKS], buf[64];
 	const char *lname[MAX_RANKS], *lcolor[MAX_RANKS];
-	double v[MAX_RANKS], m;
-	size_t i, j, k, most = 0, per, nb, from, to;
+	double v[MAX_RANKS], m, worst;
+	size_t i, j, k, most = 0, per, nb, from, to, slow;
 	int h, rows;
 
 	if (c->nsteps == 0)
@@ -1487,8 +1497,19 @@ draw_steps(struct jw *w, struct charts *c)
 		p.y0 = 50;
 		p.w = WIDTH - 110;
 		p.h = 260;
+		/* With several ranks, the slowest on average is named. */
+		for (i = 0, slow = 0, worst = -1; i < c->nsteps; i++) {
+			for (j = 0, m = 0; j < c->steps[i].n; j++)
+				m += c->steps[i].dur[j];
+			if (c->nsteps > 1 && m / (double)c->steps[i].n > worst) {
+				worst = m / (double)c->steps[i].n;
+				slow = i;
+			}
+		}
 		for (i = 0; i < c->nsteps; i++) {
 			bar_label(buf, sizeof(buf), c->steps[i].rank, -1);
+			if (worst >= 0 && i == slow)
+				mark_slowest(buf, sizeof(buf));
 			name[i] = xstrdup(buf);
 			lname[i] = name[i];
 			lcolor[i] = palette[i % NPALETTE];
@@ -1512,8 +1533,9 @@ draw_steps(struct jw *w, struct charts *c)
 
 			nb = s->n < per ? s->n : per;
 			sb_printf(&g.b, "<polyline fill=\"none\" stroke=\"%s\""
-			    " stroke-width=\"1.5\" points=\"",
-			    palette[i % NPALETTE]);
+			    " stroke-width=\"%s\" points=\"",
+			    palette[i % NPALETTE], worst >= 0 && i == slow ?
+			    "3" : "1.5");
 			/* The longest step of each bucket: stragglers stay. */
 			for (j = 0; j < nb; j++) {
 				from = j * s->n / nb;
