@@ -515,18 +515,6 @@ take_layout(struct charts *c, const char *file, const struct jdoc *d)
 	(void)jdoc_get_i64(d, 0, "device", &l.device);
 	if ((a = jdoc_get(d, 0, "runs")) < 0 || d->node[a].type != JT_ARRAY)
 		return jdoc_error(file, d, 0, "\"runs\" is not an array");
-	/* The MAX_SEGS largest are kept, the smallest one replaced. */
-	if (c->nseg == MAX_SEGS) {
-		for (i = 1; i < c->nseg; i++)
-			if (lay_cmp(&c->seg[i], &c->seg[min]) > 0)
-				min = i;
-		c->segs_dropped++;
-		if (lay_cmp(&l, &c->seg[min]) >= 0)
-			return 0;
-		dst = &c->seg[min];
-		free(dst->run);
-	} else
-		dst = &c->seg[c->nseg++];
 	l.run = xreallocarray(NULL, (size_t)d->node[a].len + 1,
 	    sizeof(*l.run));
 	for (j = (uint32_t)a + 1; j < d->node[a].next; j = d->node[j].next) {
@@ -534,7 +522,6 @@ take_layout(struct charts *c, const char *file, const struct jdoc *d)
 		    d->node[j + 1].type != JT_STRING ||
 		    d->node[d->node[j + 1].next].type != JT_NUMBER) {
 			free(l.run);
-			*dst = c->seg[--c->nseg];
 			return jdoc_error(file, d, j, "a run is not"
 			    " [state, bytes]");
 		}
@@ -550,6 +537,20 @@ take_layout(struct charts *c, const char *file, const struct jdoc *d)
 			l.run[l.nrun].bytes = 0;
 		l.nrun++;
 	}
+	/* The MAX_SEGS largest are kept, the smallest one replaced. */
+	if (c->nseg == MAX_SEGS) {
+		for (i = 1; i < c->nseg; i++)
+			if (lay_cmp(&c->seg[i], &c->seg[min]) > 0)
+				min = i;
+		c->segs_dropped++;
+		if (lay_cmp(&l, &c->seg[min]) >= 0) {
+			free(l.run);
+			return 0;
+		}
+		dst = &c->seg[min];
+		free(dst->run);
+	} else
+		dst = &c->seg[c->nseg++];
 	*dst = l;
 	return 0;
 }
@@ -669,7 +670,7 @@ charts_free(struct charts *c)
 		timeline_free(c->mem.tl[i]);
 	for (i = 0; i < c->memtr.n; i++)
 		timeline_free(c->memtr.tl[i]);
-	for (i = 0; i < c->nseg && i < MAX_SEGS; i++)
+	for (i = 0; i < c->nseg; i++)
 		free(c->seg[i].run);
 	for (i = 0; i < c->nsteps; i++) {
 		free(c->steps[i].dur);
