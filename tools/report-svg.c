@@ -1124,14 +1124,21 @@ draw_panel(struct svg *g, const struct timeline *t, double y, size_t per)
 		sb_printf(&g->b, "<polygon fill=\"%s\" fill-opacity=\"0.85\""
 		    " points=\"%.1f,%.1f", palette[k % NPALETTE],
 		    px(&p, t->x[0] - x0), py(&p, 0));
-		for (b = 0; b < nb; b++)
+		/* Steps: a value holds until the next bucket's. */
+		for (b = 0; b < nb; b++) {
+			if (b > 0)
+				sb_printf(&g->b, " %.1f,%.1f",
+				    px(&p, t->x[b * t->n / nb] - x0),
+				    py(&p, cum[(b - 1) * (MAX_SITES + 1) + k]));
 			sb_printf(&g->b, " %.1f,%.1f",
 			    px(&p, t->x[b * t->n / nb] - x0),
 			    py(&p, cum[b * (MAX_SITES + 1) + k]));
+		}
 		sb_printf(&g->b, " %.1f,%.1f\"/>\n",
 		    px(&p, t->x[(nb - 1) * t->n / nb] - x0), py(&p, 0));
 	}
 	for (i = 0; i < 2; i++) {
+		double last = 0;
 		int any = 0;
 
 		for (b = 0; b < nb; b++) {
@@ -1152,8 +1159,12 @@ draw_panel(struct svg *g, const struct timeline *t, double y, size_t per)
 				    i == 0 ? "#222222" : "#9a9a9a", i == 0 ?
 				    " stroke-width=\"1.5\"" :
 				    " stroke-dasharray=\"3 2\"");
+			else
+				sb_printf(&g->b, " %.1f,%.1f",
+				    px(&p, t->x[from] - x0), py(&p, last));
 			sb_printf(&g->b, any ? " %.1f,%.1f" : "%.1f,%.1f",
 			    px(&p, t->x[from] - x0), py(&p, v));
+			last = v;
 			any = 1;
 		}
 		if (any)
