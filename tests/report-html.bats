@@ -168,3 +168,51 @@ ERR
 	assert_output --partial '<clipPath id="c1-plot">'
 	assert_stderr ''
 }
+
+@test "report-html: charts that hide what the checks look for are refused" {
+	cd "$BATS_TEST_TMPDIR"
+	local head='<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
+	printf '%s<SCRIPT>alert(1)</SCRIPT></svg>\n' "$head" >upper.svg
+	printf '%s<rect style="fill:u&#114;l(http://192.0.2.1/p)"/></svg>\n' "$head" >entity.svg
+	printf '%s<style>rect{fill:u\\72l(http://192.0.2.1/p)}</style></svg>\n' "$head" >cssesc.svg
+	printf '%s<rect style="fill:\\75rl(x)"/></svg>\n' "$head" >cssattr.svg
+	printf '%s<style>@IMPORT "http://192.0.2.1/a.css";</style></svg>\n' "$head" >import.svg
+	printf '%s<image href="#x"/></svg>\n' "$head" >image.svg
+	printf '%s<a href="#x"><rect/></a></svg>\n' "$head" >anchor.svg
+	printf '%s<rect ONCLICK="alert(1)"/></svg>\n' "$head" >upperon.svg
+	printf '<svg/onload="alert(1)" xmlns="http://www.w3.org/2000/svg"></svg>\n' >slash.svg
+	printf '%s<use xlink:href="data:image/svg+xml,x"/></svg>\n' "$head" >data.svg
+	printf '%s<text>a\0b</text></svg>\n' "$head" >nul.svg
+	printf '%s<text>a\377b</text></svg>\n' "$head" >utf8.svg
+	printf '%s<text x=1>a</text></svg>\n' "$head" >unquoted.svg
+	local svg md=
+	for svg in upper entity cssesc cssattr import image anchor upperon \
+	    slash data nul utf8 unquoted; do
+		md="$md![$svg]($svg.svg)"$'\n\n'
+	done
+	printf '%s' "$md" >r.md
+	run -0 --separate-stderr report-html r.md
+	refute_output --partial '<svg'
+	assert_stderr - <<'ERR'
+report-html: r.md:1: upper.svg: chart not inlined: a script, a foreign object or a DTD
+report-html: r.md:3: entity.svg: chart not inlined: a character reference to ASCII
+report-html: r.md:5: cssesc.svg: chart not inlined: a CSS escape
+report-html: r.md:7: cssattr.svg: chart not inlined: a CSS escape
+report-html: r.md:9: import.svg: chart not inlined: a script, a foreign object or a DTD
+report-html: r.md:11: image.svg: chart not inlined: an element that is not drawing
+report-html: r.md:13: anchor.svg: chart not inlined: an element that is not drawing
+report-html: r.md:15: upperon.svg: chart not inlined: an event handler attribute
+report-html: r.md:17: slash.svg: chart not inlined: not an SVG document
+report-html: r.md:19: data.svg: chart not inlined: a reference outside the document
+report-html: r.md:21: nul.svg: chart not inlined: a NUL byte or bad UTF-8
+report-html: r.md:23: utf8.svg: chart not inlined: a NUL byte or bad UTF-8
+report-html: r.md:25: unquoted.svg: chart not inlined: an unquoted attribute
+ERR
+	# What our charts do use passes: styles, entities beyond ASCII, clips.
+	printf '%s<style>text{font:12px sans-serif}</style><text>&lt;&amp;&#181;&#x3bc;</text></svg>\n' \
+	    "$head" >ok.svg
+	printf '![ok](ok.svg)\n' >ok.md
+	run -0 --separate-stderr report-html ok.md
+	assert_output --partial '<text>&lt;&amp;&#181;&#x3bc;</text>'
+	assert_stderr ''
+}

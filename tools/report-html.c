@@ -25,6 +25,8 @@
 #define SVG_MAX		(2 * 1024 * 1024)
 /* Inline markup nests at most strong in emphasis in a link. */
 #define INLINE_DEPTH	4
+/* What a backslash escapes, as in CommonMark. */
+#define PUNCT		"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 
 struct line {
 	const char	*s;
@@ -45,6 +47,7 @@ static const char *cflag;
 static void	usage(void);
 static int	convert_file(struct doc *, const char *);
 static void	check_text(const char *, const char *, size_t);
+static size_t	bad_text(const char *, size_t);
 static void	convert(struct doc *, const struct line *, size_t);
 static size_t	fence(struct doc *, const struct line *, size_t);
 static size_t	table(struct doc *, const struct line *, size_t);
@@ -61,6 +64,7 @@ static void	svg_chars(struct strbuf *, const char *, size_t,
 		    const char *prefix);
 static const char *svg_hostile(const char *, size_t);
 static int	svg_element(const char *, size_t);
+static int	good_ref(const char *, size_t);
 static int	is_name_char(int);
 static void	inline_md(struct strbuf *, const char *, size_t, int);
 static size_t	inline_link(struct strbuf *, const char *, size_t, int);
@@ -222,20 +226,31 @@ convert_file(struct doc *d, const char *path)
 static void
 check_text(const char *name, const char *s, size_t n)
 {
+	size_t bad, i, line = 1, bol = 0;
+
+	if ((bad = bad_text(s, n)) == n)
+		return;
+	for (i = 0; i < bad; i++)
+		if (s[i] == '\n') {
+			line++;
+			bol = i + 1;
+		}
+	die("%s:%zu:%zu: %s", name, line, bad - bol + 1,
+	    s[bad] == '\0' ? "NUL byte in the text" : "invalid UTF-8");
+}
+
+/* The offset of the first NUL byte or bad UTF-8 sequence, or n if none. */
+static size_t
+bad_text(const char *s, size_t n)
+{
 	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, k, len, line = 1, bol = 0;
+	size_t i = 0, k, len;
 	unsigned int c;
 
 	while (i < n) {
 		c = u[i];
-		if (c == '\n') {
-			line++;
-			bol = ++i;
-			continue;
-		}
 		if (c == '\0')
-			die("%s:%zu:%zu: NUL byte in the text", name, line,
-			    i - bol + 1);
+			return i;
 		if (c < 0x80) {
 			i++;
 			continue;
@@ -247,21 +262,19 @@ check_text(const char *name, const char *s, size_t n)
 		else if (c >= 0xf0 && c <= 0xf4)
 			len = 4;
 		else
-			len = 0;
-		for (k = 1; len != 0 && k < len; k++)
+			return i;
+		for (k = 1; k < len; k++)
 			if (i + k >= n || (u[i + k] & 0xc0) != 0x80)
-				len = 0;
+				return i;
 		/* Overlong forms, surrogates and code points above U+10FFFF. */
 		if ((len == 3 && c == 0xe0 && u[i + 1] < 0xa0) ||
 		    (len == 3 && c == 0xed && u[i + 1] >= 0xa0) ||
 		    (len == 4 && c == 0xf0 && u[i + 1] < 0x90) ||
 		    (len == 4 && c == 0xf4 && u[i + 1] >= 0x90))
-			len = 0;
-		if (len == 0)
-			die("%s:%zu:%zu: invalid UTF-8", name, line,
-			    i - bol + 1);
+			return i;
 		i += len;
 	}
+	return n;
 }
 
 /* The blocks of one input, in order. */
@@ -514,7 +527,7 @@ svg_inline(struct strbuf *o, const char *s, size_t n, const char *prefix,
 {
 	const char *p = s, *end = s + n, *q, *name, *v;
 	size_t nl, an, vn;
-	int depth = 0, closing;
+	int depth = 0, closing, isstyle, instyle = 0;
 	char quote;
 
 	if ((*why = svg_hostile(s, n)) != NULL)
@@ -545,6 +558,9 @@ svg_inline(struct strbuf *o, const char *s, size_t n, const char *prefix,
 		if (*p != '<') {
 			if ((q = memchr(p, '<', (size_t)(end - p))) == NULL)
 				q = end;
+			/* A CSS escape could spell out a url( or @import. */
+			if (instyle && memchr(p, '\\', (size_t)(q - p)) != NULL)
+				return *why = "a CSS escape", -1;
 			svg_chars(o, p, (size_t)(q - p), prefix);
 			p = q;
 			continue;
@@ -560,6 +576,8 @@ svg_inline(struct strbuf *o, const char *s, size_t n, const char *prefix,
 			if ((q = memcasemem(p, (size_t)(end - p), "]]>")) ==
 			    NULL)
 				return *why = "unterminated CDATA section", -1;
+			if (instyle && memchr(p, '\\', (size_t)(q - p)) != NULL)
+				return *why = "a CSS escape", -1;
 			svg_chars(o, p, (size_t)(q + 3 - p), prefix);
 			p = q + 3;
 			continue;
@@ -572,6 +590,7 @@ svg_inline(struct strbuf *o, const char *s, size_t n, const char *prefix,
 			return *why = "a declaration or malformed tag", -1;
 		if (!svg_element(name, nl))
 			return *why = "an element that is not drawing", -1;
+		isstyle = nl == 5 && memcmp(name, "style", 5) == 0;
 		sb_put(o, p, (size_t)(name + nl - p));
 		q = name + nl;
 		for (;;) {
@@ -584,9 +603,11 @@ svg_inline(struct strbuf *o, const char *s, size_t n, const char *prefix,
 				sb_puts(o, ">");
 				q++;
 				depth += closing ? -1 : 1;
+				instyle = isstyle && !closing;
 				break;
 			}
-			if (!closing && end - q >= 2 && memcmp(q, "/>", 2) == 0) {
+			if (!closing && end - q >= 2 &&
+			    memcmp(q, "/>", 2) == 0) {
 				sb_puts(o, "/>");
 				q += 2;
 				break;
@@ -614,7 +635,8 @@ svg_inline(struct strbuf *o, const char *s, size_t n, const char *prefix,
 				return *why = "a malformed attribute", -1;
 			vn = (size_t)(q - v);
 			q++;
-			if (svg_attr(o, name, an, v, vn, quote, prefix, why) != 0)
+			if (svg_attr(o, name, an, v, vn, quote, prefix,
+			    why) != 0)
 				return -1;
 		}
 		p = q;
@@ -650,6 +672,10 @@ svg_attr(struct strbuf *o, const char *name, size_t n, const char *val,
 	    (n > 5 && memcmp(name + n - 5, ":href", 5) == 0);
 	if (href && (vn == 0 || val[0] != '#'))
 		return *why = "a reference outside the document", -1;
+	/* A CSS escape could spell out what svg_hostile() looks for. */
+	if (n == 5 && memcmp(name, "style", 5) == 0 &&
+	    memchr(val, '\\', vn) != NULL)
+		return *why = "a CSS escape", -1;
 	sb_puts(o, " ");
 	sb_put(o, name, n);
 	sb_put(o, "=", 1);
@@ -704,6 +730,9 @@ svg_hostile(const char *s, size_t n)
 	const char *p, *end = s + n;
 	size_t i;
 
+	/* Also what the scanner's strchr() calls must never see: NUL. */
+	if (bad_text(s, n) != n)
+		return "a NUL byte or bad UTF-8";
 	for (i = 0; bad[i] != NULL; i++)
 		if (memcasemem(s, n, bad[i]) != NULL)
 			return "a script, a foreign object or a DTD";
@@ -714,7 +743,48 @@ svg_hostile(const char *s, size_t n)
 		if (p == end || *p != '#')
 			return "a url() outside the document";
 	}
+	for (p = s; (p = memchr(p, '&', (size_t)(end - p))) != NULL; p++)
+		if (!good_ref(p + 1, (size_t)(end - p - 1)))
+			return "a character reference to ASCII";
 	return NULL;
+}
+
+/*
+ * Whether the text after a '&' is a reference our charts may use: one of
+ * XML's five, or a numeric one to a character beyond ASCII.  Anything
+ * else could spell out, past the checks, what they look for (url(,
+ * javascript:) once the HTML parser decodes it.
+ */
+static int
+good_ref(const char *s, size_t n)
+{
+	static const char *const named[] = {
+		"amp;", "lt;", "gt;", "quot;", "apos;", NULL
+	};
+	unsigned long c = 0;
+	size_t i;
+	int hex, d;
+
+	for (i = 0; named[i] != NULL; i++)
+		if (n >= strlen(named[i]) &&
+		    memcmp(s, named[i], strlen(named[i])) == 0)
+			return 1;
+	if (n < 3 || s[0] != '#')
+		return 0;
+	hex = s[1] == 'x' || s[1] == 'X';
+	for (i = 1 + hex; i < n && i < 10 && s[i] != ';'; i++) {
+		if (s[i] >= '0' && s[i] <= '9')
+			d = s[i] - '0';
+		else if (hex && s[i] >= 'a' && s[i] <= 'f')
+			d = s[i] - 'a' + 10;
+		else if (hex && s[i] >= 'A' && s[i] <= 'F')
+			d = s[i] - 'A' + 10;
+		else
+			return 0;
+		c = c * (hex ? 16 : 10) + (unsigned long)d;
+	}
+	return i < n && s[i] == ';' && i > 1 + (size_t)hex && c >= 0x80 &&
+	    c <= 0x10ffff;
 }
 
 /*
@@ -762,8 +832,8 @@ inline_md(struct strbuf *o, const char *s, size_t n, int depth)
 			break;
 		switch (s[i]) {
 		case '\\':
-			if (i + 1 < n && strchr("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~",
-			    s[i + 1]) != NULL) {
+			if (i + 1 < n && s[i + 1] != '\0' &&
+			    strchr(PUNCT, s[i + 1]) != NULL) {
 				escape(o, s + i + 1, 1);
 				i += 2;
 				continue;
@@ -814,7 +884,7 @@ inline_md(struct strbuf *o, const char *s, size_t n, int depth)
 			i = j + 2;
 			continue;
 		case '_':
-			/* Only around words: snake_case names stay as they are. */
+			/* Only around words: snake_case stays as it is. */
 			if (depth >= INLINE_DEPTH || i + 1 >= n ||
 			    (i > 0 && strchr(" \n(", s[i - 1]) == NULL) ||
 			    strchr(" \n_", s[i + 1]) != NULL)
