@@ -197,7 +197,7 @@ cs336-wedsonlin__medium_128_training"
 @test "a file that cannot be opened is skipped with status 1" {
 	run -1 --separate-stderr mem-segments "$BATS_TEST_TMPDIR/none.json" "$FIXTURES/cs336-silmont__mem_snapshot.json.gz"
 	assert_stderr --partial 'none.json: No such file or directory'
-	assert_equal "$(printf '%s\n' "$output" | wc -l)" 11
+	assert_equal "$(printf '%s\n' "$output" | wc -l)" 20
 }
 
 @test "profiler memory records give a peak and a rate per step" {
