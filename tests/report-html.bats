@@ -64,7 +64,7 @@ setup() { load test_helper; }
 	run -0 --separate-stderr report-html charts.md
 	assert_output --partial '<clipPath id="c1-plot">'
 	assert_output --partial '<g clip-path="url(#c1-plot)">'
-	assert_output --partial '<figcaption>Step times</figcaption>'
+	assert_output --partial '<figure aria-label="Step times">'
 	refute_output --partial '<?xml'
 	refute_output --partial '<!-- a comment -->'
 	# The same chart twice keeps one id per copy.
@@ -97,7 +97,7 @@ setup() { load test_helper; }
 	run -0 --separate-stderr report-html r.md
 	assert_stderr 'report-html: r.md:1: chart.svg: chart not inlined: No such file or directory'
 	run -0 --separate-stderr report-html -C "$FIXTURES" r.md
-	assert_output --partial '<figure>'
+	assert_output --partial '<figure aria-label="c">'
 	assert_stderr ''
 	mkdir -p sub && mv r.md sub/ && cp "$FIXTURES/chart.svg" sub/
 	run -0 --separate-stderr report-html sub/r.md

@@ -107,7 +107,6 @@ static const char style[] =
 	"pre code{padding:0}\n"
 	"figure{margin:.8rem 0 1.2rem}\n"
 	"figure svg{display:block;max-width:100%;height:auto}\n"
-	"figcaption{font-size:12px;color:#555;margin-top:.2rem}\n"
 	"@media print{\n"
 	"body{font-size:9.5pt}\n"
 	"main{max-width:none;padding:0}\n"
@@ -490,11 +489,12 @@ figure(struct doc *d, const char *alt, size_t an, const char *src, size_t sn,
 		sb_printf(&prefix, "c%d-", d->charts + 1);
 		if (svg_inline(&out, svg.s, svg.len, prefix.s, &why) == 0) {
 			d->charts++;
-			sb_puts(&d->body, "<figure>\n");
-			sb_put(&d->body, out.s, out.len);
-			sb_puts(&d->body, "\n<figcaption>");
+			/* The chart draws its title: no caption to repeat it. */
+			sb_puts(&d->body, "<figure aria-label=\"");
 			escape(&d->body, alt, an);
-			sb_puts(&d->body, "</figcaption>\n</figure>\n");
+			sb_puts(&d->body, "\">\n");
+			sb_put(&d->body, out.s, out.len);
+			sb_puts(&d->body, "\n</figure>\n");
 		}
 	}
 	if (why != NULL) {
