@@ -4,9 +4,23 @@ bats_require_minimum_version 1.5.0
 # on the console and what it asked of the network.
 setup() {
 	load test_helper
+	# The example's inputs, as analyze-profile is given them.
+	example=(--cpu-trace "$TOP/fixtures/example/trace.json.gz"
+	    --memory-json "$TOP/fixtures/example/memory_snapshot.json.gz")
+}
+
+need_chromium() {
 	command -v chromium-headless-shell >/dev/null ||
 	    skip "chromium-headless-shell is not installed (.ci/deps installs it)"
 }
+
+# The titles of the charts of the example and of the 8-rank run.
+MEMORY='Memory over time (snapshot)'
+MEMORY_TRACE='Memory over time (trace)'
+SEGMENTS='Segment map: largest segments, blocks by state'
+GPU='GPU timeline per rank'
+STEPS='Step times per rank'
+FAMILIES='Operator families: self CPU time and GPU time'
 
 # browse PAGE [ARG ...]: opens PAGE (a file) in headless Chromium with a
 # private profile; the rendered DOM goes to PAGE.dom, the log (console
@@ -44,6 +58,7 @@ assert_charts() {
 }
 
 @test "html: the network and console checks see a page that fetches" {
+	need_chromium
 	cd "$BATS_TEST_TMPDIR"
 	printf '<!DOCTYPE html><title>t</title><img src="http://192.0.2.1/x.png"><script>console.log("hi")</script>\n' >bad.html
 	browse "$PWD/bad.html" --dump-dom
@@ -52,6 +67,7 @@ assert_charts() {
 }
 
 @test "html: hostile names and charts stay inert in Chromium" {
+	need_chromium
 	cd "$BATS_TEST_TMPDIR"
 	cp "$TOP"/fixtures/report-html/*.md "$TOP"/fixtures/report-html/*.svg .
 	report-html charts.md >charts.html 2>/dev/null
@@ -65,27 +81,98 @@ assert_charts() {
 	run -0 grep -c '&lt;script&gt;alert("x")&lt;/script&gt;' charts.html.dom
 }
 
-@test "html: the example report renders in Chromium, offline, on A4" {
+@test "html: analyze-profile --html-out on the example: every chart, offline, on A4" {
+	need_chromium
 	cd "$BATS_TEST_TMPDIR"
-	cp "$TOP/fixtures/report-md/example.md" "$TOP/fixtures/report-html/chart.svg" .
-	printf '\n![Step times](chart.svg)\n' >>example.md
-	report-html example.md >example.html
-	browse "$PWD/example.html" --dump-dom
-	assert_offline "$PWD/example.html"
-	run -0 grep -c '<h2>Prioritized actions</h2>' example.html.dom
-	assert_charts "$PWD/example.html" 'Step times &lt;test&gt;'
+	mkdir tmp
+	TMPDIR=$PWD/tmp run -0 --separate-stderr analyze-profile "${example[@]}" \
+	    --md-out report.md --html-out "$PWD/report.html"
+	assert_stderr ''
+	# The charts were drawn in the private directory, and it is gone.
+	run -0 ls -A tmp
+	assert_output ''
+	# --md-out's Markdown links no chart: none is beside it.
+	run -1 grep -c '^!\[' report.md
+	browse "$PWD/report.html" --dump-dom
+	assert_offline "$PWD/report.html"
+	run -0 grep -c '<h2>Prioritized actions</h2>' report.html.dom
+	assert_charts "$PWD/report.html" "$MEMORY" "$MEMORY_TRACE" "$SEGMENTS" \
+	    "$GPU" "$STEPS" "$FAMILIES"
+	run -0 grep -c '<svg' report.html.dom
+	assert_output 6
 	# Printed, every page is A4 (595 x 842 points).
-	browse "$PWD/example.html" --print-to-pdf="$PWD/example.pdf" \
+	browse "$PWD/report.html" --print-to-pdf="$PWD/report.pdf" \
 	    --no-pdf-header-footer
-	run -0 bash -c "grep -ao 'MediaBox \\[[^]]*\\]' example.pdf | sort -u"
+	run -0 bash -c "grep -ao 'MediaBox \\[[^]]*\\]' report.pdf | sort -u"
 	assert_output 'MediaBox [0 0 594.95996 841.91998]'
 }
 
-@test "html: the screenshot command makes a picture of the page" {
+@test "html: analyze-profile --html-out on eight ranks: GPU timeline, steps, families" {
+	need_shared traces/param_dlrm_8rank
+	need_chromium
 	cd "$BATS_TEST_TMPDIR"
-	cp "$TOP/fixtures/report-md/example.md" .
-	report-html example.md >example.html
-	"$TOP/tests/html-shot" example.html shot.png
+	run -0 --separate-stderr analyze-profile \
+	    --cpu-trace "$SHARED/traces/param_dlrm_8rank" --html-out "$PWD/r8.html"
+	assert_output --partial '## Ranks'
+	assert_stderr ''
+	browse "$PWD/r8.html" --dump-dom
+	assert_offline "$PWD/r8.html"
+	run -0 grep -c '<h2>Ranks</h2>' r8.html.dom
+	# These traces hold no [memory] events: no memory chart to draw.
+	assert_charts "$PWD/r8.html" "$GPU" "$STEPS" "$FAMILIES"
+}
+
+@test "html: --html-out is published whole or not at all" {
+	cd "$BATS_TEST_TMPDIR"
+	run -2 --separate-stderr analyze-profile "${example[@]}" --md-out r \
+	    --html-out r
+	assert_stderr 'analyze-profile: --md-out and --html-out are the same file: r'
+	run -2 --separate-stderr analyze-profile "${example[@]}" \
+	    --html-out "$TOP/fixtures/example/trace.json.gz"
+	assert_stderr --partial 'analyze-profile: --html-out is the --cpu-trace file:'
+	# A failing stage leaves no page, and no temporary one.
+	head -c 3000 "$TOP/fixtures/example/trace.json.gz" >cut.json.gz
+	run -1 analyze-profile --cpu-trace cut.json.gz --html-out r.html
+	[ ! -e r.html ] && [ ! -e r.html.tmp ]
+	# To a device, as the other reports.
+	run -0 analyze-profile "${example[@]}" --html-out /dev/null
+}
+
+@test "html: report.mk writes the charts, report.md links them, report.html inlines them" {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir run
+	cp "$TOP/fixtures/example/trace.json.gz" \
+	    "$TOP/fixtures/example/memory_snapshot.json.gz" run
+	make --no-print-directory -f "$TOP/pipelines/report.mk" \
+	    BIN="${BUILD:-$TOP}/bin" RUBRIC="$TOP/rubric" RUN=run >/dev/null
+	run -0 bats_pipe jq -r '.file' run/charts.ndjson \| env LC_ALL=C sort
+	assert_output "$(printf '%s\n' families.svg gpu-timeline.svg \
+	    memory-trace.svg memory.svg segments.svg steps.svg)"
+	local file title
+	while IFS=$'\t' read -r file title; do
+		# Each standalone SVG is valid XML and renders.
+		if command -v xmllint >/dev/null; then
+			xmllint --noout "run/$file"
+		fi
+		if command -v rsvg-convert >/dev/null; then
+			rsvg-convert "run/$file" >"${file%.svg}.png"
+			[ -s "${file%.svg}.png" ]
+		fi
+		run -0 grep -cxF "![$title]($file)" run/report.md
+		run -0 grep -cF "<figure aria-label=\"$title\">" run/report.html
+	done < <(jq -r '[.file, .title] | @tsv' run/charts.ndjson)
+	command -v chromium-headless-shell >/dev/null || return 0
+	browse "$PWD/run/report.html" --dump-dom
+	assert_offline "$PWD/run/report.html"
+	assert_charts "$PWD/run/report.html" "$MEMORY" "$MEMORY_TRACE" \
+	    "$SEGMENTS" "$GPU" "$STEPS" "$FAMILIES"
+}
+
+@test "html: the screenshot command makes a picture of the page" {
+	need_chromium
+	cd "$BATS_TEST_TMPDIR"
+	analyze-profile "${example[@]}" --html-out report.html
+	"$TOP/tests/html-shot" report.html shot.png
 	run -0 bash -c "head -c 8 shot.png | od -An -tx1"
 	assert_output ' 89 50 4e 47 0d 0a 1a 0a'
 	[ "$(stat -c %s shot.png)" -lt 300000 ]

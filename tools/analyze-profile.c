@@ -4,7 +4,8 @@
  * It runs the mrp tools as a pipeline: the trace branch (tr-extract, then
  * op-rank and mem-segments fed by one tee) and the memory branch
  * (mem-segments and churn-score) in parallel, then rubric-apply and
- * report-md on what they wrote into a private temporary directory.  What
+ * report-md on what they wrote into a private temporary directory (with
+ * --html-out also report-svg, and report-html on the charted Markdown).  What
  * the user says of the run (--context, --set, --phase, --objective) reaches
  * those two as one "context" record.
  */
@@ -171,7 +172,8 @@ static int	same_file(const char *, const char *);
 static char	*canonical(const char *);
 static int	is_chardev(const char *);
 static void	check_outputs(const char *md, const char *json,
-		    const struct traces *, const char *mem, const char *ctx);
+		    const char *html, const struct traces *, const char *mem,
+		    const char *ctx);
 static void	check_output(const char *);
 static void	out_put(struct outbuf *, const char *, size_t);
 static void	out_flush(struct outbuf *);
@@ -191,7 +193,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: %s [--baseline file] [--context file] "
-	    "[--cpu-trace file] "
+	    "[--cpu-trace file] [--html-out file] "
 	    "[--json-out file] [--md-out file] [--memory-json file] "
 	    "[--objective objective] [--phase phase] [--set key=value]\n",
 	    getprogname());
@@ -205,6 +207,7 @@ main(int argc, char *argv[])
 		{ "baseline", required_argument, NULL, 'B' },
 		{ "context", required_argument, NULL, 'C' },
 		{ "cpu-trace", required_argument, NULL, 't' },
+		{ "html-out", required_argument, NULL, 'H' },
 		{ "json-out", required_argument, NULL, 'j' },
 		{ "md-out", required_argument, NULL, 'm' },
 		{ "memory-json", required_argument, NULL, 'M' },
@@ -217,12 +220,14 @@ main(int argc, char *argv[])
 	struct context ctx;
 	struct traces tr = { NULL, 0 };
 	const char *mem = NULL, *mdout = NULL, *jsonout = NULL, *base = NULL;
+	const char *htmlout = NULL, *hav[16];
 	const char *phase = NULL, *objective = NULL, **sets, **targs, **tav;
 	char f[8][PATH_MAX + 32], mdtmp[PATH_MAX + 32], jtmp[PATH_MAX + 32];
-	char btmp[PATH_MAX + 32];
+	char btmp[PATH_MAX + 32], htmp[PATH_MAX + 32], charts[PATH_MAX + 32];
+	char chartrecs[PATH_MAX + 32];
 	char *slash, phasebuf[32];
 	const char *av[16];
-	int ch, fd[2], all[2], memp[2], out, status = 0, n, i, behind;
+	int ch, fd[2], all[2], memp[2], hp[2], out, status = 0, n, i, behind;
 	int nsets = 0, ntargs = 0, hasctx;
 	size_t k;
 	ssize_t len;
@@ -240,6 +245,9 @@ main(int argc, char *argv[])
 			break;
 		case 'C':
 			ctx.file = optarg;
+			break;
+		case 'H':
+			htmlout = optarg;
 			break;
 		case 'M':
 			mem = optarg;
@@ -272,7 +280,8 @@ main(int argc, char *argv[])
 	    objective != NULL;
 	/* A context alone, without inputs, is its record on stdout. */
 	if (argc > 0 || (ntargs == 0 && mem == NULL && (!hasctx ||
-	    mdout != NULL || jsonout != NULL || base != NULL)))
+	    mdout != NULL || jsonout != NULL || htmlout != NULL ||
+	    base != NULL)))
 		usage();
 	/* A directory is every trace in it; every trace is checked alike. */
 	for (i = 0; i < ntargs; i++)
@@ -285,7 +294,7 @@ main(int argc, char *argv[])
 		die("%s:", mem);
 	if (ctx.file != NULL && access(ctx.file, R_OK) != 0)
 		die("%s:", ctx.file);
-	check_outputs(mdout, jsonout, &tr, mem, ctx.file);
+	check_outputs(mdout, jsonout, htmlout, &tr, mem, ctx.file);
 	/* A baseline that is no report is refused before any work. */
 	if (base != NULL)
 		jv_free(baseline_read(base));
@@ -447,6 +456,21 @@ main(int argc, char *argv[])
 	out = open_out(f[5]);
 	spawn(&r, "rubric-apply", av, -1, out);
 	close(out);
+	/* The HTML's charts, drawn from the stage files meanwhile. */
+	if (htmlout != NULL) {
+		tmpname(&r, charts, sizeof(charts), "charts");
+		tmpname(&r, chartrecs, sizeof(chartrecs), "charts.ndjson");
+		if (mkdir(charts, 0700) != 0)
+			die("%s:", charts);
+		hav[0] = "report-svg";
+		hav[1] = "-o";
+		hav[2] = charts;
+		memcpy(hav + 3, av + 1, (size_t)(n - 1) * sizeof(*av));
+		hav[n + 2] = NULL;
+		out = open_out(chartrecs);
+		spawn(&r, "report-svg", hav, -1, out);
+		close(out);
+	}
 	if (wait_all(&r, 0, NULL) != 0) {
 		cleanup(&r);
 		traces_free(&tr);
@@ -467,6 +491,27 @@ main(int argc, char *argv[])
 	spawn(&r, "report-md", av, -1, out);
 	if (out != STDOUT_FILENO)
 		close(out);
+	/*
+	 * The HTML: the same Markdown with the charts linked, which
+	 * report-html finds beside it in the temporary directory and inlines.
+	 */
+	if (htmlout != NULL) {
+		if (pipe(hp) == -1)
+			die("pipe:");
+		memcpy(hav, av, (size_t)n * sizeof(*av));
+		hav[n] = chartrecs;
+		hav[n + 1] = NULL;
+		spawn(&r, "report-md (charts)", hav, -1, hp[1]);
+		close(hp[1]);
+		hav[0] = "report-html";
+		hav[1] = "-C";
+		hav[2] = charts;
+		hav[3] = NULL;
+		out = open_report(htmlout, htmp, sizeof(htmp));
+		spawn(&r, "report-html", hav, hp[0], out);
+		close(hp[0]);
+		close(out);
+	}
 	if (jsonout != NULL) {
 		/* "report-md -j file ..." */
 		memmove(av + 2, av + 1, sizeof(av) - 2 * sizeof(*av));
@@ -480,6 +525,8 @@ main(int argc, char *argv[])
 		status = publish(status, mdtmp, mdout);
 	if (jsonout != NULL)
 		status = publish(status, jtmp, jsonout);
+	if (htmlout != NULL)
+		status = publish(status, htmp, htmlout);
 	cleanup(&r);
 	traces_free(&tr);
 	return finish(status);
@@ -1076,14 +1123,30 @@ cleanup(struct run *r)
 	static const char *const names[] = {
 		"trace.ndjson", "trace-memory.ndjson", "memory.ndjson",
 		"churn.ndjson", "inputs.ndjson", "findings.ndjson",
-		"context.ndjson", "empty.txt", "baseline.ndjson", NULL
+		"context.ndjson", "empty.txt", "baseline.ndjson",
+		"charts.ndjson", NULL
 	};
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 32], chart[2 * PATH_MAX + 64];
+	struct dirent *e;
+	DIR *dp;
 	int i;
 
 	for (i = 0; names[i] != NULL; i++) {
 		tmpname(r, path, sizeof(path), names[i]);
 		unlink(path);
+	}
+	/* report-svg's charts: whatever it wrote, under names of its own. */
+	tmpname(r, path, sizeof(path), "charts");
+	if ((dp = opendir(path)) != NULL) {
+		while ((e = readdir(dp)) != NULL) {
+			snprintf(chart, sizeof(chart), "%s/%s", path,
+			    e->d_name);
+			if (strcmp(e->d_name, ".") != 0 &&
+			    strcmp(e->d_name, "..") != 0)
+				unlink(chart);
+		}
+		closedir(dp);
+		rmdir(path);
 	}
 	if (rmdir(r->tmp) != 0)
 		warnmsg("%s:", r->tmp);
@@ -1138,21 +1201,24 @@ open_report(const char *path, char *tmp, size_t size)
  * output, and an output that could not be written at the end.
  */
 static void
-check_outputs(const char *md, const char *json, const struct traces *tr,
-    const char *mem, const char *ctx)
+check_outputs(const char *md, const char *json, const char *html,
+    const struct traces *tr, const char *mem, const char *ctx)
 {
-	const char *out[2] = { md, json }, *oname[2] = { "--md-out",
-	    "--json-out" };
+	const char *out[3] = { md, json, html }, *oname[3] = { "--md-out",
+	    "--json-out", "--html-out" };
 	const char *in[2] = { mem, ctx }, *iname[2] = { "--memory-json",
 	    "--context" };
 	size_t k;
 	int i, j;
 
 	/* Two reports into one device such as /dev/null do no harm. */
-	if (md != NULL && json != NULL && same_file(md, json) &&
-	    !is_chardev(md))
-		die_usage("--md-out and --json-out are the same file: %s", md);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++)
+		for (j = i + 1; j < 3; j++)
+			if (out[i] != NULL && out[j] != NULL &&
+			    same_file(out[i], out[j]) && !is_chardev(out[i]))
+				die_usage("%s and %s are the same file: %s",
+				    oname[i], oname[j], out[i]);
+	for (i = 0; i < 3; i++) {
 		if (out[i] == NULL)
 			continue;
 		for (k = 0; k < tr->n; k++)
@@ -1164,7 +1230,7 @@ check_outputs(const char *md, const char *json, const struct traces *tr,
 				die_usage("%s is the %s file: %s", oname[i],
 				    iname[j], out[i]);
 	}
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 3; i++)
 		if (out[i] != NULL)
 			check_output(out[i]);
 }
