@@ -216,3 +216,10 @@ ERR
 	assert_output --partial '<text>&lt;&amp;&#181;&#x3bc;</text>'
 	assert_stderr ''
 }
+
+@test "report-html: unmatched markers on one long line stay linear" {
+	cd "$BATS_TEST_TMPDIR"
+	python3 -c 'print("**a " * 100000 + "_b " * 100000 + "`c`` " * 50000)' >long.md
+	run -0 timeout 5 report-html long.md
+	assert_output --partial '<p>**a **a '
+}

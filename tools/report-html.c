@@ -11,6 +11,7 @@
  * past the checks below still could not reach the network.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -823,6 +824,13 @@ static void
 inline_md(struct strbuf *o, const char *s, size_t n, int depth)
 {
 	size_t i = 0, j, k, m, run, a, b;
+	/*
+	 * A closer that is not there for one opener is not there for a later
+	 * one either: remembering that keeps a line of a thousand unmatched
+	 * "**" or backticks linear.
+	 */
+	uint64_t nocode = 0;
+	int nostrong = 0, noem = 0;
 
 	while (i < n) {
 		for (j = i; j < n && strchr("\\`*_[!", s[j]) == NULL; j++)
@@ -843,7 +851,9 @@ inline_md(struct strbuf *o, const char *s, size_t n, int depth)
 			for (run = 0; i + run < n && s[i + run] == '`'; run++)
 				;
 			/* The closing run is exactly as long as the opening. */
-			for (j = i + run; j < n; j = k) {
+			j = run >= 64 || (nocode & (UINT64_C(1) << run)) ? n :
+			    i + run;
+			for (; j < n; j = k) {
 				for (k = j; k < n && s[k] != '`'; k++)
 					;
 				for (m = k; m < n && s[m] == '`'; m++)
@@ -853,6 +863,8 @@ inline_md(struct strbuf *o, const char *s, size_t n, int depth)
 				k = m;
 			}
 			if (j >= n) {
+				if (run < 64)
+					nocode |= UINT64_C(1) << run;
 				escape(o, s + i, run);
 				i += run;
 				continue;
@@ -869,15 +881,17 @@ inline_md(struct strbuf *o, const char *s, size_t n, int depth)
 			i = k + run;
 			continue;
 		case '*':
-			if (depth >= INLINE_DEPTH || i + 2 >= n ||
+			if (depth >= INLINE_DEPTH || nostrong || i + 2 >= n ||
 			    s[i + 1] != '*' || s[i + 2] == ' ')
 				break;
 			for (j = i + 3; j + 1 < n; j++)
 				if (s[j] == '*' && s[j + 1] == '*' &&
 				    s[j - 1] != ' ')
 					break;
-			if (j + 1 >= n)
+			if (j + 1 >= n) {
+				nostrong = 1;
 				break;
+			}
 			sb_puts(o, "<strong>");
 			inline_md(o, s + i + 2, j - i - 2, depth + 1);
 			sb_puts(o, "</strong>");
@@ -885,7 +899,7 @@ inline_md(struct strbuf *o, const char *s, size_t n, int depth)
 			continue;
 		case '_':
 			/* Only around words: snake_case stays as it is. */
-			if (depth >= INLINE_DEPTH || i + 1 >= n ||
+			if (depth >= INLINE_DEPTH || noem || i + 1 >= n ||
 			    (i > 0 && strchr(" \n(", s[i - 1]) == NULL) ||
 			    strchr(" \n_", s[i + 1]) != NULL)
 				break;
@@ -894,8 +908,10 @@ inline_md(struct strbuf *o, const char *s, size_t n, int depth)
 				    (j + 1 == n ||
 				    strchr(" \n.,;:!?)", s[j + 1]) != NULL))
 					break;
-			if (j >= n)
+			if (j >= n) {
+				noem = 1;
 				break;
+			}
 			sb_puts(o, "<em>");
 			inline_md(o, s + i + 1, j - i - 1, depth + 1);
 			sb_puts(o, "</em>");
