@@ -223,3 +223,12 @@ ERR
 	run -0 timeout 5 report-html long.md
 	assert_output --partial '<p>**a **a '
 }
+
+@test "report-html: report-diff's Markdown converts too" {
+	cd "$TOP/fixtures/report-diff"
+	run -0 --separate-stderr report-html example.md
+	assert_stderr ''
+	run -0 grep -c '^<div class="tw"><table>$' <<<"$output"
+	assert_output "$(grep -c '^| -' example.md)"
+	run -0 bats_pipe report-html example.md \| grep -c '^<h1>Before and after</h1>$'
+}
