@@ -7,7 +7,11 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
-RUBRICDIR ?= $(PREFIX)/share/mrp/rubric
+# The pipelines find the rubric and each other beside them, as in the tree:
+# keep PIPELINEDIR and RUBRICDIR in one directory.
+MRPDIR ?= $(PREFIX)/share/mrp
+RUBRICDIR ?= $(MRPDIR)/rubric
+PIPELINEDIR ?= $(MRPDIR)/pipelines
 INSTALL ?= install
 BATS ?= bats
 MANDOC ?= mandoc
@@ -37,6 +41,7 @@ FUZZERS := $(basename $(notdir $(wildcard tests/fuzz/*.c)))
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
 RUBRIC := $(wildcard rubric/*)
+PIPELINE := $(wildcard pipelines/*)
 DEPS := $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(FUZZERS:%=$(BUILD)/fuzz/%.d)
 
 all: $(BINS) rubric/interpretation.md
@@ -115,14 +120,18 @@ install: all
 	$(INSTALL) -m 755 $(BINS) $(DESTDIR)$(BINDIR)
 	$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5
-	mkdir -p $(DESTDIR)$(RUBRICDIR)
+	mkdir -p $(DESTDIR)$(RUBRICDIR) $(DESTDIR)$(PIPELINEDIR)
 	$(INSTALL) -m 644 $(RUBRIC) $(DESTDIR)$(RUBRICDIR)
+	$(INSTALL) -m 644 $(PIPELINE) $(DESTDIR)$(PIPELINEDIR)
 
 uninstall:
 	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%)
 	rm -f $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%)
 	rm -f $(MAN5:man/%=$(DESTDIR)$(MANDIR)/man5/%)
 	rm -f $(RUBRIC:rubric/%=$(DESTDIR)$(RUBRICDIR)/%)
+	rm -f $(PIPELINE:pipelines/%=$(DESTDIR)$(PIPELINEDIR)/%)
+	rmdir $(DESTDIR)$(PIPELINEDIR) $(DESTDIR)$(RUBRICDIR) \
+	    $(DESTDIR)$(MRPDIR) 2>/dev/null || :
 
 clean:
 	rm -rf bin build-asan build-fuzz tools/*.o tools/*.d lib/*.o lib/*.d lib/libutil.a

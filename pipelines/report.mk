@@ -17,8 +17,10 @@
 # report.json and the stage files below match none of the patterns.  A run
 # directory with no trace and no snapshot is an error naming it and the
 # patterns, not an empty report; two traces of one rank over the same window
-# are op-rank's error.  File names are quoted for the shell; names with
-# spaces are beyond make.  Each
+# are op-rank's error.  Every name is quoted for the shell.  Names make
+# cannot carry stop it before anything runs, naming them: a run directory
+# or BASELINE with whitespace or one of $ : ; | % \ * ? [, and an input
+# whose name holds whitespace or |.  Each
 # stage writes one file into the run directory, from one tool, through
 # $@.tmp and mv, so a failed stage leaves nothing half-written:
 #	context.ndjson	analyze-profile's context record, read first by
@@ -38,10 +40,12 @@
 #		run's report.json (made first if need be) against this one's
 # A stage is rebuilt when an input, its tool or a rubric file changes.
 #
-# Variables: RUN or RUNS (run directories), BASELINE (a run directory to
-# compare each run with, optional), BIN (the mrp binaries, default
-# ../bin beside this file), RUBRIC (the rubric directory, default ../rubric
-# beside this file).
+# Variables: RUN (one run directory) or RUNS (several), BASELINE (a run
+# directory to compare each run with, optional), BIN (the mrp binaries,
+# default ../bin beside this file, else those on PATH), RUBRIC (the rubric
+# directory, default ../rubric beside this file, as in the tree and as
+# installed in share/mrp); BIN and RUBRIC must be plain paths, free of
+# whitespace and of what make or the shell reads as syntax.
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DELETE_ON_ERROR:
@@ -50,11 +54,15 @@ SHELL := bash
 
 # Defaults that work from any directory: the tree this file is in.
 HERE := $(dir $(lastword $(MAKEFILE_LIST)))
-BIN ?= $(HERE)../bin
+include $(HERE)common.mk
+$(call refuse_dollar,RUN RUNS BASELINE)
 RUBRIC ?= $(HERE)../rubric
+$(call refuse_path,BIN RUBRIC)
 RUN ?=
 RUNS ?= $(RUN)
 BASELINE ?=
+$(call refuse_one,RUN)
+$(call refuse_one,BASELINE)
 BASE := $(patsubst %/,%,$(strip $(BASELINE)))
 
 ifeq ($(strip $(RUNS)),)
@@ -77,14 +85,20 @@ RULES := $(wildcard $(RUBRIC)/*.yaml) $(RUBRIC)/facts.jq
 # What mem-segments reads of a trace: memory records, step slices, traces.
 TRACE_MEMORY := ^\{"kind":"(memory|trace)"|^\{"kind":"event","name":"ProfilerStep\#
 
+# The inputs in a run directory whose names $(wildcard) would split
+# (whitespace) or a prerequisite list would misread (|).
+split_names = $(shell find $(call q,$1) -maxdepth 1 ! -type d \
+	-name '*[[:space:]|]*' \( $(foreach p,$(TRACE_PATTERNS) \
+	$(SNAP_PATTERNS),-name '$p' -o) -false \) -print 2>/dev/null)
+refuse_split = $(if $2,$(error $(ME): $2: an input name with whitespace \
+	or "|" is beyond make; rename it))
+
+# Every name is checked before a rule can see it.
+$(call refuse_syntax,$(RUNS) $(BASE))
+$(foreach r,$(RUNS) $(BASE),$(call refuse_split,$r,$(call split_names,$r)))
+
 all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json) $(RUNS:%=%/report.html) \
     $(if $(BASE),$(RUNS:%=%/diff.md) $(RUNS:%=%/diff.json))
-
-# $(call q,name): name quoted for the shell, as data; make itself still
-# reads names with spaces or $ as it always does.
-q = '$(subst ','\'',$1)'
-# $(call qs,names): each name quoted.
-qs = $(foreach f,$1,$(call q,$f))
 
 # $(call need_input,dir): fails, naming dir and the patterns, when it holds
 # neither a trace nor a snapshot.
@@ -94,25 +108,27 @@ need_input = $(if $(call traces,$1)$(call snaps,$1),,printf '%s\n' \
 
 # $(call into,command): runs command into $@.tmp, then renames that to $@.
 # One shell line, so that when the command fails its trap removes the .tmp.
-into = trap 'rm -f $@.tmp' EXIT; $1 >$@.tmp; mv $@.tmp $@
+into = t=$(call q,$@.tmp); trap 'rm -f "$$t"' EXIT; $1 >"$$t"; \
+	mv "$$t" $(call q,$@)
 
 # Both outputs come from one run of tr-extract (a pattern rule with two
 # targets makes both at once).
 %/ops.ndjson %/trace-memory.ndjson: $$(call traces,$$*) $(BIN)/tr-extract \
     $(BIN)/op-rank $(BIN)/mem-segments $(RUBRIC)/op-families.tsv \
     $(RUBRIC)/kernel-precision.tsv
-	trap 'rm -f $*/.trace.fifo $*/ops.ndjson.tmp \
-	    $*/trace-memory.ndjson.tmp' EXIT; \
-	rm -f $*/.trace.fifo; \
-	mkfifo $*/.trace.fifo; \
-	{ grep -E '$(TRACE_MEMORY)' <$*/.trace.fifo || [ $$? = 1 ]; } | \
-	    $(BIN)/mem-segments >$*/trace-memory.ndjson.tmp & \
+	d=$(call q,$*); \
+	trap 'rm -f "$$d/.trace.fifo" "$$d/ops.ndjson.tmp" \
+	    "$$d/trace-memory.ndjson.tmp"' EXIT; \
+	rm -f "$$d/.trace.fifo"; \
+	mkfifo "$$d/.trace.fifo"; \
+	{ grep -E '$(TRACE_MEMORY)' <"$$d/.trace.fifo" || [ $$? = 1 ]; } | \
+	    $(BIN)/mem-segments >"$$d/trace-memory.ndjson.tmp" & \
 	MRP_RUBRIC=$(RUBRIC) $(BIN)/tr-extract $(call qs,$(call traces,$*)) | \
-	    tee $*/.trace.fifo | \
-	    MRP_RUBRIC=$(RUBRIC) $(BIN)/op-rank >$*/ops.ndjson.tmp; \
+	    tee "$$d/.trace.fifo" | \
+	    MRP_RUBRIC=$(RUBRIC) $(BIN)/op-rank >"$$d/ops.ndjson.tmp"; \
 	wait $$!; \
-	mv $*/trace-memory.ndjson.tmp $*/trace-memory.ndjson; \
-	mv $*/ops.ndjson.tmp $*/ops.ndjson
+	mv "$$d/trace-memory.ndjson.tmp" "$$d/trace-memory.ndjson"; \
+	mv "$$d/ops.ndjson.tmp" "$$d/ops.ndjson"
 
 %/context.ndjson: $$(call context,$$*) $(BIN)/analyze-profile
 	$(call into,$(BIN)/analyze-profile --context $(call q,$(call context,$*)))
@@ -125,19 +141,19 @@ into = trap 'rm -f $@.tmp' EXIT; $1 >$@.tmp; mv $@.tmp $@
 
 %/findings.ndjson: $$(call stages,$$*) $(BIN)/rubric-apply $(RULES)
 	@$(call need_input,$*)
-	$(call into,$(BIN)/rubric-apply -r $(RUBRIC) $(call stages,$*))
+	$(call into,$(BIN)/rubric-apply -r $(RUBRIC) $(call qs,$(call stages,$*)))
 
 # The SVG files are written through temporary files and renamed by
 # report-svg itself; charts.ndjson, which names them, comes last.
 %/charts.ndjson: $$(call stages,$$*) $(BIN)/report-svg
 	@$(call need_input,$*)
-	$(call into,$(BIN)/report-svg -o $(call q,$*) $(call stages,$*))
+	$(call into,$(BIN)/report-svg -o $(call q,$*) $(call qs,$(call stages,$*)))
 
 %/report.md: $$(call stages,$$*) %/findings.ndjson %/charts.ndjson \
     $(BIN)/report-md $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq
 	$(call into,$(BIN)/report-md -r $(RUBRIC) $(foreach f,$(call traces,$*) \
-	    $(call snaps,$*),-i $(call q,$f)) $(call stages,$*) $*/findings.ndjson \
-	    $*/charts.ndjson)
+	    $(call snaps,$*),-i $(call q,$f)) \
+	    $(call qs,$(call stages,$*) $*/findings.ndjson $*/charts.ndjson))
 
 %/report.html: %/report.md %/charts.ndjson $(BIN)/report-html
 	$(call into,$(BIN)/report-html $(call q,$*/report.md))
@@ -146,7 +162,7 @@ into = trap 'rm -f $@.tmp' EXIT; $1 >$@.tmp; mv $@.tmp $@
     $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq
 	$(call into,$(BIN)/report-md -j -r $(RUBRIC) \
 	    $(foreach f,$(call traces,$*) $(call snaps,$*),-i $(call q,$f)) \
-	    $(call stages,$*) $*/findings.ndjson)
+	    $(call qs,$(call stages,$*) $*/findings.ndjson))
 
 # Before and after: the baseline run's report against this run's.
 %/diff.md: $(BASE)/report.json %/report.json $(BIN)/report-diff \
