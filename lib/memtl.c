@@ -66,6 +66,26 @@ mtl_free(struct memtl *tl)
 	free(tl->p);
 }
 
+int64_t
+mtl_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN + 1;
+	return r == INT64_MIN ? INT64_MIN + 1 : r;
+}
+
+int64_t
+mtl_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(a, b, &r))
+		return b < 0 ? INT64_MAX : INT64_MIN + 1;
+	return r == INT64_MIN ? INT64_MIN + 1 : r;
+}
+
 static int
 ptr_cmp(const void *a, const void *b)
 {
@@ -127,7 +147,8 @@ pick_sites(const struct memtl *tl, size_t peak, struct tsite **all,
 			v[m++] = v[i];
 	for (i = 0; i <= peak && i < tl->n; i++) {
 		if ((s = find(v, m, tl->p[i].site)) != NULL)
-			s->bytes += tl->p[i].allocated - prev;
+			s->bytes = mtl_add(s->bytes,
+			    mtl_sub(tl->p[i].allocated, prev));
 		prev = tl->p[i].allocated;
 	}
 	r = xreallocarray(NULL, m + 1, sizeof(*r));
@@ -191,11 +212,12 @@ mtl_put(struct jw *w, const struct memtl *tl, int64_t base_allocated,
 		if (nsite > 0) {
 			s = find(all, nall, p->site);
 			if (s != NULL && s->slot >= 0)
-				cur[s->slot] += p->allocated - prev;
+				cur[s->slot] = mtl_add(cur[s->slot],
+				    mtl_sub(p->allocated, prev));
 			prev = p->allocated;
 		}
 		if (p->allocated != MTL_UNKNOWN) {
-			a = p->allocated + base_allocated;
+			a = mtl_add(p->allocated, base_allocated);
 			if (bk[b].amin == MTL_UNKNOWN || a < bk[b].amin)
 				bk[b].amin = a;
 			if (bk[b].amax == MTL_UNKNOWN || a > bk[b].amax) {
@@ -204,7 +226,7 @@ mtl_put(struct jw *w, const struct memtl *tl, int64_t base_allocated,
 			}
 		}
 		if (p->reserved != MTL_UNKNOWN) {
-			r = p->reserved + base_reserved;
+			r = mtl_add(p->reserved, base_reserved);
 			if (bk[b].rmax == MTL_UNKNOWN || r > bk[b].rmax)
 				bk[b].rmax = r;
 		}
@@ -262,12 +284,12 @@ mtl_put(struct jw *w, const struct memtl *tl, int64_t base_allocated,
 		for (j = 0, sum = 0; j < (int)nsite; j++) {
 			a = bk[b].site[j] > 0 && bk[b].amax != MTL_UNKNOWN ?
 			    bk[b].site[j] : 0;
-			if (a > 0 && sum + a > bk[b].amax)
-				a = bk[b].amax - sum;
+			if (a > 0 && mtl_add(sum, a) > bk[b].amax)
+				a = mtl_sub(bk[b].amax, sum);
 			jw_int(w, a);
-			sum += a;
+			sum = mtl_add(sum, a);
 		}
-		jw_int(w, bk[b].amax > sum ? bk[b].amax - sum : 0);
+		jw_int(w, bk[b].amax > sum ? mtl_sub(bk[b].amax, sum) : 0);
 		jw_end_array(w);
 	}
 	jw_end_array(w);
@@ -277,7 +299,7 @@ mtl_put(struct jw *w, const struct memtl *tl, int64_t base_allocated,
 		jw_key(w, "x");
 		put_x(w, &tl->p[peak], timed);
 		jw_key(w, "bytes");
-		jw_int(w, tl->p[peak].allocated + base_allocated);
+		jw_int(w, mtl_add(tl->p[peak].allocated, base_allocated));
 		jw_key(w, "at_least");
 		jw_bool(w, at_least);
 		jw_end_object(w);

@@ -69,4 +69,12 @@ void mtl_put(struct jw *, const struct memtl *, int64_t base_allocated,
 
 void mtl_free(struct memtl *);
 
+/*
+ * a + b and a - b, held at the ends of int64 (INT64_MIN + 1 at the low
+ * end, INT64_MIN being MTL_UNKNOWN) instead of overflowing: hostile sizes
+ * must not make the curve undefined.
+ */
+int64_t mtl_add(int64_t a, int64_t b);
+int64_t mtl_sub(int64_t a, int64_t b);
+
 #endif

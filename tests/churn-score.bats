@@ -197,3 +197,22 @@ cs336-wedsonlin__medium_128_training"
 	run -0 bash -c "$(sed -n 3p "$BATS_TEST_TMPDIR/ex")"
 	assert_output '[28,0,0.8274259151656014,4.22941039461677]'
 }
+
+@test "the memory_timeline agrees with the churn record and the snapshot" {
+	# A whole-run window: the exact peak, reserved ending at the segments.
+	run -0 bash -c "churn-score '$SNAPS/cs336-silmont__mem_snapshot.json.gz' | jq -sc '(.[] | select(.kind == \"churn\")) as \$c | (.[] | select(.kind == \"memory_timeline\")) as \$t | [\$t.source, \$t.x_unit, \$t.points, \$t.peak.bytes == \$c.peak, \$t.peak.at_least, (\$t.allocated_max | max) == \$c.peak, \$t.reserved_max[-1], (\$t.site_bytes | map(add)) == \$t.allocated_max, \$t.sites[-1]]'"
+	want=$(mem-segments "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | tail -n 1 | jq .reserved)
+	assert_output "[\"snapshot\",\"us\",71,true,false,true,$want,true,\"other\"]"
+	# A partial window: the peak is at least what the churn record says.
+	run -0 bash -c "churn-score '$SNAPS/cs336-magma27__memory_snapshot.json.gz' | jq -sc '(.[] | select(.kind == \"churn\")) as \$c | (.[] | select(.kind == \"memory_timeline\")) as \$t | [\$t.points, (\$t.x | length), \$t.peak.bytes == \$c.peak, \$t.peak.at_least, (\$t.sites | length), (\$t.allocated_min | min) >= \$c.live_at_start - \$c.unmatched_free_bytes]'"
+	assert_output '[3442,500,true,true,7,true]'
+}
+
+@test "the memory_timeline marks OOMs and segment_free bursts" {
+	zcat "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | jq -c '.device_traces[0] |= (.[0:20] + [
+	    {action: "segment_free", addr: 1, size: 2097152, stream: 0},
+	    {action: "segment_free", addr: 2, size: 2097152, stream: 0},
+	    {action: "oom", device_free: 1024, size: 4096, stream: 0}] + .[20:])' > "$BATS_TEST_TMPDIR/b.json"
+	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/b.json' | jq -c 'select(.kind == \"memory_timeline\") | [.x_unit, [.markers[] | [.what, .bytes]], .markers_total]'"
+	assert_output '["entry",[["empty_cache",null],["oom",4096]],2]'
+}

@@ -275,7 +275,7 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 
 	(void)ms;
 	*(int64_t *)vec_push(&d->segs, sizeof(int64_t)) = g->address;
-	d->snap_reserved += g->total_size;
+	d->snap_reserved = mtl_add(d->snap_reserved, g->total_size);
 	for (i = 0; i < g->nblocks; i++) {
 		const struct mblock *b = &g->blocks[i];
 
@@ -378,9 +378,9 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 		if (e->action == MA_SEGMENT_FREE ||
 		    e->action == MA_SEGMENT_UNMAP) {
 			d->run++;
-			d->reserved -= e->size;
+			d->reserved = mtl_sub(d->reserved, e->size);
 		} else
-			d->reserved += e->size;
+			d->reserved = mtl_add(d->reserved, e->size);
 		tl_point(d, e, NULL);
 		/* A burst's second segment_free marks it on the curve. */
 		if (d->run == 2)
@@ -982,7 +982,8 @@ is_complete(struct msnap *ms, const struct dev *d)
 	    && set->node[t].type == JT_TRUE)
 		return 0;
 	return d->unmatched == 0 && d->double_allocs == 0 &&
-	    d->static_bytes + d->unmatched_bytes == 0 && d->unplaced == 0;
+	    d->static_bytes == 0 && d->unmatched_bytes == 0 &&
+	    d->unplaced == 0;
 }
 
 /* A point of the curve after entry e changed what is live or reserved. */
@@ -1010,9 +1011,9 @@ put_timeline(struct jw *w, struct msnap *ms, const struct dev *d)
 	for (i = 0; i < d->tl.n; i++)
 		if (d->tl.p[i].reserved < low)
 			low = d->tl.p[i].reserved;
-	base = d->snap_reserved - d->reserved;
-	if (base < -low)
-		base = -low;
+	base = mtl_sub(d->snap_reserved, d->reserved);
+	if (base < mtl_sub(0, low))
+		base = mtl_sub(0, low);
 	jw_record(w, "memory_timeline");
 	jw_key(w, "source");
 	jw_cstring(w, "snapshot");
@@ -1020,7 +1021,7 @@ put_timeline(struct jw *w, struct msnap *ms, const struct dev *d)
 	jw_cstring(w, msnap_name(ms));
 	jw_key(w, "device");
 	jw_int(w, d->device);
-	mtl_put(w, &d->tl, d->static_bytes + d->unmatched_bytes, base,
+	mtl_put(w, &d->tl, mtl_add(d->static_bytes, d->unmatched_bytes), base,
 	    !is_complete(ms, d));
 	jw_end(w);
 }

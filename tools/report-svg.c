@@ -35,6 +35,7 @@
 #define MAX_FAMILIES	12	/* families drawn; the rest is "other" */
 #define MAX_FAMNAMES	1024	/* families told apart */
 #define LABEL_MAX	40	/* characters of a name in a label */
+#define MAX_TICKS	20	/* on an axis, however the numbers round */
 #define WIDTH		900
 #define FONT		12	/* px */
 
@@ -120,7 +121,6 @@ struct pend {
 /* A chart being drawn. */
 struct svg {
 	struct strbuf	 b;
-	int		 w, h;
 };
 
 /* A plot area and the ranges it maps. */
@@ -135,6 +135,10 @@ static const char *const palette[] = {
 };
 #define NPALETTE	(sizeof(palette) / sizeof(palette[0]))
 
+/* Block states as mem-segments names them, and as the legend does. */
+static const char *const state_key[3] = {
+	"active_allocated", "active_pending_free", "inactive"
+};
 static const char *const state_name[3] = {
 	"allocated", "pending free", "inactive"
 };
@@ -168,8 +172,7 @@ static void	textn(struct svg *, double, double, const char *,
 		    const char *, const char *, size_t);
 static void	legend(struct svg *, double, double, const char *const *,
 		    const char *const *, size_t);
-static int	legend_rows(const struct svg *, double, const char *const *,
-		    size_t);
+static int	legend_rows(double, const char *const *, size_t);
 static double	nice_step(double);
 static double	byte_step(double);
 static const char *site_label(const char *, char *, size_t);
@@ -196,6 +199,7 @@ static void	flush_rect(struct svg *, struct pend *, double, double);
 static void	add_rect(struct svg *, struct pend *, int, double, double,
 		    double, double);
 static void	bar_label(char *, size_t, int64_t, int64_t);
+static void	mark_slowest(char *, size_t);
 static int	famv_cmp(const void *, const void *);
 static size_t	top_families(struct charts *, int, char **, double *);
 
@@ -312,7 +316,8 @@ num_array(const char *file, const struct jdoc *d, const char *key,
 	*v = xreallocarray(NULL, (size_t)d->node[a].len + 1, sizeof(**v));
 	for (i = (uint32_t)a + 1, k = 0; i < d->node[a].next;
 	    i = d->node[i].next, k++) {
-		if (d->node[i].type == JT_NUMBER)
+		if (d->node[i].type == JT_NUMBER &&
+		    isfinite(jnum_double(jdoc_str(d, i))))
 			(*v)[k] = jnum_double(jdoc_str(d, i));
 		else if (nulls && d->node[i].type == JT_NULL)
 			(*v)[k] = NAN;
@@ -320,7 +325,7 @@ num_array(const char *file, const struct jdoc *d, const char *key,
 			free(*v);
 			*v = NULL;
 			return jdoc_error(file, d, i, "\"%s\" holds a value"
-			    " that is not a number", key);
+			    " that is not a finite number", key);
 		}
 	}
 	*n = k;
@@ -413,8 +418,7 @@ take_timeline(struct charts *c, const char *file, const struct jdoc *d)
 		uint32_t r;
 
 		b = i * t->n / nx;
-		if (i * t->n % nx < t->n && (i == 0 ||
-		    (i - 1) * t->n / nx != b))
+		if (i == 0 || (i - 1) * t->n / nx != b)
 			t->x[b] = x[i];
 		if (!isnan(amin[i]) && (isnan(t->amin[b]) ||
 		    amin[i] < t->amin[b]))
@@ -443,13 +447,14 @@ take_timeline(struct charts *c, const char *file, const struct jdoc *d)
 			v = d->node[j].type == JT_NUMBER ?
 			    jnum_double(jdoc_str(d, j)) : 0;
 			t->sb[b * t->nsite + (k < t->nsite ? k :
-			    t->nsite - 1)] += v > 0 ? v : 0;
+			    t->nsite - 1)] += v > 0 && isfinite(v) ? v : 0;
 		}
 	}
 	if ((p = jdoc_get(d, 0, "peak")) >= 0 &&
 	    d->node[p].type == JT_OBJECT &&
 	    jdoc_get_double(d, (uint32_t)p, "x", &t->peak_x) == 0 &&
-	    jdoc_get_double(d, (uint32_t)p, "bytes", &t->peak_bytes) == 0) {
+	    jdoc_get_double(d, (uint32_t)p, "bytes", &t->peak_bytes) == 0 &&
+	    isfinite(t->peak_x) && isfinite(t->peak_bytes)) {
 		t->has_peak = 1;
 		m = jdoc_get(d, (uint32_t)p, "at_least");
 		t->at_least = m >= 0 && d->node[m].type == JT_TRUE;
@@ -459,7 +464,7 @@ take_timeline(struct charts *c, const char *file, const struct jdoc *d)
 		for (j = (uint32_t)a + 1; j < d->node[a].next &&
 		    t->nmark < MAX_MARKS; j = d->node[j].next) {
 			if (d->node[j].type != JT_OBJECT ||
-			    jdoc_get_double(d, j, "x", &v) < 0 ||
+			    jdoc_get_double(d, j, "x", &v) < 0 || !isfinite(v) ||
 			    jdoc_get_str(d, j, "what", &s, &len) < 0)
 				continue;
 			t->mark[t->nmark].x = v;
@@ -503,24 +508,13 @@ take_layout(struct charts *c, const char *file, const struct jdoc *d)
 	const char *s;
 
 	memset(&l, 0, sizeof(l));
-	if (jdoc_get_double(d, 0, "total_size", &l.total) < 0 || l.total < 0)
+	if (jdoc_get_double(d, 0, "total_size", &l.total) < 0 ||
+	    !isfinite(l.total) || l.total < 0)
 		return jdoc_error(file, d, 0, "segment_layout has no"
 		    " \"total_size\"");
 	(void)jdoc_get_i64(d, 0, "device", &l.device);
 	if ((a = jdoc_get(d, 0, "runs")) < 0 || d->node[a].type != JT_ARRAY)
 		return jdoc_error(file, d, 0, "\"runs\" is not an array");
-	/* The MAX_SEGS largest are kept, the smallest one replaced. */
-	if (c->nseg == MAX_SEGS) {
-		for (i = 1; i < c->nseg; i++)
-			if (lay_cmp(&c->seg[i], &c->seg[min]) > 0)
-				min = i;
-		c->segs_dropped++;
-		if (lay_cmp(&l, &c->seg[min]) >= 0)
-			return 0;
-		dst = &c->seg[min];
-		free(dst->run);
-	} else
-		dst = &c->seg[c->nseg++];
 	l.run = xreallocarray(NULL, (size_t)d->node[a].len + 1,
 	    sizeof(*l.run));
 	for (j = (uint32_t)a + 1; j < d->node[a].next; j = d->node[j].next) {
@@ -528,20 +522,35 @@ take_layout(struct charts *c, const char *file, const struct jdoc *d)
 		    d->node[j + 1].type != JT_STRING ||
 		    d->node[d->node[j + 1].next].type != JT_NUMBER) {
 			free(l.run);
-			*dst = c->seg[--c->nseg];
 			return jdoc_error(file, d, j, "a run is not"
 			    " [state, bytes]");
 		}
 		s = jdoc_str(d, j + 1);
 		for (k = 0; k < 3; k++)
-			if (strcmp(s, k == 1 ? "pending_free" :
-			    state_name[k]) == 0)
+			if (strcmp(s, state_key[k]) == 0)
 				break;
+		/* A state not known here is drawn as free space. */
 		l.run[l.nrun].state = k < 3 ? k : 2;
 		l.run[l.nrun].bytes = jnum_double(jdoc_str(d,
 		    d->node[j + 1].next));
+		if (!isfinite(l.run[l.nrun].bytes))
+			l.run[l.nrun].bytes = 0;
 		l.nrun++;
 	}
+	/* The MAX_SEGS largest are kept, the smallest one replaced. */
+	if (c->nseg == MAX_SEGS) {
+		for (i = 1; i < c->nseg; i++)
+			if (lay_cmp(&c->seg[i], &c->seg[min]) > 0)
+				min = i;
+		c->segs_dropped++;
+		if (lay_cmp(&l, &c->seg[min]) >= 0) {
+			free(l.run);
+			return 0;
+		}
+		dst = &c->seg[min];
+		free(dst->run);
+	} else
+		dst = &c->seg[c->nseg++];
 	*dst = l;
 	return 0;
 }
@@ -564,8 +573,11 @@ take_gpu(struct charts *c, const struct jdoc *d)
 	if (jdoc_get_i64(d, 0, "device", &g->device) < 0)
 		g->device = -1;
 	for (k = 0; k < 4; k++)
-		if (jdoc_get_double(d, 0, key[k], &g->v[k]) < 0 || g->v[k] < 0)
+		if (jdoc_get_double(d, 0, key[k], &g->v[k]) < 0 ||
+		    !isfinite(g->v[k]) || g->v[k] < 0)
 			g->v[k] = 0;
+		else if (g->v[k] > 1e300)
+			g->v[k] = 1e300;
 	return 0;
 }
 
@@ -577,7 +589,8 @@ take_step(struct charts *c, const struct jdoc *d)
 	double dur;
 	size_t i;
 
-	if (jdoc_get_double(d, 0, "dur", &dur) < 0 || !(dur >= 0))
+	if (jdoc_get_double(d, 0, "dur", &dur) < 0 || !isfinite(dur) ||
+	    dur < 0)
 		return 0;
 	if (jdoc_get_i64(d, 0, "step", &step) < 0)
 		step = -1;
@@ -630,8 +643,9 @@ take_family(struct charts *c, const struct jdoc *d)
 			e->val = xcalloc(1, sizeof(struct family));
 		f = e->val;
 	}
-	f->cpu += cpu > 0 ? cpu : 0;
-	f->gpu += gpu > 0 ? gpu : 0;
+	/* Bounded, so that no sum of them overflows to infinity. */
+	f->cpu = fmin(f->cpu + (cpu > 0 && isfinite(cpu) ? cpu : 0), 1e300);
+	f->gpu = fmin(f->gpu + (gpu > 0 && isfinite(gpu) ? gpu : 0), 1e300);
 	return 0;
 }
 
@@ -656,7 +670,7 @@ charts_free(struct charts *c)
 		timeline_free(c->mem.tl[i]);
 	for (i = 0; i < c->memtr.n; i++)
 		timeline_free(c->memtr.tl[i]);
-	for (i = 0; i < c->nseg && i < MAX_SEGS; i++)
+	for (i = 0; i < c->nseg; i++)
 		free(c->seg[i].run);
 	for (i = 0; i < c->nsteps; i++) {
 		free(c->steps[i].dur);
@@ -727,8 +741,6 @@ static void
 svg_begin(struct svg *g, int w, int h, const char *title)
 {
 	memset(g, 0, sizeof(*g));
-	g->w = w;
-	g->h = h;
 	sb_printf(&g->b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\""
 	    " height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\""
@@ -818,7 +830,7 @@ legend(struct svg *g, double x, double y, const char *const *name,
 	for (i = 0; i < n; i++) {
 		len = strlen(name[i]);
 		wd = 24 + 7.0 * (double)(len < LABEL_MAX ? len : LABEL_MAX + 1);
-		if (cx > x && cx + wd > g->w - 10) {
+		if (cx > x && cx + wd > WIDTH - 10) {
 			cx = x;
 			y += 18;
 		}
@@ -829,9 +841,9 @@ legend(struct svg *g, double x, double y, const char *const *name,
 	}
 }
 
-/* The rows legend() will take for n names. */
+/* The rows legend() will take for n names from x. */
 static int
-legend_rows(const struct svg *g, double x, const char *const *name, size_t n)
+legend_rows(double x, const char *const *name, size_t n)
 {
 	double cx = x, wd;
 	size_t i, len;
@@ -840,7 +852,7 @@ legend_rows(const struct svg *g, double x, const char *const *name, size_t n)
 	for (i = 0; i < n; i++) {
 		len = strlen(name[i]);
 		wd = 24 + 7.0 * (double)(len < LABEL_MAX ? len : LABEL_MAX + 1);
-		if (cx > x && cx + wd > g->w - 10) {
+		if (cx > x && cx + wd > WIDTH - 10) {
 			cx = x;
 			rows++;
 		}
@@ -927,14 +939,17 @@ axes(struct svg *g, const struct plot *p, int xtime, int ybytes,
     const char *xtitle, const char *ytitle)
 {
 	char buf[64];
-	double s, v;
+	double s, v, v0;
+	int i;
 
 	sb_printf(&g->b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
 	    " height=\"%.1f\" fill=\"none\" stroke=\"#888888\"/>\n",
 	    p->x0, p->y0, p->w, p->h);
 	s = ybytes ? byte_step(p->ymax - p->ymin) :
 	    nice_step(p->ymax - p->ymin);
-	for (v = ceil(p->ymin / s) * s; v <= p->ymax + s * 1e-9; v += s) {
+	v0 = ceil(p->ymin / s) * s;
+	for (i = 0, v = v0; i < MAX_TICKS && v <= p->ymax + s * 1e-9;
+	    v = v0 + s * ++i) {
 		sb_printf(&g->b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\""
 		    " y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", p->x0, py(p, v),
 		    p->x0 + p->w, py(p, v));
@@ -946,8 +961,12 @@ axes(struct svg *g, const struct plot *p, int xtime, int ybytes,
 	}
 	if (xtime >= 0) {
 		s = nice_step(p->xmax - p->xmin);
-		for (v = ceil(p->xmin / s) * s; v <= p->xmax + s * 1e-9;
-		    v += s) {
+		/* Entries and steps are counted: no fractional ticks. */
+		if (!xtime && s < 1)
+			s = 1;
+		v0 = ceil(p->xmin / s) * s;
+		for (i = 0, v = v0; i < MAX_TICKS && v <= p->xmax + s * 1e-9;
+		    v = v0 + s * ++i) {
 			sb_printf(&g->b, "<line x1=\"%.1f\" y1=\"%.1f\""
 			    " x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888888\"/>\n",
 			    px(p, v), p->y0 + p->h, px(p, v),
@@ -975,7 +994,7 @@ axes(struct svg *g, const struct plot *p, int xtime, int ybytes,
 
 /* Panel height and the room around it, in px. */
 #define PANEL_H		220
-#define PANEL_GAP	90
+#define PANEL_GAP	84	/* label, x axis, the legend's first row */
 
 static void
 draw_memory(struct jw *w, struct tlset *set, const char *name,
@@ -1009,16 +1028,16 @@ draw_memory(struct jw *w, struct tlset *set, const char *name,
 			oom |= t->mark[k].oom;
 			burst |= !t->mark[k].oom;
 		}
-		if ((size_t)legend_rows(&(struct svg){ .w = WIDTH }, 90,
-		    (const char *const *)t->site, t->nsite) > rows)
-			rows = (size_t)legend_rows(&(struct svg){ .w = WIDTH },
-			    90, (const char *const *)t->site, t->nsite);
+		k = (size_t)legend_rows(90, (const char *const *)t->site,
+		    t->nsite);
+		if (k > rows)
+			rows = k;
 	}
-	h = 40 + (int)set->n * (PANEL_H + PANEL_GAP + (int)rows * 18) + 30;
+	h = 50 + (int)set->n * (PANEL_H + PANEL_GAP + (int)rows * 18) + 20;
 	svg_begin(&g, WIDTH, h, title);
 	per = MAX_DRAW / 4 / set->n;
 	for (i = 0; i < set->n; i++)
-		draw_panel(&g, set->tl[i], 50 + (double)i * (PANEL_H +
+		draw_panel(&g, set->tl[i], 68 + (double)i * (PANEL_H +
 		    PANEL_GAP + (double)rows * 18), per);
 	lname[n] = "reserved";
 	lcolor[n++] = "#222222";
@@ -1032,7 +1051,7 @@ draw_memory(struct jw *w, struct tlset *set, const char *name,
 		lname[n] = "segments released (empty_cache)";
 		lcolor[n++] = "#ff9f1c";
 	}
-	legend(&g, 90, h - 14, lname, lcolor, n);
+	legend(&g, 90, h - 16, lname, lcolor, n);
 	if (set->dropped > 0) {
 		snprintf(note, sizeof(note), "%" PRIu64 " more timelines"
 		    " not drawn", set->dropped);
@@ -1078,6 +1097,8 @@ draw_panel(struct svg *g, const struct timeline *t, double y, size_t per)
 	text(g, p.x0, y - 8, "start", t->label, NULL);
 	axes(g, &p, t->timed, 1, t->timed ? "time since the first entry" :
 	    "trace entry", "bytes");
+	if (t->n == 0)
+		return;
 
 	/* Buckets of buckets, so that the panel stays within per points. */
 	nb = t->n < per ? t->n : per;
@@ -1103,14 +1124,21 @@ draw_panel(struct svg *g, const struct timeline *t, double y, size_t per)
 		sb_printf(&g->b, "<polygon fill=\"%s\" fill-opacity=\"0.85\""
 		    " points=\"%.1f,%.1f", palette[k % NPALETTE],
 		    px(&p, t->x[0] - x0), py(&p, 0));
-		for (b = 0; b < nb; b++)
+		/* Steps: a value holds until the next bucket's. */
+		for (b = 0; b < nb; b++) {
+			if (b > 0)
+				sb_printf(&g->b, " %.1f,%.1f",
+				    px(&p, t->x[b * t->n / nb] - x0),
+				    py(&p, cum[(b - 1) * (MAX_SITES + 1) + k]));
 			sb_printf(&g->b, " %.1f,%.1f",
 			    px(&p, t->x[b * t->n / nb] - x0),
 			    py(&p, cum[b * (MAX_SITES + 1) + k]));
+		}
 		sb_printf(&g->b, " %.1f,%.1f\"/>\n",
 		    px(&p, t->x[(nb - 1) * t->n / nb] - x0), py(&p, 0));
 	}
 	for (i = 0; i < 2; i++) {
+		double last = 0;
 		int any = 0;
 
 		for (b = 0; b < nb; b++) {
@@ -1131,8 +1159,12 @@ draw_panel(struct svg *g, const struct timeline *t, double y, size_t per)
 				    i == 0 ? "#222222" : "#9a9a9a", i == 0 ?
 				    " stroke-width=\"1.5\"" :
 				    " stroke-dasharray=\"3 2\"");
+			else
+				sb_printf(&g->b, " %.1f,%.1f",
+				    px(&p, t->x[from] - x0), py(&p, last));
 			sb_printf(&g->b, any ? " %.1f,%.1f" : "%.1f,%.1f",
 			    px(&p, t->x[from] - x0), py(&p, v));
+			last = v;
 			any = 1;
 		}
 		if (any)
@@ -1162,7 +1194,7 @@ draw_panel(struct svg *g, const struct timeline *t, double y, size_t per)
 		lname[0] = "allocated";
 		lcolor[0] = palette[0];
 	}
-	legend(g, p.x0, y + p.h + 58, lname, lcolor,
+	legend(g, p.x0, y + p.h + 52, lname, lcolor,
 	    t->nsite > 0 ? t->nsite : 1);
 }
 
@@ -1203,7 +1235,7 @@ add_rect(struct svg *g, struct pend *r, int state, double x, double w,
 
 #define SEG_BAR		16
 #define SEG_GAP		6
-#define MIN_PX		5.0	/* narrower runs are drawn together */
+#define MIN_PX		6.0	/* narrower runs are drawn together */
 
 static void
 draw_segments(struct jw *w, struct charts *c)
@@ -1310,6 +1342,15 @@ bar_label(char *buf, size_t size, int64_t rank, int64_t device)
 		snprintf(buf, size, "trace");
 }
 
+/* Appends " (slowest)" to the label in buf, as far as it fits. */
+static void
+mark_slowest(char *buf, size_t size)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, size - n, " (slowest)");
+}
+
 #define BAR	18
 #define BAR_GAP	8
 
@@ -1353,7 +1394,8 @@ draw_gpu(struct jw *w, struct charts *c)
 	    " height=\"%.1f\" fill=\"none\" stroke=\"#888888\"/>\n",
 	    p.x0, p.y0, p.w, p.h);
 	s = nice_step(p.xmax);
-	for (x = 0; x <= p.xmax + s * 1e-9; x += s) {
+	for (k = 0, x = 0; k < MAX_TICKS && x <= p.xmax + s * 1e-9;
+	    x = s * ++k) {
 		sb_printf(&g.b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\""
 		    " y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", px(&p, x), p.y0,
 		    px(&p, x), p.y0 + p.h);
@@ -1438,8 +1480,8 @@ draw_steps(struct jw *w, struct charts *c)
 	struct plot p;
 	char *name[MAX_RANKS], buf[64];
 	const char *lname[MAX_RANKS], *lcolor[MAX_RANKS];
-	double v[MAX_RANKS], m;
-	size_t i, j, k, most = 0, per, nb, from, to;
+	double v[MAX_RANKS], m, worst;
+	size_t i, j, k, most = 0, per, nb, from, to, slow;
 	int h, rows;
 
 	if (c->nsteps == 0)
@@ -1467,8 +1509,19 @@ draw_steps(struct jw *w, struct charts *c)
 		p.y0 = 50;
 		p.w = WIDTH - 110;
 		p.h = 260;
+		/* With several ranks, the slowest on average is named. */
+		for (i = 0, slow = 0, worst = -1; i < c->nsteps; i++) {
+			for (j = 0, m = 0; j < c->steps[i].n; j++)
+				m += c->steps[i].dur[j];
+			if (c->nsteps > 1 && m / (double)c->steps[i].n > worst) {
+				worst = m / (double)c->steps[i].n;
+				slow = i;
+			}
+		}
 		for (i = 0; i < c->nsteps; i++) {
 			bar_label(buf, sizeof(buf), c->steps[i].rank, -1);
+			if (worst >= 0 && i == slow)
+				mark_slowest(buf, sizeof(buf));
 			name[i] = xstrdup(buf);
 			lname[i] = name[i];
 			lcolor[i] = palette[i % NPALETTE];
@@ -1477,12 +1530,12 @@ draw_steps(struct jw *w, struct charts *c)
 					p.ymax = c->steps[i].dur[j];
 		}
 		p.ymax = p.ymax > 0 ? p.ymax * 1.08 : 1;
-		p.xmax = (double)(most > 1 ? most - 1 : 1);
-		rows = legend_rows(&(struct svg){ .w = WIDTH }, p.x0,
-		    lname, c->nsteps);
+		p.xmin = 1;
+		p.xmax = (double)most;
+		rows = legend_rows(p.x0, lname, c->nsteps);
 		h = (int)(p.y0 + p.h) + 50 + rows * 18;
 		svg_begin(&g, WIDTH, h, title);
-		axes(&g, &p, 0, 0, "step, in the order recorded",
+		axes(&g, &p, 0, 0, "step, in the order recorded (1 = first)",
 		    "step time");
 		per = MAX_DRAW / c->nsteps;
 		if (per > MAX_STEPS)
@@ -1492,8 +1545,9 @@ draw_steps(struct jw *w, struct charts *c)
 
 			nb = s->n < per ? s->n : per;
 			sb_printf(&g.b, "<polyline fill=\"none\" stroke=\"%s\""
-			    " stroke-width=\"1.5\" points=\"",
-			    palette[i % NPALETTE]);
+			    " stroke-width=\"%s\" points=\"",
+			    palette[i % NPALETTE], worst >= 0 && i == slow ?
+			    "3" : "1.5");
 			/* The longest step of each bucket: stragglers stay. */
 			for (j = 0; j < nb; j++) {
 				from = j * s->n / nb;
@@ -1502,9 +1556,15 @@ draw_steps(struct jw *w, struct charts *c)
 					if (s->dur[k] > m)
 						m = s->dur[k];
 				sb_printf(&g.b, j ? " %.1f,%.1f" : "%.1f,%.1f",
-				    px(&p, (double)from), py(&p, m));
+				    px(&p, (double)from + 1), py(&p, m));
 			}
 			sb_puts(&g.b, "\"/>\n");
+			/* Few steps: each one marked. */
+			for (j = 0; nb == s->n && nb <= 60 && j < nb; j++)
+				sb_printf(&g.b, "<circle cx=\"%.1f\""
+				    " cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+				    px(&p, (double)j + 1), py(&p, s->dur[j]),
+				    palette[i % NPALETTE]);
 		}
 		legend(&g, p.x0, h - 14 - (rows - 1) * 18, lname, lcolor,
 		    c->nsteps);
@@ -1512,8 +1572,8 @@ draw_steps(struct jw *w, struct charts *c)
 			free(name[i]);
 	}
 	if (c->steps_dropped > 0) {
-		snprintf(buf, sizeof(buf), "%" PRIu64 " more ranks not drawn",
-		    c->steps_dropped);
+		snprintf(buf, sizeof(buf), "%" PRIu64 " steps of further"
+		    " ranks not drawn", c->steps_dropped);
 		text(&g, WIDTH - 10, 22, "end", buf, NULL);
 	}
 	emit(w, &g, "steps", title, "Slowest steps");
