@@ -4,7 +4,8 @@
  * It runs the mrp tools as a pipeline: the trace branch (tr-extract, then
  * op-rank and mem-segments fed by one tee) and the memory branch
  * (mem-segments and churn-score) in parallel, then rubric-apply and
- * report-md on what they wrote into a private temporary directory.  What
+ * report-md on what they wrote into a private temporary directory (with
+ * --html-out also report-svg, and report-html on the charted Markdown).  What
  * the user says of the run (--context, --set, --phase, --objective) reaches
  * those two as one "context" record.  The first stage to fail, or a
  * signal, stops all of them, and nothing they made is left behind.
@@ -150,7 +151,8 @@ struct output {
 };
 #define OUT_MD		0
 #define OUT_JSON	1
-#define NOUT		2
+#define OUT_HTML	2
+#define NOUT		3
 
 /*
  * An input named by a descriptor of this process, /dev/fd/N as <(...)
@@ -231,7 +233,8 @@ static int	same_file(const char *, const char *);
 static char	*canonical(const char *);
 static int	is_chardev(const char *);
 static void	check_outputs(const char *md, const char *json,
-		    const struct traces *, const char *mem, const char *ctx);
+		    const char *html, const struct traces *, const char *mem,
+		    const char *ctx);
 static void	out_put(struct outbuf *, const char *, size_t);
 static void	out_flush(struct outbuf *);
 static int	write_all(int, const char *, size_t);
@@ -248,7 +251,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: %s [--baseline file] [--context file] "
-	    "[--cpu-trace file] "
+	    "[--cpu-trace file] [--html-out file] "
 	    "[--json-out file] [--md-out file] [--memory-json file] "
 	    "[--objective objective] [--phase phase] [--set key=value]\n",
 	    getprogname());
@@ -262,6 +265,7 @@ main(int argc, char *argv[])
 		{ "baseline", required_argument, NULL, 'B' },
 		{ "context", required_argument, NULL, 'C' },
 		{ "cpu-trace", required_argument, NULL, 't' },
+		{ "html-out", required_argument, NULL, 'H' },
 		{ "json-out", required_argument, NULL, 'j' },
 		{ "md-out", required_argument, NULL, 'm' },
 		{ "memory-json", required_argument, NULL, 'M' },
@@ -274,11 +278,12 @@ main(int argc, char *argv[])
 	struct context ctx;
 	struct traces tr = { NULL, 0 };
 	const char *mem = NULL, *mdout = NULL, *jsonout = NULL, *base = NULL;
+	const char *htmlout = NULL, *hav[16];
 	const char *phase = NULL, *objective = NULL, **sets, **targs, **tav;
-	char f[8][PATH_MAX + 32], btmp[PATH_MAX + 32];
+	char f[8][PATH_MAX + 32], btmp[PATH_MAX + 32], charts[PATH_MAX + 32];
 	char *slash, phasebuf[32];
 	const char *av[16];
-	int ch, fd[2], all[2], memp[2], out, status = 0, n, i, behind;
+	int ch, fd[2], all[2], memp[2], hp[2], out, status = 0, n, i, behind;
 	int nsets = 0, ntargs = 0, hasctx;
 	sigset_t mask;
 	size_t k;
@@ -300,6 +305,9 @@ main(int argc, char *argv[])
 			break;
 		case 'C':
 			ctx.file = optarg;
+			break;
+		case 'H':
+			htmlout = optarg;
 			break;
 		case 'M':
 			mem = optarg;
@@ -332,7 +340,8 @@ main(int argc, char *argv[])
 	    objective != NULL;
 	/* A context alone, without inputs, is its record on stdout. */
 	if (argc > 0 || (ntargs == 0 && mem == NULL && (!hasctx ||
-	    mdout != NULL || jsonout != NULL || base != NULL)))
+	    mdout != NULL || jsonout != NULL || htmlout != NULL ||
+	    base != NULL)))
 		usage();
 	/* A directory is every trace in it; every trace is checked alike. */
 	for (i = 0; i < ntargs; i++)
@@ -346,7 +355,7 @@ main(int argc, char *argv[])
 		check_input(ctx.file, 1);
 	if (base != NULL)
 		check_input(base, 1);
-	check_outputs(mdout, jsonout, &tr, mem, ctx.file);
+	check_outputs(mdout, jsonout, htmlout, &tr, mem, ctx.file);
 	/* A baseline that is no report is refused before any work. */
 	if (base != NULL)
 		r.baseline = baseline_read(base);
@@ -378,6 +387,7 @@ main(int argc, char *argv[])
 	run_start(&r);
 	output_open(&r.out[OUT_MD], mdout);
 	output_open(&r.out[OUT_JSON], jsonout);
+	output_open(&r.out[OUT_HTML], htmlout);
 	/* The stages are the tools installed beside this one. */
 	if ((len = readlink("/proc/self/exe", r.bindir,
 	    sizeof(r.bindir) - 1)) > 0) {
@@ -517,6 +527,18 @@ main(int argc, char *argv[])
 	out = open_out(f[5]);
 	spawn(&r, "rubric-apply", av, -1, out);
 	close(out);
+	/* The HTML's charts, drawn from the stage files meanwhile. */
+	if (htmlout != NULL) {
+		hav[0] = "report-svg";
+		hav[1] = "-o";
+		hav[2] = r.tmp;
+		memcpy(hav + 3, av + 1, (size_t)(n - 1) * sizeof(*av));
+		hav[n + 2] = NULL;
+		tmpname(&r, charts, sizeof(charts), "charts.ndjson");
+		out = open_out(charts);
+		spawn(&r, "report-svg", hav, -1, out);
+		close(out);
+	}
 	if (wait_all(&r, 0, NULL) != 0) {
 		cleanup(&r);
 		traces_free(&tr);
@@ -535,6 +557,27 @@ main(int argc, char *argv[])
 	spawn(&r, "report-md", av, -1, out);
 	if (out != STDOUT_FILENO)
 		close(out);
+	/*
+	 * The HTML: the same Markdown with the charts linked, which
+	 * report-html finds beside it in the temporary directory and inlines.
+	 */
+	if (htmlout != NULL) {
+		if (pipe(hp) == -1)
+			die("pipe:");
+		memcpy(hav, av, (size_t)n * sizeof(*av));
+		hav[n] = charts;
+		hav[n + 1] = NULL;
+		spawn(&r, "report-md (charts)", hav, -1, hp[1]);
+		close(hp[1]);
+		hav[0] = "report-html";
+		hav[1] = "-C";
+		hav[2] = r.tmp;
+		hav[3] = NULL;
+		out = output_fd(&r.out[OUT_HTML]);
+		spawn(&r, "report-html", hav, hp[0], out);
+		close(hp[0]);
+		close(out);
+	}
 	if (jsonout != NULL) {
 		/* "report-md -j file ..." */
 		memmove(av + 2, av + 1, sizeof(av) - 2 * sizeof(*av));
@@ -1326,6 +1369,9 @@ remove_temps(struct run *r)
 		"trace.ndjson", "trace-memory.ndjson", "memory.ndjson",
 		"churn.ndjson", "inputs.ndjson", "findings.ndjson",
 		"context.ndjson", "empty.txt", "baseline.ndjson", PIPE_COPY,
+		/* --html-out: report-svg's records and charts. */
+		"charts.ndjson", "memory.svg", "memory-trace.svg",
+		"segments.svg", "gpu-timeline.svg", "steps.svg", "families.svg",
 		NULL
 	};
 	int i;
@@ -1576,21 +1622,24 @@ open_temp(const char *path, char *tmp, size_t size)
  * output: output_open() then finds out whether it can be written.
  */
 static void
-check_outputs(const char *md, const char *json, const struct traces *tr,
-    const char *mem, const char *ctx)
+check_outputs(const char *md, const char *json, const char *html,
+    const struct traces *tr, const char *mem, const char *ctx)
 {
-	const char *out[2] = { md, json }, *oname[2] = { "--md-out",
-	    "--json-out" };
+	const char *out[NOUT] = { md, json, html };
+	const char *oname[NOUT] = { "--md-out", "--json-out", "--html-out" };
 	const char *in[2] = { mem, ctx }, *iname[2] = { "--memory-json",
 	    "--context" };
 	size_t k;
 	int i, j;
 
 	/* Two reports into one device such as /dev/null do no harm. */
-	if (md != NULL && json != NULL && same_file(md, json) &&
-	    !is_chardev(md))
-		die_usage("--md-out and --json-out are the same file: %s", md);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < NOUT; i++)
+		for (j = i + 1; j < NOUT; j++)
+			if (out[i] != NULL && out[j] != NULL &&
+			    same_file(out[i], out[j]) && !is_chardev(out[i]))
+				die_usage("%s and %s are the same file: %s",
+				    oname[i], oname[j], out[i]);
+	for (i = 0; i < NOUT; i++) {
 		if (out[i] == NULL)
 			continue;
 		for (k = 0; k < tr->n; k++)
