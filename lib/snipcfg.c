@@ -587,6 +587,19 @@ snip_name_problem(const char *s, size_t len)
 	return NULL;
 }
 
+const char *
+snipcfg_profile_problem(const struct snipcfg *c)
+{
+	const struct ynode *at = c->at_profile_name;
+
+	if (c->profile_name == NULL || *c->profile_name == '\0')
+		return NULL;
+	if (at != NULL && at->type == Y_STR && at->s != NULL &&
+	    memchr(at->s, '\0', at->len) != NULL)
+		return "has a NUL";
+	return snip_name_problem(c->profile_name, strlen(c->profile_name));
+}
+
 char *
 snip_quote(const char *s)
 {

@@ -122,6 +122,13 @@ const char *snip_path_name(const char *);
  */
 const char *snip_name_problem(const char *s, size_t len);
 
+/*
+ * snip_name_problem() of the profile name as the runner uses it (stripped),
+ * a NUL in the value as written counted; NULL when there is no name or it
+ * is empty, which validation reports already.
+ */
+const char *snipcfg_profile_problem(const struct snipcfg *);
+
 /* shlex.quote(s). */
 char *snip_quote(const char *);
 

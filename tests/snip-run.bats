@@ -254,6 +254,11 @@ scratch() {
 	printf 'profile_name: "a\\0b"\ntarget: {name: smoke-tensor}\ndata: {source: dummy}\n' > nul.yaml
 	run -1 --separate-stderr snip-run -n nul.yaml
 	assert_stderr --partial "has a NUL"
+	# The runner strips the name; what is left is checked.
+	printf 'profile_name: " sp "\ntarget: {name: smoke-tensor}\ndata: {source: dummy}\n' > sp.yaml
+	run -0 snip-run -n -i r sp.yaml
+	assert_output --partial '"run_dir":"inference_profiling/snippets/sp/runs/r"'
+	rm sp.yaml
 	# Nothing was made: not beside the repository, not in it.
 	run -0 ls -A "$top"
 	assert_output 'repo'

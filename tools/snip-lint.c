@@ -259,13 +259,11 @@ static void
 names(struct lint *l)
 {
 	struct snipcfg *c = l->c;
-	const struct ynode *at = c->at_profile_name;
 	const char *why, *r;
 
-	if (c->profile_name != NULL && (why = snip_name_problem(
-	    c->profile_name, at != NULL && at->type == Y_STR ? at->len :
-	    strlen(c->profile_name))) != NULL)
-		sdiag_add(l->d, SD_WARNING, at, "path", "profile_name '%s' %s:"
+	if ((why = snipcfg_profile_problem(c)) != NULL)
+		sdiag_add(l->d, SD_WARNING, c->at_profile_name, "path",
+		    "profile_name '%s' %s:"
 		    " runs would go to %s/%s/runs/, not to one folder of the"
 		    " snippet tree (snip-run refuses it)", c->profile_name,
 		    why, c->output_dir, c->profile_name);

@@ -272,16 +272,12 @@ load(struct plan *p, const struct snipover *o)
 static int
 profile_folder(const struct snipcfg *c, struct sdiags *d)
 {
-	const struct ynode *at = c->at_profile_name;
 	const char *why;
-	size_t len;
 
-	len = at != NULL && at->type == Y_STR ? at->len :
-	    strlen(c->profile_name);
-	if ((why = snip_name_problem(c->profile_name, len)) == NULL)
+	if ((why = snipcfg_profile_problem(c)) == NULL)
 		return 0;
-	sdiag_add(d, SD_ERROR, at, "path", "profile_name '%s' %s: it must"
-	    " be one folder name, or the run goes outside %s",
+	sdiag_add(d, SD_ERROR, c->at_profile_name, "path", "profile_name"
+	    " '%s' %s: it must be one folder name, or the run goes outside %s",
 	    c->profile_name, why, c->output_dir);
 	return -1;
 }
