@@ -50,8 +50,8 @@ struct ynode {
 	struct ynode	**v;		/* Y_SEQ: n items; Y_MAP: n (key, value) pairs */
 	size_t		 n, cap;
 	size_t		 nmerged;	/* Y_MAP: the first pairs came from << */
-	size_t		 size;		/* expanded, as counted above */
-	struct strmap	*index;		/* Y_MAP: string key -> its last pair */
+	size_t		 size;		/* expanded size */
+	struct strmap	*index;		/* Y_MAP: keys */
 	int		 open;		/* being built */
 };
 
