@@ -136,7 +136,7 @@ main(int argc, char *argv[])
 	uint32_t first = 0, last = 0;
 	char *dir, *slash;
 	size_t i;
-	int ch;
+	int ch, up;
 
 	setprogname(argv[0]);
 	while ((ch = getopt(argc, argv, "D:fi:l:m:n:o:p:r:")) != -1) {
@@ -220,14 +220,13 @@ main(int argc, char *argv[])
 	 * A copy at module level loses the names of the functions around
 	 * it, so its closure, defaults or decorators would raise NameError.
 	 */
-	for (i = (size_t)sn.f->parent; i != (size_t)-1;
-	    i = (size_t)src.def[i].parent)
-		if (src.def[i].type != PD_CLASS)
+	for (up = sn.f->parent; up >= 0; up = src.def[up].parent)
+		if (src.def[up].type != PD_CLASS)
 			die("%s:%u: %s is nested in function %s: a copy at"
 			    " module level would lose the names of %s;"
 			    " profile %s instead", src.name, sn.f->line,
-			    sn.f->qualname, src.def[i].qualname,
-			    src.def[i].qualname, src.def[i].qualname);
+			    sn.f->qualname, src.def[up].qualname,
+			    src.def[up].qualname, src.def[up].qualname);
 	sn.profile = pflag != NULL ? xstrdup(pflag) : profile_of(sn.f->qualname);
 	if (!valid_profile(sn.profile))
 		die("%s: no profile name can be made from %s: give -p",
