@@ -9,9 +9,15 @@
 #include "pysrc.h"
 #include "xalloc.h"
 
-/* CPython's own limits: MAXLEVEL parentheses, MAXFSTRINGLEVEL nesting. */
+/*
+ * CPython's own limits: MAXLEVEL parentheses, MAXFSTRINGLEVEL nesting and
+ * MAXINDENT levels of indentation, column 0 included.  The last one also
+ * bounds how many definitions nest, so that the records py-defs writes,
+ * each with its qualname and text, repeat no byte more than 100 times.
+ */
 #define MAX_DEPTH	200
 #define MAX_FSTRING	150
+#define MAX_INDENT	100
 /* A Python module this large is not source code anyone profiles. */
 #define MAX_SOURCE	((size_t)64 << 20)
 #define NO_STMT		UINT32_MAX
@@ -24,6 +30,8 @@ struct lex {
 	char		 brk[MAX_DEPTH];
 	uint32_t	 brkline[MAX_DEPTH], brkcol[MAX_DEPTH];
 	int		 fnest;
+	uint32_t	 indent[MAX_INDENT];	/* open levels' columns */
+	int		 nindent;
 };
 
 static int	fail(struct lex *, uint32_t, size_t, const char *, ...)
@@ -345,6 +353,16 @@ scan_code(struct lex *lx)
 				continue;
 			}
 			l->flags |= PL_START;
+			while (lx->nindent > 0 &&
+			    lx->indent[lx->nindent - 1] > l->cols)
+				lx->nindent--;
+			if (l->cols > (lx->nindent > 0 ?
+			    lx->indent[lx->nindent - 1] : 0)) {
+				if (lx->nindent + 1 >= MAX_INDENT)
+					return fail(lx, lx->line, b,
+					    "too many levels of indentation");
+				lx->indent[lx->nindent++] = l->cols;
+			}
 			if (s->nstmt == s->capstmt) {
 				s->capstmt = s->capstmt ? s->capstmt * 2 : 256;
 				s->stmt = xreallocarray(s->stmt, s->capstmt,

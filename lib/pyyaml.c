@@ -17,6 +17,8 @@
 
 #define TAG		"tag:yaml.org,2002:"
 #define MAX_DEPTH	256
+/* A map with more pairs than this gets a hash index of its keys. */
+#define INDEX_MIN	8
 /* str() of a deeply aliased value stops growing here. */
 #define MAX_REPR	(1 << 20)
 
@@ -48,6 +50,7 @@ struct builder {
 	struct strmap	 anchors;
 	struct frame	 stack[MAX_DEPTH];
 	size_t		 depth;
+	size_t		 expand;	/* what aliases repeated so far */
 	int		 docs;
 	const regex_t	*re;
 };
@@ -63,6 +66,9 @@ static int	make_float(struct ynode *);
 static int	attach(struct builder *, struct ynode *, const char *);
 static int	flatten(struct ydoc *, struct ynode *);
 static void	add_pair(struct ynode *, struct ynode *, struct ynode *);
+static void	close_node(struct ynode *);
+static void	index_map(struct ynode *);
+static long	find_key(const struct ynode *, const char *, size_t);
 static void	put_str(FILE *, const struct ynode *, int);
 static void	put_float(FILE *, double);
 static const struct ynode *map_find(const struct ynode *,
@@ -204,6 +210,14 @@ event(struct builder *b, yaml_event_t *ev)
 		if (n->open)
 			return fail(doc, line, col,
 			    "recursive alias '%s' is not supported", anchor);
+		/*
+		 * Checked here, before anything is copied: a merge of this
+		 * alias copies no more pairs than it counts.
+		 */
+		if (n->size > YAML_MAX_EXPAND - b->expand)
+			return fail(doc, line, col, "aliases expand to more"
+			    " than %d bytes", YAML_MAX_EXPAND);
+		b->expand += n->size;
 		return attach(b, n, NULL);
 	case YAML_SCALAR_EVENT:
 		if (scalar(b, ev, &n) < 0)
@@ -240,8 +254,9 @@ event(struct builder *b, yaml_event_t *ev)
 	case YAML_MAPPING_END_EVENT:
 		n = b->stack[--b->depth].node;
 		n->open = 0;
-		if (n->type == Y_MAP)
-			return flatten(doc, n);
+		if (n->type == Y_MAP && flatten(doc, n) < 0)
+			return -1;
+		close_node(n);
 		return 0;
 	default:
 		return 0;
@@ -282,6 +297,56 @@ add_pair(struct ynode *map, struct ynode *k, struct ynode *v)
 	map->v[2 * map->n] = k;
 	map->v[2 * map->n + 1] = v;
 	map->n++;
+}
+
+/* A closed collection: its expanded size, and a map's index. */
+static void
+close_node(struct ynode *n)
+{
+	size_t i, items = n->type == Y_MAP ? 2 * n->n : n->n;
+
+	/* No sum overflows: each item's size was held to the budget. */
+	n->size = 1;
+	for (i = 0; i < items; i++)
+		n->size += n->v[i]->size;
+	if (n->type == Y_MAP && n->n > INDEX_MIN)
+		index_map(n);
+}
+
+/* Indexes every string key of map; of equal keys the last pair wins. */
+static void
+index_map(struct ynode *map)
+{
+	struct ynode *k;
+	size_t i;
+
+	if (map->index == NULL)
+		map->index = xcalloc(1, sizeof(*map->index));
+	for (i = 0; i < map->n; i++) {
+		k = map->v[2 * i];
+		if (k->type == Y_STR)
+			strmap_put(map->index, k->s, k->len)->n = i;
+	}
+}
+
+/* The index of the last pair whose key is the string key, or -1. */
+static long
+find_key(const struct ynode *map, const char *key, size_t len)
+{
+	struct strent *e;
+	size_t i;
+
+	if (map == NULL || map->type != Y_MAP)
+		return -1;
+	if (map->index != NULL) {
+		e = strmap_get(map->index, key, len);
+		return e != NULL ? (long)e->n : -1;
+	}
+	for (i = map->n; i-- > 0;)
+		if (map->v[2 * i]->type == Y_STR && map->v[2 * i]->len == len &&
+		    memcmp(map->v[2 * i]->s, key, len) == 0)
+			return (long)i;
+	return -1;
 }
 
 static int
@@ -350,6 +415,7 @@ scalar(struct builder *b, yaml_event_t *ev, struct ynode **out)
 	    (uint32_t)ev->start_mark.column + 1);
 	n->s = xmemdup(ev->data.scalar.value, ev->data.scalar.length);
 	n->len = ev->data.scalar.length;
+	n->size = 1 + n->len;
 	*out = n;
 	if (tag == NULL && ev->data.scalar.plain_implicit) {
 		n->plain = 1;
@@ -517,6 +583,10 @@ ydoc_free(struct ydoc *doc)
 	size_t i;
 
 	for (i = 0; i < doc->nall; i++) {
+		if (doc->all[i]->index != NULL) {
+			strmap_free(doc->all[i]->index, NULL);
+			free(doc->all[i]->index);
+		}
 		free(doc->all[i]->s);
 		free(doc->all[i]->v);
 		free(doc->all[i]);
@@ -587,43 +657,33 @@ void
 ymap_set(struct ydoc *doc, struct ynode *map, const char *key,
     struct ynode *v)
 {
-	size_t i;
+	long i;
 
-	for (i = map->n; i-- > 0;)
-		if (map->v[2 * i]->type == Y_STR &&
-		    strcmp(map->v[2 * i]->s, key) == 0) {
-			map->v[2 * i + 1] = v;
-			return;
-		}
+	if ((i = find_key(map, key, strlen(key))) >= 0) {
+		map->v[2 * i + 1] = v;
+		return;
+	}
 	add_pair(map, ynode_str(doc, key), v);
+	if (map->index != NULL)
+		strmap_put(map->index, key, strlen(key))->n = map->n - 1;
+	else if (map->n > INDEX_MIN)
+		index_map(map);
 }
 
 struct ynode *
 ymap_key(const struct ynode *map, const char *key)
 {
-	size_t i, len = strlen(key);
+	long i = find_key(map, key, strlen(key));
 
-	if (map == NULL || map->type != Y_MAP)
-		return NULL;
-	for (i = map->n; i-- > 0;)
-		if (map->v[2 * i]->type == Y_STR && map->v[2 * i]->len == len &&
-		    memcmp(map->v[2 * i]->s, key, len) == 0)
-			return map->v[2 * i];
-	return NULL;
+	return i >= 0 ? map->v[2 * i] : NULL;
 }
 
 struct ynode *
 ymap_get(const struct ynode *map, const char *key)
 {
-	size_t i, len = strlen(key);
+	long i = find_key(map, key, strlen(key));
 
-	if (map == NULL || map->type != Y_MAP)
-		return NULL;
-	for (i = map->n; i-- > 0;)
-		if (map->v[2 * i]->type == Y_STR && map->v[2 * i]->len == len &&
-		    memcmp(map->v[2 * i]->s, key, len) == 0)
-			return map->v[2 * i + 1];
-	return NULL;
+	return i >= 0 ? map->v[2 * i + 1] : NULL;
 }
 
 const char *

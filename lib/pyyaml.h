@@ -10,7 +10,13 @@
  * error, as safe_load has no constructor for it.  Anchors and aliases share
  * one node; merge keys (<<) are flattened as PyYAML does; an alias to a
  * collection that is still open (a recursive structure) is an error.  A
- * stream with more than one document is an error.
+ * stream with more than one document is an error.  What aliases and merge
+ * keys repeat is counted, each node as one byte plus the length of its text,
+ * and a document where they repeat more than YAML_MAX_EXPAND is an error:
+ * shared nodes are cheap here, but every reader that walks the tree (str(),
+ * JSON, the manifest) pays for each repetition.  A map of more than a few
+ * pairs keeps a hash index of its string keys, so that lookups stay cheap in
+ * a map with many keys.
  *
  * Ownership: a ydoc owns every node made for it (parsed or made with the
  * ynode_* constructors) and frees them all in ydoc_free().  Node pointers
@@ -23,6 +29,10 @@
 #include <stdint.h>
 
 struct jw;
+struct strmap;
+
+/* What aliases and merge keys may repeat, in bytes (see above). */
+#define YAML_MAX_EXPAND	(1 << 20)
 
 enum ytype {
 	Y_NULL, Y_BOOL, Y_INT, Y_FLOAT, Y_STR, Y_TIME, Y_SEQ, Y_MAP
@@ -40,6 +50,8 @@ struct ynode {
 	struct ynode	**v;		/* Y_SEQ: n items; Y_MAP: n (key, value) pairs */
 	size_t		 n, cap;
 	size_t		 nmerged;	/* Y_MAP: the first pairs came from << */
+	size_t		 size;		/* expanded size */
+	struct strmap	*index;		/* Y_MAP: keys */
 	int		 open;		/* being built */
 };
 

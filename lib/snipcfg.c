@@ -34,6 +34,12 @@ const char *const snip_cuda_keys[SNIP_NCUDA + 1] = {
 };
 const int snip_cuda_default[SNIP_NCUDA] = { 1, 1, 1, 1, 0 };
 
+/* A diagnostic and its place in the list, for a stable qsort. */
+struct sdiag_at {
+	struct sdiag	 g;
+	size_t		 i;
+};
+
 static const char *const image_suffixes[] = {
 	".bmp", ".jpeg", ".jpg", ".png", ".tif", ".tiff", ".webp"
 };
@@ -46,6 +52,7 @@ static char	*strip(char *);
 static int	validate(struct snipcfg *, struct sdiags *);
 static void	set_str(char **, const char *);
 static int	cmp_str(const void *, const void *);
+static int	cmp_sdiag(const void *, const void *);
 static int	image_paths(struct snipcfg *, char ***, size_t *,
 		    struct sdiags *);
 static const char *suffix_of(const char *, size_t *);
@@ -76,21 +83,36 @@ sdiag_add(struct sdiags *d, int sev, const struct ynode *at,
 	va_end(ap);
 }
 
+static int
+cmp_sdiag(const void *x, const void *y)
+{
+	const struct sdiag_at *a = x, *b = y;
+
+	if (a->g.line != b->g.line)
+		return a->g.line < b->g.line ? -1 : 1;
+	if (a->g.col != b->g.col)
+		return a->g.col < b->g.col ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* A config with many keys makes many diagnostics: n log n, not n^2. */
 void
 sdiag_sort(struct sdiags *d)
 {
-	struct sdiag t;
-	size_t i, j;
+	struct sdiag_at *t;
+	size_t i;
 
-	/* Insertion sort: stable, and the lists are short. */
-	for (i = 1; i < d->n; i++) {
-		t = d->v[i];
-		for (j = i; j > 0 && (d->v[j - 1].line > t.line ||
-		    (d->v[j - 1].line == t.line && d->v[j - 1].col > t.col));
-		    j--)
-			d->v[j] = d->v[j - 1];
-		d->v[j] = t;
+	if (d->n < 2)
+		return;
+	t = xreallocarray(NULL, d->n, sizeof(*t));
+	for (i = 0; i < d->n; i++) {
+		t[i].g = d->v[i];
+		t[i].i = i;
 	}
+	qsort(t, d->n, sizeof(*t), cmp_sdiag);
+	for (i = 0; i < d->n; i++)
+		d->v[i] = t[i].g;
+	free(t);
 }
 
 size_t
@@ -544,6 +566,40 @@ snip_path_name(const char *s)
 	return slash != NULL ? slash + 1 : s;
 }
 
+const char *
+snip_name_problem(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0)
+		return "is empty";
+	if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' &&
+	    s[1] == '.'))
+		return "is . or ..";
+	for (i = 0; i < len; i++) {
+		if (s[i] == '/')
+			return "has a '/'";
+		if (s[i] == '\0')
+			return "has a NUL";
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return "has a control character";
+	}
+	return NULL;
+}
+
+const char *
+snipcfg_profile_problem(const struct snipcfg *c)
+{
+	const struct ynode *at = c->at_profile_name;
+
+	if (c->profile_name == NULL || *c->profile_name == '\0')
+		return NULL;
+	if (at != NULL && at->type == Y_STR && at->s != NULL &&
+	    memchr(at->s, '\0', at->len) != NULL)
+		return "has a NUL";
+	return snip_name_problem(c->profile_name, strlen(c->profile_name));
+}
+
 char *
 snip_quote(const char *s)
 {
@@ -590,6 +646,7 @@ snipcfg_nsys(const struct snipcfg *c, const char *run_dir,
 	const char *tok[48];
 	char *p = NULL, *q;
 	size_t n = 0, k = 0, i, len;
+	int raw;
 	FILE *f;
 
 	trace = snip_path_join(run_dir, "trace");
@@ -644,10 +701,19 @@ snipcfg_nsys(const struct snipcfg *c, const char *run_dir,
 	for (i = 0; i < k; i++) {
 		if (i > 0)
 			fputs(" \\\n  ", f);
-		/* The capture token stays raw so that its @* reads as documented. */
+		/*
+		 * The capture token stays raw so that its @* reads as
+		 * documented, unless the range name needs quoting: then the
+		 * whole word is quoted, which keeps @* from the shell too.
+		 */
 		if (tok[i] == capture) {
-			fputs(capture, f);
-			continue;
+			q = snip_quote(c->capture_range);
+			raw = strcmp(q, c->capture_range) == 0;
+			free(q);
+			if (raw) {
+				fputs(capture, f);
+				continue;
+			}
 		}
 		q = snip_quote(tok[i]);
 		fputs(q, f);

@@ -113,6 +113,22 @@ char *snip_path_join(const char *a, const char *b);
 /* Path(s).name of a normalized path; borrowed from s. */
 const char *snip_path_name(const char *);
 
+/*
+ * Why the len bytes at s cannot be one folder of the snippet tree (a run id,
+ * a profile name): "is empty", "is . or ..", "has a '/'", "has a NUL" or
+ * "has a control character"; NULL when they can.  The runner takes any
+ * string and joins it to a path, so that "../x" or "/abs" lands outside the
+ * tree; our tools refuse such names.  The result is a static string.
+ */
+const char *snip_name_problem(const char *s, size_t len);
+
+/*
+ * snip_name_problem() of the profile name as the runner uses it (stripped),
+ * a NUL in the value as written counted; NULL when there is no name or it
+ * is empty, which validation reports already.
+ */
+const char *snipcfg_profile_problem(const struct snipcfg *);
+
 /* shlex.quote(s). */
 char *snip_quote(const char *);
 

@@ -106,3 +106,102 @@ setup() { load test_helper; }
 	run -1 --separate-stderr snip-run -n "$f"
 	assert_stderr "snip-run: $f:6:19: 1000001 records are more than this tool plans (1000000)"
 }
+
+# Snippet limits
+
+# A config of a few hundred bytes whose aliases repeat a list of ten ten
+# times over, six or seven levels deep.
+alias_bomb() {
+	local levels=$1 i
+	printf 'target:\n  name: smoke-tensor\ndata:\n  source: dummy\n'
+	printf '  parameters:\n    a0: &a0 [1,1,1,1,1,1,1,1,1,1]\n'
+	for i in $(seq 1 "$levels"); do
+		printf '    a%d: &a%d [' "$i" "$i"
+		printf '*a%d,' $(yes $((i - 1)) | head -n 9)
+		printf '*a%d]\n' $((i - 1))
+	done
+	printf '    tensor_shape: *a%d\n' "$levels"
+}
+
+@test "YAML aliases may repeat 1 MiB of nodes; more is refused at the alias" {
+	local f=$BATS_TEST_TMPDIR/alias.yaml
+	alias_bomb 4 > "$f"
+	run -0 snip-lint "$f"
+	alias_bomb 6 > "$f"
+	[ "$(wc -c < "$f")" -lt 500 ]
+	run -1 --separate-stderr snip-run -n "$f"
+	assert_output ''
+	assert_stderr "snip-run: $f:11:26: aliases expand to more than 1048576 bytes"
+	run -1 --separate-stderr snip-lint -h "$f"
+	assert_output "$f:11:26: error: aliases expand to more than 1048576 bytes [yaml]"
+}
+
+@test "YAML merge keys that double a map at each level are refused" {
+	local f=$BATS_TEST_TMPDIR/merge.yaml i
+	{
+		printf 'target:\n  name: smoke-tensor\ndata:\n  source: dummy\n'
+		printf 'x0: &x0 {k: 1, j: 2}\n'
+		for i in $(seq 1 24); do
+			printf 'x%d: &x%d {<<: [*x%d, *x%d]}\n' "$i" "$i" \
+			    $((i - 1)) $((i - 1))
+		done
+	} > "$f"
+	run -1 --separate-stderr snip-lint -h "$f"
+	assert_output "$f:21:23: error: aliases expand to more than 1048576 bytes [yaml]"
+	assert_stderr "snip-lint: $f:21:23: aliases expand to more than 1048576 bytes"
+}
+
+# n functions, each nested in the one before, indented one space a level.
+nested_defs() {
+	local i
+	for i in $(seq 0 $(($1 - 1))); do
+		printf '%*sdef f%d():\n' "$i" '' "$i"
+	done
+	printf '%*spass\n' "$1" ''
+}
+
+@test "Python source: 99 levels of indentation are read, 100 are refused as CPython does" {
+	local f=$BATS_TEST_TMPDIR/deep.py
+	nested_defs 99 > "$f"
+	run -0 bats_pipe py-defs "$f" \| wc -l
+	assert_output 99
+	nested_defs 100 > "$f"
+	run -1 --separate-stderr py-defs "$f"
+	assert_output ''
+	assert_stderr "py-defs: $f:101:101: too many levels of indentation"
+	if command -v python3 >/dev/null; then
+		run -1 python3 -c 'import sys; compile(open(sys.argv[1]).read(), "f", "exec")' "$f"
+		assert_output --partial 'IndentationError: too many levels of indentation'
+	fi
+}
+
+@test "py-defs output stays linear: 1200 nested defs are refused, not 600 MB" {
+	local f=$BATS_TEST_TMPDIR/deep.py
+	nested_defs 1200 > "$f"
+	run -1 --separate-stderr py-defs "$f"
+	assert_output ''
+	assert_stderr "py-defs: $f:101:101: too many levels of indentation"
+	# At the limit each byte is repeated at most 100 times.
+	nested_defs 99 > "$f"
+	[ "$(py-defs "$f" | wc -c)" -le $((100 * $(wc -c < "$f") + 99 * 300)) ]
+}
+
+# CPU time, not wall time, so that a loaded machine or a sanitizer build
+# still passes: the linear lint takes seconds, the quadratic one minutes.
+@test "snip-lint reads 200000 top-level keys in seconds, not minutes" {
+	local f=$BATS_TEST_TMPDIR/keys.yaml
+	{
+		printf 'target:\n  name: smoke-tensor\ndata:\n  source: dummy\n'
+		seq 1 200000 | sed 's/^/k/; s/$/: 1/'
+	} > "$f"
+	run -0 --separate-stderr bash -c 'ulimit -t 20; exec snip-lint "$1"' - "$f"
+	[ "${#lines[@]}" -eq 200000 ]
+	{
+		printf 'target:\n  name: smoke-tensor\ndata:\n  source: dummy\n'
+		printf '  parameters:\n'
+		seq 1 100000 | sed 's/^/    k/; s/$/: 1/'
+		seq 1 100000 | sed 's/^/  k/; s/$/: 1/'
+	} > "$f"
+	run -0 --separate-stderr bash -c 'ulimit -t 20; exec snip-lint "$1"' - "$f"
+	[ "${#lines[@]}" -eq 300000 ]
+}

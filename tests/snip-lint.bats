@@ -179,3 +179,16 @@ lint_text() {
 	run -0 bash -c "$(sed -n 2p "$BATS_TEST_TMPDIR/ex")"
 	assert_output - < my_profile.ndjson
 }
+
+@test "a profile name that is not one folder, and a capture range with a space, are warned about" {
+	local f=$BATS_TEST_TMPDIR/c.yaml
+	printf 'profile_name: ../../x\ncapture_range: pre process\ntarget:\n  name: smoke-tensor\ndata:\n  source: dummy\n' > "$f"
+	run -0 snip-lint -h "$f"
+	assert_output - <<-EOF
+	$f:1:15: warning: profile_name '../../x' has a '/': runs would go to inference_profiling/snippets/../../x/runs/, not to one folder of the snippet tree (snip-run refuses it) [path]
+	$f:2:16: warning: capture_range 'pre process' has whitespace: the runner prints --nvtx-capture=pre process@* unquoted, two shell words when pasted (snip-run -p quotes it) [capture-range]
+	EOF
+	printf 'profile_name: ..\ntarget:\n  name: smoke-tensor\ndata:\n  source: dummy\n' > "$f"
+	run -0 snip-lint -h "$f"
+	assert_output --partial "profile_name '..' is . or ..: runs would go to"
+}

@@ -262,3 +262,68 @@ check_target() {
 	run -0 bash -c "${ex[2]}"
 	assert_output '[{"name":"letterbox_image lines 48-50","first":48,"last":50}]'
 }
+
+# A stand-in for the runner's development.profiling.nvtx, so that a
+# generated target.py can be imported.
+stub_nvtx() {
+	mkdir -p stub/development/profiling
+	: > stub/development/__init__.py
+	: > stub/development/profiling/__init__.py
+	cat > stub/development/profiling/nvtx.py <<-'PY'
+	import contextlib
+	def profiling_range_if_cuda(name, device):
+	    return contextlib.nullcontext()
+	profiling_range = profiling_range_if_cuda
+	PY
+}
+
+@test "a function nested in a function is refused, naming it and why; a top-level one imports" {
+	command -v python3 >/dev/null || skip "no python3"
+	mkdir -p pkg
+	cat > pkg/mod.py <<-'PY'
+	def outer(scale):
+	    def inner(x, s=scale):
+	        return x * s
+	    return inner(2)
+
+
+	class Box:
+	    def area(self, w, h):
+	        return w * h
+
+
+	def plain(x):
+	    return x + 1
+	PY
+	run -1 --separate-stderr snip-new -n outer.inner pkg/mod.py
+	assert_output ''
+	assert_stderr "snip-new: pkg/mod.py:2: outer.inner is nested in function outer: a copy at module level would lose the names of outer; profile outer instead"
+	[ ! -e "$SNIPS" ]
+	run -1 --separate-stderr snip-new -l 3 pkg/mod.py
+	assert_stderr --partial 'outer.inner is nested in function outer'
+	# Methods and module-level functions are copied, and import cleanly.
+	stub_nvtx
+	snip-new -n plain pkg/mod.py
+	snip-new -n Box.area pkg/mod.py
+	snip-new -n outer pkg/mod.py
+	for t in "$SNIPS"/*/target.py; do
+		PYTHONPATH=stub:. python3 -c 'import importlib.util as u, sys; s = u.spec_from_file_location("t", sys.argv[1]); m = u.module_from_spec(s); s.loader.exec_module(m); assert m.target.name' "$t"
+	done
+}
+
+@test "a full disk leaves no half snippet: a rerun works without -f" {
+	mkdir -p pkg
+	printf 'def plain(x):\n    return x + 1\n' > pkg/mod.py
+	# A file size limit of 512 bytes makes target.py's write fail (EFBIG).
+	run -1 --separate-stderr bash -c 'trap "" XFSZ; ulimit -f 1; exec snip-new -n plain pkg/mod.py'
+	assert_stderr --partial 'write failed: File too large'
+	assert_output ''
+	[ ! -e inference_profiling ]
+	run -0 snip-new -n plain pkg/mod.py
+	run -0 ls -A "$SNIPS/plain"
+	assert_output $'README.md\nconfig.yaml\ntarget.py'
+	# With -f an existing folder keeps what the runs left in it.
+	mkdir "$SNIPS/plain/runs"
+	run -0 snip-new -f -n plain pkg/mod.py
+	[ -d "$SNIPS/plain/runs" ]
+}

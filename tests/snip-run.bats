@@ -233,3 +233,46 @@ scratch() {
 	assert_output --partial 'config.yaml:4:13: error: iterations must be greater than or equal to 1. [range]'
 	[ ! -e snippet-out/inference_profiling/snippets/beta/lint.ndjson ]
 }
+
+@test "run ids and profile names are one folder: nothing is made outside the snippet tree" {
+	local top=$BATS_TEST_TMPDIR/top
+	mkdir -p "$top/repo"
+	cd "$top/repo"
+	printf 'profile_name: ../../escape\ntarget: {name: smoke-tensor}\ndata: {source: dummy}\n' > bad.yaml
+	printf 'target: {name: smoke-tensor}\ndata: {source: dummy}\n' > good.yaml
+	run -1 --separate-stderr snip-run -r true bad.yaml
+	assert_stderr "snip-run: bad.yaml:1:15: profile_name '../../escape' has a '/': it must be one folder name, or the run goes outside inference_profiling/snippets"
+	run -1 --separate-stderr snip-run -p bad.yaml
+	run -2 --separate-stderr snip-run -r true -i ../x good.yaml
+	assert_stderr "snip-run: -i: run id '../x' has a '/': it must be one folder name"
+	run -2 --separate-stderr snip-run -r true -i "$top/abs" good.yaml
+	assert_stderr --partial "has a '/': it must be one folder name"
+	run -2 --separate-stderr snip-run -n -i .. good.yaml
+	assert_stderr "snip-run: -i: run id '..' is . or ..: it must be one folder name"
+	run -2 --separate-stderr snip-run -n -i $'a\tb' good.yaml
+	assert_stderr --partial 'has a control character'
+	printf 'profile_name: "a\\0b"\ntarget: {name: smoke-tensor}\ndata: {source: dummy}\n' > nul.yaml
+	run -1 --separate-stderr snip-run -n nul.yaml
+	assert_stderr --partial "has a NUL"
+	# The runner strips the name; what is left is checked.
+	printf 'profile_name: " sp "\ntarget: {name: smoke-tensor}\ndata: {source: dummy}\n' > sp.yaml
+	run -0 snip-run -n -i r sp.yaml
+	assert_output --partial '"run_dir":"inference_profiling/snippets/sp/runs/r"'
+	rm sp.yaml
+	# Nothing was made: not beside the repository, not in it.
+	run -0 ls -A "$top"
+	assert_output 'repo'
+	run -0 ls -A
+	assert_output $'bad.yaml\ngood.yaml\nnul.yaml'
+}
+
+@test "a capture range with a space is one quoted word in the printed nsys command" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'target: {name: smoke-tensor}\ndata: {source: dummy}\ncapture_range: "pre process"\n' > c.yaml
+	run -0 snip-run -p -i r c.yaml
+	assert_output --partial $'  \'--nvtx-capture=pre process@*\' \\\n'
+	# Pasted into a shell, each word of the command is one argument.
+	run -0 bash -c "nsys() { printf '%s\n' \"\$@\"; }; $output"
+	assert_line -n 8 '--nvtx-capture=pre process@*'
+	assert_line -n 31 'pre process'
+}

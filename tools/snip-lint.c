@@ -56,6 +56,7 @@ static int hflag, jflag, wflag;
 static void	usage(void) __attribute__((noreturn));
 static int	lint_file(const char *, struct jw *);
 static void	checks(struct lint *);
+static void	names(struct lint *);
 static void	keys(struct lint *, const struct ynode *, const char *const *,
 		    const char *, const char *, const char *);
 static void	shadowed(struct lint *);
@@ -242,9 +243,41 @@ checks(struct lint *l)
 		    "Lazy record loading requires target.profile_prepare=true"
 		    " because records are not retained for precomputed"
 		    " preparation.");
+	names(l);
 	folders(l);
 	import_path(l);
 	data_source(l);
+}
+
+/*
+ * What the runner accepts but surely does not mean: a profile name that is
+ * not one folder name puts runs outside the snippet tree (snip-run refuses
+ * it), and whitespace in capture_range splits the runner's printed nsys
+ * command, which leaves --nvtx-capture unquoted, into two shell words.
+ */
+static void
+names(struct lint *l)
+{
+	struct snipcfg *c = l->c;
+	const char *why, *r;
+
+	if ((why = snipcfg_profile_problem(c)) != NULL)
+		sdiag_add(l->d, SD_WARNING, c->at_profile_name, "path",
+		    "profile_name '%s' %s:"
+		    " runs would go to %s/%s/runs/, not to one folder of the"
+		    " snippet tree (snip-run refuses it)", c->profile_name,
+		    why, c->output_dir, c->profile_name);
+	if (c->capture_range == NULL)
+		return;
+	for (r = c->capture_range; *r != '\0'; r++)
+		if (strchr(" \t\n\r\f\v", *r) != NULL)
+			break;
+	if (*r != '\0')
+		sdiag_add(l->d, SD_WARNING, c->at_capture_range,
+		    "capture-range", "capture_range '%s' has whitespace: the"
+		    " runner prints --nvtx-capture=%s@* unquoted, two shell"
+		    " words when pasted (snip-run -p quotes it)",
+		    c->capture_range, c->capture_range);
 }
 
 /* Unknown and repeated keys of one mapping: "unknown <noun> ... <fate>". */

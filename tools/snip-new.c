@@ -108,8 +108,10 @@ static const char *argument(const char *);
 static void	config_yaml(const struct snip *, struct strbuf *);
 static void	readme(const struct snip *, const struct strbuf *,
 		    struct strbuf *);
-static void	write_file(const char *, const struct strbuf *);
-static void	make_dirs(const char *);
+static int	write_file(const char *, const struct strbuf *);
+static void	new_folder(const struct snip *, const struct strbuf *,
+		    const struct strbuf *, const struct strbuf *);
+static size_t	make_dirs(const char *, char ***);
 static void	put_record(const struct snip *, struct jw *);
 
 static void
@@ -134,7 +136,7 @@ main(int argc, char *argv[])
 	uint32_t first = 0, last = 0;
 	char *dir, *slash;
 	size_t i;
-	int ch;
+	int ch, up;
 
 	setprogname(argv[0]);
 	while ((ch = getopt(argc, argv, "D:fi:l:m:n:o:p:r:")) != -1) {
@@ -214,6 +216,17 @@ main(int argc, char *argv[])
 	if (sn.f->type == PD_CLASS)
 		die("%s:%u: %s is a class: name one of its methods", src.name,
 		    sn.f->line, sn.f->qualname);
+	/*
+	 * A copy at module level loses the names of the functions around
+	 * it, so its closure, defaults or decorators would raise NameError.
+	 */
+	for (up = sn.f->parent; up >= 0; up = src.def[up].parent)
+		if (src.def[up].type != PD_CLASS)
+			die("%s:%u: %s is nested in function %s: a copy at"
+			    " module level would lose the names of %s;"
+			    " profile %s instead", src.name, sn.f->line,
+			    sn.f->qualname, src.def[up].qualname,
+			    src.def[up].qualname, src.def[up].qualname);
 	sn.profile = pflag != NULL ? xstrdup(pflag) : profile_of(sn.f->qualname);
 	if (!valid_profile(sn.profile))
 		die("%s: no profile name can be made from %s: give -p",
@@ -242,13 +255,17 @@ main(int argc, char *argv[])
 	config_yaml(&sn, &cfg);
 	readme(&sn, &cfg, &md);
 
-	if (stat(sn.folder, &st) == 0 && !fflag)
-		die("%s: exists; -f replaces its target.py, config.yaml and"
-		    " README.md", sn.folder);
-	make_dirs(sn.folder);
-	write_file(sn.target, &py);
-	write_file(sn.config, &cfg);
-	write_file(sn.readme, &md);
+	if (stat(sn.folder, &st) == 0) {
+		if (!fflag)
+			die("%s: exists; -f replaces its target.py, config.yaml"
+			    " and README.md", sn.folder);
+		/* Each file is replaced whole; runs/ is kept. */
+		if (write_file(sn.target, &py) < 0 ||
+		    write_file(sn.config, &cfg) < 0 ||
+		    write_file(sn.readme, &md) < 0)
+			exit(1);
+	} else
+		new_folder(&sn, &py, &cfg, &md);
 
 	w = jw_new(stdout);
 	put_record(&sn, w);
@@ -1373,61 +1390,123 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	snipcfg_free(&c);
 }
 
-/* Writes b to path through a temporary file renamed into place. */
-static void
+/*
+ * Writes b to path through a temporary file renamed into place.  Returns 0,
+ * or -1 after a message, with nothing left behind.
+ */
+static int
 write_file(const char *path, const struct strbuf *b)
 {
 	struct strbuf tmp = { 0 };
 	mode_t mask;
-	int fd;
+	int fd, rc = -1;
 	FILE *f;
 
 	sb_printf(&tmp, "%s.XXXXXX", path);
-	if ((fd = mkstemp(tmp.s)) < 0)
-		die("%s:", tmp.s);
+	if ((fd = mkstemp(tmp.s)) < 0) {
+		warnmsg("%s:", tmp.s);
+		free(tmp.s);
+		return -1;
+	}
 	mask = umask(0);
 	umask(mask);
 	if (fchmod(fd, 0666 & ~mask) < 0 || (f = fdopen(fd, "w")) == NULL) {
-		unlink(tmp.s);
-		die("%s:", tmp.s);
-	}
-	if (fwrite(b->s, 1, b->len, f) != b->len || fflush(f) != 0 ||
+		warnmsg("%s:", tmp.s);
+		close(fd);
+	} else if (fwrite(b->s, 1, b->len, f) != b->len || fflush(f) != 0 ||
 	    ferror(f)) {
+		warnmsg("%s: write failed:", tmp.s);
+		fclose(f);
+	} else if (fclose(f) != 0)
+		warnmsg("%s: write failed:", tmp.s);
+	else if (rename(tmp.s, path) < 0)
+		warnmsg("%s:", path);
+	else
+		rc = 0;
+	if (rc < 0)
 		unlink(tmp.s);
-		die("%s: write failed:", tmp.s);
-	}
-	if (fclose(f) != 0) {
-		unlink(tmp.s);
-		die("%s: write failed:", tmp.s);
-	}
-	if (rename(tmp.s, path) < 0) {
-		unlink(tmp.s);
-		die("%s:", path);
-	}
 	free(tmp.s);
+	return rc;
 }
 
-/* mkdir -p */
+/*
+ * A new snippet folder appears whole or not at all: the files are written
+ * into a temporary folder beside it, which is renamed into place.  On a
+ * failure (a full disk) nothing is left, so that a rerun needs no -f;
+ * folders made above it are removed too.
+ */
 static void
-make_dirs(const char *dir)
+new_folder(const struct snip *sn, const struct strbuf *py,
+    const struct strbuf *cfg, const struct strbuf *md)
 {
-	char *p = xstrdup(dir), *c;
+	struct strbuf tmp = { 0 }, t = { 0 }, c = { 0 }, r = { 0 };
+	char **made;
+	size_t nmade, i;
+	int ok;
 
+	nmade = make_dirs(sn->odir, &made);
+	sb_printf(&tmp, "%s/.%s.XXXXXX", sn->odir, sn->profile);
+	ok = mkdtemp(tmp.s) != NULL;
+	if (!ok)
+		warnmsg("%s:", tmp.s);
+	else {
+		sb_printf(&t, "%s/target.py", tmp.s);
+		sb_printf(&c, "%s/config.yaml", tmp.s);
+		sb_printf(&r, "%s/README.md", tmp.s);
+		ok = write_file(t.s, py) == 0 && write_file(c.s, cfg) == 0 &&
+		    write_file(r.s, md) == 0;
+		if (ok && rename(tmp.s, sn->folder) < 0) {
+			warnmsg("%s:", sn->folder);
+			ok = 0;
+		}
+		if (!ok) {
+			unlink(t.s);
+			unlink(c.s);
+			unlink(r.s);
+			rmdir(tmp.s);
+		}
+	}
+	for (i = nmade; i-- > 0;) {
+		if (!ok)
+			rmdir(made[i]);
+		free(made[i]);
+	}
+	free(made);
+	free(tmp.s);
+	free(t.s);
+	free(c.s);
+	free(r.s);
+	if (!ok)
+		exit(1);
+}
+
+/*
+ * mkdir -p.  Returns how many folders it made, with their paths, outermost
+ * first, in *made; the caller frees them and the array.
+ */
+static size_t
+make_dirs(const char *dir, char ***made)
+{
+	char *p = xstrdup(dir), *c, save;
+	size_t n = 0;
+
+	*made = NULL;
 	for (c = p + 1; ; c++) {
 		if (*c != '/' && *c != '\0')
 			continue;
-		{
-			char save = *c;
-
-			*c = '\0';
-			if (mkdir(p, 0777) < 0 && errno != EEXIST)
-				die("%s:", p);
-			*c = save;
-		}
+		save = *c;
+		*c = '\0';
+		if (mkdir(p, 0777) == 0) {
+			*made = xreallocarray(*made, n + 1, sizeof(**made));
+			(*made)[n++] = xstrdup(p);
+		} else if (errno != EEXIST)
+			die("%s:", p);
+		*c = save;
 		if (*c == '\0')
 			break;
 	}
 	free(p);
+	return n;
 }
 
 static void

@@ -47,6 +47,7 @@ static int fflag, nflag, pflag;
 
 static void	usage(void) __attribute__((noreturn));
 static int	load(struct plan *, const struct snipover *);
+static int	profile_folder(const struct snipcfg *, struct sdiags *);
 static int	make_plan(struct plan *);
 static void	report(const char *, const struct sdiags *);
 static void	make_argv(struct plan *, const char *, const struct snipover *);
@@ -89,7 +90,7 @@ main(int argc, char *argv[])
 	struct snipover o;
 	struct plan p;
 	struct jw *w;
-	const char *runner = getenv("SNIP_RUNNER"), *id = NULL;
+	const char *runner = getenv("SNIP_RUNNER"), *id = NULL, *why;
 	char *nsys;
 	int ch, status;
 
@@ -159,6 +160,10 @@ main(int argc, char *argv[])
 	if (runner == NULL || runner[strspn(runner, " \t")] == '\0')
 		runner = DEFAULT_RUNNER;
 
+	if (id != NULL && *id != '\0' &&
+	    (why = snip_name_problem(id, strlen(id))) != NULL)
+		die_usage("-i: run id '%s' %s: it must be one folder name",
+		    id, why);
 	p.config = argv[0];
 	if (load(&p, &o) < 0) {
 		free_plan(&p);
@@ -253,9 +258,28 @@ load(struct plan *p, const struct snipover *o)
 	free(buf);
 	if (rc == 0)
 		rc = snipcfg_override(&p->c, o, &d);
+	if (rc == 0)
+		rc = profile_folder(&p->c, &d);
 	report(p->config, &d);
 	sdiag_free(&d);
 	return rc;
+}
+
+/*
+ * The runner joins profile_name to output_dir as it is: "../x" or "/abs"
+ * would put the run outside the snippet tree.
+ */
+static int
+profile_folder(const struct snipcfg *c, struct sdiags *d)
+{
+	const char *why;
+
+	if ((why = snipcfg_profile_problem(c)) == NULL)
+		return 0;
+	sdiag_add(d, SD_ERROR, c->at_profile_name, "path", "profile_name"
+	    " '%s' %s: it must be one folder name, or the run goes outside %s",
+	    c->profile_name, why, c->output_dir);
+	return -1;
 }
 
 static void

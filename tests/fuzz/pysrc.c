@@ -7,8 +7,11 @@
  * definition's lines nest (decorator <= def line <= header end <= end)
  * inside its parent's, and the enclosing definition of a def's own lines
  * is that def or one inside it.  Then lines are widened to statements and
- * each definition's text is copied out, dedented, as the tools do.  The
- * input is a file as it is: a crash replays with "py-defs FILE".
+ * each definition's text is copied out, dedented, as the tools do.
+ * Definitions nest no deeper than CPython's 100 levels of indentation
+ * allow, so that the text and qualnames py-defs writes repeat no byte of
+ * the input more than 100 times.  The input is a file as it is: a crash
+ * replays with "py-defs FILE".
  */
 #include "fuzz.h"
 
@@ -23,12 +26,19 @@ check_defs(const struct pysrc *s)
 	const struct pydef *p, *q;
 	char *buf = NULL;
 	char indent[256];
-	size_t i, ws, len = 0, cap = 0;
+	size_t i, ws, len = 0, cap = 0, text = 0, names = 0;
 	uint32_t first, last;
-	int e;
+	int e, depth;
 
 	for (i = 0; i < s->ndef; i++) {
 		p = &s->def[i];
+		for (depth = 0, e = p->parent; e >= 0; e = s->def[e].parent)
+			depth++;
+		if (depth >= 99)
+			abort();
+		text += s->line[p->end].off + s->line[p->end].len -
+		    s->line[p->decorator].off;
+		names += strlen(p->qualname);
 		if (p->qualname == NULL || p->name == NULL ||
 		    p->decorator < 1 || p->decorator > p->line ||
 		    p->line > p->header_end || p->header_end > p->end ||
@@ -63,6 +73,8 @@ check_defs(const struct pysrc *s)
 		pysrc_copy_lines(s, p->decorator, p->end, indent, "", "    ",
 		    &buf, &len, &cap);
 	}
+	if (text > 100 * s->len || names > 100 * s->len)
+		abort();
 	free(buf);
 }
 

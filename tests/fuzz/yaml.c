@@ -7,8 +7,10 @@
  * checks and the linter's warnings.  The input's size picks -w and -h.
  * Then, as snip-run plans a run, a config that parses is given overrides,
  * its run directory, its nsys command and its manifest, which is written
- * as JSON and must read back as JSON.  The input is a file as it is: a
- * crash replays with "snip-lint FILE".
+ * as JSON and must read back as JSON.  What aliases and merge keys
+ * repeat stays within YAML_MAX_EXPAND, and a map's key index finds what a
+ * scan from the end finds.  The input is a file as it is: a crash replays
+ * with "snip-lint FILE".
  */
 #include "fuzz.h"
 #include "gzin.h"
@@ -40,6 +42,40 @@ check_json(void)
 	jdoc_free(&d);
 }
 
+/*
+ * The expanded tree is the input's own nodes (never more than two and the
+ * text per byte) plus what aliases repeat; every indexed lookup agrees
+ * with a scan from the last pair.
+ */
+static void
+check_doc(const struct ydoc *doc, size_t size)
+{
+	const struct ynode *m, *k;
+	size_t i, j, p;
+
+	if (doc->root != NULL && doc->root->size > 3 * size + 1 +
+	    YAML_MAX_EXPAND)
+		abort();
+	for (i = 0; i < doc->nall; i++) {
+		m = doc->all[i];
+		if (m->type != Y_MAP || m->n > 256)
+			continue;
+		for (p = 0; p < m->n; p++) {
+			k = m->v[2 * p];
+			if (k->type != Y_STR || strlen(k->s) != k->len)
+				continue;
+			for (j = m->n; j-- > 0;)
+				if (m->v[2 * j]->type == Y_STR &&
+				    m->v[2 * j]->len == k->len &&
+				    memcmp(m->v[2 * j]->s, k->s, k->len) == 0)
+					break;
+			if (ymap_key(m, k->s) != m->v[2 * j] ||
+			    ymap_get(m, k->s) != m->v[2 * j + 1])
+				abort();
+		}
+	}
+}
+
 static void
 plan(const uint8_t *data, size_t size)
 {
@@ -51,9 +87,12 @@ plan(const uint8_t *data, size_t size)
 	struct ynode *ids, *desc, *m;
 	char *run_dir, *nsys;
 	struct jw *w;
+	int rc;
 
-	if (snipcfg_parse(&c, (const char *)data, size, &d) == 0 &&
-	    snipcfg_override(&c, &o, &d) == 0) {
+	rc = snipcfg_parse(&c, (const char *)data, size, &d);
+	if (c.doc.root != NULL)
+		check_doc(&c.doc, size);
+	if (rc == 0 && snipcfg_override(&c, &o, &d) == 0) {
 		run_dir = snipcfg_run_dir(&c, "20240101T000000Z-0001");
 		nsys = snipcfg_nsys(&c, run_dir, "profile.yaml");
 		ids = snipcfg_records(&c, &desc, &d);
