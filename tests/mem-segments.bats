@@ -121,6 +121,19 @@ cs336-wedsonlin__medium_128_training"
 	assert_stderr --partial 'pickle.load'
 }
 
+@test "a pickle of every protocol, 0 to 5, is named as one" {
+	# Made by pickle.dumps(snapshot, protocol=N), and of an OrderedDict,
+	# which starts with GLOBAL 'c'.
+	local f t
+	for f in "$TOP"/tests/corpus/mem-segments/pickle-*.pickle; do
+		for t in mem-segments churn-score; do
+			run -1 --separate-stderr "$t" "$f"
+			assert_output ''
+			assert_stderr --partial "$t: $f:1:1: this is a Python pickle, not JSON; read nothing"
+		done
+	done
+}
+
 @test "negative and non-integer sizes are errors" {
 	src=$FIXTURES/cs336-silmont__mem_snapshot.json.gz
 	zcat "$src" | jq -c '.segments[0].blocks[0].size = -512' > "$BATS_TEST_TMPDIR/n.json"

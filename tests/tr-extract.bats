@@ -273,3 +273,19 @@ setup() {
 	run -0 bats_pipe tr-extract "$SHARED/torch-cpu/cnn_sgd_s.json" \| tail -n 1 \| jq .events
 	assert_output 8877
 }
+
+@test "a pickle of every protocol, 0 to 5, is named as one" {
+	# Made by pickle.dumps(trace, protocol=N), of a dict or a bare list,
+	# and of an OrderedDict, which starts with GLOBAL 'c'.
+	local f
+	for f in "$TOP"/tests/corpus/tr-extract/pickle-*.pickle; do
+		run -1 --separate-stderr tr-extract "$f"
+		assert_output ''
+		assert_stderr --partial "tr-extract: $f:1:1: this is a Python pickle, not JSON; re-export"
+	done
+	# Bytes that no JSON starts with and no pickle does either.
+	run -1 --separate-stderr bash -c "printf 'cat\n' | tr-extract"
+	assert_stderr "tr-extract: <stdin>:1:1: not JSON: unexpected character 'c'"
+	run -1 --separate-stderr bash -c "printf '(x' | tr-extract"
+	assert_stderr "tr-extract: <stdin>:1:1: not JSON: unexpected character '('"
+}
