@@ -121,6 +121,15 @@ cs336-wedsonlin__medium_128_training"
 	assert_stderr --partial 'pickle.load'
 }
 
+@test "bytes after the last gzip member are an error" {
+	local f=$BATS_TEST_TMPDIR/s.json.gz
+	cp "$FIXTURES/cs336-silmont__mem_snapshot.json.gz" "$f"
+	printf 'x' >> "$f"
+	run -1 --separate-stderr mem-segments "$f"
+	assert_output ''
+	assert_stderr "mem-segments: $f: trailing garbage after gzip stream"
+}
+
 @test "a pickle of every protocol, 0 to 5, is named as one" {
 	# Made by pickle.dumps(snapshot, protocol=N), and of an OrderedDict,
 	# which starts with GLOBAL 'c'.

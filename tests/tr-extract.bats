@@ -70,6 +70,31 @@ setup() {
 	assert_output "$plain"
 }
 
+@test "bytes after the last gzip member are an error, another member is not" {
+	cd "$FIXTURES"
+	gzip -c hta_rank-0_ns_head.json > "$BATS_TEST_TMPDIR/g.gz"
+	run -0 tr-extract "$BATS_TEST_TMPDIR/g.gz"
+	local whole=$output
+	# Another member, even an empty one, is valid gzip.
+	printf '' | gzip -c >> "$BATS_TEST_TMPDIR/g.gz"
+	run -0 tr-extract "$BATS_TEST_TMPDIR/g.gz"
+	assert_output "$whole"
+	cp "$BATS_TEST_TMPDIR/g.gz" "$BATS_TEST_TMPDIR/t.gz"
+	printf 'garbage\n' >> "$BATS_TEST_TMPDIR/t.gz"
+	run -1 --separate-stderr tr-extract "$BATS_TEST_TMPDIR/t.gz"
+	assert_stderr "tr-extract: $BATS_TEST_TMPDIR/t.gz: trailing garbage after gzip stream"
+	# Zero padding, as some writers leave, is garbage too; so is a lone
+	# first byte of the magic.
+	cp "$BATS_TEST_TMPDIR/g.gz" "$BATS_TEST_TMPDIR/z.gz"
+	head -c 512 /dev/zero >> "$BATS_TEST_TMPDIR/z.gz"
+	run -1 --separate-stderr tr-extract < "$BATS_TEST_TMPDIR/z.gz"
+	assert_stderr "tr-extract: <stdin>: trailing garbage after gzip stream"
+	cp "$BATS_TEST_TMPDIR/g.gz" "$BATS_TEST_TMPDIR/m.gz"
+	printf '\037' >> "$BATS_TEST_TMPDIR/m.gz"
+	run -1 --separate-stderr tr-extract "$BATS_TEST_TMPDIR/m.gz"
+	assert_stderr "tr-extract: $BATS_TEST_TMPDIR/m.gz: trailing garbage after gzip stream"
+}
+
 @test "a bare array may lack its closing bracket, with or without a comma" {
 	cd "$FIXTURES"
 	run -0 tr-extract < kineto_resnet50_array_head.json
