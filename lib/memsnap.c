@@ -42,6 +42,7 @@ struct mphase {
 struct mwarn {
 	uint64_t	 line, col;
 	char		*msg;
+	char		*file;		/* a trace the records name, or NULL */
 };
 
 struct msnap {
@@ -80,8 +81,11 @@ static int	read_object(struct msnap *, const struct msnap_ops *, void *,
 		    enum jtok, struct jtoken *);
 static int	read_records(struct msnap *);
 static int	read_record(struct msnap *);
+static int	read_trace_record(struct msnap *);
 static void	see_era(struct msnap *, int);
 static int	key_is(const struct jtoken *, const char *);
+static void	keep_warning(struct msnap *, const char *, uint64_t, uint64_t,
+		    const char *);
 
 struct msnap *
 msnap_open(const char *path, int flags)
@@ -116,8 +120,10 @@ msnap_close(struct msnap *ms)
 	for (i = 0; i < ms->nph; i++)
 		free(ms->ph[i].name);
 	free(ms->ph);
-	for (i = 0; i < MS_MAXWARN && i < ms->nwarn; i++)
+	for (i = 0; i < MS_MAXWARN && i < ms->nwarn; i++) {
 		free(ms->warn[i].msg);
+		free(ms->warn[i].file);
+	}
 	free(ms);
 }
 
@@ -198,9 +204,20 @@ msnap_warn(struct msnap *ms, uint64_t line, uint64_t col, const char *fmt,
 	va_end(ap);
 	warnmsg("%s:%" PRIu64 ":%" PRIu64 ": warning: %s", ms->name, line, col,
 	    msg);
-	ms->warn[ms->nwarn - 1].line = line;
-	ms->warn[ms->nwarn - 1].col = col;
-	ms->warn[ms->nwarn - 1].msg = xstrdup(msg);
+	keep_warning(ms, NULL, line, col, msg);
+}
+
+/* Keeps warning nwarn - 1; file names another file than the input. */
+static void
+keep_warning(struct msnap *ms, const char *file, uint64_t line, uint64_t col,
+    const char *msg)
+{
+	struct mwarn *m = &ms->warn[ms->nwarn - 1];
+
+	m->line = line;
+	m->col = col;
+	m->msg = xstrdup(msg);
+	m->file = file != NULL ? xstrdup(file) : NULL;
 }
 
 uint64_t
@@ -217,11 +234,17 @@ put_warning(struct jw *w, const struct msnap *ms, const struct mwarn *m,
 	jw_key(w, "tool");
 	jw_cstring(w, getprogname());
 	jw_key(w, "file");
-	jw_cstring(w, ms->name);
+	jw_cstring(w, m->file != NULL ? m->file : ms->name);
 	jw_key(w, "line");
-	jw_uint(w, m->line);
+	if (m->file != NULL)
+		jw_null(w);
+	else
+		jw_uint(w, m->line);
 	jw_key(w, "col");
-	jw_uint(w, m->col);
+	if (m->file != NULL)
+		jw_null(w);
+	else
+		jw_uint(w, m->col);
 	jw_key(w, "message");
 	jw_cstring(w, msg);
 	jw_end(w);
@@ -919,6 +942,8 @@ read_record(struct msnap *ms)
 	if (k != J_STRING)
 		return msnap_fail(ms, t.line, t.col,
 		    "\"kind\" is not a string");
+	if (key_is(&t, "trace"))
+		return read_trace_record(ms);
 	kind = key_is(&t, "memory") ? 1 : key_is(&t, "event") ? 2 : 0;
 	while ((k = jr_next(ms->r, &t)) == J_KEY) {
 		for (i = 0; i < R_NFIELDS; i++)
@@ -981,6 +1006,53 @@ read_record(struct msnap *ms)
 		ms->nph++;
 	}
 	return 0;
+}
+
+/*
+ * The rest of a "trace" record, after its "kind" value: a trace whose
+ * event array was cut off (tr-extract writes "complete":false) is passed on
+ * as a warning about that trace, so that the report shows it.
+ */
+static int
+read_trace_record(struct msnap *ms)
+{
+	struct jtoken t;
+	enum jtok k;
+	char *file = NULL;
+	int cut = 0, rc = 0;
+
+	while ((k = jr_next(ms->r, &t)) == J_KEY) {
+		if (key_is(&t, "file") && file == NULL) {
+			if ((k = jr_next(ms->r, &t)) == J_STRING)
+				file = xmemdup(t.s, t.len);
+		} else if (key_is(&t, "complete"))
+			cut = (k = jr_next(ms->r, &t)) == J_FALSE;
+		else {
+			if (jr_skip(ms->r, 0) < 0)
+				break;
+			continue;
+		}
+		if ((k == J_BEGIN_OBJECT || k == J_BEGIN_ARRAY) &&
+		    jr_skip(ms->r, 1) < 0)
+			break;
+		if (k == J_ERROR)
+			break;
+	}
+	if (k == J_ERROR || jr_errkind(ms->r) != JE_NONE)
+		rc = reader_failed(ms);
+	else if (cut) {
+		const char *msg = "the event array has no closing ']'; the"
+		    " trace may be cut off";
+
+		if (ms->nwarn++ < MS_MAXWARN) {
+			warnmsg("%s: warning: %s", file != NULL ? file :
+			    ms->name, msg);
+			keep_warning(ms, file != NULL ? file : ms->name, 0, 0,
+			    msg);
+		}
+	}
+	free(file);
+	return rc;
 }
 
 /* Totals over a run of memory records: a device, or one step on it. */

@@ -246,3 +246,13 @@ cs336-wedsonlin__medium_128_training"
 	run -0 bash -c "$(sed -n 3p "$BATS_TEST_TMPDIR/ex")"
 	assert_output '["ProfilerStep#6",101305344,24626.568588156562]'
 }
+
+@test "a trace cut off before its closing bracket becomes a warning record" {
+	local tr=$TOP/fixtures/tr-extract
+	run -0 --separate-stderr bats_pipe tr-extract "$tr/kineto_resnet50_array_head_open.json" \| mem-segments
+	assert_output "{\"kind\":\"warning\",\"tool\":\"mem-segments\",\"file\":\"$tr/kineto_resnet50_array_head_open.json\",\"line\":null,\"col\":null,\"message\":\"the event array has no closing ']'; the trace may be cut off\"}"
+	assert_stderr --partial "mem-segments: $tr/kineto_resnet50_array_head_open.json: warning: the event array has no closing ']'; the trace may be cut off"
+	run -0 --separate-stderr bats_pipe tr-extract "$tr/kineto_resnet50_array_head.json" \| mem-segments
+	assert_output ''
+	assert_stderr ''
+}

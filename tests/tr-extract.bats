@@ -97,12 +97,16 @@ setup() {
 
 @test "a bare array may lack its closing bracket, with or without a comma" {
 	cd "$FIXTURES"
-	run -0 tr-extract < kineto_resnet50_array_head.json
+	run -0 --separate-stderr tr-extract < kineto_resnet50_array_head.json
+	assert_stderr ''
+	refute_output --partial '"complete"'
 	local closed=$output
-	run -0 tr-extract < kineto_resnet50_array_head_open.json
-	assert_output "${closed/\"closed\":true/\"closed\":false}"
-	run -0 tr-extract < kineto_resnet50_array_head_open_comma.json
-	assert_output "${closed/\"closed\":true/\"closed\":false}"
+	run -0 --separate-stderr tr-extract < kineto_resnet50_array_head_open.json
+	assert_output "${closed/\"format\":\"array\",/\"format\":\"array\",\"complete\":false,}"
+	assert_stderr "tr-extract: <stdin>: warning: the event array has no closing ']'; the trace may be cut off"
+	run -0 --separate-stderr tr-extract kineto_resnet50_array_head_open_comma.json
+	assert_output "$(sed 's/"format":"array",/&"complete":false,/; s/kineto_resnet50_array_head.json/kineto_resnet50_array_head_open_comma.json/' kineto_resnet50_array_head.ndjson)"
+	assert_stderr "tr-extract: kineto_resnet50_array_head_open_comma.json: warning: the event array has no closing ']'; the trace may be cut off"
 	# An object's traceEvents must still be closed.
 	head -c -20 hta_backward_thread.json > "$BATS_TEST_TMPDIR/cut.json"
 	run -1 --separate-stderr tr-extract "$BATS_TEST_TMPDIR/cut.json"

@@ -162,6 +162,9 @@ extract(const char *path, void *arg)
 	t.r = jr_open(in, JR_OPEN_ARRAY);
 	rank_from_name(&t);
 	rc = read_top(&t);
+	if (rc == 0 && jr_unclosed(t.r))
+		warnmsg("%s: warning: the event array has no closing ']';"
+		    " the trace may be cut off", t.file);
 	if (rc == 0 && t.unmatched_begin > 0)
 		warnmsg("%s: %" PRIu64 " 'B' events never ended", t.file,
 		    t.unmatched_begin);
@@ -772,9 +775,9 @@ put_trace(struct trace *t)
 	jw_cstring(w, t->file);
 	jw_key(w, "format");
 	jw_cstring(w, t->array_form ? "array" : "object");
-	if (t->array_form) {
-		jw_key(w, "closed");
-		jw_bool(w, !jr_unclosed(t->r));
+	if (jr_unclosed(t->r)) {
+		jw_key(w, "complete");
+		jw_bool(w, 0);
 	}
 	jw_key(w, "schema_version");
 	if (t->schema != NULL)
