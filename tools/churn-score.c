@@ -26,18 +26,24 @@ struct live {
 	int64_t		 addr, size;
 	uint64_t	 alloc_no;	/* allocations made before it */
 	const char	*site;
-	uint32_t	 prev, next;	/* in its size class */
-	uint8_t		 cls;
+	uint32_t	 next;		/* in the free list */
+	uint32_t	 pos;		/* in the heap */
 };
 
-/* Live allocations by address (linear probing) and by size class. */
+/*
+ * Live allocations by address (linear probing) and in a heap, largest
+ * first as top_at_peak orders them, so that the largest few are found
+ * without looking at the others: the peak moves often (alloc, free, alloc,
+ * ...) and the live set may hold many thousands of blocks.
+ */
 struct livemap {
 	struct live	*e;
 	size_t		 n, cap;
 	uint32_t	 freelist;
 	uint32_t	*tab;		/* entry index + 1; 0 is empty */
 	size_t		 tabcap, count;
-	uint32_t	 head[NCLASS];
+	uint32_t	*heap;		/* entry indices; count of them */
+	size_t		 heapcap;
 };
 
 struct oom {
@@ -141,6 +147,9 @@ static struct live *live_find(struct livemap *, int64_t);
 static void	live_add(struct livemap *, int64_t, int64_t, uint64_t,
 		    const char *);
 static void	live_del(struct livemap *, struct live *);
+static int	live_before(const struct livemap *, uint32_t, uint32_t);
+static void	heap_up(struct livemap *, size_t);
+static void	heap_down(struct livemap *, size_t);
 static void	live_clear(struct livemap *);
 static void	live_free(struct livemap *);
 static void	put_dev(struct jw *, struct msnap *, const struct dev *);
@@ -437,35 +446,37 @@ on_trace_end(void *arg, struct msnap *ms, int64_t device, uint64_t n)
 	return 0;
 }
 
-/* The TOP_PEAK largest live blocks, from the largest size classes down. */
+/*
+ * The TOP_PEAK largest live blocks: the heap's root, then each time the
+ * better of the candidates, whose children become candidates in turn.
+ */
 static void
 take_top(struct dev *d, const struct livemap *m)
 {
-	struct top buf[TOP_PEAK * 4], *v = buf;
-	size_t n = 0, cap = sizeof(buf) / sizeof(buf[0]);
-	uint32_t i;
-	int c;
+	size_t cand[TOP_PEAK + 1], nc = 0, i, best, h;
+	const struct live *l;
 
 	d->peak_dirty = 0;
-	for (c = NCLASS - 1; c >= 0 && n < TOP_PEAK; c--)
-		for (i = m->head[c]; i != NONE; i = m->e[i].next) {
-			if (n == cap) {
-				cap *= 2;
-				v = v == buf ? memcpy(xreallocarray(NULL, cap,
-				    sizeof(*v)), buf, sizeof(buf)) :
-				    xreallocarray(v, cap, sizeof(*v));
-			}
-			v[n].addr = m->e[i].addr;
-			v[n].size = m->e[i].size;
-			v[n].site = m->e[i].site;
-			v[n].before = 0;
-			n++;
-		}
-	qsort(v, n, sizeof(*v), top_cmp);
-	d->ntop = n < TOP_PEAK ? (int)n : TOP_PEAK;
-	memcpy(d->top, v, (size_t)d->ntop * sizeof(*v));
-	if (v != buf)
-		free(v);
+	d->ntop = 0;
+	if (m->count > 0)
+		cand[nc++] = 0;
+	while (nc > 0 && d->ntop < TOP_PEAK) {
+		for (best = 0, i = 1; i < nc; i++)
+			if (live_before(m, m->heap[cand[i]],
+			    m->heap[cand[best]]))
+				best = i;
+		h = cand[best];
+		cand[best] = cand[--nc];
+		l = &m->e[m->heap[h]];
+		d->top[d->ntop].addr = l->addr;
+		d->top[d->ntop].size = l->size;
+		d->top[d->ntop].site = l->site;
+		d->top[d->ntop].before = 0;
+		d->ntop++;
+		/* After k are taken, at most k + 1 are candidates. */
+		for (i = 2 * h + 1; i <= 2 * h + 2 && i < m->count; i++)
+			cand[nc++] = i;
+	}
 }
 
 /* Puts a block among the TOP_PEAK largest, if it is one of them. */
@@ -682,29 +693,32 @@ live_add(struct livemap *m, int64_t addr, int64_t size, uint64_t alloc_no,
 	l->size = size;
 	l->alloc_no = alloc_no;
 	l->site = site;
-	l->cls = (uint8_t)size_class(size);
-	l->prev = NONE;
-	l->next = m->head[l->cls];
-	if (l->next != NONE)
-		m->e[l->next].prev = idx;
-	m->head[l->cls] = idx;
 	tab_insert(m, idx);
-	m->count++;
+	if (m->count == m->heapcap) {
+		m->heapcap = m->heapcap ? m->heapcap * 2 : 1024;
+		m->heap = xreallocarray(m->heap, m->heapcap,
+		    sizeof(*m->heap));
+	}
+	l->pos = (uint32_t)m->count;
+	m->heap[m->count++] = idx;
+	heap_up(m, l->pos);
 }
 
 /* Unlinks l; its slot goes on the free list with size -1. */
 static void
 live_del(struct livemap *m, struct live *l)
 {
-	uint32_t idx = (uint32_t)(l - m->e);
+	uint32_t idx = (uint32_t)(l - m->e), moved;
 	size_t i, j, k, mask = m->tabcap - 1;
 
-	if (l->prev != NONE)
-		m->e[l->prev].next = l->next;
-	else
-		m->head[l->cls] = l->next;
-	if (l->next != NONE)
-		m->e[l->next].prev = l->prev;
+	/* The last heap entry takes l's place and moves up or down. */
+	if (l->pos != --m->count) {
+		moved = m->heap[m->count];
+		m->heap[l->pos] = moved;
+		m->e[moved].pos = l->pos;
+		heap_up(m, l->pos);
+		heap_down(m, m->e[moved].pos);
+	}
 	/* Backward-shift deletion keeps every probe chain unbroken. */
 	for (i = addr_hash(l->addr) & mask; m->tab[i] != idx + 1;
 	    i = (i + 1) & mask)
@@ -721,19 +735,61 @@ live_del(struct livemap *m, struct live *l)
 	l->size = -1;
 	l->next = m->freelist;
 	m->freelist = idx;
-	m->count--;
+}
+
+/* Whether entry a comes before entry b in top_at_peak (top_cmp). */
+static int
+live_before(const struct livemap *m, uint32_t a, uint32_t b)
+{
+	const struct live *x = &m->e[a], *y = &m->e[b];
+
+	if (x->size != y->size)
+		return x->size > y->size;
+	return x->addr < y->addr;
+}
+
+static void
+heap_swap(struct livemap *m, size_t i, size_t j)
+{
+	uint32_t t = m->heap[i];
+
+	m->heap[i] = m->heap[j];
+	m->heap[j] = t;
+	m->e[m->heap[i]].pos = (uint32_t)i;
+	m->e[m->heap[j]].pos = (uint32_t)j;
+}
+
+static void
+heap_up(struct livemap *m, size_t i)
+{
+	while (i > 0 && live_before(m, m->heap[i], m->heap[(i - 1) / 2])) {
+		heap_swap(m, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void
+heap_down(struct livemap *m, size_t i)
+{
+	size_t c;
+
+	while ((c = 2 * i + 1) < m->count) {
+		if (c + 1 < m->count && live_before(m, m->heap[c + 1],
+		    m->heap[c]))
+			c++;
+		if (!live_before(m, m->heap[c], m->heap[i]))
+			break;
+		heap_swap(m, i, c);
+		i = c;
+	}
 }
 
 static void
 live_clear(struct livemap *m)
 {
-	int c;
-
 	m->n = 0;
 	m->count = 0;
 	m->freelist = NONE;
-	for (c = 0; c < NCLASS; c++)
-		m->head[c] = NONE;
 	if (m->tab != NULL)
 		memset(m->tab, 0, m->tabcap * sizeof(*m->tab));
 }
@@ -743,6 +799,7 @@ live_free(struct livemap *m)
 {
 	free(m->e);
 	free(m->tab);
+	free(m->heap);
 }
 
 static void
