@@ -654,6 +654,9 @@ read_block(struct msnap *ms, struct mseg *s)
 	if (d->node[0].type != JT_OBJECT)
 		return msnap_fail(ms, d->node[0].line, d->node[0].col,
 		    "block is not an object");
+	if (s->nblocks == MS_MAX_BLOCKS)
+		return msnap_fail(ms, d->node[0].line, d->node[0].col,
+		    "segment has more than %u blocks", MS_MAX_BLOCKS);
 	if (s->nblocks == ms->bcap) {
 		ms->bcap = ms->bcap ? ms->bcap * 2 : 64;
 		ms->blocks = xreallocarray(ms->blocks, ms->bcap,

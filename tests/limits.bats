@@ -106,3 +106,29 @@ setup() { load test_helper; }
 	run -1 --separate-stderr snip-run -n "$f"
 	assert_stderr "snip-run: $f:6:19: 1000001 records are more than this tool plans (1000000)"
 }
+
+# Reader limits: lib/memsnap's blocks per segment, checked arithmetic in
+# the snapshot and trace readers, and churn-score's replay.
+
+# snapshot N: a 2.0 snapshot of one segment of N blocks of 512 bytes.
+snapshot() {
+	printf '{"segments":[{"device":0,"address":0,"total_size":%d,' $(($1 * 512))
+	printf '"allocated_size":0,"active_size":0,"stream":0,'
+	printf '"segment_type":"large","blocks":['
+	yes '{"size":512,"state":"inactive"},' | head -n $(($1 - 1)) | tr -d '\n'
+	printf '{"size":512,"state":"inactive"}]}]}\n'
+}
+
+@test "a segment of 1048576 blocks is read; one more block is refused" {
+	local f=$BATS_TEST_TMPDIR/b.json head
+	snapshot 1048576 > "$f"
+	run -0 --separate-stderr bats_pipe mem-segments "$f" \| jq -c 'select(.kind == "segment") | [.blocks.inactive, .total_size]'
+	assert_output '[1048576,536870912]'
+	snapshot 1048577 > "$f"
+	head='{"segments":[{"device":0,"address":0,"total_size":536871424,"allocated_size":0,"active_size":0,"stream":0,"segment_type":"large","blocks":['
+	for t in mem-segments churn-score; do
+		run -1 --separate-stderr "$t" "$f"
+		assert_output ''
+		assert_stderr "$t: $f:1:$((${#head} + 1048576 * 32 + 1)): segment has more than 1048576 blocks"
+	done
+}
