@@ -64,6 +64,13 @@ struct msnap {
 	size_t		 nph, phcap;
 	struct mwarn	 warn[MS_MAXWARN + 1];	/* the last: first one cut */
 	uint64_t	 nwarn;
+	/*
+	 * Over all memory records and steps: the bytes moved, and the
+	 * earliest and latest time, kept within int64 so that no sum or
+	 * difference memrec_write() makes can overflow.
+	 */
+	int64_t		 rec_bytes, rec_first, rec_last;
+	int		 rec_timed;
 };
 
 static int	reader_failed(struct msnap *);
@@ -82,6 +89,8 @@ static int	read_object(struct msnap *, const struct msnap_ops *, void *,
 static int	read_records(struct msnap *);
 static int	read_record(struct msnap *);
 static int	read_trace_record(struct msnap *);
+static int	e_bytes(struct msnap *, int64_t, uint64_t, uint64_t);
+static int	rec_time(struct msnap *, int64_t, int64_t, uint64_t, uint64_t);
 static void	see_era(struct msnap *, int);
 static int	key_is(const struct jtoken *, const char *);
 static void	keep_warning(struct msnap *, const char *, uint64_t, uint64_t,
@@ -183,6 +192,16 @@ msnap_fail(struct msnap *ms, uint64_t line, uint64_t col, const char *fmt,
 	va_end(ap);
 	warnmsg("%s:%" PRIu64 ":%" PRIu64 ": %s", ms->name, line, col, msg);
 	return -1;
+}
+
+int
+msnap_add(struct msnap *ms, uint64_t line, uint64_t col, int64_t *acc,
+    int64_t v)
+{
+	if (__builtin_add_overflow(*acc, v, acc))
+		return msnap_fail(ms, line, col, "byte counts add up beyond"
+		    " 64 bits");
+	return 0;
 }
 
 void
@@ -500,7 +519,7 @@ read_segment(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 	struct mseg s;
 	struct jtoken t;
 	enum jtok k;
-	int64_t v[F_NINT], sum[MS_NSTATES], req, off;
+	int64_t v[F_NINT], sum[MS_NSTATES], all, req, off, end;
 	int have[F_NINT] = { 0 }, blocks = 0, req_known, i;
 	size_t b;
 
@@ -595,8 +614,11 @@ read_segment(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 	 * A mismatch is only warned about: the segment's own figures are
 	 * what the tools use.
 	 */
+	if (__builtin_add_overflow(s.address, s.total_size, &end))
+		return msnap_fail(ms, s.line, s.col, "\"address\" + "
+		    "\"total_size\" is beyond 64 bits");
 	memset(sum, 0, sizeof(sum));
-	req = 0;
+	all = req = 0;
 	req_known = 1;
 	off = s.address;
 	for (b = 0; b < s.nblocks; b++) {
@@ -604,22 +626,27 @@ read_segment(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 
 		if (bl->address < 0)
 			bl->address = off;
-		off += bl->size;
-		if (INT64_MAX - sum[bl->state] < bl->size)
+		/*
+		 * All blocks' sizes fit in int64, and so then does any sum
+		 * over some of them, or any address within the segment.
+		 */
+		if (__builtin_add_overflow(all, bl->size, &all) ||
+		    __builtin_add_overflow(off, bl->size, &off))
 			return msnap_fail(ms, s.line, s.col,
-			    "block sizes overflow");
+			    "block sizes add up beyond 64 bits");
 		sum[bl->state] += bl->size;
 		if (bl->state == MS_INACTIVE)
 			continue;
 		if (bl->requested < 0)
 			req_known = 0;
-		else
-			req += bl->requested;
+		else if (__builtin_add_overflow(req, bl->requested, &req))
+			return msnap_fail(ms, s.line, s.col,
+			    "requested sizes add up beyond 64 bits");
 	}
-	if (sum[0] + sum[1] + sum[2] != s.total_size)
+	if (all != s.total_size)
 		msnap_warn(ms, s.line, s.col, "blocks add up to %" PRId64
 		    " bytes but the segment's total_size is %" PRId64,
-		    sum[0] + sum[1] + sum[2], s.total_size);
+		    all, s.total_size);
 	if (sum[MS_ALLOCATED] != s.allocated_size)
 		msnap_warn(ms, s.line, s.col, "active_allocated blocks add up"
 		    " to %" PRId64 " bytes but the segment's allocated_size"
@@ -688,6 +715,9 @@ read_block(struct msnap *ms, struct mseg *s)
 		return -1;
 	if (rc == 0)
 		b->address = -1;
+	else if (__builtin_add_overflow(b->address, b->size, &v))
+		return msnap_fail(ms, d->node[0].line, d->node[0].col,
+		    "\"address\" + \"size\" is beyond 64 bits");
 	else
 		see_era(ms, ERA_2_1);
 	if ((h = jdoc_get(d, 0, "history")) >= 0) {
@@ -744,6 +774,7 @@ read_entry(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 {
 	const struct jdoc *d = &ms->doc;
 	struct mtrace e;
+	int64_t end;
 	int rc, i;
 
 	memset(&e, 0, sizeof(e));
@@ -780,6 +811,9 @@ read_entry(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 		    " skipped", e.action_text);
 		return 0;
 	}
+	if (__builtin_add_overflow(e.addr, e.size, &end))
+		return msnap_fail(ms, e.line, e.col,
+		    "\"addr\" + \"size\" is beyond 64 bits");
 	if ((rc = doc_int(ms, d, 0, "device_free", &e.device_free, 0)) < 0)
 		return -1;
 	if (rc == 0)
@@ -989,6 +1023,9 @@ read_record(struct msnap *ms)
 			ms->ev = xreallocarray(ms->ev, ms->evcap,
 			    sizeof(*ms->ev));
 		}
+		if (e_bytes(ms, v[R_BYTES], line, col) < 0 ||
+		    rec_time(ms, v[R_TS], 0, line, col) < 0)
+			return -1;
 		e = &ms->ev[ms->nev++];
 		e->ts = v[R_TS];
 		e->bytes = v[R_BYTES];
@@ -998,6 +1035,8 @@ read_record(struct msnap *ms)
 		e->did = have[R_DID] ? (int32_t)v[R_DID] : -1;
 	} else if (kind == 2 && strncmp(name, "ProfilerStep#", 13) == 0 &&
 	    have[R_TS] && have[R_DUR]) {
+		if (rec_time(ms, v[R_TS], v[R_DUR], line, col) < 0)
+			return -1;
 		if (ms->nph == ms->phcap) {
 			ms->phcap = ms->phcap ? ms->phcap * 2 : 16;
 			ms->ph = xreallocarray(ms->ph, ms->phcap,
@@ -1008,6 +1047,44 @@ read_record(struct msnap *ms)
 		ms->ph[ms->nph].dur = v[R_DUR];
 		ms->nph++;
 	}
+	return 0;
+}
+
+/*
+ * Keeps the bytes of all memory records, added up as absolute values,
+ * within int64: every per-device or per-step total of them then fits.
+ */
+static int
+e_bytes(struct msnap *ms, int64_t bytes, uint64_t line, uint64_t col)
+{
+	if (bytes == INT64_MIN || __builtin_add_overflow(ms->rec_bytes,
+	    bytes < 0 ? -bytes : bytes, &ms->rec_bytes))
+		return msnap_fail(ms, line, col, "\"bytes\" of the memory"
+		    " records add up beyond 64 bits");
+	return 0;
+}
+
+/*
+ * Keeps ts and ts + dur of all memory records and steps within a span
+ * that int64 nanoseconds hold, so that every end and difference fits.
+ */
+static int
+rec_time(struct msnap *ms, int64_t ts, int64_t dur, uint64_t line,
+    uint64_t col)
+{
+	int64_t end, first, last, span;
+
+	if (__builtin_add_overflow(ts, dur > 0 ? dur : 0, &end))
+		return msnap_fail(ms, line, col, "\"ts\" + \"dur\" is"
+		    " beyond 64-bit nanoseconds");
+	first = ms->rec_timed && ms->rec_first < ts ? ms->rec_first : ts;
+	last = ms->rec_timed && ms->rec_last > end ? ms->rec_last : end;
+	if (__builtin_sub_overflow(last, first, &span))
+		return msnap_fail(ms, line, col, "\"ts\" is too far from the"
+		    " other records' times for 64-bit nanoseconds");
+	ms->rec_first = first;
+	ms->rec_last = last;
+	ms->rec_timed = 1;
 	return 0;
 }
 

@@ -162,6 +162,13 @@ int msnap_fail(struct msnap *, uint64_t line, uint64_t col,
     const char *fmt, ...);
 
 /*
+ * Adds v to *acc; or reports at line:col that the sum is beyond int64 and
+ * returns -1, leaving *acc undefined.
+ */
+int msnap_add(struct msnap *, uint64_t line, uint64_t col, int64_t *acc,
+    int64_t v);
+
+/*
  * Reports "<file>:<line>:<col>: warning: <what>" on stderr and keeps it for
  * msnap_put_warnings(), or only counts it past MS_MAXWARN.
  */

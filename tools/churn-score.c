@@ -115,6 +115,7 @@ struct dev {
 	struct vec	blocks;		/* sblock: snapshot live blocks */
 	int64_t		static_bytes;	/* live, never named by the trace */
 	uint64_t	unplaced;	/* segments from before the window */
+	uint64_t	line, col;	/* where its trace starts */
 };
 
 struct replay {
@@ -133,7 +134,7 @@ static int	on_trace_end(void *, struct msnap *, int64_t, uint64_t);
 static void	end_run(struct dev *, enum maction);
 static void	take_top(struct dev *, const struct livemap *);
 static void	add_top(struct dev *, int64_t, int64_t, const char *, int);
-static void	place(struct dev *);
+static int	place(struct msnap *, struct dev *);
 static int	top_cmp(const void *, const void *);
 static int	addr_cmp(const void *, const void *);
 static int	seen_cmp(const void *, const void *);
@@ -218,11 +219,12 @@ score(const char *path, void *arg)
 		for (i = 0; i < rp.ndev; i++) {
 			if (!rp.dev[i].traced)
 				continue;
-			place(&rp.dev[i]);
+			if ((rc = place(ms, &rp.dev[i])) < 0)
+				break;
 			put_dev(w, ms, &rp.dev[i]);
 			traced = 1;
 		}
-		if (!traced)
+		if (rc == 0 && !traced)
 			warnmsg("%s: no trace entries to replay; record them"
 			    " with torch.cuda.memory._record_memory_history()"
 			    " before taking the snapshot", msnap_name(ms));
@@ -272,7 +274,6 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 	struct sblock *sb;
 	size_t i;
 
-	(void)ms;
 	*(int64_t *)vec_push(&d->segs, sizeof(int64_t)) = g->address;
 	for (i = 0; i < g->nblocks; i++) {
 		const struct mblock *b = &g->blocks[i];
@@ -283,7 +284,9 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 		sb->addr = b->address;
 		sb->size = b->requested >= 0 ? b->requested : b->size;
 		sb->site = b->site;
-		d->snap_live += sb->size;
+		if (msnap_add(ms, g->line, g->col, &d->snap_live,
+		    sb->size) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -298,15 +301,25 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 	struct seen *sn;
 	int c;
 
+	if (!d->traced) {
+		d->line = e->line;
+		d->col = e->col;
+	}
 	d->traced = 1;
 	d->entries++;
 	d->actions[e->action]++;
 	if (e->has_time) {
+		int64_t span;
+
 		if (!d->has_time || e->time_us < d->t_first)
 			d->t_first = e->time_us;
 		if (!d->has_time || e->time_us > d->t_last)
 			d->t_last = e->time_us;
 		d->has_time = 1;
+		if (__builtin_sub_overflow(d->t_last, d->t_first, &span))
+			return msnap_fail(ms, e->line, e->col,
+			    "\"time_us\" is too far from the trace's other"
+			    " times for 64 bits");
 	}
 	end_run(d, e->action);
 	switch (e->action) {
@@ -314,17 +327,23 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 		*(int64_t *)vec_push(&d->touched, sizeof(int64_t)) = e->addr;
 		c = size_class(e->size);
 		d->hist[c]++;
+		/* hist_bytes adds up part of what bytes_allocated does. */
+		if (msnap_add(ms, e->line, e->col, &d->bytes_allocated,
+		    e->size) < 0)
+			return -1;
 		d->hist_bytes[c] += e->size;
-		d->bytes_allocated += e->size;
 		if ((l = live_find(m, e->addr)) != NULL) {
 			/* The trace lost the free; the new block replaces it. */
 			d->double_allocs++;
-			d->delta -= l->size;
+			if (msnap_add(ms, e->line, e->col, &d->delta,
+			    -l->size) < 0)
+				return -1;
 			live_del(m, l);
 		}
 		live_add(m, e->addr, e->size, d->actions[MA_ALLOC] - 1,
 		    msnap_site(ms, e->doc, e->frames));
-		d->delta += e->size;
+		if (msnap_add(ms, e->line, e->col, &d->delta, e->size) < 0)
+			return -1;
 		if (d->delta > d->max_delta) {
 			d->max_delta = d->delta;
 			d->has_peak = 1;
@@ -339,14 +358,18 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 		if (d->peak_dirty)
 			take_top(d, m);
 		*(int64_t *)vec_push(&d->touched, sizeof(int64_t)) = e->addr;
-		d->bytes_freed += e->size;
-		d->delta -= e->size;
+		if (msnap_add(ms, e->line, e->col, &d->bytes_freed,
+		    e->size) < 0 ||
+		    msnap_add(ms, e->line, e->col, &d->delta, -e->size) < 0)
+			return -1;
 		if ((l = live_find(m, e->addr)) == NULL) {
 			struct ufree *u;
 
 			/* Allocated before the window: live since it began. */
 			d->unmatched++;
-			d->unmatched_bytes += e->size;
+			if (msnap_add(ms, e->line, e->col, &d->unmatched_bytes,
+			    e->size) < 0)
+				return -1;
 			u = vec_push(&rp->unmatched, sizeof(*u));
 			u->addr = e->addr;
 			u->size = e->size;
@@ -354,7 +377,9 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 			break;
 		}
 		/* alloc and free_completed carry the same requested size. */
-		d->delta += e->size - l->size;
+		if (msnap_add(ms, e->line, e->col, &d->delta,
+		    e->size - l->size) < 0)
+			return -1;
 		if (d->actions[MA_ALLOC] - l->alloc_no <= SHORT_ALLOCS)
 			d->short_lived++;
 		live_del(m, l);
@@ -363,7 +388,9 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 	case MA_SEGMENT_FREE:
 	case MA_SEGMENT_MAP:
 	case MA_SEGMENT_UNMAP:
-		d->seg_bytes[e->action - MA_SEGMENT_ALLOC] += e->size;
+		if (msnap_add(ms, e->line, e->col,
+		    &d->seg_bytes[e->action - MA_SEGMENT_ALLOC], e->size) < 0)
+			return -1;
 		sn = vec_push(e->action == MA_SEGMENT_FREE ||
 		    e->action == MA_SEGMENT_UNMAP ? &d->unmade : &d->made,
 		    sizeof(*sn));
@@ -507,12 +534,13 @@ add_top(struct dev *d, int64_t addr, int64_t size, const char *site,
  * segment the window did not make, or a segment freed that it did not
  * make, existed before the window began: the window started mid-run.
  */
-static void
-place(struct dev *d)
+static int
+place(struct msnap *ms, struct dev *d)
 {
 	const struct sblock *sb = d->blocks.v;
 	const int64_t *seg = d->segs.v;
 	const struct seen *un = d->unmade.v, *m;
+	int64_t at;
 	size_t i;
 
 	if (d->touched.n > 0)
@@ -532,6 +560,13 @@ place(struct dev *d)
 		if ((m = first_made(d, un[i].addr)) == NULL ||
 		    m->seq > un[i].seq)
 			d->unplaced++;
+	/* The peak, put_dev()'s sum of these, must fit as well. */
+	if (__builtin_add_overflow(d->static_bytes, d->unmatched_bytes, &at) ||
+	    __builtin_add_overflow(at, d->max_delta, &at))
+		return msnap_fail(ms, d->line, d->col, "device %" PRId64 ":"
+		    " the bytes live at the peak add up beyond 64 bits",
+		    d->device);
+	return 0;
 }
 
 static int
@@ -618,7 +653,9 @@ size_class(int64_t size)
 {
 	int c = 0;
 
-	while (c < NCLASS - 1 && size >= ((int64_t)2 << c))
+	/* Unsigned: 2 << 62 is beyond int64. */
+	while (c < NCLASS - 1 && size >= 0 &&
+	    (uint64_t)size >= (uint64_t)2 << c)
 		c++;
 	return c;
 }
