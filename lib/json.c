@@ -788,7 +788,8 @@ is_pickle(struct jreader *r)
 	const unsigned char *b;
 	size_t n, i;
 
-	if (need(r, 64) < 0)
+	/* Looking further only for these: a pipe may be slow to fill. */
+	if (strchr("\x80(}]c", r->buf[r->pos]) == NULL || need(r, 64) < 0)
 		return 0;
 	b = r->buf + r->pos;
 	n = r->end - r->pos;
