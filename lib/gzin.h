@@ -1,9 +1,12 @@
 /*
  * gzin: one read path for plain and gzip input.
  *
- * zlib's gzread() inflates gzip data (every member of a multi-member file,
- * as pigz writes) and copies anything else through unchanged, so callers
- * never look at file names.  A gzin owns its descriptor: gzin_close() closes
+ * Input that starts with the gzip magic is inflated with zlib, every member
+ * of a multi-member file (as pigz and "cat a.gz b.gz" write) in turn;
+ * anything else is copied through unchanged, so callers never look at file
+ * names.  Bytes after the last member that are not another member are an
+ * error (zlib's gzread() would drop them without a word), as are a
+ * truncated or corrupt member.  A gzin owns its descriptor: gzin_close() closes
  * it and frees the gzin.  The name is borrowed from the caller and must
  * outlive the gzin; stdin is called "<stdin>".
  */
@@ -26,8 +29,9 @@ const char *gzin_name(const struct gzin *);
 
 /*
  * Reads up to n bytes of decompressed data.  Returns the count, 0 at the end
- * of the data, or -1 on an I/O or format error (truncated or corrupt gzip),
- * with the reason in gzin_error().
+ * of the data, or -1 on an I/O or format error (truncated or corrupt gzip,
+ * trailing garbage), with the reason in gzin_error(); every later call
+ * returns -1 too.
  */
 ssize_t gzin_read(struct gzin *, void *buf, size_t n);
 

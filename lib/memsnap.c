@@ -43,6 +43,7 @@ struct mphase {
 struct mwarn {
 	uint64_t	 line, col;
 	char		*msg;
+	char		*file;		/* a trace the records name, or NULL */
 };
 
 struct msnap {
@@ -64,6 +65,13 @@ struct msnap {
 	size_t		 nph, phcap;
 	struct mwarn	 warn[MS_MAXWARN + 1];	/* the last: first one cut */
 	uint64_t	 nwarn;
+	/*
+	 * Over all memory records and steps: the bytes moved, and the
+	 * earliest and latest time, kept within int64 so that no sum or
+	 * difference memrec_write() makes can overflow.
+	 */
+	int64_t		 rec_bytes, rec_first, rec_last;
+	int		 rec_timed;
 };
 
 static int	reader_failed(struct msnap *);
@@ -81,8 +89,13 @@ static int	read_object(struct msnap *, const struct msnap_ops *, void *,
 		    enum jtok, struct jtoken *);
 static int	read_records(struct msnap *);
 static int	read_record(struct msnap *);
+static int	read_trace_record(struct msnap *);
+static int	e_bytes(struct msnap *, int64_t, uint64_t, uint64_t);
+static int	rec_time(struct msnap *, int64_t, int64_t, uint64_t, uint64_t);
 static void	see_era(struct msnap *, int);
 static int	key_is(const struct jtoken *, const char *);
+static void	keep_warning(struct msnap *, const char *, uint64_t, uint64_t,
+		    const char *);
 
 struct msnap *
 msnap_open(const char *path, int flags)
@@ -117,8 +130,10 @@ msnap_close(struct msnap *ms)
 	for (i = 0; i < ms->nph; i++)
 		free(ms->ph[i].name);
 	free(ms->ph);
-	for (i = 0; i < MS_MAXWARN && i < ms->nwarn; i++)
+	for (i = 0; i < MS_MAXWARN && i < ms->nwarn; i++) {
 		free(ms->warn[i].msg);
+		free(ms->warn[i].file);
+	}
 	free(ms);
 }
 
@@ -180,6 +195,16 @@ msnap_fail(struct msnap *ms, uint64_t line, uint64_t col, const char *fmt,
 	return -1;
 }
 
+int
+msnap_add(struct msnap *ms, uint64_t line, uint64_t col, int64_t *acc,
+    int64_t v)
+{
+	if (__builtin_add_overflow(*acc, v, acc))
+		return msnap_fail(ms, line, col, "byte counts add up beyond"
+		    " 64 bits");
+	return 0;
+}
+
 void
 msnap_warn(struct msnap *ms, uint64_t line, uint64_t col, const char *fmt,
     ...)
@@ -199,9 +224,20 @@ msnap_warn(struct msnap *ms, uint64_t line, uint64_t col, const char *fmt,
 	va_end(ap);
 	warnmsg("%s:%" PRIu64 ":%" PRIu64 ": warning: %s", ms->name, line, col,
 	    msg);
-	ms->warn[ms->nwarn - 1].line = line;
-	ms->warn[ms->nwarn - 1].col = col;
-	ms->warn[ms->nwarn - 1].msg = xstrdup(msg);
+	keep_warning(ms, NULL, line, col, msg);
+}
+
+/* Keeps warning nwarn - 1; file names another file than the input. */
+static void
+keep_warning(struct msnap *ms, const char *file, uint64_t line, uint64_t col,
+    const char *msg)
+{
+	struct mwarn *m = &ms->warn[ms->nwarn - 1];
+
+	m->line = line;
+	m->col = col;
+	m->msg = xstrdup(msg);
+	m->file = file != NULL ? xstrdup(file) : NULL;
 }
 
 uint64_t
@@ -218,11 +254,17 @@ put_warning(struct jw *w, const struct msnap *ms, const struct mwarn *m,
 	jw_key(w, "tool");
 	jw_cstring(w, getprogname());
 	jw_key(w, "file");
-	jw_cstring(w, ms->name);
+	jw_cstring(w, m->file != NULL ? m->file : ms->name);
 	jw_key(w, "line");
-	jw_uint(w, m->line);
+	if (m->file != NULL)
+		jw_null(w);
+	else
+		jw_uint(w, m->line);
 	jw_key(w, "col");
-	jw_uint(w, m->col);
+	if (m->file != NULL)
+		jw_null(w);
+	else
+		jw_uint(w, m->col);
 	jw_key(w, "message");
 	jw_cstring(w, msg);
 	jw_end(w);
@@ -478,7 +520,7 @@ read_segment(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 	struct mseg s;
 	struct jtoken t;
 	enum jtok k;
-	int64_t v[F_NINT], sum[MS_NSTATES], req, off;
+	int64_t v[F_NINT], sum[MS_NSTATES], all, req, off, end;
 	int have[F_NINT] = { 0 }, blocks = 0, req_known, i;
 	size_t b;
 
@@ -573,8 +615,11 @@ read_segment(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 	 * A mismatch is only warned about: the segment's own figures are
 	 * what the tools use.
 	 */
+	if (__builtin_add_overflow(s.address, s.total_size, &end))
+		return msnap_fail(ms, s.line, s.col, "\"address\" + "
+		    "\"total_size\" is beyond 64 bits");
 	memset(sum, 0, sizeof(sum));
-	req = 0;
+	all = req = 0;
 	req_known = 1;
 	off = s.address;
 	for (b = 0; b < s.nblocks; b++) {
@@ -582,22 +627,27 @@ read_segment(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 
 		if (bl->address < 0)
 			bl->address = off;
-		off += bl->size;
-		if (INT64_MAX - sum[bl->state] < bl->size)
+		/*
+		 * All blocks' sizes fit in int64, and so then does any sum
+		 * over some of them, or any address within the segment.
+		 */
+		if (__builtin_add_overflow(all, bl->size, &all) ||
+		    __builtin_add_overflow(off, bl->size, &off))
 			return msnap_fail(ms, s.line, s.col,
-			    "block sizes overflow");
+			    "block sizes add up beyond 64 bits");
 		sum[bl->state] += bl->size;
 		if (bl->state == MS_INACTIVE)
 			continue;
 		if (bl->requested < 0)
 			req_known = 0;
-		else
-			req += bl->requested;
+		else if (__builtin_add_overflow(req, bl->requested, &req))
+			return msnap_fail(ms, s.line, s.col,
+			    "requested sizes add up beyond 64 bits");
 	}
-	if (sum[0] + sum[1] + sum[2] != s.total_size)
+	if (all != s.total_size)
 		msnap_warn(ms, s.line, s.col, "blocks add up to %" PRId64
 		    " bytes but the segment's total_size is %" PRId64,
-		    sum[0] + sum[1] + sum[2], s.total_size);
+		    all, s.total_size);
 	if (sum[MS_ALLOCATED] != s.allocated_size)
 		msnap_warn(ms, s.line, s.col, "active_allocated blocks add up"
 		    " to %" PRId64 " bytes but the segment's allocated_size"
@@ -632,6 +682,9 @@ read_block(struct msnap *ms, struct mseg *s)
 	if (d->node[0].type != JT_OBJECT)
 		return msnap_fail(ms, d->node[0].line, d->node[0].col,
 		    "block is not an object");
+	if (s->nblocks == MS_MAX_BLOCKS)
+		return msnap_fail(ms, d->node[0].line, d->node[0].col,
+		    "segment has more than %u blocks", MS_MAX_BLOCKS);
 	if (s->nblocks == ms->bcap) {
 		ms->bcap = ms->bcap ? ms->bcap * 2 : 64;
 		ms->blocks = xreallocarray(ms->blocks, ms->bcap,
@@ -663,6 +716,9 @@ read_block(struct msnap *ms, struct mseg *s)
 		return -1;
 	if (rc == 0)
 		b->address = -1;
+	else if (__builtin_add_overflow(b->address, b->size, &v))
+		return msnap_fail(ms, d->node[0].line, d->node[0].col,
+		    "\"address\" + \"size\" is beyond 64 bits");
 	else
 		see_era(ms, ERA_2_1);
 	if ((h = jdoc_get(d, 0, "history")) >= 0) {
@@ -719,6 +775,7 @@ read_entry(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 {
 	const struct jdoc *d = &ms->doc;
 	struct mtrace e;
+	int64_t end;
 	int rc, i;
 
 	memset(&e, 0, sizeof(e));
@@ -755,6 +812,9 @@ read_entry(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 		    " skipped", e.action_text);
 		return 0;
 	}
+	if (__builtin_add_overflow(e.addr, e.size, &end))
+		return msnap_fail(ms, e.line, e.col,
+		    "\"addr\" + \"size\" is beyond 64 bits");
 	if ((rc = doc_int(ms, d, 0, "device_free", &e.device_free, 0)) < 0)
 		return -1;
 	if (rc == 0)
@@ -920,6 +980,8 @@ read_record(struct msnap *ms)
 	if (k != J_STRING)
 		return msnap_fail(ms, t.line, t.col,
 		    "\"kind\" is not a string");
+	if (key_is(&t, "trace"))
+		return read_trace_record(ms);
 	kind = key_is(&t, "memory") ? 1 : key_is(&t, "event") ? 2 : 0;
 	while ((k = jr_next(ms->r, &t)) == J_KEY) {
 		for (i = 0; i < R_NFIELDS; i++)
@@ -962,6 +1024,9 @@ read_record(struct msnap *ms)
 			ms->ev = xreallocarray(ms->ev, ms->evcap,
 			    sizeof(*ms->ev));
 		}
+		if (e_bytes(ms, v[R_BYTES], line, col) < 0 ||
+		    rec_time(ms, v[R_TS], 0, line, col) < 0)
+			return -1;
 		e = &ms->ev[ms->nev++];
 		e->ts = v[R_TS];
 		e->bytes = v[R_BYTES];
@@ -971,6 +1036,8 @@ read_record(struct msnap *ms)
 		e->did = have[R_DID] ? (int32_t)v[R_DID] : -1;
 	} else if (kind == 2 && strncmp(name, "ProfilerStep#", 13) == 0 &&
 	    have[R_TS] && have[R_DUR]) {
+		if (rec_time(ms, v[R_TS], v[R_DUR], line, col) < 0)
+			return -1;
 		if (ms->nph == ms->phcap) {
 			ms->phcap = ms->phcap ? ms->phcap * 2 : 16;
 			ms->ph = xreallocarray(ms->ph, ms->phcap,
@@ -982,6 +1049,91 @@ read_record(struct msnap *ms)
 		ms->nph++;
 	}
 	return 0;
+}
+
+/*
+ * Keeps the bytes of all memory records, added up as absolute values,
+ * within int64: every per-device or per-step total of them then fits.
+ */
+static int
+e_bytes(struct msnap *ms, int64_t bytes, uint64_t line, uint64_t col)
+{
+	if (bytes == INT64_MIN || __builtin_add_overflow(ms->rec_bytes,
+	    bytes < 0 ? -bytes : bytes, &ms->rec_bytes))
+		return msnap_fail(ms, line, col, "\"bytes\" of the memory"
+		    " records add up beyond 64 bits");
+	return 0;
+}
+
+/*
+ * Keeps ts and ts + dur of all memory records and steps within a span
+ * that int64 nanoseconds hold, so that every end and difference fits.
+ */
+static int
+rec_time(struct msnap *ms, int64_t ts, int64_t dur, uint64_t line,
+    uint64_t col)
+{
+	int64_t end, first, last, span;
+
+	if (__builtin_add_overflow(ts, dur > 0 ? dur : 0, &end))
+		return msnap_fail(ms, line, col, "\"ts\" + \"dur\" is"
+		    " beyond 64-bit nanoseconds");
+	first = ms->rec_timed && ms->rec_first < ts ? ms->rec_first : ts;
+	last = ms->rec_timed && ms->rec_last > end ? ms->rec_last : end;
+	if (__builtin_sub_overflow(last, first, &span))
+		return msnap_fail(ms, line, col, "\"ts\" is too far from the"
+		    " other records' times for 64-bit nanoseconds");
+	ms->rec_first = first;
+	ms->rec_last = last;
+	ms->rec_timed = 1;
+	return 0;
+}
+
+/*
+ * The rest of a "trace" record, after its "kind" value: a trace whose
+ * event array was cut off (tr-extract writes "complete":false) is passed on
+ * as a warning about that trace, so that the report shows it.
+ */
+static int
+read_trace_record(struct msnap *ms)
+{
+	struct jtoken t;
+	enum jtok k;
+	char *file = NULL;
+	int cut = 0, rc = 0;
+
+	while ((k = jr_next(ms->r, &t)) == J_KEY) {
+		if (key_is(&t, "file") && file == NULL) {
+			if ((k = jr_next(ms->r, &t)) == J_STRING)
+				file = xmemdup(t.s, t.len);
+		} else if (key_is(&t, "complete"))
+			cut = (k = jr_next(ms->r, &t)) == J_FALSE;
+		else {
+			if (jr_skip(ms->r, 0) < 0)
+				break;
+			continue;
+		}
+		if ((k == J_BEGIN_OBJECT || k == J_BEGIN_ARRAY) &&
+		    jr_skip(ms->r, 1) < 0)
+			break;
+		if (k == J_ERROR)
+			break;
+	}
+	if (k == J_ERROR || jr_errkind(ms->r) != JE_NONE)
+		rc = reader_failed(ms);
+	else if (cut) {
+		const char *msg = "the event array has no closing ']'; the"
+		    " trace may be cut off";
+
+		if (ms->nwarn++ < MS_MAXWARN) {
+			warnmsg("%s: warning: %s", file != NULL ? file :
+			    ms->name, msg);
+			keep_warning(ms, file != NULL ? file : ms->name, 0, 0,
+			    msg);
+		}
+	}
+	free(file);
+	return rc;
 }
 
 /* Totals over a run of memory records: a device, or one step on it. */

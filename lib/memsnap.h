@@ -8,7 +8,7 @@
  * scalar members are read as tokens and its blocks one at a time, and each
  * trace entry is read into a small jdoc.  Memory is bounded by the largest
  * single block or trace entry plus one struct mblock per block of the
- * current segment.  Everything a callback is handed is borrowed and valid
+ * current segment, of which there may be MS_MAX_BLOCKS (40 MiB of them).  Everything a callback is handed is borrowed and valid
  * only during the call, except the site strings, which live until
  * msnap_close().
  *
@@ -75,6 +75,13 @@ enum mform {
 	MF_OBJECT,	/* 2.0 and later: segments, device_traces, ... */
 	MF_RECORDS	/* tr-extract NDJSON */
 };
+
+/*
+ * Blocks in one segment.  The allocator splits a segment into blocks of at
+ * least 512 bytes (small pool, 2 MiB segments: 4096 blocks) or about 1 MiB
+ * (large pool): a million is a segment of a TiB.
+ */
+#define MS_MAX_BLOCKS	(1u << 20)
 
 struct mblock {
 	int64_t		 address;	/* given, or derived from the segment */
@@ -153,6 +160,13 @@ const char *msnap_name(const struct msnap *);
 __attribute__((format(printf, 4, 5)))
 int msnap_fail(struct msnap *, uint64_t line, uint64_t col,
     const char *fmt, ...);
+
+/*
+ * Adds v to *acc; or reports at line:col that the sum is beyond int64 and
+ * returns -1, leaving *acc undefined.
+ */
+int msnap_add(struct msnap *, uint64_t line, uint64_t col, int64_t *acc,
+    int64_t v);
 
 /*
  * Reports "<file>:<line>:<col>: warning: <what>" on stderr and keeps it for

@@ -205,3 +205,67 @@ nested_defs() {
 	run -0 --separate-stderr bash -c 'ulimit -t 20; exec snip-lint "$1"' - "$f"
 	[ "${#lines[@]}" -eq 300000 ]
 }
+
+# Reader limits: lib/memsnap's blocks per segment, checked arithmetic in
+# the snapshot and trace readers, and churn-score's replay.
+
+# snapshot N: a 2.0 snapshot of one segment of N blocks of 512 bytes.
+snapshot() {
+	printf '{"segments":[{"device":0,"address":0,"total_size":%d,' $(($1 * 512))
+	printf '"allocated_size":0,"active_size":0,"stream":0,'
+	printf '"segment_type":"large","blocks":['
+	yes '{"size":512,"state":"inactive"},' | head -n $(($1 - 1)) | tr -d '\n'
+	printf '{"size":512,"state":"inactive"}]}]}\n'
+}
+
+@test "a segment of 1048576 blocks is read; one more block is refused" {
+	local f=$BATS_TEST_TMPDIR/b.json head
+	snapshot 1048576 > "$f"
+	run -0 --separate-stderr bats_pipe mem-segments "$f" \| jq -c 'select(.kind == "segment") | [.blocks.inactive, .total_size]'
+	assert_output '[1048576,536870912]'
+	snapshot 1048577 > "$f"
+	head='{"segments":[{"device":0,"address":0,"total_size":536871424,"allocated_size":0,"active_size":0,"stream":0,"segment_type":"large","blocks":['
+	for t in mem-segments churn-score; do
+		run -1 --separate-stderr "$t" "$f"
+		assert_output ''
+		assert_stderr "$t: $f:1:$((${#head} + 1048576 * 32 + 1)): segment has more than 1048576 blocks"
+	done
+}
+
+# overflow TOOL FILE POS MESSAGE: TOOL refuses tests/corpus/FILE at POS.
+overflow() {
+	local f=$TOP/tests/corpus/$2
+	run -1 --separate-stderr "$1" "$f"
+	assert_stderr "$1: $f:$3: $4"
+}
+
+@test "trace times beyond 64-bit nanoseconds are errors, not wrapped" {
+	overflow tr-extract tr-extract/overflow-ts-dur.json 1:36 '"ts" + "dur" is beyond 64-bit nanoseconds'
+	overflow tr-extract tr-extract/overflow-ts-dur-origin.json 1:51 '"ts" + "dur" is beyond 64-bit nanoseconds'
+	# Written as "ts":-223372036854776.616 before.
+	overflow tr-extract tr-extract/overflow-window.json 1:97 "\"ts\" is too far from the trace's other times for 64-bit nanoseconds"
+	assert_output '{"kind":"event","name":"a","pid":1,"tid":1,"ts":0,"dur":1}'
+	overflow tr-extract tr-extract/overflow-begin-end.json 1:78 "\"ts\" is too far from the trace's other times for 64-bit nanoseconds"
+}
+
+@test "snapshot sizes and addresses beyond 64 bits are errors, not wrapped" {
+	local t
+	for t in mem-segments churn-score; do
+		overflow $t mem-segments/overflow-address-total-size.json 1:14 '"address" + "total_size" is beyond 64 bits'
+		overflow $t mem-segments/overflow-block-sizes.json 1:14 'block sizes add up beyond 64 bits'
+		overflow $t mem-segments/overflow-requested-sizes.json 1:14 'requested sizes add up beyond 64 bits'
+		overflow $t mem-segments/overflow-block-address-size.json 1:135 '"address" + "size" is beyond 64 bits'
+		overflow $t churn-score/overflow-addr-size.json 1:34 '"addr" + "size" is beyond 64 bits'
+		overflow $t churn-score/overflow-records-bytes.ndjson 2:9 '"bytes" of the memory records add up beyond 64 bits'
+		overflow $t churn-score/overflow-records-ts.ndjson 2:9 "\"ts\" is too far from the other records' times for 64-bit nanoseconds"
+		overflow $t churn-score/overflow-records-step-end.ndjson 2:9 '"ts" + "dur" is beyond 64-bit nanoseconds'
+	done
+	overflow mem-segments mem-segments/overflow-device-reserved.json 1:200 'byte counts add up beyond 64 bits'
+}
+
+@test "churn-score's replay refuses byte counts and times beyond 64 bits" {
+	overflow churn-score churn-score/overflow-bytes-allocated.json 1:162 'byte counts add up beyond 64 bits'
+	overflow churn-score churn-score/overflow-bytes-freed.json 1:98 'byte counts add up beyond 64 bits'
+	overflow churn-score churn-score/overflow-time-us.json 1:104 "\"time_us\" is too far from the trace's other times for 64 bits"
+	overflow churn-score churn-score/overflow-peak.json 1:263 'device 0: the bytes live at the peak add up beyond 64 bits'
+}

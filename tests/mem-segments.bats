@@ -121,6 +121,28 @@ cs336-wedsonlin__medium_128_training"
 	assert_stderr --partial 'pickle.load'
 }
 
+@test "bytes after the last gzip member are an error" {
+	local f=$BATS_TEST_TMPDIR/s.json.gz
+	cp "$FIXTURES/cs336-silmont__mem_snapshot.json.gz" "$f"
+	printf 'x' >> "$f"
+	run -1 --separate-stderr mem-segments "$f"
+	assert_output ''
+	assert_stderr "mem-segments: $f: trailing garbage after gzip stream"
+}
+
+@test "a pickle of every protocol, 0 to 5, is named as one" {
+	# Made by pickle.dumps(snapshot, protocol=N), and of an OrderedDict,
+	# which starts with GLOBAL 'c'.
+	local f t
+	for f in "$TOP"/tests/corpus/mem-segments/pickle-*.pickle; do
+		for t in mem-segments churn-score; do
+			run -1 --separate-stderr "$t" "$f"
+			assert_output ''
+			assert_stderr --partial "$t: $f:1:1: this is a Python pickle, not JSON; read nothing"
+		done
+	done
+}
+
 @test "negative and non-integer sizes are errors" {
 	src=$FIXTURES/cs336-silmont__mem_snapshot.json.gz
 	zcat "$src" | jq -c '.segments[0].blocks[0].size = -512' > "$BATS_TEST_TMPDIR/n.json"
@@ -244,4 +266,14 @@ cs336-wedsonlin__medium_128_training"
 [[["active_allocated",524288],["active_pending_free",524288],["inactive",1048576]],0]
 [[["inactive",2097152]],0]
 OUT
+}
+
+@test "a trace cut off before its closing bracket becomes a warning record" {
+	local tr=$TOP/fixtures/tr-extract
+	run -0 --separate-stderr bats_pipe tr-extract "$tr/kineto_resnet50_array_head_open.json" \| mem-segments
+	assert_output "{\"kind\":\"warning\",\"tool\":\"mem-segments\",\"file\":\"$tr/kineto_resnet50_array_head_open.json\",\"line\":null,\"col\":null,\"message\":\"the event array has no closing ']'; the trace may be cut off\"}"
+	assert_stderr --partial "mem-segments: $tr/kineto_resnet50_array_head_open.json: warning: the event array has no closing ']'; the trace may be cut off"
+	run -0 --separate-stderr bats_pipe tr-extract "$tr/kineto_resnet50_array_head.json" \| mem-segments
+	assert_output ''
+	assert_stderr ''
 }

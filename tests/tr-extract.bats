@@ -70,14 +70,43 @@ setup() {
 	assert_output "$plain"
 }
 
+@test "bytes after the last gzip member are an error, another member is not" {
+	cd "$FIXTURES"
+	gzip -c hta_rank-0_ns_head.json > "$BATS_TEST_TMPDIR/g.gz"
+	run -0 tr-extract "$BATS_TEST_TMPDIR/g.gz"
+	local whole=$output
+	# Another member, even an empty one, is valid gzip.
+	printf '' | gzip -c >> "$BATS_TEST_TMPDIR/g.gz"
+	run -0 tr-extract "$BATS_TEST_TMPDIR/g.gz"
+	assert_output "$whole"
+	cp "$BATS_TEST_TMPDIR/g.gz" "$BATS_TEST_TMPDIR/t.gz"
+	printf 'garbage\n' >> "$BATS_TEST_TMPDIR/t.gz"
+	run -1 --separate-stderr tr-extract "$BATS_TEST_TMPDIR/t.gz"
+	assert_stderr "tr-extract: $BATS_TEST_TMPDIR/t.gz: trailing garbage after gzip stream"
+	# Zero padding, as some writers leave, is garbage too; so is a lone
+	# first byte of the magic.
+	cp "$BATS_TEST_TMPDIR/g.gz" "$BATS_TEST_TMPDIR/z.gz"
+	head -c 512 /dev/zero >> "$BATS_TEST_TMPDIR/z.gz"
+	run -1 --separate-stderr tr-extract < "$BATS_TEST_TMPDIR/z.gz"
+	assert_stderr "tr-extract: <stdin>: trailing garbage after gzip stream"
+	cp "$BATS_TEST_TMPDIR/g.gz" "$BATS_TEST_TMPDIR/m.gz"
+	printf '\037' >> "$BATS_TEST_TMPDIR/m.gz"
+	run -1 --separate-stderr tr-extract "$BATS_TEST_TMPDIR/m.gz"
+	assert_stderr "tr-extract: $BATS_TEST_TMPDIR/m.gz: trailing garbage after gzip stream"
+}
+
 @test "a bare array may lack its closing bracket, with or without a comma" {
 	cd "$FIXTURES"
-	run -0 tr-extract < kineto_resnet50_array_head.json
+	run -0 --separate-stderr tr-extract < kineto_resnet50_array_head.json
+	assert_stderr ''
+	refute_output --partial '"complete"'
 	local closed=$output
-	run -0 tr-extract < kineto_resnet50_array_head_open.json
-	assert_output "${closed/\"closed\":true/\"closed\":false}"
-	run -0 tr-extract < kineto_resnet50_array_head_open_comma.json
-	assert_output "${closed/\"closed\":true/\"closed\":false}"
+	run -0 --separate-stderr tr-extract < kineto_resnet50_array_head_open.json
+	assert_output "${closed/\"format\":\"array\",/\"format\":\"array\",\"complete\":false,}"
+	assert_stderr "tr-extract: <stdin>: warning: the event array has no closing ']'; the trace may be cut off"
+	run -0 --separate-stderr tr-extract kineto_resnet50_array_head_open_comma.json
+	assert_output "$(sed 's/"format":"array",/&"complete":false,/; s/kineto_resnet50_array_head.json/kineto_resnet50_array_head_open_comma.json/' kineto_resnet50_array_head.ndjson)"
+	assert_stderr "tr-extract: kineto_resnet50_array_head_open_comma.json: warning: the event array has no closing ']'; the trace may be cut off"
 	# An object's traceEvents must still be closed.
 	head -c -20 hta_backward_thread.json > "$BATS_TEST_TMPDIR/cut.json"
 	run -1 --separate-stderr tr-extract "$BATS_TEST_TMPDIR/cut.json"
@@ -272,4 +301,20 @@ setup() {
 	assert_output 45825
 	run -0 bats_pipe tr-extract "$SHARED/torch-cpu/cnn_sgd_s.json" \| tail -n 1 \| jq .events
 	assert_output 8877
+}
+
+@test "a pickle of every protocol, 0 to 5, is named as one" {
+	# Made by pickle.dumps(trace, protocol=N), of a dict or a bare list,
+	# and of an OrderedDict, which starts with GLOBAL 'c'.
+	local f
+	for f in "$TOP"/tests/corpus/tr-extract/pickle-*.pickle; do
+		run -1 --separate-stderr tr-extract "$f"
+		assert_output ''
+		assert_stderr --partial "tr-extract: $f:1:1: this is a Python pickle, not JSON; re-export"
+	done
+	# Bytes that no JSON starts with and no pickle does either.
+	run -1 --separate-stderr bash -c "printf 'cat\n' | tr-extract"
+	assert_stderr "tr-extract: <stdin>:1:1: not JSON: unexpected character 'c'"
+	run -1 --separate-stderr bash -c "printf '(x' | tr-extract"
+	assert_stderr "tr-extract: <stdin>:1:1: not JSON: unexpected character '('"
 }

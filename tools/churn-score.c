@@ -27,18 +27,24 @@ struct live {
 	int64_t		 addr, size;
 	uint64_t	 alloc_no;	/* allocations made before it */
 	const char	*site;
-	uint32_t	 prev, next;	/* in its size class */
-	uint8_t		 cls;
+	uint32_t	 next;		/* in the free list */
+	uint32_t	 pos;		/* in the heap */
 };
 
-/* Live allocations by address (linear probing) and by size class. */
+/*
+ * Live allocations by address (linear probing) and in a heap, largest
+ * first as top_at_peak orders them, so that the largest few are found
+ * without looking at the others: the peak moves often (alloc, free, alloc,
+ * ...) and the live set may hold many thousands of blocks.
+ */
 struct livemap {
 	struct live	*e;
 	size_t		 n, cap;
 	uint32_t	 freelist;
 	uint32_t	*tab;		/* entry index + 1; 0 is empty */
 	size_t		 tabcap, count;
-	uint32_t	 head[NCLASS];
+	uint32_t	*heap;		/* entry indices; count of them */
+	size_t		 heapcap;
 };
 
 struct oom {
@@ -114,6 +120,7 @@ struct dev {
 	struct memtl	tl;
 	int64_t		reserved;	/* segment bytes made in the window */
 	int64_t		snap_reserved;	/* the snapshot's segments */
+	uint64_t	line, col;	/* where its trace starts */
 };
 
 struct replay {
@@ -132,7 +139,7 @@ static int	on_trace_end(void *, struct msnap *, int64_t, uint64_t);
 static void	end_run(struct dev *, enum maction);
 static void	take_top(struct dev *, const struct livemap *);
 static void	add_top(struct dev *, int64_t, int64_t, const char *, int);
-static void	place(struct dev *);
+static int	place(struct msnap *, struct dev *);
 static int	top_cmp(const void *, const void *);
 static int	addr_cmp(const void *, const void *);
 static int	seen_cmp(const void *, const void *);
@@ -146,6 +153,9 @@ static struct live *live_find(struct livemap *, int64_t);
 static void	live_add(struct livemap *, int64_t, int64_t, uint64_t,
 		    const char *);
 static void	live_del(struct livemap *, struct live *);
+static int	live_before(const struct livemap *, uint32_t, uint32_t);
+static void	heap_up(struct livemap *, size_t);
+static void	heap_down(struct livemap *, size_t);
 static void	live_clear(struct livemap *);
 static void	live_free(struct livemap *);
 static void	put_dev(struct jw *, struct msnap *, const struct dev *);
@@ -217,12 +227,13 @@ score(const char *path, void *arg)
 		for (i = 0; i < rp.ndev; i++) {
 			if (!rp.dev[i].traced)
 				continue;
-			place(&rp.dev[i]);
+			if ((rc = place(ms, &rp.dev[i])) < 0)
+				break;
 			put_dev(w, ms, &rp.dev[i]);
 			put_timeline(w, ms, &rp.dev[i]);
 			traced = 1;
 		}
-		if (!traced)
+		if (rc == 0 && !traced)
 			warnmsg("%s: no trace entries to replay; record them"
 			    " with torch.cuda.memory._record_memory_history()"
 			    " before taking the snapshot", msnap_name(ms));
@@ -273,7 +284,6 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 	struct sblock *sb;
 	size_t i;
 
-	(void)ms;
 	*(int64_t *)vec_push(&d->segs, sizeof(int64_t)) = g->address;
 	d->snap_reserved = mtl_add(d->snap_reserved, g->total_size);
 	for (i = 0; i < g->nblocks; i++) {
@@ -285,7 +295,9 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 		sb->addr = b->address;
 		sb->size = b->requested >= 0 ? b->requested : b->size;
 		sb->site = b->site;
-		d->snap_live += sb->size;
+		if (msnap_add(ms, g->line, g->col, &d->snap_live,
+		    sb->size) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -300,15 +312,25 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 	struct seen *sn;
 	int c;
 
+	if (!d->traced) {
+		d->line = e->line;
+		d->col = e->col;
+	}
 	d->traced = 1;
 	d->entries++;
 	d->actions[e->action]++;
 	if (e->has_time) {
+		int64_t span;
+
 		if (!d->has_time || e->time_us < d->t_first)
 			d->t_first = e->time_us;
 		if (!d->has_time || e->time_us > d->t_last)
 			d->t_last = e->time_us;
 		d->has_time = 1;
+		if (__builtin_sub_overflow(d->t_last, d->t_first, &span))
+			return msnap_fail(ms, e->line, e->col,
+			    "\"time_us\" is too far from the trace's other"
+			    " times for 64 bits");
 	}
 	end_run(d, e->action);
 	switch (e->action) {
@@ -316,18 +338,24 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 		*(int64_t *)vec_push(&d->touched, sizeof(int64_t)) = e->addr;
 		c = size_class(e->size);
 		d->hist[c]++;
+		/* hist_bytes adds up part of what bytes_allocated does. */
+		if (msnap_add(ms, e->line, e->col, &d->bytes_allocated,
+		    e->size) < 0)
+			return -1;
 		d->hist_bytes[c] += e->size;
-		d->bytes_allocated += e->size;
 		if ((l = live_find(m, e->addr)) != NULL) {
 			/* The trace lost the free; the new block replaces it. */
 			d->double_allocs++;
-			d->delta -= l->size;
+			if (msnap_add(ms, e->line, e->col, &d->delta,
+			    -l->size) < 0)
+				return -1;
 			tl_point(d, e, l->site);
 			live_del(m, l);
 		}
 		live_add(m, e->addr, e->size, d->actions[MA_ALLOC] - 1,
 		    msnap_site(ms, e->doc, e->frames));
-		d->delta += e->size;
+		if (msnap_add(ms, e->line, e->col, &d->delta, e->size) < 0)
+			return -1;
 		tl_point(d, e, live_find(m, e->addr)->site);
 		if (d->delta > d->max_delta) {
 			d->max_delta = d->delta;
@@ -343,14 +371,18 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 		if (d->peak_dirty)
 			take_top(d, m);
 		*(int64_t *)vec_push(&d->touched, sizeof(int64_t)) = e->addr;
-		d->bytes_freed += e->size;
-		d->delta -= e->size;
+		if (msnap_add(ms, e->line, e->col, &d->bytes_freed,
+		    e->size) < 0 ||
+		    msnap_add(ms, e->line, e->col, &d->delta, -e->size) < 0)
+			return -1;
 		if ((l = live_find(m, e->addr)) == NULL) {
 			struct ufree *u;
 
 			/* Allocated before the window: live since it began. */
 			d->unmatched++;
-			d->unmatched_bytes += e->size;
+			if (msnap_add(ms, e->line, e->col, &d->unmatched_bytes,
+			    e->size) < 0)
+				return -1;
 			u = vec_push(&rp->unmatched, sizeof(*u));
 			u->addr = e->addr;
 			u->size = e->size;
@@ -359,7 +391,9 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 			break;
 		}
 		/* alloc and free_completed carry the same requested size. */
-		d->delta += e->size - l->size;
+		if (msnap_add(ms, e->line, e->col, &d->delta,
+		    e->size - l->size) < 0)
+			return -1;
 		tl_point(d, e, l->site);
 		if (d->actions[MA_ALLOC] - l->alloc_no <= SHORT_ALLOCS)
 			d->short_lived++;
@@ -369,7 +403,9 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 	case MA_SEGMENT_FREE:
 	case MA_SEGMENT_MAP:
 	case MA_SEGMENT_UNMAP:
-		d->seg_bytes[e->action - MA_SEGMENT_ALLOC] += e->size;
+		if (msnap_add(ms, e->line, e->col,
+		    &d->seg_bytes[e->action - MA_SEGMENT_ALLOC], e->size) < 0)
+			return -1;
 		sn = vec_push(e->action == MA_SEGMENT_FREE ||
 		    e->action == MA_SEGMENT_UNMAP ? &d->unmade : &d->made,
 		    sizeof(*sn));
@@ -462,35 +498,37 @@ on_trace_end(void *arg, struct msnap *ms, int64_t device, uint64_t n)
 	return 0;
 }
 
-/* The TOP_PEAK largest live blocks, from the largest size classes down. */
+/*
+ * The TOP_PEAK largest live blocks: the heap's root, then each time the
+ * better of the candidates, whose children become candidates in turn.
+ */
 static void
 take_top(struct dev *d, const struct livemap *m)
 {
-	struct top buf[TOP_PEAK * 4], *v = buf;
-	size_t n = 0, cap = sizeof(buf) / sizeof(buf[0]);
-	uint32_t i;
-	int c;
+	size_t cand[TOP_PEAK + 1], nc = 0, i, best, h;
+	const struct live *l;
 
 	d->peak_dirty = 0;
-	for (c = NCLASS - 1; c >= 0 && n < TOP_PEAK; c--)
-		for (i = m->head[c]; i != NONE; i = m->e[i].next) {
-			if (n == cap) {
-				cap *= 2;
-				v = v == buf ? memcpy(xreallocarray(NULL, cap,
-				    sizeof(*v)), buf, sizeof(buf)) :
-				    xreallocarray(v, cap, sizeof(*v));
-			}
-			v[n].addr = m->e[i].addr;
-			v[n].size = m->e[i].size;
-			v[n].site = m->e[i].site;
-			v[n].before = 0;
-			n++;
-		}
-	qsort(v, n, sizeof(*v), top_cmp);
-	d->ntop = n < TOP_PEAK ? (int)n : TOP_PEAK;
-	memcpy(d->top, v, (size_t)d->ntop * sizeof(*v));
-	if (v != buf)
-		free(v);
+	d->ntop = 0;
+	if (m->count > 0)
+		cand[nc++] = 0;
+	while (nc > 0 && d->ntop < TOP_PEAK) {
+		for (best = 0, i = 1; i < nc; i++)
+			if (live_before(m, m->heap[cand[i]],
+			    m->heap[cand[best]]))
+				best = i;
+		h = cand[best];
+		cand[best] = cand[--nc];
+		l = &m->e[m->heap[h]];
+		d->top[d->ntop].addr = l->addr;
+		d->top[d->ntop].size = l->size;
+		d->top[d->ntop].site = l->site;
+		d->top[d->ntop].before = 0;
+		d->ntop++;
+		/* After k are taken, at most k + 1 are candidates. */
+		for (i = 2 * h + 1; i <= 2 * h + 2 && i < m->count; i++)
+			cand[nc++] = i;
+	}
 }
 
 /* Puts a block among the TOP_PEAK largest, if it is one of them. */
@@ -521,12 +559,13 @@ add_top(struct dev *d, int64_t addr, int64_t size, const char *site,
  * segment the window did not make, or a segment freed that it did not
  * make, existed before the window began: the window started mid-run.
  */
-static void
-place(struct dev *d)
+static int
+place(struct msnap *ms, struct dev *d)
 {
 	const struct sblock *sb = d->blocks.v;
 	const int64_t *seg = d->segs.v;
 	const struct seen *un = d->unmade.v, *m;
+	int64_t at;
 	size_t i;
 
 	if (d->touched.n > 0)
@@ -546,6 +585,13 @@ place(struct dev *d)
 		if ((m = first_made(d, un[i].addr)) == NULL ||
 		    m->seq > un[i].seq)
 			d->unplaced++;
+	/* The peak, put_dev()'s sum of these, must fit as well. */
+	if (__builtin_add_overflow(d->static_bytes, d->unmatched_bytes, &at) ||
+	    __builtin_add_overflow(at, d->max_delta, &at))
+		return msnap_fail(ms, d->line, d->col, "device %" PRId64 ":"
+		    " the bytes live at the peak add up beyond 64 bits",
+		    d->device);
+	return 0;
 }
 
 static int
@@ -632,7 +678,9 @@ size_class(int64_t size)
 {
 	int c = 0;
 
-	while (c < NCLASS - 1 && size >= ((int64_t)2 << c))
+	/* Unsigned: 2 << 62 is beyond int64. */
+	while (c < NCLASS - 1 && size >= 0 &&
+	    (uint64_t)size >= (uint64_t)2 << c)
 		c++;
 	return c;
 }
@@ -707,29 +755,32 @@ live_add(struct livemap *m, int64_t addr, int64_t size, uint64_t alloc_no,
 	l->size = size;
 	l->alloc_no = alloc_no;
 	l->site = site;
-	l->cls = (uint8_t)size_class(size);
-	l->prev = NONE;
-	l->next = m->head[l->cls];
-	if (l->next != NONE)
-		m->e[l->next].prev = idx;
-	m->head[l->cls] = idx;
 	tab_insert(m, idx);
-	m->count++;
+	if (m->count == m->heapcap) {
+		m->heapcap = m->heapcap ? m->heapcap * 2 : 1024;
+		m->heap = xreallocarray(m->heap, m->heapcap,
+		    sizeof(*m->heap));
+	}
+	l->pos = (uint32_t)m->count;
+	m->heap[m->count++] = idx;
+	heap_up(m, l->pos);
 }
 
 /* Unlinks l; its slot goes on the free list with size -1. */
 static void
 live_del(struct livemap *m, struct live *l)
 {
-	uint32_t idx = (uint32_t)(l - m->e);
+	uint32_t idx = (uint32_t)(l - m->e), moved;
 	size_t i, j, k, mask = m->tabcap - 1;
 
-	if (l->prev != NONE)
-		m->e[l->prev].next = l->next;
-	else
-		m->head[l->cls] = l->next;
-	if (l->next != NONE)
-		m->e[l->next].prev = l->prev;
+	/* The last heap entry takes l's place and moves up or down. */
+	if (l->pos != --m->count) {
+		moved = m->heap[m->count];
+		m->heap[l->pos] = moved;
+		m->e[moved].pos = l->pos;
+		heap_up(m, l->pos);
+		heap_down(m, m->e[moved].pos);
+	}
 	/* Backward-shift deletion keeps every probe chain unbroken. */
 	for (i = addr_hash(l->addr) & mask; m->tab[i] != idx + 1;
 	    i = (i + 1) & mask)
@@ -746,19 +797,61 @@ live_del(struct livemap *m, struct live *l)
 	l->size = -1;
 	l->next = m->freelist;
 	m->freelist = idx;
-	m->count--;
+}
+
+/* Whether entry a comes before entry b in top_at_peak (top_cmp). */
+static int
+live_before(const struct livemap *m, uint32_t a, uint32_t b)
+{
+	const struct live *x = &m->e[a], *y = &m->e[b];
+
+	if (x->size != y->size)
+		return x->size > y->size;
+	return x->addr < y->addr;
+}
+
+static void
+heap_swap(struct livemap *m, size_t i, size_t j)
+{
+	uint32_t t = m->heap[i];
+
+	m->heap[i] = m->heap[j];
+	m->heap[j] = t;
+	m->e[m->heap[i]].pos = (uint32_t)i;
+	m->e[m->heap[j]].pos = (uint32_t)j;
+}
+
+static void
+heap_up(struct livemap *m, size_t i)
+{
+	while (i > 0 && live_before(m, m->heap[i], m->heap[(i - 1) / 2])) {
+		heap_swap(m, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void
+heap_down(struct livemap *m, size_t i)
+{
+	size_t c;
+
+	while ((c = 2 * i + 1) < m->count) {
+		if (c + 1 < m->count && live_before(m, m->heap[c + 1],
+		    m->heap[c]))
+			c++;
+		if (!live_before(m, m->heap[c], m->heap[i]))
+			break;
+		heap_swap(m, i, c);
+		i = c;
+	}
 }
 
 static void
 live_clear(struct livemap *m)
 {
-	int c;
-
 	m->n = 0;
 	m->count = 0;
 	m->freelist = NONE;
-	for (c = 0; c < NCLASS; c++)
-		m->head[c] = NONE;
 	if (m->tab != NULL)
 		memset(m->tab, 0, m->tabcap * sizeof(*m->tab));
 }
@@ -768,6 +861,7 @@ live_free(struct livemap *m)
 {
 	free(m->e);
 	free(m->tab);
+	free(m->heap);
 }
 
 static void

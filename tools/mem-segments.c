@@ -77,6 +77,8 @@ struct snap {
 	uint64_t	 warned;	/* msnap_warnings() at last segment */
 	struct layout	 lay[LAYOUTS];	/* the largest segments so far */
 	size_t		 nlay;
+	/* Bytes reserved, allocated, active and requested, all devices. */
+	int64_t		 sums[4];
 };
 
 static void	usage(void) __attribute__((noreturn));
@@ -237,6 +239,17 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 	struct devsum *d;
 	size_t i;
 
+	/*
+	 * Over all devices; every per-device sum, and the summary's, adds
+	 * up part of one of these, so it fits in int64 too.
+	 */
+	if (msnap_add(ms, g->line, g->col, &s->sums[0], g->total_size) < 0 ||
+	    msnap_add(ms, g->line, g->col, &s->sums[1],
+	    g->allocated_size) < 0 ||
+	    msnap_add(ms, g->line, g->col, &s->sums[2], g->active_size) < 0 ||
+	    msnap_add(ms, g->line, g->col, &s->sums[3],
+	    g->requested_size > 0 ? g->requested_size : 0) < 0)
+		return -1;
 	if (s->nseg == s->segcap) {
 		s->segcap = s->segcap ? s->segcap * 2 : 64;
 		s->seg = xreallocarray(s->seg, s->segcap, sizeof(*s->seg));

@@ -102,6 +102,8 @@ static void	stack_key(const struct jdoc *, int, int, char *, size_t,
 static void	thread_stack_free(void *);
 static void	count_cat(struct trace *, const struct ev *);
 static void	see_time(struct trace *, int64_t, int64_t);
+static int	check_time(struct trace *, const struct jdoc *,
+		    const struct ev *, int64_t, int64_t);
 static void	rank_from_name(struct trace *);
 static void	put_trace(struct trace *);
 static void	put_repairs(struct trace *);
@@ -162,6 +164,9 @@ extract(const char *path, void *arg)
 	t.r = jr_open(in, JR_OPEN_ARRAY);
 	rank_from_name(&t);
 	rc = read_top(&t);
+	if (rc == 0 && jr_unclosed(t.r))
+		warnmsg("%s: warning: the event array has no closing ']';"
+		    " the trace may be cut off", t.file);
 	if (rc == 0 && t.unmatched_begin > 0)
 		warnmsg("%s: %" PRIu64 " 'B' events never ended", t.file,
 		    t.unmatched_begin);
@@ -426,12 +431,19 @@ event(struct trace *t)
 		 * A whole microsecond, so that relative times keep the same
 		 * sub-microsecond digits as the trace and truncate alike.
 		 */
+		if (__builtin_sub_overflow(e.ts_ns,
+		    (e.ts_ns % 1000 + 1000) % 1000, &t->origin))
+			return jdoc_error(t->file, d, e.ts,
+			    "\"ts\" is out of range: %s",
+			    jdoc_str(d, (uint32_t)e.ts));
 		t->have_origin = 1;
-		t->origin = e.ts_ns - (e.ts_ns % 1000 + 1000) % 1000;
 		t->first = t->last = e.ts_ns;
 	}
 	if (d->node[e.ph].len != 1)
 		return 0;
+	if (strchr("XBEiIsftC", ph) != NULL &&
+	    check_time(t, d, &e, e.ts_ns, ph == 'X' ? e.dur_ns : 0) < 0)
+		return -1;
 	switch (ph) {
 	case 'X':
 		see_time(t, e.ts_ns, e.dur_ns);
@@ -617,6 +629,7 @@ begin_end(struct trace *t, struct ev *e, char ph)
 	struct jdoc tmp;
 	char key[512];
 	size_t len;
+	int64_t dur;
 
 	stack_key(d, e->pid, e->tid, key, sizeof(key), &len);
 	if (ph == 'B') {
@@ -646,14 +659,19 @@ begin_end(struct trace *t, struct ev *e, char ph)
 	t->unmatched_begin--;
 	if (e->ts_ns < ob->ts)
 		return jdoc_error(t->file, d, e->ts, "'E' event ends before its 'B' begins");
+	if (__builtin_sub_overflow(e->ts_ns, ob->ts, &dur))
+		return jdoc_error(t->file, d, e->ts, "'E' event is too far from"
+		    " its 'B' for 64-bit nanoseconds");
+	if (check_time(t, d, e, ob->ts, dur) < 0)
+		return -1;
 	/* The 'B' event's fields describe the slice; its doc is a copy. */
 	tmp = t->doc;
 	t->doc = ob->doc;
 	ob->doc = tmp;
 	if (fields(t, &be) < 0)
 		return -1;
-	see_time(t, ob->ts, e->ts_ns - ob->ts);
-	emit_complete(t, &t->doc, &be, ob->ts, e->ts_ns - ob->ts);
+	see_time(t, ob->ts, dur);
+	emit_complete(t, &t->doc, &be, ob->ts, dur);
 	return 0;
 }
 
@@ -711,6 +729,31 @@ count_cat(struct trace *t, const struct ev *e)
 		ent = strmap_put(&t->cats, s, len);
 	}
 	ent->n++;
+}
+
+/*
+ * Whether an event at ts lasting dur keeps every time of the trace, and
+ * the span of them all, within int64 nanoseconds from the origin: then
+ * see_time() and every time written can be computed without overflow.
+ * Reports the error at the event's "ts" or "dur" when not.
+ */
+static int
+check_time(struct trace *t, const struct jdoc *d, const struct ev *e,
+    int64_t ts, int64_t dur)
+{
+	int64_t end, first, last, x;
+
+	if (__builtin_add_overflow(ts, dur > 0 ? dur : 0, &end))
+		return jdoc_error(t->file, d, e->dur >= 0 ? e->dur : e->ts,
+		    "\"ts\" + \"dur\" is beyond 64-bit nanoseconds");
+	first = ts < t->first ? ts : t->first;
+	last = end > t->last ? end : t->last;
+	if (__builtin_sub_overflow(last, first, &x) ||
+	    __builtin_sub_overflow(first, t->origin, &x) ||
+	    __builtin_sub_overflow(last, t->origin, &x))
+		return jdoc_error(t->file, d, e->ts, "\"ts\" is too far from"
+		    " the trace's other times for 64-bit nanoseconds");
+	return 0;
 }
 
 static void
@@ -772,9 +815,9 @@ put_trace(struct trace *t)
 	jw_cstring(w, t->file);
 	jw_key(w, "format");
 	jw_cstring(w, t->array_form ? "array" : "object");
-	if (t->array_form) {
-		jw_key(w, "closed");
-		jw_bool(w, !jr_unclosed(t->r));
+	if (jr_unclosed(t->r)) {
+		jw_key(w, "complete");
+		jw_bool(w, 0);
 	}
 	jw_key(w, "schema_version");
 	if (t->schema != NULL)
