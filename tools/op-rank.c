@@ -337,6 +337,7 @@ static size_t	put_rank_partial(struct run *, struct jw *,
 static void	put_partial_head(struct run *, struct jw *);
 static void	output_partial(struct run *, struct jw *);
 static void	digest_file(const char *, char [65]);
+static uint32_t	member(const struct jdoc *, const char *);
 static int	get_num(struct run *, uint32_t, const char *, int64_t *);
 static int	get_nums(struct run *, const char *, int64_t *, size_t);
 static int	get_stat(struct run *, uint32_t, struct stat *);
@@ -2858,6 +2859,15 @@ digest_file(const char *path, char hex[65])
 	sha256_hex(&c, hex);
 }
 
+/* The node of the record's member key for messages, or the record's. */
+static uint32_t
+member(const struct jdoc *d, const char *key)
+{
+	int i = jdoc_get(d, 0, key);
+
+	return i >= 0 ? (uint32_t)i : 0;
+}
+
 /* Member key of the record as an integer, which it must have. */
 static int
 get_num(struct run *r, uint32_t obj, const char *key, int64_t *v)
@@ -2883,7 +2893,7 @@ get_nums(struct run *r, const char *key, int64_t *v, size_t n)
 	int i;
 
 	if ((i = jdoc_get(d, 0, key)) < 0 || d->node[i].type != JT_ARRAY)
-		return jdoc_error(r->file, d, i >= 0 ? (uint32_t)i : 0,
+		return jdoc_error(r->file, d, member(d, key),
 		    "\"%s\" record lacks the array \"%s\"", ndin_kind(d), key);
 	if (d->node[i].len != n)
 		return jdoc_error(r->file, d, (uint32_t)i, "\"%s\" does not"
@@ -2930,7 +2940,10 @@ partial_rank(struct run *r, int64_t *rank)
 	return rank_agg(r, *rank);
 }
 
-/* The header must match this run: the same format, options and tables. */
+/*
+ * The header must match this run: the same format, the same options (so
+ * that every partial of a merge was made alike) and the same tables.
+ */
 static int
 partial_head(struct run *r)
 {
@@ -2945,34 +2958,39 @@ partial_head(struct run *r)
 	if (get_num(r, 0, "version", &v) < 0)
 		return -1;
 	if (v != PARTIAL_VERSION)
-		return jdoc_error(r->file, d, (uint32_t)jdoc_get(d, 0,
-		    "version"), "partial of version %" PRId64 ", not %d", v,
+		return jdoc_error(r->file, d, member(d, "version"),
+		    "partial of version %" PRId64 ", not %d", v,
 		    PARTIAL_VERSION);
-	if (jdoc_get_str(d, 0, "key", &s, NULL) < 0 ||
-	    strcmp(s, keyname[r->key]) != 0)
-		return jdoc_error(r->file, d, 0, "partial made with another"
-		    " -k than %s", keyname[r->key]);
+	if (jdoc_get_str(d, 0, "key", &s, NULL) < 0)
+		return jdoc_error(r->file, d, member(d, "key"),
+		    "\"op_partial\" record lacks \"key\"");
+	if (strcmp(s, keyname[r->key]) != 0)
+		return jdoc_error(r->file, d, member(d, "key"),
+		    "partial made with -k %s, not -k %s", s, keyname[r->key]);
 	if (get_num(r, 0, "limit", &v) < 0)
 		return -1;
 	if (v != r->limit)
-		return jdoc_error(r->file, d, (uint32_t)jdoc_get(d, 0,
-		    "limit"), "partial made with -n %" PRId64 ", not %lld", v,
+		return jdoc_error(r->file, d, member(d, "limit"),
+		    "partial made with -n %" PRId64 ", not -n %lld", v,
 		    r->limit);
-	ph = r->phase != PH_NONE ? phasename[r->phase] : NULL;
-	i = jdoc_get(d, 0, "phase");
-	if (i < 0 || (ph == NULL ? d->node[i].type != JT_NULL :
-	    jdoc_get_str(d, 0, "phase", &s, NULL) < 0 || strcmp(s, ph) != 0))
-		return jdoc_error(r->file, d, i >= 0 ? (uint32_t)i : 0,
-		    "partial made with another -p than %s", ph != NULL ? ph :
-		    "none");
+	ph = r->phase != PH_NONE ? phasename[r->phase] : "none";
+	if ((i = jdoc_get(d, 0, "phase")) < 0 ||
+	    (d->node[i].type != JT_NULL && d->node[i].type != JT_STRING))
+		return jdoc_error(r->file, d, member(d, "phase"),
+		    "\"op_partial\" record lacks \"phase\"");
+	s = d->node[i].type == JT_NULL ? "none" : jdoc_str(d, (uint32_t)i);
+	/* "none" is no phase name: -p refuses it. */
+	if (strcmp(s, ph) != 0)
+		return jdoc_error(r->file, d, (uint32_t)i, "partial made with"
+		    " -p %s, not -p %s", s, ph);
 	if (jdoc_get_str(d, 0, "families", &s, NULL) < 0 ||
 	    strcmp(s, r->famsum) != 0)
-		return jdoc_error(r->file, d, 0, "partial made with another"
-		    " family table");
+		return jdoc_error(r->file, d, member(d, "families"),
+		    "partial made with another family table");
 	if (jdoc_get_str(d, 0, "precisions", &s, NULL) < 0 ||
 	    strcmp(s, r->precsum) != 0)
-		return jdoc_error(r->file, d, 0, "partial made with another"
-		    " precision table");
+		return jdoc_error(r->file, d, member(d, "precisions"),
+		    "partial made with another precision table");
 	return 0;
 }
 
@@ -2993,8 +3011,8 @@ partial_name(struct run *r, struct agg *a)
 		if (strcmp(cls, clsname[c]) == 0)
 			break;
 	if (c == NCLASS)
-		return jdoc_error(r->file, d, (uint32_t)jdoc_get(d, 0,
-		    "class"), "unknown class: %s", cls);
+		return jdoc_error(r->file, d, member(d, "class"),
+		    "unknown class: %s", cls);
 	if (jdoc_get_str(d, 0, "name", &name, &len) < 0)
 		return jdoc_error(r->file, d, 0, "\"op_partial_name\" lacks"
 		    " \"name\"");
