@@ -176,25 +176,34 @@ partials() {
 }
 
 @test "one rank over several windows: split by window, merged as one" {
-	local w
+	local w i=0
 	for w in 0 1000 3000; do
-		printf '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":%d,"dur":%d}\n' \
-		    "$((w + 10))" "$((w / 100 + 40))"
-		printf '{"kind":"thread","pid":1,"tid":1,"name":"main"}\n'
-		printf '{"kind":"event","name":"ProfilerStep#%d","cat":"user_annotation","pid":1,"tid":1,"ts":%d,"dur":90}\n' \
-		    "$((w / 1000))" "$w"
-		printf '{"kind":"trace","file":"w%d.json","rank":2,"origin_ns":%d,"start":0,"end":500,"events":2}\n' \
-		    "$w" "$((w * 1000))"
-	done >"$T/three.ndjson"
-	op-rank <"$T/three.ndjson" >"$T/one.out"
-	grep -q '"kind":"step_stats","rank":2,"steps":3' "$T/one.out"
-	# Each trace is 4 lines: windows 1, 2 and 3 apart.
-	for i in 0 1 2; do
-		sed -n "$((4 * i + 1)),$((4 * i + 4))p" "$T/three.ndjson" |
-		    op-rank --partial >"$T/w$i.ndjson"
+		{
+			printf '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":%d,"dur":%d}\n' \
+			    "$((w + 10))" "$((w / 100 + 40))"
+			# The thread's name differs between windows, none in one.
+			[ "$w" -eq 1000 ] ||
+			    printf '{"kind":"thread","pid":1,"tid":1,"name":"main-%d"}\n' \
+			    "$((5 - w / 1000))"
+			printf '{"kind":"event","name":"ProfilerStep#%d","cat":"user_annotation","pid":1,"tid":1,"ts":%d,"dur":90}\n' \
+			    "$((w / 1000))" "$w"
+			printf '{"kind":"trace","file":"w%d.json","rank":2,"origin_ns":%d,"start":0,"end":500,"events":2}\n' \
+			    "$w" "$((w * 1000))"
+		} >"$T/t$i.ndjson"
+		op-rank --partial "$T/t$i.ndjson" >"$T/w$i.ndjson"
+		i=$((i + 1))
 	done
+	op-rank "$T"/t{0,1,2}.ndjson >"$T/one.out"
+	grep -q '"kind":"step_stats","rank":2,"steps":3' "$T/one.out"
 	op-rank --merge "$T"/w{2,0,1}.ndjson >"$T/merge.out"
 	cmp "$T/one.out" "$T/merge.out"
+	op-rank --merge "$T"/w{0,1,2}.ndjson >"$T/merge.out"
+	cmp "$T/one.out" "$T/merge.out"
+	# The name that sorts first stays, in whatever order windows come.
+	grep -q '"kind":"thread_total","rank":2,"pid":1,"tid":1,"name":"main-2"' \
+	    "$T/one.out"
+	op-rank "$T"/t{2,1,0}.ndjson >"$T/back.out"
+	cmp "$T/one.out" "$T/back.out"
 	# The same window twice is refused, across partials as in one run.
 	run -1 --separate-stderr op-rank --merge "$T/w1.ndjson" "$T/w0.ndjson" \
 	    "$T/w1.ndjson"
@@ -202,6 +211,35 @@ partials() {
 	run -1 --separate-stderr op-rank --partial --merge "$T/w0.ndjson" \
 	    "$T/w0.ndjson"
 	assert_stderr --partial 'both rank 2, same window'
+}
+
+# An operator and an annotation of one name and time: op_ranks orders them
+# by class, not by which name came first, so neither order of the ranks nor
+# of the partials changes the output.
+@test "op_ranks ties between classes do not depend on input order" {
+	ev() {
+		printf '{"kind":"event","name":"x","cat":"%s","pid":1,"tid":1,"ts":%d,"dur":50}\n' \
+		    "$1" "$2"
+	}
+	{
+		ev cpu_op 0
+		ev user_annotation 100
+		printf '{"kind":"trace","rank":0,"origin_ns":0,"start":0,"end":200,"events":2}\n'
+	} >"$T/a.ndjson"
+	{
+		ev user_annotation 0
+		ev cpu_op 100
+		printf '{"kind":"trace","rank":1,"origin_ns":0,"start":0,"end":200,"events":2}\n'
+	} >"$T/b.ndjson"
+	op-rank "$T/a.ndjson" "$T/b.ndjson" >"$T/ab.out"
+	op-rank "$T/b.ndjson" "$T/a.ndjson" >"$T/ba.out"
+	cmp "$T/ab.out" "$T/ba.out"
+	run -0 jq -r 'select(.kind == "op_ranks") | .class' "$T/ab.out"
+	assert_output $'annotation\nop'
+	op-rank --partial "$T/a.ndjson" >"$T/a.partial"
+	op-rank --partial "$T/b.ndjson" >"$T/b.partial"
+	op-rank --merge "$T/b.partial" "$T/a.partial" >"$T/merge.out"
+	cmp "$T/ab.out" "$T/merge.out"
 }
 
 @test "empty input: a partial of nothing merges into nothing" {

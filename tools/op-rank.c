@@ -130,7 +130,7 @@ struct agg {
 	int64_t		 rank;		/* -1: unknown */
 	struct stat	*st;		/* by name id */
 	struct stat	*pst;		/* by name id, in -p phase */
-	size_t		 nst;
+	size_t		 nst, capst;
 	struct strmap	 threads;	/* -> struct thsum */
 	struct strmap	 devs;		/* -> struct devsum */
 	int64_t		 ph_self[NPHASE], ph_gpu[NPHASE];
@@ -209,7 +209,7 @@ struct run {
 	struct names	 names;
 	struct table	 tab, prec;
 	struct trace	 t;
-	struct agg	**ranks;
+	struct agg	**ranks, *cur;	/* cur: the rank last looked up */
 	size_t		 nranks;
 	struct seen	*seen;
 	size_t		 nseen;
@@ -297,6 +297,7 @@ static int	cmpcev(const void *, const void *);
 static int	cmprev(const void *, const void *);
 static int	cmpstep(const void *, const void *);
 static int	cmpitem(const void *, const void *);
+static int	cmpclass(const void *, const void *);
 static void	nest_fit(struct nest *, size_t);
 static void	nest_free(struct nest *);
 static void	nest_cpu(struct run *, struct nest *, struct thr *);
@@ -1214,13 +1215,16 @@ rank_agg(struct run *r, int64_t rank)
 	struct agg *a;
 	size_t i, cap = r->nranks;
 
+	/* A partial's records come rank by rank. */
+	if (r->cur != NULL && r->cur->rank == rank)
+		return r->cur;
 	for (i = 0; i < r->nranks; i++)
 		if (r->ranks[i]->rank == rank)
-			return r->ranks[i];
+			return r->cur = r->ranks[i];
 	r->ranks = xreallocarray(r->ranks, cap + 1, sizeof(*r->ranks));
 	a = r->ranks[r->nranks++] = xcalloc(1, sizeof(*a));
 	a->rank = rank;
-	return a;
+	return r->cur = a;
 }
 
 static int64_t
@@ -1635,21 +1639,35 @@ phase_kernels(struct run *r)
 	}
 }
 
+/*
+ * Makes room for names below n.  The room grows by doubling, as a merge
+ * fits a rank to each new name it reads; nst stays exact, for the loops
+ * over names.
+ */
 static void
 agg_fit(struct agg *a, size_t n)
 {
+	size_t cap;
+
 	if (n <= a->nst)
 		return;
-	a->st = xreallocarray(a->st, n, sizeof(*a->st));
-	memset(a->st + a->nst, 0, (n - a->nst) * sizeof(*a->st));
-	a->pst = xreallocarray(a->pst, n, sizeof(*a->pst));
-	memset(a->pst + a->nst, 0, (n - a->nst) * sizeof(*a->pst));
+	if (n > a->capst) {
+		cap = a->capst * 2 > n ? a->capst * 2 : n;
+		a->st = xreallocarray(a->st, cap, sizeof(*a->st));
+		memset(a->st + a->capst, 0, (cap - a->capst) *
+		    sizeof(*a->st));
+		a->pst = xreallocarray(a->pst, cap, sizeof(*a->pst));
+		memset(a->pst + a->capst, 0, (cap - a->capst) *
+		    sizeof(*a->pst));
+		a->capst = cap;
+	}
 	a->nst = n;
 }
 
 /*
- * A rank's sum for a thread, made on first sight with the name seen then:
- * the key is what tells threads apart, here and in a merge of partials.
+ * A rank's sum for a thread; the key is what tells threads apart, here and
+ * in a merge of partials.  Of the names a thread had in the windows of its
+ * rank, the one that sorts first stays, whatever order they come in.
  */
 static struct thsum *
 thsum_get(struct agg *a, const struct jid *pid, const struct jid *tid,
@@ -1672,8 +1690,10 @@ thsum_get(struct agg *a, const struct jid *pid, const struct jid *tid,
 		ts = e->val = xcalloc(1, sizeof(*ts));
 		jid_copy(&ts->pid, pid);
 		jid_copy(&ts->tid, tid);
-		if (name != NULL)
-			ts->name = xstrdup(name);
+	}
+	if (name != NULL && (ts->name == NULL || strcmp(name, ts->name) < 0)) {
+		free(ts->name);
+		ts->name = xstrdup(name);
 	}
 	return ts;
 }
@@ -1855,6 +1875,22 @@ cmpitem(const void *a, const void *b)
 	if (x->v != y->v)
 		return x->v > y->v ? -1 : 1;
 	return strcmp(x->s, y->s);
+}
+
+/*
+ * cmpitem() for operators and annotations together, where an operator and
+ * an annotation may share a name: the interned key before the name holds
+ * the class letter, and settles the order whatever order names came in.
+ */
+static int
+cmpclass(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+	int c;
+
+	if ((c = cmpitem(a, b)) != 0)
+		return c;
+	return (x->s[-1] > y->s[-1]) - (x->s[-1] < y->s[-1]);
 }
 
 static double
@@ -2498,7 +2534,7 @@ put_op_ranks(struct run *r, struct jw *w)
 		it[n].s = r->names.v[i].s;
 		it[n++].i = i;
 	}
-	sortv(it, n, sizeof(*it), cmpitem);
+	sortv(it, n, sizeof(*it), cmpclass);
 	if (r->limit > 0 && (size_t)r->limit < n)
 		n = (size_t)r->limit;
 	for (i = 0; i < n; i++) {
