@@ -126,16 +126,16 @@ need_input = $(if $(call traces,$1)$(call snaps,$1),,printf '%s\n' \
 	$(call q,report.mk: $1: no trace and no memory snapshot (none of \
 	$(TRACE_PATTERNS) $(SNAP_PATTERNS))) >&2; exit 1)
 
-# $(call into,command): runs command as a stage, through $(SUBMIT), into
-# $@.tmp, then renames that to $@.  One shell line, so that when the
-# command fails its trap removes the .tmp.
-into = t=$(call q,$@.tmp); trap 'rm -f "$$t"' EXIT; $(SUBMIT) $1 >"$$t"; \
-	mv "$$t" $(call q,$@)
+# $(call into,command[,file]): runs command as a stage, through $(SUBMIT),
+# into file.tmp, then renames that to file ($@ if not named).  One shell
+# line, so that when the command fails its trap removes the .tmp.
+into = t=$(call q,$(or $2,$@).tmp); trap 'rm -f "$$t"' EXIT; \
+	$(SUBMIT) $1 >"$$t"; mv "$$t" $(call q,$(or $2,$@))
 
-# $(call stage,script,names): runs script, a bash script that holds no
-# name, as one stage through $(SUBMIT), so that all its pipes run on one
-# node; the names reach it as $$1, $$2..., quoted once.
-stage = $(SUBMIT) bash -eu -o pipefail -c $(call q,$1) $(ME) $2
+# $(call script,text,names): the command that runs text, a bash script that
+# holds no name, with the names as its $$1, $$2..., each quoted once: one
+# command, so that through $(SUBMIT) all its pipes run on one node.
+script = bash -eu -o pipefail -c $(call q,$1) $(ME) $2
 
 # One trace's stage, writing $$2 (the partial) and $$3 (the records
 # mem-segments reads) from the trace $$1: tr-extract's records go through
@@ -147,24 +147,25 @@ RANK_STAGE = trap 'rm -f "$$2.tmp" "$$3.tmp"' EXIT; \
 	$(BIN)/op-rank --partial >"$$2.tmp"; \
 	exec 4>&-; wait $$!; mv "$$3.tmp" "$$3"; mv "$$2.tmp" "$$2"
 
-# For run/N: run/.N.ops.ndjson and run/.N.mem.ndjson (a pattern without a
-# slash matches the file's name, and $$* is run/N).  Both come from one
-# run of tr-extract (a pattern rule with two targets makes both at once).
-.%.ops.ndjson .%.mem.ndjson: % $(BIN)/tr-extract $(BIN)/op-rank \
+# For run/N: run/.N.ops.ndjson, and run/.N.mem.ndjson beside it, renamed
+# before it (a pattern without a slash matches the file's name, and $$* is
+# run/N).  The .mem file is no target: make would run the stage a second
+# time for it once the .ops file is read and gone.
+.%.ops.ndjson: % $(BIN)/tr-extract $(BIN)/op-rank \
     $(RUBRIC)/op-families.tsv $(RUBRIC)/kernel-precision.tsv
-	$(call stage,$(RANK_STAGE),$(call qs,$* $(call rank_file,$*,ops) \
-	    $(call rank_file,$*,mem)))
+	$(SUBMIT) $(call script,$(RANK_STAGE),$(call qs,$* \
+	    $(call rank_file,$*,ops) $(call rank_file,$*,mem)))
 
-%/ops.ndjson: $$(call rank_files,$$*,ops) $(BIN)/op-rank \
-    $(RUBRIC)/op-families.tsv $(RUBRIC)/kernel-precision.tsv
+# Both from the per-trace files, which go once both are made.  mem-segments
+# reads the kept records as one stream, as in one pass (given files, it
+# would name each in its records).
+%/ops.ndjson %/trace-memory.ndjson: $$(call rank_files,$$*,ops) \
+    $(BIN)/op-rank $(BIN)/mem-segments
 	$(call into,$(BIN)/op-rank --merge \
-	    $(call qs,$(call rank_files,$*,ops)))
-	rm -f $(call qs,$(call rank_files,$*,ops))
-
-%/trace-memory.ndjson: $$(call rank_files,$$*,mem) $(BIN)/mem-segments
-	$(call into,$(BIN)/mem-segments \
-	    $(call qs,$(call rank_files,$*,mem)))
-	rm -f $(call qs,$(call rank_files,$*,mem))
+	    $(call qs,$(call rank_files,$*,ops)),$*/ops.ndjson)
+	$(call into,$(call script,cat -- "$$@" | $(BIN)/mem-segments, \
+	    $(call qs,$(call rank_files,$*,mem))),$*/trace-memory.ndjson)
+	rm -f $(call qs,$(call rank_files,$*,ops) $(call rank_files,$*,mem))
 
 %/context.ndjson: $$(call context,$$*) $(BIN)/analyze-profile
 	$(call into,$(BIN)/analyze-profile --context $(call q,$(call context,$*)))
