@@ -20,12 +20,14 @@
 #include "ival.h"
 #include "json.h"
 #include "ndjson.h"
+#include "sha256.h"
 #include "strmap.h"
 #include "xalloc.h"
 
 #define TABLE_NAME	"op-families.tsv"
 #define PREC_NAME	"kernel-precision.tsv"
 #define TOP_N		5	/* entries in the summaries' top lists */
+#define PARTIAL_VERSION	1	/* of the op_partial records */
 
 /* What a name is; the class is part of the interned key. */
 enum { C_OP, C_ANN, C_PY, C_GPU, NCLASS };
@@ -216,6 +218,7 @@ struct run {
 	int		 phase;		/* -p, or PH_NONE */
 	long long	 limit;
 	const char	*file;
+	char		 famsum[65], precsum[65];	/* table digests */
 };
 
 /* Scratch for nesting one thread, kept across threads. */
@@ -280,6 +283,10 @@ static struct kacc *kmap_get(const struct kmap *, int64_t);
 static void	stat_add(struct stat *, int64_t, int64_t);
 static void	stat_merge(struct stat *, const struct stat *);
 static void	agg_fit(struct agg *, size_t);
+static struct thsum *thsum_get(struct agg *, const struct jid *,
+		    const struct jid *, const char *);
+static struct devsum *devsum_get(struct agg *, const struct jid *);
+static void	devsum_add(struct devsum *, const struct devsum *);
 static void	agg_merge(struct agg *, const struct agg *);
 static void	agg_free(struct agg *);
 static void	trace_free(struct trace *);
@@ -297,8 +304,8 @@ static void	nest_py(struct run *, struct nest *, struct thr *);
 static void	link_steps(struct trace *, struct thr *);
 static void	timeline(struct trace *, struct dev *);
 static struct agg *rank_agg(struct run *, int64_t);
-static int	same_window(struct run *, const struct jdoc *, int64_t,
-		    int64_t, int64_t);
+static int	same_window(struct run *, const char *, int64_t, int64_t,
+		    int64_t);
 static double	keyval(const struct stat *, enum key);
 static double	round3(double);
 static double	pct(int64_t, int64_t);
@@ -321,19 +328,39 @@ static void	put_summary(struct run *, struct jw *, const struct agg *,
 		    size_t);
 static void	put_op_ranks(struct run *, struct jw *);
 static void	output(struct run *, struct jw *);
+static void	put_nonneg_rank(struct jw *, int64_t);
+static void	put_stat(struct jw *, const struct stat *);
+static void	put_i64s(struct jw *, const char *, const int64_t *, size_t);
+static int	cmpseen(const void *, const void *);
+static size_t	put_rank_partial(struct run *, struct jw *,
+		    const struct agg *);
+static void	put_partial_head(struct run *, struct jw *);
+static void	output_partial(struct run *, struct jw *);
+static void	digest_file(const char *, char [65]);
+static int	get_num(struct run *, uint32_t, const char *, int64_t *);
+static int	get_nums(struct run *, const char *, int64_t *, size_t);
+static int	get_stat(struct run *, uint32_t, struct stat *);
+static struct agg *partial_rank(struct run *, int64_t *);
+static int	partial_head(struct run *);
+static int	partial_name(struct run *, struct agg *);
+static int	partial_record(struct run *, const char *);
+static int	merge_file(struct run *, const char *);
 
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: %s [-f table] [-k key] [-n count] [-p phase] "
-	    "[file ...]\n", getprogname());
+	    "[--merge] [--partial] [file ...]\n", getprogname());
 	exit(2);
 }
 
 int
 main(int argc, char *argv[])
 {
+	enum { OPT_MERGE = UCHAR_MAX + 1, OPT_PARTIAL };
 	static const struct option longopts[] = {
+		{ "merge", no_argument, NULL, OPT_MERGE },
+		{ "partial", no_argument, NULL, OPT_PARTIAL },
 		{ "phase", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -341,7 +368,8 @@ main(int argc, char *argv[])
 	struct jw *w;
 	char *table = NULL, *prec;
 	size_t i;
-	int ch, rc, status = 0;
+	int ch, rc, status = 0, merge = 0, partial = 0;
+	int (*input)(struct run *, const char *);
 
 	setprogname(argv[0]);
 	memset(&r, 0, sizeof(r));
@@ -378,6 +406,12 @@ main(int argc, char *argv[])
 			}
 			r.phase = (int)i;
 			break;
+		case OPT_MERGE:
+			merge = 1;
+			break;
+		case OPT_PARTIAL:
+			partial = 1;
+			break;
 		default:
 			usage();
 		}
@@ -388,9 +422,11 @@ main(int argc, char *argv[])
 	if (table == NULL)
 		table = find_table(TABLE_NAME);
 	load_table(&r.tab, table, "other");
+	digest_file(table, r.famsum);
 	free(table);
 	prec = find_table(PREC_NAME);
 	load_table(&r.prec, prec, "unknown");
+	digest_file(prec, r.precsum);
 	r.names.tab = &r.tab;
 	r.names.prec = &r.prec;
 	r.names.famcomm = family_index(&r.tab, "communication");
@@ -400,11 +436,12 @@ main(int argc, char *argv[])
 	check_prec(&r.names, &r.prec, prec);
 	free(prec);
 
+	input = merge ? merge_file : run_file;
 	rc = 0;
 	if (argc == 0)
-		rc = run_file(&r, NULL);
+		rc = input(&r, NULL);
 	for (; argc > 0 && rc >= 0; argc--, argv++) {
-		rc = run_file(&r, *argv);
+		rc = input(&r, *argv);
 		if (rc > 0)
 			status = 1;
 	}
@@ -412,7 +449,10 @@ main(int argc, char *argv[])
 		status = 1;
 	else {
 		w = jw_new(stdout);
-		output(&r, w);
+		if (partial)
+			output_partial(&r, w);
+		else
+			output(&r, w);
 		jw_free(w);
 	}
 
@@ -723,6 +763,9 @@ run_file(struct run *r, const char *path)
 			rc = on_thread(r);
 		else if (strcmp(kind, "trace") == 0)
 			rc = trace_record(r);
+		else if (strcmp(kind, "op_partial") == 0)
+			rc = jdoc_error(r->file, &r->doc, 0, "a partial:"
+			    " merge it with --merge");
 		else
 			rc = 0;
 		if (rc < 0)
@@ -1047,8 +1090,8 @@ static int
 trace_record(struct run *r)
 {
 	const struct jdoc *d = &r->doc;
-	int64_t rank = -1, origin = 0, start = 0, end = 0;
-	int i;
+	int64_t rank = -1, origin = 0, start = 0, end = 0, events;
+	int i, k;
 
 	i = jdoc_get(d, 0, "rank");
 	if (i >= 0 && d->node[i].type != JT_NULL &&
@@ -1059,7 +1102,11 @@ trace_record(struct run *r)
 	    jdoc_get_ns(d, 0, "end", &end) < 0)
 		return jdoc_error(r->file, d, 0, "\"trace\" record lacks \"origin_ns\","
 		    " \"start\" or \"end\"");
-	if (same_window(r, d, rank, origin + start, origin + end) != 0)
+	/* A trace without events has no window. */
+	if ((jdoc_get_i64(d, 0, "events", &events) < 0 || events != 0) &&
+	    same_window(r, (k = jdoc_get(d, 0, "file")) >= 0 &&
+	    d->node[k].type == JT_STRING ? jdoc_str(d, (uint32_t)k) : r->file,
+	    rank, origin + start, origin + end) != 0)
 		return -1;
 	r->t.any = 1;
 	on_trace(r, rank, 1, origin, origin + start, origin + end);
@@ -1069,25 +1116,17 @@ trace_record(struct run *r)
 /*
  * Refuses a trace whose rank (or lack of one) an earlier trace had over an
  * overlapping window: the same file twice, or two files of one process.
- * Windows that only touch, or are apart, are parts of one run.  A trace
- * without events has no window.
+ * Windows that only touch, or are apart, are parts of one run.  A merge
+ * checks the windows its partials carry the same way.
  */
 static int
-same_window(struct run *r, const struct jdoc *d, int64_t rank,
-    int64_t start, int64_t end)
+same_window(struct run *r, const char *file, int64_t rank, int64_t start,
+    int64_t end)
 {
 	const struct seen *s;
-	const char *file = r->file;
-	int64_t events;
 	char rs[32];
 	size_t i;
-	int k;
 
-	if (jdoc_get_i64(d, 0, "events", &events) == 0 && events == 0)
-		return 0;
-	if ((k = jdoc_get(d, 0, "file")) >= 0 &&
-	    d->node[k].type == JT_STRING)
-		file = jdoc_str(d, (uint32_t)k);
 	for (i = 0; i < r->nseen; i++) {
 		s = &r->seen[i];
 		if (s->rank != rank)
@@ -1304,14 +1343,11 @@ nest_cpu(struct run *r, struct nest *nb, struct thr *th)
 	const struct name *nm = r->names.v;
 	struct cev *v = th->ops;
 	struct thsum *ts;
-	struct strent *e;
 	struct kacc *k;
 	size_t i, j, n = th->nops, sp;
 	int64_t self, bs = 0, be = 0, busy = 0, count = 0;
 	int32_t p;
 	int bwd, ph, open = 0;
-	char key[512];
-	int len;
 
 	bwd = th->name != NULL && strstr(th->name, "autograd") != NULL;
 	nest_fit(nb, n);
@@ -1410,21 +1446,7 @@ nest_cpu(struct run *r, struct nest *nb, struct thr *th)
 		busy += be - bs;
 	if (count == 0)
 		return;
-	len = snprintf(key, sizeof(key), "%c%s\n%c%s",
-	    th->pid.text == NULL ? '-' : th->pid.str ? 's' : 'n',
-	    th->pid.text ? th->pid.text : "",
-	    th->tid.text == NULL ? '-' : th->tid.str ? 's' : 'n',
-	    th->tid.text ? th->tid.text : "");
-	if (len < 0 || (size_t)len >= sizeof(key))
-		len = (int)sizeof(key) - 1;
-	e = strmap_put(&a->threads, key, (size_t)len);
-	if ((ts = e->val) == NULL) {
-		ts = e->val = xcalloc(1, sizeof(*ts));
-		jid_copy(&ts->pid, &th->pid);
-		jid_copy(&ts->tid, &th->tid);
-		if (th->name != NULL)
-			ts->name = xstrdup(th->name);
-	}
+	ts = thsum_get(a, &th->pid, &th->tid, th->name);
 	ts->count += count;
 	ts->busy += busy;
 }
@@ -1481,7 +1503,6 @@ static void
 timeline(struct trace *t, struct dev *dev)
 {
 	struct devsum *ds;
-	struct strent *e;
 	struct ival *sub;
 	int64_t out[NGCLS], lo, hi;
 	size_t i, m;
@@ -1497,12 +1518,7 @@ timeline(struct trace *t, struct dev *dev)
 		if (dev->v[i].end > hi)
 			hi = dev->v[i].end;
 	}
-	e = strmap_put(&t->a.devs, dev->dev.text ? dev->dev.text : "",
-	    dev->dev.text ? strlen(dev->dev.text) : 0);
-	if ((ds = e->val) == NULL) {
-		ds = e->val = xcalloc(1, sizeof(*ds));
-		jid_copy(&ds->dev, &dev->dev);
-	}
+	ds = devsum_get(&t->a, &dev->dev);
 	ds->events += (int64_t)dev->n;
 	ds->window += hi - lo;
 	ds->busy += ival_exposed(dev->v, dev->n, NGCLS, out);
@@ -1630,12 +1646,70 @@ agg_fit(struct agg *a, size_t n)
 	a->nst = n;
 }
 
+/*
+ * A rank's sum for a thread, made on first sight with the name seen then:
+ * the key is what tells threads apart, here and in a merge of partials.
+ */
+static struct thsum *
+thsum_get(struct agg *a, const struct jid *pid, const struct jid *tid,
+    const char *name)
+{
+	struct thsum *ts;
+	struct strent *e;
+	char key[512];
+	int len;
+
+	len = snprintf(key, sizeof(key), "%c%s\n%c%s",
+	    pid->text == NULL ? '-' : pid->str ? 's' : 'n',
+	    pid->text ? pid->text : "",
+	    tid->text == NULL ? '-' : tid->str ? 's' : 'n',
+	    tid->text ? tid->text : "");
+	if (len < 0 || (size_t)len >= sizeof(key))
+		len = (int)sizeof(key) - 1;
+	e = strmap_put(&a->threads, key, (size_t)len);
+	if ((ts = e->val) == NULL) {
+		ts = e->val = xcalloc(1, sizeof(*ts));
+		jid_copy(&ts->pid, pid);
+		jid_copy(&ts->tid, tid);
+		if (name != NULL)
+			ts->name = xstrdup(name);
+	}
+	return ts;
+}
+
+static struct devsum *
+devsum_get(struct agg *a, const struct jid *dev)
+{
+	struct devsum *ds;
+	struct strent *e;
+
+	e = strmap_put(&a->devs, dev->text ? dev->text : "",
+	    dev->text ? strlen(dev->text) : 0);
+	if ((ds = e->val) == NULL) {
+		ds = e->val = xcalloc(1, sizeof(*ds));
+		jid_copy(&ds->dev, dev);
+	}
+	return ds;
+}
+
+static void
+devsum_add(struct devsum *dd, const struct devsum *ds)
+{
+	dd->window += ds->window;
+	dd->busy += ds->busy;
+	dd->comp += ds->comp;
+	dd->comm += ds->comm;
+	dd->memcpy += ds->memcpy;
+	dd->xcomm += ds->xcomm;
+	dd->xmemcpy += ds->xmemcpy;
+	dd->events += ds->events;
+}
+
 static void
 agg_merge(struct agg *dst, const struct agg *src)
 {
-	struct strent **ent, *e;
+	struct strent **ent;
 	struct thsum *ts, *tt;
-	struct devsum *ds, *dd;
 	size_t i;
 	int p;
 
@@ -1647,35 +1721,15 @@ agg_merge(struct agg *dst, const struct agg *src)
 	ent = strmap_sorted(&src->threads);
 	for (i = 0; i < src->threads.count; i++) {
 		ts = ent[i]->val;
-		e = strmap_put(&dst->threads, ent[i]->key, ent[i]->len);
-		if ((tt = e->val) == NULL) {
-			tt = e->val = xcalloc(1, sizeof(*tt));
-			jid_copy(&tt->pid, &ts->pid);
-			jid_copy(&tt->tid, &ts->tid);
-			if (ts->name != NULL)
-				tt->name = xstrdup(ts->name);
-		}
+		tt = thsum_get(dst, &ts->pid, &ts->tid, ts->name);
 		tt->count += ts->count;
 		tt->busy += ts->busy;
 	}
 	free(ent);
 	ent = strmap_sorted(&src->devs);
-	for (i = 0; i < src->devs.count; i++) {
-		ds = ent[i]->val;
-		e = strmap_put(&dst->devs, ent[i]->key, ent[i]->len);
-		if ((dd = e->val) == NULL) {
-			dd = e->val = xcalloc(1, sizeof(*dd));
-			jid_copy(&dd->dev, &ds->dev);
-		}
-		dd->window += ds->window;
-		dd->busy += ds->busy;
-		dd->comp += ds->comp;
-		dd->comm += ds->comm;
-		dd->memcpy += ds->memcpy;
-		dd->xcomm += ds->xcomm;
-		dd->xmemcpy += ds->xmemcpy;
-		dd->events += ds->events;
-	}
+	for (i = 0; i < src->devs.count; i++)
+		devsum_add(devsum_get(dst, &((struct devsum *)ent[i]->val)->dev),
+		    ent[i]->val);
 	free(ent);
 	for (p = 0; p < NPHASE; p++) {
 		dst->ph_self[p] += src->ph_self[p];
@@ -2543,4 +2597,563 @@ output(struct run *r, struct jw *w)
 	agg_fit(&all, r->names.n);
 	put_summary(r, w, &all, r->nranks);
 	agg_free(&all);
+}
+
+/*
+ * Partials: a rank's aggregates as records, so that files can be ranked
+ * apart and merged into what one run over all of them writes.  Everything
+ * in them adds up or combines as min and max, so merging is associative
+ * and order-independent; the output sorts what it writes.
+ */
+
+static void
+put_nonneg_rank(struct jw *w, int64_t rank)
+{
+	if (rank < 0)
+		return;
+	jw_key(w, "rank");
+	jw_int(w, rank);
+}
+
+static void
+put_stat(struct jw *w, const struct stat *s)
+{
+	jw_key(w, "count");
+	jw_int(w, s->count);
+	jw_key(w, "total");
+	jw_int(w, s->total);
+	jw_key(w, "self");
+	jw_int(w, s->self);
+	jw_key(w, "min");
+	jw_int(w, s->min);
+	jw_key(w, "max");
+	jw_int(w, s->max);
+	jw_key(w, "gpu_self");
+	jw_int(w, s->gpu_self);
+	jw_key(w, "gpu_total");
+	jw_int(w, s->gpu_total);
+}
+
+static void
+put_i64s(struct jw *w, const char *key, const int64_t *v, size_t n)
+{
+	size_t i;
+
+	jw_key(w, key);
+	jw_begin_array(w);
+	for (i = 0; i < n; i++)
+		jw_int(w, v[i]);
+	jw_end_array(w);
+}
+
+static int
+cmpseen(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return strcmp(x->file, y->file);
+}
+
+/* The rank's aggregates, in an order fixed by their keys. */
+static size_t
+put_rank_partial(struct run *r, struct jw *w, const struct agg *a)
+{
+	struct strent **ent;
+	size_t i, n = 0;
+
+	jw_record(w, "op_partial_rank");
+	put_nonneg_rank(w, a->rank);
+	jw_key(w, "traces");
+	jw_int(w, a->traces);
+	jw_key(w, "events");
+	jw_int(w, a->cpu_events);
+	jw_key(w, "gpu_events");
+	jw_int(w, a->gpu_events);
+	if (a->have_time) {
+		jw_key(w, "start");
+		jw_int(w, a->start);
+		jw_key(w, "end");
+		jw_int(w, a->end);
+		jw_key(w, "origin");
+		jw_int(w, a->origin);
+	}
+	put_i64s(w, "phase_self", a->ph_self, NPHASE);
+	put_i64s(w, "phase_gpu", a->ph_gpu, NPHASE);
+	jw_key(w, "runtime");
+	jw_begin_array(w);
+	jw_int(w, a->rt_count);
+	jw_int(w, a->rt_total);
+	jw_int(w, a->launch_count);
+	jw_int(w, a->launch);
+	jw_int(w, a->sync_count);
+	jw_int(w, a->sync);
+	jw_end_array(w);
+	jw_end(w);
+	n++;
+
+	ent = strmap_sorted(&r->names.map);
+	for (i = 0; i < r->names.map.count; i++) {
+		size_t id = (size_t)(uintptr_t)ent[i]->val - 1;
+		const struct name *nm = &r->names.v[id];
+
+		if (id >= a->nst || (a->st[id].count == 0 &&
+		    a->pst[id].count == 0))
+			continue;
+		jw_record(w, "op_partial_name");
+		put_nonneg_rank(w, a->rank);
+		jw_key(w, "class");
+		jw_cstring(w, clsname[nm->cls]);
+		jw_key(w, "name");
+		jw_cstring(w, nm->s);
+		put_stat(w, &a->st[id]);
+		if (a->pst[id].count > 0) {
+			jw_key(w, "in_phase");
+			jw_begin_object(w);
+			put_stat(w, &a->pst[id]);
+			jw_end_object(w);
+		}
+		jw_end(w);
+		n++;
+	}
+	free(ent);
+
+	ent = strmap_sorted(&a->threads);
+	for (i = 0; i < a->threads.count; i++) {
+		const struct thsum *ts = ent[i]->val;
+
+		jw_record(w, "op_partial_thread");
+		put_nonneg_rank(w, a->rank);
+		put_thread(w, ts);
+		jw_key(w, "count");
+		jw_int(w, ts->count);
+		jw_key(w, "busy");
+		jw_int(w, ts->busy);
+		jw_end(w);
+		n++;
+	}
+	free(ent);
+
+	ent = strmap_sorted(&a->devs);
+	for (i = 0; i < a->devs.count; i++) {
+		const struct devsum *d = ent[i]->val;
+
+		jw_record(w, "op_partial_device");
+		put_nonneg_rank(w, a->rank);
+		put_jid(w, "device", &d->dev);
+		jw_key(w, "events");
+		jw_int(w, d->events);
+		jw_key(w, "window");
+		jw_int(w, d->window);
+		jw_key(w, "busy");
+		jw_int(w, d->busy);
+		jw_key(w, "computation");
+		jw_int(w, d->comp);
+		jw_key(w, "comm");
+		jw_int(w, d->comm);
+		jw_key(w, "memcpy");
+		jw_int(w, d->memcpy);
+		jw_key(w, "exposed_comm");
+		jw_int(w, d->xcomm);
+		jw_key(w, "exposed_memcpy");
+		jw_int(w, d->xmemcpy);
+		jw_end(w);
+		n++;
+	}
+	free(ent);
+
+	for (i = 0; i < a->nsteps; i++) {
+		const struct step *st = &a->steps[i];
+
+		jw_record(w, "op_partial_step");
+		put_nonneg_rank(w, a->rank);
+		jw_key(w, "step");
+		jw_int(w, st->num);
+		jw_key(w, "ts");
+		jw_int(w, st->ts);
+		jw_key(w, "cpu_end");
+		jw_int(w, st->cpu_end);
+		jw_key(w, "end");
+		jw_int(w, st->end);
+		jw_end(w);
+		n++;
+	}
+	return n;
+}
+
+static void
+put_partial_head(struct run *r, struct jw *w)
+{
+	jw_record(w, "op_partial");
+	jw_key(w, "version");
+	jw_int(w, PARTIAL_VERSION);
+	jw_key(w, "key");
+	jw_cstring(w, keyname[r->key]);
+	jw_key(w, "limit");
+	jw_int(w, r->limit);
+	jw_key(w, "phase");
+	jw_cstring_or_null(w, r->phase != PH_NONE ? phasename[r->phase] :
+	    NULL);
+	jw_key(w, "families");
+	jw_cstring(w, r->famsum);
+	jw_key(w, "precisions");
+	jw_cstring(w, r->precsum);
+	jw_end(w);
+}
+
+static void
+output_partial(struct run *r, struct jw *w)
+{
+	size_t i, n = 0;
+
+	put_partial_head(r, w);
+	sortv(r->seen, r->nseen, sizeof(*r->seen), cmpseen);
+	for (i = 0; i < r->nseen; i++) {
+		jw_record(w, "op_partial_window");
+		put_nonneg_rank(w, r->seen[i].rank);
+		jw_key(w, "file");
+		jw_cstring(w, r->seen[i].file);
+		jw_key(w, "start");
+		jw_int(w, r->seen[i].start);
+		jw_key(w, "end");
+		jw_int(w, r->seen[i].end);
+		jw_end(w);
+		n++;
+	}
+	sortv(r->ranks, r->nranks, sizeof(*r->ranks), cmprank);
+	for (i = 0; i < r->nranks; i++) {
+		agg_fit(r->ranks[i], r->names.n);
+		sortv(r->ranks[i]->steps, r->ranks[i]->nsteps,
+		    sizeof(*r->ranks[i]->steps), cmpstep);
+		n += put_rank_partial(r, w, r->ranks[i]);
+	}
+	jw_record(w, "op_partial_end");
+	jw_key(w, "records");
+	jw_uint(w, n);
+	jw_end(w);
+}
+
+/* The digest of a table, which a partial's aggregates depend on. */
+static void
+digest_file(const char *path, char hex[65])
+{
+	struct sha256 c;
+	char buf[8192];
+	size_t n;
+	FILE *fp;
+
+	if ((fp = fopen(path, "rb")) == NULL)
+		die_usage("%s:", path);
+	sha256_init(&c);
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		sha256_update(&c, buf, n);
+	if (ferror(fp))
+		die("%s:", path);
+	fclose(fp);
+	sha256_hex(&c, hex);
+}
+
+/* Member key of the record as an integer, which it must have. */
+static int
+get_num(struct run *r, uint32_t obj, const char *key, int64_t *v)
+{
+	const struct jdoc *d = &r->doc;
+	int i;
+
+	if (jdoc_get_i64(d, obj, key, v) == 0)
+		return 0;
+	i = jdoc_get(d, obj, key);
+	return jdoc_error(r->file, d, i >= 0 ? (uint32_t)i : obj,
+	    "\"%s\" record %s \"%s\" as an integer", ndin_kind(d),
+	    i >= 0 ? "does not have" : "lacks", key);
+}
+
+/* An array member of n integers. */
+static int
+get_nums(struct run *r, const char *key, int64_t *v, size_t n)
+{
+	const struct jdoc *d = &r->doc;
+	uint32_t c;
+	size_t m = 0;
+	int i;
+
+	if ((i = jdoc_get(d, 0, key)) < 0 || d->node[i].type != JT_ARRAY)
+		return jdoc_error(r->file, d, i >= 0 ? (uint32_t)i : 0,
+		    "\"%s\" record lacks the array \"%s\"", ndin_kind(d), key);
+	if (d->node[i].len != n)
+		return jdoc_error(r->file, d, (uint32_t)i, "\"%s\" does not"
+		    " hold %zu integers", key, n);
+	for (c = (uint32_t)i + 1; m < n; c = d->node[c].next, m++)
+		if (d->node[c].type != JT_NUMBER ||
+		    jnum_int64(jdoc_str(d, c), d->node[c].len, &v[m]) < 0)
+			return jdoc_error(r->file, d, c, "\"%s\" holds a"
+			    " non-integer", key);
+	return 0;
+}
+
+static int
+get_stat(struct run *r, uint32_t obj, struct stat *s)
+{
+	if (get_num(r, obj, "count", &s->count) < 0 ||
+	    get_num(r, obj, "total", &s->total) < 0 ||
+	    get_num(r, obj, "self", &s->self) < 0 ||
+	    get_num(r, obj, "min", &s->min) < 0 ||
+	    get_num(r, obj, "max", &s->max) < 0 ||
+	    get_num(r, obj, "gpu_self", &s->gpu_self) < 0 ||
+	    get_num(r, obj, "gpu_total", &s->gpu_total) < 0)
+		return -1;
+	if (s->count < 0)
+		return jdoc_error(r->file, &r->doc, obj, "negative \"count\"");
+	return 0;
+}
+
+/* The rank a partial record is of; absent or null: none. */
+static struct agg *
+partial_rank(struct run *r, int64_t *rank)
+{
+	const struct jdoc *d = &r->doc;
+	int i;
+
+	*rank = -1;
+	i = jdoc_get(d, 0, "rank");
+	if (i >= 0 && d->node[i].type != JT_NULL &&
+	    (jdoc_get_i64(d, 0, "rank", rank) < 0 || *rank < 0)) {
+		jdoc_error(r->file, d, (uint32_t)i, "\"rank\" is not a rank"
+		    " number");
+		return NULL;
+	}
+	return rank_agg(r, *rank);
+}
+
+/* The header must match this run: the same format, options and tables. */
+static int
+partial_head(struct run *r)
+{
+	const struct jdoc *d = &r->doc;
+	const char *s, *ph;
+	int64_t v;
+	int i;
+
+	if (strcmp(ndin_kind(d), "op_partial") != 0)
+		return jdoc_error(r->file, d, 0, "not an op-rank partial:"
+		    " \"%s\" record before \"op_partial\"", ndin_kind(d));
+	if (get_num(r, 0, "version", &v) < 0)
+		return -1;
+	if (v != PARTIAL_VERSION)
+		return jdoc_error(r->file, d, (uint32_t)jdoc_get(d, 0,
+		    "version"), "partial of version %" PRId64 ", not %d", v,
+		    PARTIAL_VERSION);
+	if (jdoc_get_str(d, 0, "key", &s, NULL) < 0 ||
+	    strcmp(s, keyname[r->key]) != 0)
+		return jdoc_error(r->file, d, 0, "partial made with another"
+		    " -k than %s", keyname[r->key]);
+	if (get_num(r, 0, "limit", &v) < 0)
+		return -1;
+	if (v != r->limit)
+		return jdoc_error(r->file, d, (uint32_t)jdoc_get(d, 0,
+		    "limit"), "partial made with -n %" PRId64 ", not %lld", v,
+		    r->limit);
+	ph = r->phase != PH_NONE ? phasename[r->phase] : NULL;
+	i = jdoc_get(d, 0, "phase");
+	if (i < 0 || (ph == NULL ? d->node[i].type != JT_NULL :
+	    jdoc_get_str(d, 0, "phase", &s, NULL) < 0 || strcmp(s, ph) != 0))
+		return jdoc_error(r->file, d, i >= 0 ? (uint32_t)i : 0,
+		    "partial made with another -p than %s", ph != NULL ? ph :
+		    "none");
+	if (jdoc_get_str(d, 0, "families", &s, NULL) < 0 ||
+	    strcmp(s, r->famsum) != 0)
+		return jdoc_error(r->file, d, 0, "partial made with another"
+		    " family table");
+	if (jdoc_get_str(d, 0, "precisions", &s, NULL) < 0 ||
+	    strcmp(s, r->precsum) != 0)
+		return jdoc_error(r->file, d, 0, "partial made with another"
+		    " precision table");
+	return 0;
+}
+
+static int
+partial_name(struct run *r, struct agg *a)
+{
+	const struct jdoc *d = &r->doc;
+	struct stat st, ps;
+	const char *cls, *name;
+	size_t len;
+	uint32_t id;
+	int c, i;
+
+	if (jdoc_get_str(d, 0, "class", &cls, NULL) < 0)
+		return jdoc_error(r->file, d, 0, "\"op_partial_name\" lacks"
+		    " \"class\"");
+	for (c = 0; c < NCLASS; c++)
+		if (strcmp(cls, clsname[c]) == 0)
+			break;
+	if (c == NCLASS)
+		return jdoc_error(r->file, d, (uint32_t)jdoc_get(d, 0,
+		    "class"), "unknown class: %s", cls);
+	if (jdoc_get_str(d, 0, "name", &name, &len) < 0)
+		return jdoc_error(r->file, d, 0, "\"op_partial_name\" lacks"
+		    " \"name\"");
+	memset(&ps, 0, sizeof(ps));
+	if (get_stat(r, 0, &st) < 0)
+		return -1;
+	if ((i = jdoc_get(d, 0, "in_phase")) >= 0 &&
+	    (d->node[i].type != JT_OBJECT || get_stat(r, (uint32_t)i,
+	    &ps) < 0))
+		return d->node[i].type != JT_OBJECT ? jdoc_error(r->file, d,
+		    (uint32_t)i, "\"in_phase\" is not an object") : -1;
+	id = intern(&r->names, c, name, len);
+	agg_fit(a, r->names.n);
+	stat_merge(&a->st[id], &st);
+	stat_merge(&a->pst[id], &ps);
+	return 0;
+}
+
+static int
+partial_record(struct run *r, const char *kind)
+{
+	const struct jdoc *d = &r->doc;
+	struct agg *a, one;
+	struct thsum *ts;
+	struct jid pid, tid;
+	struct devsum ds;
+	struct step st;
+	const char *s;
+	int64_t rank, v[6];
+
+	if ((a = partial_rank(r, &rank)) == NULL)
+		return -1;
+	if (strcmp(kind, "op_partial_name") == 0)
+		return partial_name(r, a);
+	if (strcmp(kind, "op_partial_rank") == 0) {
+		memset(&one, 0, sizeof(one));
+		if (get_num(r, 0, "traces", &one.traces) < 0 ||
+		    get_num(r, 0, "events", &one.cpu_events) < 0 ||
+		    get_num(r, 0, "gpu_events", &one.gpu_events) < 0 ||
+		    get_nums(r, "phase_self", one.ph_self, NPHASE) < 0 ||
+		    get_nums(r, "phase_gpu", one.ph_gpu, NPHASE) < 0 ||
+		    get_nums(r, "runtime", v, 6) < 0)
+			return -1;
+		one.rt_count = v[0];
+		one.rt_total = v[1];
+		one.launch_count = v[2];
+		one.launch = v[3];
+		one.sync_count = v[4];
+		one.sync = v[5];
+		if (jdoc_get(d, 0, "start") >= 0) {
+			if (get_num(r, 0, "start", &one.start) < 0 ||
+			    get_num(r, 0, "end", &one.end) < 0 ||
+			    get_num(r, 0, "origin", &one.origin) < 0)
+				return -1;
+			one.have_time = 1;
+		}
+		agg_merge(a, &one);
+		return 0;
+	}
+	if (strcmp(kind, "op_partial_thread") == 0) {
+		if (get_jid(d, jdoc_get(d, 0, "pid"), &pid) < 0 ||
+		    get_jid(d, jdoc_get(d, 0, "tid"), &tid) < 0)
+			return jdoc_error(r->file, d, 0, "\"pid\" or \"tid\""
+			    " is not a number or a string");
+		if (get_num(r, 0, "count", &v[0]) < 0 ||
+		    get_num(r, 0, "busy", &v[1]) < 0)
+			return -1;
+		if (jdoc_get_str(d, 0, "name", &s, NULL) < 0)
+			s = NULL;
+		ts = thsum_get(a, &pid, &tid, s);
+		ts->count += v[0];
+		ts->busy += v[1];
+		return 0;
+	}
+	if (strcmp(kind, "op_partial_device") == 0) {
+		memset(&ds, 0, sizeof(ds));
+		if (get_jid(d, jdoc_get(d, 0, "device"), &ds.dev) < 0)
+			return jdoc_error(r->file, d, 0, "\"device\" is not"
+			    " a number or a string");
+		if (get_num(r, 0, "events", &ds.events) < 0 ||
+		    get_num(r, 0, "window", &ds.window) < 0 ||
+		    get_num(r, 0, "busy", &ds.busy) < 0 ||
+		    get_num(r, 0, "computation", &ds.comp) < 0 ||
+		    get_num(r, 0, "comm", &ds.comm) < 0 ||
+		    get_num(r, 0, "memcpy", &ds.memcpy) < 0 ||
+		    get_num(r, 0, "exposed_comm", &ds.xcomm) < 0 ||
+		    get_num(r, 0, "exposed_memcpy", &ds.xmemcpy) < 0)
+			return -1;
+		devsum_add(devsum_get(a, &ds.dev), &ds);
+		return 0;
+	}
+	if (strcmp(kind, "op_partial_step") == 0) {
+		if (get_num(r, 0, "step", &st.num) < 0 ||
+		    get_num(r, 0, "ts", &st.ts) < 0 ||
+		    get_num(r, 0, "cpu_end", &st.cpu_end) < 0 ||
+		    get_num(r, 0, "end", &st.end) < 0)
+			return -1;
+		a->steps = grow(a->steps, &a->capsteps, a->nsteps,
+		    sizeof(*a->steps));
+		a->steps[a->nsteps++] = st;
+		return 0;
+	}
+	if (strcmp(kind, "op_partial_window") == 0) {
+		if (jdoc_get_str(d, 0, "file", &s, NULL) < 0)
+			return jdoc_error(r->file, d, 0, "\"op_partial_window\""
+			    " lacks \"file\"");
+		if (get_num(r, 0, "start", &v[0]) < 0 ||
+		    get_num(r, 0, "end", &v[1]) < 0)
+			return -1;
+		return same_window(r, s, rank, v[0], v[1]);
+	}
+	return jdoc_error(r->file, d, 0, "not a partial record: \"%s\"",
+	    kind);
+}
+
+/*
+ * Adds a partial: its header, its records and the "op_partial_end" that
+ * shows it whole.  Returns as run_file() does.
+ */
+static int
+merge_file(struct run *r, const char *path)
+{
+	struct ndin *in;
+	const char *kind;
+	uint64_t n = 0;
+	int64_t want;
+	int rc, state = 0;	/* 0: before the header, 1: in, 2: ended */
+
+	if ((in = ndin_open(path)) == NULL) {
+		warnmsg("%s:", path);
+		return 1;
+	}
+	r->file = ndin_name(in);
+	while ((rc = ndin_next(in, &r->doc)) == 1) {
+		kind = ndin_kind(&r->doc);
+		if (state == 0) {
+			rc = partial_head(r);
+			state = 1;
+		} else if (state == 2)
+			rc = jdoc_error(r->file, &r->doc, 0, "\"%s\" record"
+			    " after \"op_partial_end\"", kind);
+		else if (strcmp(kind, "op_partial_end") == 0) {
+			if ((rc = get_num(r, 0, "records", &want)) == 0 &&
+			    (uint64_t)want != n)
+				rc = jdoc_error(r->file, &r->doc, 0, "partial"
+				    " of %" PRId64 " records has %" PRIu64,
+				    want, n);
+			state = 2;
+		} else {
+			rc = partial_record(r, kind);
+			n++;
+		}
+		if (rc < 0)
+			break;
+	}
+	if (rc == 0 && state != 2)
+		rc = error("%s:%" PRIu64 ":1: partial ends without its"
+		    " \"op_partial_end\" record: cut short", r->file,
+		    state == 0 ? 1 : ndin_line(in) + 1);
+	ndin_close(in);
+	return rc;
 }
