@@ -199,3 +199,22 @@ jobs() {
 	assert_output "$(printf '%s\n' ".$w0.mem.ndjson" ".$w0.ops.ndjson" \
 	    "$w0" "${t##*/}")"
 }
+
+@test "slurm: report.sbatch makes the same report from one batch job" {
+	need_shared traces/param_dlrm_8rank
+	r=$BATS_TEST_TMPDIR/run
+	mkdir "$r" "$BATS_TEST_TMPDIR/local"
+	cp "$SHARED"/traces/param_dlrm_8rank/worker[0-3]_*.pt.trace.json "$r"
+	run -0 mk RUN="$r"
+	for f in "$r"/*.ndjson "$r"/report.*; do
+		mv "$f" "$BATS_TEST_TMPDIR/local"
+	done
+	MRP_REPORT_MK=$TOP/pipelines/report.mk run -0 sbatch --wait -N1 -n4 \
+	    -o "$BATS_TEST_TMPDIR/job.out" "$TOP/pipelines/report.sbatch" \
+	    "$r" BIN="${BUILD:-$TOP}/bin" RUBRIC="$TOP/rubric"
+	run -0 cat "$BATS_TEST_TMPDIR/job.out"
+	assert_output --partial 'srun -N1 -n1 --exact --quiet --quit-on-interrupt bash'
+	for f in "$BATS_TEST_TMPDIR"/local/*; do
+		cmp "$f" "$r/${f##*/}"
+	done
+}
