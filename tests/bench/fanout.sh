@@ -1,8 +1,9 @@
 # report.mk's fan-out: the report of 1 and of 64 ranks, each rank a copy
 # of one of the eight DLRM ranks under its own rank (and pids), built
-# with make -j2.  Prints the wall time of the whole report and the peak
-# RSS of its largest stage, measured through the SUBMIT hook; that peak
-# must not grow with the number of ranks (target: within 10 %).
+# with make -j2.  Prints the wall time of the whole report and, measured
+# through the SUBMIT hook, the peak RSS of each kind of stage and of the
+# largest, which should not grow with the number of ranks (target: within
+# 10 %).
 SRC=$SHARED/traces/param_dlrm_8rank
 RANKS=$BENCH_DIR/fanout-ranks
 if [ ! -s "$RANKS/worker63.pt.trace.json" ]; then
@@ -39,14 +40,20 @@ for n in 1 64; do
 	measure "report.mk -j2, $n rank(s)" "$bytes" \
 	    "make -s -j2 -f '$TOP/pipelines/report.mk' BIN='$BIN' RUN='$run' \
 	    SUBMIT=\"/usr/bin/time -a -o '$rss' -f '%M %C'\""
-	# The largest stage: its peak RSS and its tool.
-	sort -n "$rss" | tail -n 1 | awk -v n="$n" '{
+	# Each stage's peak RSS, by its first mrp tool (tr-extract: the
+	# traces' stages), the largest of each kind.
+	awk '{
 		tool = "?"
 		for (i = 2; i <= NF; i++) if ($i ~ /\/bin\/[a-z-]+$/) {
 			tool = $i; sub(/.*\//, "", tool); break }
-		printf "largest stage, %d rank(s): %s, %.1f MB RSS\n", n, tool, $1 / 1024
-	}' | tee "$run.peak"
+		if ($1 > peak[tool]) peak[tool] = $1
+	} END { for (t in peak) print t, peak[t] }' "$rss" | sort >"$run.peaks"
 done
-awk 'FNR == 1 { k[++n] = $(NF - 2) } END {
-	printf "largest stage RSS, 64 ranks / 1 rank: %.2fx (target <= 1.10)\n", k[2] / k[1]
-}' "$BENCH_DIR/fanout-run-1.peak" "$BENCH_DIR/fanout-run-64.peak"
+echo "peak RSS by stage, 1 rank and 64 ranks:"
+join "$BENCH_DIR/fanout-run-1.peaks" "$BENCH_DIR/fanout-run-64.peaks" |
+    sort -k 3,3n | awk '{
+	printf "  %-14s %8.1f MB %8.1f MB %6.2fx\n", $1, $2 / 1024, $3 / 1024, $3 / $2
+	one = $2 > one ? $2 : one; many = $3 > many ? $3 : many
+} END {
+	printf "largest stage, 64 ranks / 1 rank: %.2fx (target <= 1.10)\n", many / one
+}'
