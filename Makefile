@@ -94,6 +94,15 @@ example: all
 bench: all
 	tests/bench/run $(BENCH)
 
+# The README's picture of the HTML report: the example's page, shot by the
+# command tests/html.bats checks.  Needs chromium-headless-shell.
+doc/report.png: $(BINS) tests/html-shot
+	$(BUILD)/bin/analyze-profile --cpu-trace fixtures/example/trace.json.gz \
+	    --memory-json fixtures/example/memory_snapshot.json.gz \
+	    --html-out $@.html >/dev/null
+	tests/html-shot $@.html $@
+	rm -f $@.html
+
 # libFuzzer harnesses, built with clang into build-fuzz/ with ASan and
 # UBSan; tests/fuzz/run runs each on its corpus for FUZZ_SECONDS.
 FUZZ_CFLAGS = -O1 -g -fsanitize=fuzzer-no-link,address,undefined \

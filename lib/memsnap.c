@@ -7,6 +7,7 @@
 
 #include "err.h"
 #include "memsnap.h"
+#include "memtl.h"
 #include "strmap.h"
 #include "xalloc.h"
 
@@ -1213,5 +1214,38 @@ memrec_write(struct msnap *ms, struct jw *w)
 		}
 	}
 	free(steps);
+	free(ix);
+}
+
+void
+memrec_timeline(struct msnap *ms, struct jw *w)
+{
+	const struct mrev **ix;
+	struct memtl tl;
+	size_t i, j, g;
+
+	if (ms->nev == 0)
+		return;
+	ix = xreallocarray(NULL, ms->nev, sizeof(*ix));
+	for (i = 0; i < ms->nev; i++)
+		ix[i] = &ms->ev[i];
+	qsort(ix, ms->nev, sizeof(*ix), ev_cmp);
+	for (g = 0; g < ms->nev; g = j) {
+		memset(&tl, 0, sizeof(tl));
+		for (j = g; j < ms->nev && ix[j]->dtype == ix[g]->dtype &&
+		    ix[j]->did == ix[g]->did; j++)
+			mtl_push(&tl, ix[j]->ts, (int64_t)(j - g),
+			    ix[j]->allocated >= 0 ? ix[j]->allocated :
+			    MTL_UNKNOWN, ix[j]->reserved >= 0 ?
+			    ix[j]->reserved : MTL_UNKNOWN, NULL);
+		jw_record(w, "memory_timeline");
+		jw_key(w, "source");
+		jw_cstring(w, "trace");
+		put_device(w, ms->name, ix[g]);
+		/* The allocator's own totals: nothing was live unseen. */
+		mtl_put(w, &tl, 0, 0, 0);
+		jw_end(w);
+		mtl_free(&tl);
+	}
 	free(ix);
 }

@@ -207,4 +207,11 @@ const char *msnap_site(struct msnap *, const struct jdoc *, int frames);
  */
 void memrec_write(struct msnap *, struct jw *);
 
+/*
+ * For MF_RECORDS input: writes one "memory_timeline" record per device,
+ * the curve of total_allocated and total_reserved over the memory records
+ * read (see memtl.h).  Writes nothing when there were none.
+ */
+void memrec_timeline(struct msnap *, struct jw *);
+
 #endif

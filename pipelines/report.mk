@@ -40,7 +40,11 @@
 #	memory.ndjson	mem-segments' records of the snapshots
 #	churn.ndjson	churn-score's records of the snapshots
 #	findings.ndjson	rubric-apply's findings
-#	report.md, report.json	report-md's report, naming the inputs
+#	charts.ndjson	report-svg's chart records; its SVG files (memory.svg,
+#		gpu-timeline.svg ...) go into the run directory beside them
+#	report.md, report.json	report-md's report, naming the inputs;
+#		report.md links the charts
+#	report.html	report-html's page of report.md, the charts inline
 #	diff.md, diff.json	with BASELINE=runs/<id>, report-diff of that
 #		run's report.json (made first if need be) against this one's
 # A stage is rebuilt when an input, its tool or a rubric file changes;
@@ -117,7 +121,7 @@ refuse_split = $(if $2,$(error $(ME): $2: an input name with whitespace \
 $(call refuse_syntax,$(RUNS) $(BASE))
 $(foreach r,$(RUNS) $(BASE),$(call refuse_split,$r,$(call split_names,$r)))
 
-all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json) \
+all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json) $(RUNS:%=%/report.html) \
     $(if $(BASE),$(RUNS:%=%/diff.md) $(RUNS:%=%/diff.json))
 
 # $(call need_input,dir): fails, naming dir and the patterns, when it holds
@@ -180,11 +184,20 @@ RANK_STAGE = trap 'rm -f "$$2.tmp" "$$3.tmp"' EXIT; \
 	@$(call need_input,$*)
 	$(call into,$(BIN)/rubric-apply -r $(RUBRIC) $(call qs,$(call stages,$*)))
 
-%/report.md: $$(call stages,$$*) %/findings.ndjson $(BIN)/report-md \
-    $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq
+# The SVG files are written through temporary files and renamed by
+# report-svg itself; charts.ndjson, which names them, comes last.
+%/charts.ndjson: $$(call stages,$$*) $(BIN)/report-svg
+	@$(call need_input,$*)
+	$(call into,$(BIN)/report-svg -o $(call q,$*) $(call qs,$(call stages,$*)))
+
+%/report.md: $$(call stages,$$*) %/findings.ndjson %/charts.ndjson \
+    $(BIN)/report-md $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq
 	$(call into,$(BIN)/report-md -r $(RUBRIC) $(foreach f,$(call traces,$*) \
 	    $(call snaps,$*),-i $(call q,$f)) \
-	    $(call qs,$(call stages,$*) $*/findings.ndjson))
+	    $(call qs,$(call stages,$*) $*/findings.ndjson $*/charts.ndjson))
+
+%/report.html: %/report.md %/charts.ndjson $(BIN)/report-html
+	$(call into,$(BIN)/report-html $(call q,$*/report.md))
 
 %/report.json: $$(call stages,$$*) %/findings.ndjson $(BIN)/report-md \
     $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq

@@ -12,6 +12,12 @@ def findings: recs("finding") | sort_by(.place);
 def inputs: recs("input");
 def rules: recs("rule");
 
+# report-svg's charts of a section, each linked on its own line at the end
+# of the section; nothing at all when there are no "chart" records.
+def chart_links($section):
+  [recs("chart")[] | select(.section == $section)
+   | "\n![" + .title + "](" + .file + ")\n"] | join("");
+
 def slowest_steps($f): $f.step_list | sort_by(-.dur) | .[0:5];
 def threads($f): recs("thread_total") | of_rank($f.rank) | .[0:5];
 def timelines($f): recs("gpu_timeline") | of_rank($f.rank);
@@ -122,7 +128,8 @@ def md_summary($f):
         else [] end)
       + (throughput($f) as $t | if $t == null then []
          else [["Throughput (per rank)", ($t.samples_per_s | dec(1)) + " samples/s"
-           + (if $t.tokens_per_s != null then ", " + ($t.tokens_per_s | dec(0)) + " tokens/s" else "" end)]] end));
+           + (if $t.tokens_per_s != null then ", " + ($t.tokens_per_s | dec(0)) + " tokens/s" else "" end)]] end))
+  + chart_links("Resource summary");
 
 def md_context($f):
   if $f.context == null then ""
@@ -174,7 +181,8 @@ def md_bottlenecks($f):
         (.total | us), (.mean | us), ((.pct // null) | if . == null then "n/a" else dec(1) + " %" end)]])
   + "\n### Slowest steps" + rank_label($f) + "\n\n"
   + table(["Step", "Duration", "CPU duration"]; ["l", "r", "r"];
-      [slowest_steps($f)[] | [.name, (.dur | us), (.cpu_dur | us)]]);
+      [slowest_steps($f)[] | [.name, (.dur | us), (.cpu_dur | us)]])
+  + chart_links("Slowest steps");
 
 def md_diagnosis($f):
   "## Diagnosis\n\n"
@@ -194,8 +202,10 @@ def md_diagnosis($f):
        + ") is whole free segments: releasable cache, not fragmentation. "
        + "In all " + ($f.memory.fragmentation | pct) + " of reserved memory is free; the largest free block is "
        + ($f.memory.largest_free | bytes) + ".\n" end)
+  + chart_links("Fragmentation risk")
   + "\n### Allocator churn\n\n"
   + (if $f.churn == null then "_No allocator trace in the snapshot._\n"
+       + chart_links("Allocator churn")
      else table(["Measure", "Value"]; ["l", "r"];
        [["Churn score (0-100)", ($f.churn.churn | count)],
         ["Allocations", ($f.churn.actions.alloc | count)],
@@ -205,6 +215,7 @@ def md_diagnosis($f):
         ["segment_free bursts", ($f.churn.segment_free_bursts | count)],
         ["Replayed peak", peak_text($f.churn)],
         ["Window complete", ($f.churn.window_complete | tostring)]])
+       + chart_links("Allocator churn")
        + (if (sites_at_peak($f.churn) | length) == 0 then ""
           else "\n### Live at the peak\n\n"
             + (if $f.churn.peak_lower_bound == true
@@ -219,6 +230,7 @@ def md_diagnosis($f):
       [family_list($f)[] | [.family, (.count | count), (.self | us),
         (.self_pct | dec(1) + " %"), (.gpu_self | us)]])
   + (if $f.cpu.dominant_family != null then "\nDominant family: **\($f.cpu.dominant_family)**.\n" else "" end)
+  + chart_links("Operator families")
   + "\n### Phases" + rank_label($f) + "\n\n"
   + table(["Phase", "CPU self", "GPU"]; ["l", "r", "r"];
       [phase_list($f)[] | [.phase, (.self | us), (.gpu | us)]])
@@ -227,7 +239,8 @@ def md_diagnosis($f):
       ["r", "r", "r", "r", "r", "r", "r"];
       [timelines($f)[] | [(.device | tostring), (.window | us),
         ((.busy | us) + " (" + (share(.busy; .window) | pct) + ")"),
-        (.computation | us), (.exposed_comm | us), (.exposed_memcpy | us), (.idle | us)]]);
+        (.computation | us), (.exposed_comm | us), (.exposed_memcpy | us), (.idle | us)]])
+  + chart_links("GPU timeline");
 
 def md_actions($f):
   "## Prioritized actions\n\n"
@@ -367,7 +380,11 @@ def json_report:
       kernel_times: (if $f.gpu == null then null
         else [$f.kernels[] | {name, count, total}] end),
       measures: (recs("measure") | map({key: .rule, value: {value, better}}) | from_entries)
-    } end;
+    }
+    # Charts only where report-svg's records came in, so that reports
+    # made without them keep their bytes.
+    + (recs("chart") | if length == 0 then {}
+       else {charts: map({chart, file, title, section})} end) end;
 
 # Before and after: with a "baseline" record (analyze-profile --baseline),
 # the comparison of that report with this one, built from the same facts.

@@ -3,7 +3,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 
 @test "analyze-profile: usage errors" {
 	run -2 --separate-stderr analyze-profile
-	assert_stderr --partial 'usage: analyze-profile [--baseline file] [--context file] [--cpu-trace file] [--json-out file] [--md-out file] [--memory-json file] [--objective objective] [--phase phase] [--set key=value]'
+	assert_stderr --partial 'usage: analyze-profile [--baseline file] [--context file] [--cpu-trace file] [--html-out file] [--json-out file] [--md-out file] [--memory-json file] [--objective objective] [--phase phase] [--set key=value]'
 	run -2 --separate-stderr analyze-profile --bogus x
 	run -2 --separate-stderr analyze-profile --md-out x.md
 	run -2 --separate-stderr analyze-profile --set model=x --md-out x.md
@@ -65,8 +65,10 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	run -1 --separate-stderr analyze-profile --memory-json "$p" \
 	    --md-out "$BATS_TEST_TMPDIR/r.md"
 	assert_stderr --partial 'this is a Python pickle'
-	assert_stderr --partial 'analyze-profile: mem-segments failed'
-	[ ! -e "$BATS_TEST_TMPDIR/r.md" ] && [ ! -e "$BATS_TEST_TMPDIR/r.md.tmp" ]
+	# Both readers of the snapshot refuse it: the first to end stops the
+	# other, if it is still running.
+	assert_stderr --regexp 'analyze-profile: (mem-segments|churn-score) failed \(exit status 1\)'
+	[ -z "$(find "$BATS_TEST_TMPDIR" -name '*r.md*')" ]
 	run -1 --separate-stderr analyze-profile --cpu-trace "$BATS_TEST_TMPDIR/none"
 	assert_stderr --partial 'none'
 }
@@ -112,7 +114,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	    --md-out /dev/null --json-out "$f"
 	wait $!
 	[ -p "$f" ]
-	[ ! -e "$f.tmp" ]
+	[ -z "$(compgen -G "$BATS_TEST_TMPDIR/.fifo.*")" ]
 	run -0 jq -r .kind "$BATS_TEST_TMPDIR/got"
 	assert_output 'report'
 	[ -c /dev/null ]
@@ -169,7 +171,8 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	for t in empty none.json array.json; do
 		run -1 --separate-stderr analyze-profile --cpu-trace "$t" --md-out r.md
 		assert_stderr "analyze-profile: $t: no events"
-		[ ! -e r.md ] && [ ! -e r.md.tmp ]
+		[ ! -e r.md ]
+		[ -z "$(compgen -G '.r.md.*')" ]
 	done
 	for m in empty snap.json; do
 		run -1 --separate-stderr analyze-profile --memory-json "$m"
@@ -425,7 +428,8 @@ dlrm() {
 	assert_stderr "$(printf '%s\n' \
 	    'op-rank: run/worker0.1.pt.trace.json and run/worker0.2.pt.trace.json: both rank 0, same window' \
 	    'analyze-profile: op-rank failed (exit status 1)')"
-	[ ! -e r.md ] && [ ! -e r.md.tmp ]
+	[ ! -e r.md ]
+	[ -z "$(compgen -G '.r.md.*')" ]
 	# The same step an hour later is another window of rank 0.
 	jq -c '.traceEvents |= map(if .ts then .ts += 3600000000 else . end)' \
 	    "$t" >run/worker0.2.pt.trace.json
@@ -504,4 +508,221 @@ dlrm() {
 	[ ! -e "$BATS_TEST_TMPDIR/r.md" ]
 	run -2 --separate-stderr analyze-profile --baseline before.json
 	assert_stderr --partial 'usage:'
+}
+
+# ---------------------------------------------------------------------------
+# Hardening (issue #18, part 2): inputs that are not regular files, the
+# first failure stops every stage, signals undo the run, outputs are made
+# safely and checked before it.
+
+# slow_stages DIR: analyze-profile in DIR with the real stages beside it,
+# except tr-extract, which writes its pid into DIR/tr-extract.pid and then
+# sleeps instead of reading: a run that is in progress until it is stopped.
+slow_stages() {
+	local bin=$1 t
+	mkdir "$bin"
+	cp "${BUILD:-$TOP}/bin/analyze-profile" "$bin/"
+	for t in "${BUILD:-$TOP}"/bin/*; do
+		[ -e "$bin/${t##*/}" ] || ln -s "$t" "$bin/"
+	done
+	rm "$bin/tr-extract"
+	printf '#!/bin/sh\necho $$ >"%s/tr-extract.pid"\nexec sleep 60\n' \
+	    "$bin" >"$bin/tr-extract"
+	chmod +x "$bin/tr-extract"
+}
+
+# wait_for CMD...: polls CMD for up to ten seconds.
+wait_for() {
+	local i
+	for i in $(seq 100); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# children PID N: true when PID has N children or more.
+children() {
+	[ "$(pgrep -P "$1" | wc -l)" -ge "$2" ]
+}
+
+@test "analyze-profile: a device, directory or named pipe as input is refused at once" {
+	export TMPDIR=$BATS_TEST_TMPDIR/tmp
+	mkdir "$TMPDIR" "$BATS_TEST_TMPDIR/w"
+	cd "$BATS_TEST_TMPDIR/w"
+	run -1 --separate-stderr timeout 20 analyze-profile --cpu-trace /dev/zero
+	assert_stderr 'analyze-profile: /dev/zero: not a regular file'
+	run -1 --separate-stderr timeout 20 analyze-profile --memory-json "$TMPDIR"
+	assert_stderr "analyze-profile: $TMPDIR: not a regular file"
+	# Read by this process alone, they would fill the memory.
+	run -1 --separate-stderr timeout 20 analyze-profile --context /dev/zero \
+	    --objective memory
+	assert_stderr 'analyze-profile: /dev/zero: not a regular file'
+	run -1 --separate-stderr timeout 20 analyze-profile --baseline /dev/zero \
+	    --cpu-trace "$TOP/fixtures/example/trace.json.gz"
+	assert_stderr 'analyze-profile: /dev/zero: not a regular file'
+	# A fifo by name would be read by two processes: no writer ever comes.
+	mkfifo f
+	run -1 --separate-stderr timeout 20 analyze-profile --cpu-trace f \
+	    --md-out r.md
+	assert_stderr 'analyze-profile: f: not a regular file'
+	[ -z "$(ls -A "$TMPDIR")" ]
+	run -0 ls -A
+	assert_output f
+}
+
+@test "analyze-profile: <(...) inputs give the report of the files" {
+	cd "$TOP/fixtures"
+	t=example/trace.json.gz m=example/memory_snapshot.json.gz
+	out=$BATS_TEST_TMPDIR
+	run -0 timeout 60 analyze-profile --cpu-trace <(cat "$t") \
+	    --memory-json <(cat "$m") --md-out "$out/p.md" --json-out "$out/p.json"
+	analyze-profile --cpu-trace "$t" --memory-json "$m" \
+	    --md-out "$out/f.md" --json-out "$out/f.json"
+	# The same report but for the names of the inputs: the stages and
+	# the hashing read the same bytes.
+	run -0 jq -r '.inputs[].path' "$out/p.json"
+	[[ ${lines[0]} == /dev/fd/* && ${lines[1]} == /dev/fd/* ]]
+	run -0 jq -c --arg pt "${lines[0]}" --arg pm "${lines[1]}" \
+	    --arg t "$t" --arg m "$m" \
+	    'walk(if . == $pt then $t elif . == $pm then $m else . end)' "$out/p.json"
+	assert_output "$(jq -c . "$out/f.json")"
+	diff <(sed '/^## Inputs/,$d' "$out/p.md") <(sed '/^## Inputs/,$d' "$out/f.md")
+	# The man page's example: a trace kept in an archive.
+	tar -cf "$out/run.tar" -C example trace.json.gz
+	cd "$out"
+	run -0 analyze-profile --cpu-trace <(tar -xOf run.tar trace.json.gz) \
+	    --md-out report.md
+	analyze-profile --cpu-trace "$TOP/fixtures/$t" --md-out t.md
+	diff <(sed '/^## Inputs/,$d' report.md) <(sed '/^## Inputs/,$d' t.md)
+	grep -q '^| /dev/fd/[0-9]* | trace | 69.8 KiB | 309220b5130afa8bc5151252fb1fc3fc9fe6cdc099a07854c0c157e03abb4233 |$' report.md
+}
+
+@test "analyze-profile: the first failed stage stops the others" {
+	export TMPDIR=$BATS_TEST_TMPDIR/tmp
+	mkdir "$TMPDIR"
+	bin=$BATS_TEST_TMPDIR/bin
+	slow_stages "$bin"
+	mkdir "$BATS_TEST_TMPDIR/w"
+	cd "$BATS_TEST_TMPDIR/w"
+	printf 'not json\n' >bad.json
+	# tr-extract would sleep for a minute: the bad snapshot ends it.
+	run -1 --separate-stderr timeout 20 "$bin/analyze-profile" \
+	    --cpu-trace "$TOP/fixtures/example/trace.json.gz" \
+	    --memory-json bad.json --md-out r.md
+	assert_stderr --regexp 'analyze-profile: (mem-segments|churn-score) failed \(exit status 1\)'
+	[[ $stderr != *'killed by signal'* ]]
+	run ! kill -0 "$(cat "$bin/tr-extract.pid")"
+	[ -z "$(ls -A "$TMPDIR")" ]
+	run -0 ls -A
+	assert_output bad.json
+}
+
+@test "analyze-profile: SIGINT, SIGTERM and SIGHUP stop the stages and remove every temporary file" {
+	export TMPDIR=$BATS_TEST_TMPDIR/tmp
+	mkdir "$TMPDIR" "$BATS_TEST_TMPDIR/out"
+	bin=$BATS_TEST_TMPDIR/bin
+	slow_stages "$bin"
+	for sig in INT TERM HUP; do
+		rm -f "$bin/tr-extract.pid"
+		# A shell without job control starts it with SIGINT ignored.
+		env --default-signal=INT,TERM,HUP "$bin/analyze-profile" \
+		    --cpu-trace "$TOP/fixtures/example/trace.json.gz" \
+		    --md-out "$BATS_TEST_TMPDIR/out/r.md" \
+		    --json-out "$BATS_TEST_TMPDIR/out/r.json" 3>&- &
+		pid=$!
+		# tr-extract, the tee, op-rank and mem-segments at least.
+		wait_for test -s "$bin/tr-extract.pid"
+		wait_for children "$pid" 4
+		kids=$(pgrep -P "$pid")
+		kill -s "$sig" "$pid"
+		st=0
+		wait "$pid" || st=$?
+		[ "$st" -eq $((128 + $(kill -l "$sig"))) ] || fail "$sig: exit status $st"
+		for k in $kids; do
+			run ! kill -0 "$k"
+		done
+		[ -z "$(ls -A "$TMPDIR")" ] || fail "$sig: $(ls -A "$TMPDIR")"
+		[ -z "$(ls -A "$BATS_TEST_TMPDIR/out")" ] ||
+		    fail "$sig: $(ls -A "$BATS_TEST_TMPDIR/out")"
+	done
+}
+
+@test "analyze-profile: a signal while a pipe is read leaves nothing behind" {
+	export TMPDIR=$BATS_TEST_TMPDIR/tmp
+	mkdir "$TMPDIR" "$BATS_TEST_TMPDIR/out"
+	# The writer sends the trace, then keeps the pipe open.
+	exec 5< <(gzip -dc "$TOP/fixtures/example/trace.json.gz"; exec sleep 60)
+	writer=$!
+	env --default-signal=TERM analyze-profile --cpu-trace /dev/fd/5 \
+	    --md-out "$BATS_TEST_TMPDIR/out/r.md" 3>&- &
+	pid=$!
+	exec 5<&-
+	wait_for compgen -G "$TMPDIR/analyze-profile.*"
+	sleep 0.5
+	kill -TERM "$pid"
+	st=0
+	wait "$pid" || st=$?
+	kill "$writer"
+	[ "$st" -eq 143 ]
+	[ -z "$(ls -A "$TMPDIR")" ]
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/out")" ]
+}
+
+@test "analyze-profile: an output that cannot be made fails before the temporary directory" {
+	export TMPDIR=$BATS_TEST_TMPDIR/tmp
+	mkdir "$TMPDIR"
+	bin=$BATS_TEST_TMPDIR/bin
+	slow_stages "$bin"
+	# No file can be made in /proc, whoever asks; access(2) may say yes.
+	mkdir "$BATS_TEST_TMPDIR/w"
+	run -1 --separate-stderr timeout 20 "$bin/analyze-profile" \
+	    --cpu-trace "$TOP/fixtures/example/trace.json.gz" \
+	    --md-out "$BATS_TEST_TMPDIR/w/r.md" --json-out /proc/r.json
+	assert_stderr --regexp '^analyze-profile: /proc/r\.json: '
+	[ ! -e "$bin/tr-extract.pid" ]
+	[ -z "$(ls -A "$TMPDIR")" ]
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/w")" ]
+}
+
+@test "analyze-profile: a link planted where an output's temporary file was is not followed" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'keep\n' >victim
+	ln -s victim r.md.tmp
+	ln -s victim r.json.tmp
+	cd "$TOP/fixtures"
+	run -0 analyze-profile --cpu-trace example/trace.json.gz \
+	    --memory-json example/memory_snapshot.json.gz \
+	    --md-out "$BATS_TEST_TMPDIR/r.md" --json-out "$BATS_TEST_TMPDIR/r.json"
+	cd "$BATS_TEST_TMPDIR"
+	[ "$(cat victim)" = keep ]
+	[ -L r.md.tmp ]
+	[ -L r.json.tmp ]
+	[ ! -L r.md ]
+	[ ! -L r.json ]
+	cmp r.md "$FIXTURES/example.md"
+	cmp r.json "$FIXTURES/example.json"
+	[ "$(ls -A)" = "$(printf 'r.json\nr.json.tmp\nr.md\nr.md.tmp\nvictim')" ]
+}
+
+@test "analyze-profile: one output under two names is refused before the run" {
+	export TMPDIR=$BATS_TEST_TMPDIR/tmp
+	mkdir "$TMPDIR" "$BATS_TEST_TMPDIR/d"
+	cd "$BATS_TEST_TMPDIR/d"
+	t=$TOP/fixtures/example/trace.json.gz
+	: >r.md
+	ln r.md hard.md
+	ln -s r.md soft.md
+	ln -s . here
+	for other in r.md ./r.md hard.md soft.md here/r.md "$PWD/r.md" \
+	    here/new.md; do
+		want=r.md
+		[ "$other" != here/new.md ] || want=new.md
+		run -2 --separate-stderr analyze-profile --cpu-trace "$t" \
+		    --md-out "$want" --json-out "$other"
+		assert_stderr "analyze-profile: --md-out and --json-out are the same file: $want"
+	done
+	[ ! -s r.md ]
+	[ ! -e new.md ]
+	[ -z "$(ls -A "$TMPDIR")" ]
 }

@@ -47,7 +47,7 @@ cs336-wedsonlin__medium_128_training"
 		    ([$t[] | select(.action == "segment_alloc")] | length),
 		    ([$t[] | select(.action == "alloc")] | length),
 		    ([.segments[].blocks[] | select(.state != "inactive") | .requested_size] | add)]')
-		run -0 bash -c "churn-score < '$f' | jq -c '[.entries, .bytes_allocated, .bytes_freed, .actions.segment_alloc, .actions.alloc, .snapshot_live]'"
+		run -0 bash -c "churn-score < '$f' | jq -c 'select(.kind == \"churn\") | [.entries, .bytes_allocated, .bytes_freed, .actions.segment_alloc, .actions.alloc, .snapshot_live]'"
 		assert_output "$want"
 	done
 }
@@ -55,12 +55,12 @@ cs336-wedsonlin__medium_128_training"
 @test "a trace that covers the whole run replays to the snapshot's live bytes" {
 	# cs336-silmont__mem_snapshot recorded from the start: every segment
 	# has its segment_alloc in the trace.
-	run -0 bash -c "churn-score < '$SNAPS/cs336-silmont__mem_snapshot.json.gz' | jq -c '[.window_complete, .peak_lower_bound, .live_at_start, .live_at_end_replayed, .snapshot_live, .peak == .peak_in_window, .partial]'"
+	run -0 bash -c "churn-score < '$SNAPS/cs336-silmont__mem_snapshot.json.gz' | jq -c 'select(.kind == \"churn\") | [.window_complete, .peak_lower_bound, .live_at_start, .live_at_end_replayed, .snapshot_live, .peak == .peak_in_window, .partial]'"
 	assert_output '[true,false,0,31719428,31719428,true,[]]'
 	# A window that starts mid-run says so and still gives the peak: what
 	# the snapshot holds that the trace never names, plus what the trace
 	# frees without having allocated it, was live when it began.
-	run -0 bash -c "churn-score < '$SNAPS/cs336-magma27__memory_snapshot.json.gz' | jq -c '[.window_complete, .peak_lower_bound, .unmatched_frees, .live_at_start == .static_bytes + .unmatched_free_bytes, .live_at_start, .peak - .peak_in_window, (.partial | length)]'"
+	run -0 bash -c "churn-score < '$SNAPS/cs336-magma27__memory_snapshot.json.gz' | jq -c 'select(.kind == \"churn\") | [.window_complete, .peak_lower_bound, .unmatched_frees, .live_at_start == .static_bytes + .unmatched_free_bytes, .live_at_start, .peak - .peak_in_window, (.partial | length)]'"
 	assert_output '[false,true,2,true,1373919236,1373919236,7]'
 }
 
@@ -68,11 +68,11 @@ cs336-wedsonlin__medium_128_training"
 	need_shared memsnap
 	# Segments made before the window: nothing proves the run's start
 	# was recorded, so the peak is a lower bound.
-	run -0 bash -c "churn-score < '$SHARED/memsnap/cs336-silmont__memory_forward_bf16_128.json.gz' | jq -c '[.peak_lower_bound, .window_complete, .segments_before_window, .static_bytes, .peak == .static_bytes + .peak_in_window, ([.top_at_peak[].origin] | unique)]'"
+	run -0 bash -c "churn-score < '$SHARED/memsnap/cs336-silmont__memory_forward_bf16_128.json.gz' | jq -c 'select(.kind == \"churn\") | [.peak_lower_bound, .window_complete, .segments_before_window, .static_bytes, .peak == .static_bytes + .peak_in_window, ([.top_at_peak[].origin] | unique)]'"
 	assert_output '[true,false,43,523811840,true,["before_window","window"]]'
 	# Blocks freed in the window but allocated before it were live at
 	# the peak, if freed after it.
-	run -0 bash -c "churn-score < '$SHARED/memsnap/cs336-wedsonlin__medium_128_training.json.gz' | jq -c '.top_at_peak | [length, (map(.size) == (map(.size) | sort | reverse)), (map(select(.origin == \"before_window\")) | length), (map(select(.site | tostring | endswith(\"(autograd)\"))) | .[0].site)]'"
+	run -0 bash -c "churn-score < '$SHARED/memsnap/cs336-wedsonlin__medium_128_training.json.gz' | jq -c 'select(.kind == \"churn\") | .top_at_peak | [length, (map(.size) == (map(.size) | sort | reverse)), (map(select(.origin == \"before_window\")) | length), (map(select(.site | tostring | endswith(\"(autograd)\"))) | .[0].site)]'"
 	assert_output '[10,true,5,"AccumulateGrad (autograd)"]'
 }
 
@@ -80,15 +80,15 @@ cs336-wedsonlin__medium_128_training"
 	run -0 --separate-stderr churn-score < "$SNAPS/pending-free.json"
 	assert_stderr ''
 	assert_output - < "$FIXTURES/pending-free.ndjson"
-	run -0 bash -c "churn-score '$SNAPS/pending-free.json' | jq -c '[.peak, .peak_lower_bound, .snapshot_live, .live_at_end_replayed, [.top_at_peak[] | [.size, .site, .origin]]]'"
+	run -0 bash -c "churn-score '$SNAPS/pending-free.json' | jq -c 'select(.kind == \"churn\") | [.peak, .peak_lower_bound, .snapshot_live, .live_at_end_replayed, [.top_at_peak[] | [.size, .site, .origin]]]'"
 	assert_output '[2516384,false,516384,516384,[[2000000,"loss@/src/train.py:40","window"],[500000,"forward@/src/model.py:12","window"],[16384,"NllLossBackward0 (autograd)","window"]]]'
 	# Drop the first segment_alloc: the window no longer shows the start.
 	jq -c '.device_traces[0] |= .[1:]' "$SNAPS/pending-free.json" > "$BATS_TEST_TMPDIR/p.json"
-	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/p.json' | jq -c '[.peak, .peak_lower_bound, .segments_before_window]'"
+	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/p.json' | jq -c 'select(.kind == \"churn\") | [.peak, .peak_lower_bound, .segments_before_window]'"
 	assert_output '[2516384,true,1]'
 	# Drop the allocations too: the snapshot's blocks were live all along.
 	jq -c '.device_traces[0] |= .[3:]' "$SNAPS/pending-free.json" > "$BATS_TEST_TMPDIR/q.json"
-	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/q.json' | jq -c '[.peak, .peak_lower_bound, .static_bytes, [.top_at_peak[] | [.size, .site, .origin]]]'"
+	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/q.json' | jq -c 'select(.kind == \"churn\") | [.peak, .peak_lower_bound, .static_bytes, [.top_at_peak[] | [.size, .site, .origin]]]'"
 	assert_output '[2516384,true,516384,[[2000000,"loss@/src/train.py:40","window"],[500000,"forward@/src/model.py:12","before_window"],[16384,"NllLossBackward0 (autograd)","before_window"]]]'
 }
 
@@ -96,7 +96,7 @@ cs336-wedsonlin__medium_128_training"
 	zcat "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | jq -c '.device_traces[0][3] |= del(.size)' > "$BATS_TEST_TMPDIR/s.json"
 	run -0 --separate-stderr churn-score "$BATS_TEST_TMPDIR/s.json"
 	assert_stderr --regexp '^churn-score: .*s.json:1:[0-9]+: warning: "alloc" entry has no "size"; skipped$'
-	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/s.json' 2>/dev/null | jq -c '[.kind, .entries, .message]'"
+	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/s.json' 2>/dev/null | jq -c 'select(.kind != \"memory_timeline\") | [.kind, .entries, .message]'"
 	assert_line --index 0 --partial '["warning",null,"\"alloc\" entry has no \"size\"; skipped"]'
 	assert_line --index 1 '["churn",96,null]'
 }
@@ -108,7 +108,7 @@ cs336-wedsonlin__medium_128_training"
 	need_shared memsnap
 	for f in "$SHARED"/memsnap/*.json.gz; do
 		run -0 --separate-stderr churn-score "$f"
-		assert_line --index -1 --partial '{"kind":"churn","file"'
+		assert_line --partial '{"kind":"churn","file"'
 		case $f in
 		*SYNTHETIC*) assert_stderr --partial ': warning: ' ;;
 		*) assert_stderr '' ;;
@@ -124,7 +124,7 @@ cs336-wedsonlin__medium_128_training"
 	    if $e.action == "alloc" then .live += $e.size
 	    elif $e.action == "free_completed" then .live -= $e.size else . end
 	    | .max = ([.max, .live] | max)) | .max')
-	run -0 bash -c "churn-score < '$SNAPS/cs336-silmont__mem_snapshot.json.gz' | jq .peak"
+	run -0 bash -c "churn-score < '$SNAPS/cs336-silmont__mem_snapshot.json.gz' | jq 'select(.kind == \"churn\") | .peak'"
 	assert_output "$want"
 }
 
@@ -177,7 +177,7 @@ cs336-wedsonlin__medium_128_training"
 	    {action: "segment_free", addr: 3, size: 2097152, stream: 0},
 	    {action: "segment_alloc", addr: 4, size: 2097152, stream: 0},
 	    {action: "oom", device_free: 1024, size: 4096, stream: 0}] + .[20:])' > "$BATS_TEST_TMPDIR/b.json"
-	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/b.json' | jq -c '[.segment_free_bursts, .burst_segments, .largest_burst, .free_then_alloc, .ooms, .oom_events[0].device_free, .device_calls]'"
+	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/b.json' | jq -c 'select(.kind == \"churn\") | [.segment_free_bursts, .burst_segments, .largest_burst, .free_then_alloc, .ooms, .oom_events[0].device_free, .device_calls]'"
 	assert_output '[1,3,3,1,1,1024,13]'
 }
 
@@ -196,4 +196,23 @@ cs336-wedsonlin__medium_128_training"
 	assert_output --partial '","window"]'
 	run -0 bash -c "$(sed -n 3p "$BATS_TEST_TMPDIR/ex")"
 	assert_output '[28,0,0.8274259151656014,4.22941039461677]'
+}
+
+@test "the memory_timeline agrees with the churn record and the snapshot" {
+	# A whole-run window: the exact peak, reserved ending at the segments.
+	run -0 bash -c "churn-score '$SNAPS/cs336-silmont__mem_snapshot.json.gz' | jq -sc '(.[] | select(.kind == \"churn\")) as \$c | (.[] | select(.kind == \"memory_timeline\")) as \$t | [\$t.source, \$t.x_unit, \$t.points, \$t.peak.bytes == \$c.peak, \$t.peak.at_least, (\$t.allocated_max | max) == \$c.peak, \$t.reserved_max[-1], (\$t.site_bytes | map(add)) == \$t.allocated_max, \$t.sites[-1]]'"
+	want=$(mem-segments "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | tail -n 1 | jq .reserved)
+	assert_output "[\"snapshot\",\"us\",71,true,false,true,$want,true,\"other\"]"
+	# A partial window: the peak is at least what the churn record says.
+	run -0 bash -c "churn-score '$SNAPS/cs336-magma27__memory_snapshot.json.gz' | jq -sc '(.[] | select(.kind == \"churn\")) as \$c | (.[] | select(.kind == \"memory_timeline\")) as \$t | [\$t.points, (\$t.x | length), \$t.peak.bytes == \$c.peak, \$t.peak.at_least, (\$t.sites | length), (\$t.allocated_min | min) >= \$c.live_at_start - \$c.unmatched_free_bytes]'"
+	assert_output '[3442,500,true,true,7,true]'
+}
+
+@test "the memory_timeline marks OOMs and segment_free bursts" {
+	zcat "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | jq -c '.device_traces[0] |= (.[0:20] + [
+	    {action: "segment_free", addr: 1, size: 2097152, stream: 0},
+	    {action: "segment_free", addr: 2, size: 2097152, stream: 0},
+	    {action: "oom", device_free: 1024, size: 4096, stream: 0}] + .[20:])' > "$BATS_TEST_TMPDIR/b.json"
+	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/b.json' | jq -c 'select(.kind == \"memory_timeline\") | [.x_unit, [.markers[] | [.what, .bytes]], .markers_total]'"
+	assert_output '["entry",[["empty_cache",null],["oom",4096]],2]'
 }

@@ -197,7 +197,7 @@ cs336-wedsonlin__medium_128_training"
 @test "a file that cannot be opened is skipped with status 1" {
 	run -1 --separate-stderr mem-segments "$BATS_TEST_TMPDIR/none.json" "$FIXTURES/cs336-silmont__mem_snapshot.json.gz"
 	assert_stderr --partial 'none.json: No such file or directory'
-	assert_equal "$(printf '%s\n' "$output" | wc -l)" 11
+	assert_equal "$(printf '%s\n' "$output" | wc -l)" 20
 }
 
 @test "profiler memory records give a peak and a rate per step" {
@@ -223,4 +223,25 @@ cs336-wedsonlin__medium_128_training"
 	assert_line --index 3 --partial '[329252864,1572864,"einsum@'
 	run -0 bash -c "$(sed -n 3p "$BATS_TEST_TMPDIR/ex")"
 	assert_output '["ProfilerStep#6",101305344,24626.568588156562]'
+}
+
+@test "a segment's layout keeps at most 64 runs, its bytes all there" {
+	jq -n '[range(200) | 512 * (. + 1)] as $s
+	    | ([range(0; 200; 2) | $s[.]] | add) as $a
+	    | {segments: [{device: 0, address: 0, total_size: ($s | add),
+	       allocated_size: $a, active_size: $a, requested_size: $a,
+	       stream: 0, segment_type: "large",
+	       blocks: [range(200) as $i | {address: ($s[0:$i] | add // 0),
+	         size: $s[$i], requested_size: (if $i % 2 == 0 then $s[$i] else 0 end),
+	         state: (if $i % 2 == 0 then "active_allocated" else "inactive" end)}]}],
+	       device_traces: []}' > "$BATS_TEST_TMPDIR/s.json"
+	run -0 --separate-stderr bash -c "mem-segments '$BATS_TEST_TMPDIR/s.json' | jq -c 'select(.kind == \"segment_layout\") | [(.runs | length) <= 64, .runs_merged == 200 - (.runs | length), (.runs | map(.[1]) | add) == .total_size, ([.runs[][0]] | unique)]'"
+	assert_stderr ''
+	assert_output '[true,true,true,["active_allocated","inactive"]]'
+	# Fewer blocks than that are runs as they lie, adjacent states merged.
+	run -0 bash -c "mem-segments '$FIXTURES/pending-free.json' | jq -c 'select(.kind == \"segment_layout\") | [.runs, .runs_merged]'"
+	assert_output - <<'OUT'
+[[["active_allocated",524288],["active_pending_free",524288],["inactive",1048576]],0]
+[[["inactive",2097152]],0]
+OUT
 }

@@ -51,9 +51,13 @@ need_py() {
 	run -0 jq -r '.inputs[].path' "$r/report.json"
 	assert_output "$(printf '%s\n' "$r/trace.json.gz" "$r/memory_snapshot.json.gz")"
 	run -0 ls "$r"
-	assert_output "$(printf '%s\n' churn.ndjson findings.ndjson memory.ndjson \
-	    memory_snapshot.json.gz ops.ndjson report.json report.md \
-	    trace-memory.ndjson trace.json.gz)"
+	assert_output "$(printf '%s\n' charts.ndjson churn.ndjson families.svg \
+	    findings.ndjson gpu-timeline.svg memory-trace.svg memory.ndjson \
+	    memory.svg memory_snapshot.json.gz ops.ndjson report.html \
+	    report.json report.md segments.svg steps.svg trace-memory.ndjson \
+	    trace.json.gz)"
+	run -0 grep -c '<svg' "$r/report.html"
+	assert_output 6
 }
 
 @test "report.mk: a run directory make reads as syntax stops it before anything runs, naming it" {

@@ -4,9 +4,11 @@
  * It runs the mrp tools as a pipeline: the trace branch (tr-extract, then
  * op-rank and mem-segments fed by one tee) and the memory branch
  * (mem-segments and churn-score) in parallel, then rubric-apply and
- * report-md on what they wrote into a private temporary directory.  What
+ * report-md on what they wrote into a private temporary directory (with
+ * --html-out also report-svg, and report-html on the charted Markdown).  What
  * the user says of the run (--context, --set, --phase, --objective) reaches
- * those two as one "context" record.
+ * those two as one "context" record.  The first stage to fail, or a
+ * signal, stops all of them, and nothing they made is left behind.
  */
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -42,6 +44,8 @@
 #endif
 /* The tee's exit status when a trace has no events. */
 #define TEE_NOEVENTS	3
+/* The name a pipe's copy has for a moment in the temporary directory. */
+#define PIPE_COPY	"pipe"
 
 /*
  * The names of traces in a --cpu-trace directory, as pipelines/report.mk
@@ -57,6 +61,10 @@ static const char *const trace_patterns[] = {
 	NULL
 };
 #define NOT_A_TRACE	"memory_snapshot*"
+
+/* The signals that stop a run and undo it. */
+static const int stopsigs[] = { SIGHUP, SIGINT, SIGTERM };
+#define NSTOPSIGS	(sizeof(stopsigs) / sizeof(stopsigs[0]))
 
 /* The traces, in the order tr-extract reads them; the names are owned. */
 struct traces {
@@ -130,14 +138,52 @@ struct outbuf {
 	int	 failed;
 };
 
+/*
+ * A report file: written to tmp, an unpredictable name beside path, and
+ * renamed over path once the report is whole.  A path that exists and is
+ * not a regular file (/dev/null, a fifo, a terminal) is written in place
+ * and has no tmp.
+ */
+struct output {
+	const char	*path;		/* NULL: standard output */
+	char		 tmp[PATH_MAX];	/* "" when none, or once published */
+	int		 fd;		/* tmp, open until a stage has it; -1 */
+};
+#define OUT_MD		0
+#define OUT_JSON	1
+#define OUT_HTML	2
+#define NOUT		3
+
+/*
+ * An input named by a descriptor of this process, /dev/fd/N as <(...)
+ * gives it: each child gets N again, as a copy of what came through the
+ * pipe, so that the stages and the hashing read the same bytes.
+ */
+struct fdin {
+	int		 fd;		/* N */
+	int		 copy;		/* the copy, or -1: N is a file */
+};
+
 struct run {
 	char		 bindir[PATH_MAX];
-	char		 tmp[PATH_MAX];
+	char		 tmp[PATH_MAX];	/* the temporary directory, once made */
+	int		 tmpfd;		/* tmp, open for unlinkat(); -1 */
 	struct proc	 p[MAXPROC];
 	int		 np;
 	int		 noevents;	/* the tee saw a trace without events */
 	const struct traces *tr;	/* for the progress line */
+	struct output	 out[NOUT];
+	struct fdin	*in;
+	size_t		 nin;
+	jv		 baseline;	/* the --baseline report, or null */
 };
+
+/*
+ * The run that a signal or exit() in the middle of it must undo: its
+ * stages are stopped and its temporary files removed.  A signal handler
+ * reaches nothing else, hence this one variable beside the option flags.
+ */
+static struct run *live;
 
 static void	usage(void);
 static int	ckey_find(const char *);
@@ -153,10 +199,26 @@ static void	context_write(FILE *, const struct context *);
 static void	context_free(struct context *);
 static void	tmpname(const struct run *, char *, size_t, const char *);
 static int	open_out(const char *);
+static void	run_start(struct run *);
+static void	on_signal(int);
+static void	on_exit_undo(void);
+static void	signals_block(sigset_t *);
+static void	signals_restore(const sigset_t *);
+static void	stop_stages(struct run *);
+static void	reap_stages(struct run *);
+static int	remove_temps(struct run *);
+static void	check_input(const char *, int anypipe);
+static int	fd_name(const char *);
+static void	copy_pipes(struct run *, const struct traces *, const char *);
+static void	copy_pipe(struct run *, const char *);
+static void	output_open(struct output *, const char *);
+static int	output_fd(struct output *);
+static int	output_publish(struct output *, int);
+static int	open_temp(const char *, char *, size_t);
 static pid_t	spawn(struct run *, const char *name, const char *argv[],
 		    int in, int out);
 static pid_t	fork_child(struct run *, const char *name);
-static void	close_from(int);
+static void	close_from(const struct run *, int);
 static void	traces_add(struct traces *, const char *);
 static int	is_trace_name(const char *);
 static int	cmpname(const void *, const void *);
@@ -171,8 +233,8 @@ static int	same_file(const char *, const char *);
 static char	*canonical(const char *);
 static int	is_chardev(const char *);
 static void	check_outputs(const char *md, const char *json,
-		    const struct traces *, const char *mem, const char *ctx);
-static void	check_output(const char *);
+		    const char *html, const struct traces *, const char *mem,
+		    const char *ctx);
 static void	out_put(struct outbuf *, const char *, size_t);
 static void	out_flush(struct outbuf *);
 static int	write_all(int, const char *, size_t);
@@ -182,8 +244,6 @@ static int	wait_all(struct run *, int inputs, const char *mem);
 static void	progress(const struct run *, const char *mem);
 static long long child_pos(pid_t, const char *);
 static void	cleanup(struct run *);
-static int	open_report(const char *, char *tmp, size_t);
-static int	publish(int status, const char *tmp, const char *dest);
 static jv	baseline_read(const char *);
 static void	baseline_write(const char *, jv);
 
@@ -191,7 +251,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: %s [--baseline file] [--context file] "
-	    "[--cpu-trace file] "
+	    "[--cpu-trace file] [--html-out file] "
 	    "[--json-out file] [--md-out file] [--memory-json file] "
 	    "[--objective objective] [--phase phase] [--set key=value]\n",
 	    getprogname());
@@ -205,6 +265,7 @@ main(int argc, char *argv[])
 		{ "baseline", required_argument, NULL, 'B' },
 		{ "context", required_argument, NULL, 'C' },
 		{ "cpu-trace", required_argument, NULL, 't' },
+		{ "html-out", required_argument, NULL, 'H' },
 		{ "json-out", required_argument, NULL, 'j' },
 		{ "md-out", required_argument, NULL, 'm' },
 		{ "memory-json", required_argument, NULL, 'M' },
@@ -217,13 +278,14 @@ main(int argc, char *argv[])
 	struct context ctx;
 	struct traces tr = { NULL, 0 };
 	const char *mem = NULL, *mdout = NULL, *jsonout = NULL, *base = NULL;
+	const char *htmlout = NULL, *hav[16];
 	const char *phase = NULL, *objective = NULL, **sets, **targs, **tav;
-	char f[8][PATH_MAX + 32], mdtmp[PATH_MAX + 32], jtmp[PATH_MAX + 32];
-	char btmp[PATH_MAX + 32];
+	char f[8][PATH_MAX + 32], btmp[PATH_MAX + 32], charts[PATH_MAX + 32];
 	char *slash, phasebuf[32];
 	const char *av[16];
-	int ch, fd[2], all[2], memp[2], out, status = 0, n, i, behind;
+	int ch, fd[2], all[2], memp[2], hp[2], out, status = 0, n, i, behind;
 	int nsets = 0, ntargs = 0, hasctx;
+	sigset_t mask;
 	size_t k;
 	ssize_t len;
 	const char *tmpdir;
@@ -231,6 +293,9 @@ main(int argc, char *argv[])
 
 	setprogname(argv[0]);
 	memset(&ctx, 0, sizeof(ctx));
+	memset(&r, 0, sizeof(r));
+	r.tmpfd = -1;
+	r.baseline = jv_null();
 	sets = xcalloc((size_t)argc, sizeof(*sets));
 	targs = xcalloc((size_t)argc, sizeof(*targs));
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -240,6 +305,9 @@ main(int argc, char *argv[])
 			break;
 		case 'C':
 			ctx.file = optarg;
+			break;
+		case 'H':
+			htmlout = optarg;
 			break;
 		case 'M':
 			mem = optarg;
@@ -272,23 +340,25 @@ main(int argc, char *argv[])
 	    objective != NULL;
 	/* A context alone, without inputs, is its record on stdout. */
 	if (argc > 0 || (ntargs == 0 && mem == NULL && (!hasctx ||
-	    mdout != NULL || jsonout != NULL || base != NULL)))
+	    mdout != NULL || jsonout != NULL || htmlout != NULL ||
+	    base != NULL)))
 		usage();
 	/* A directory is every trace in it; every trace is checked alike. */
 	for (i = 0; i < ntargs; i++)
 		traces_add(&tr, targs[i]);
 	free(targs);
 	for (k = 0; k < tr.n; k++)
-		if (access(tr.v[k], R_OK) != 0)
-			die("%s:", tr.v[k]);
-	if (mem != NULL && access(mem, R_OK) != 0)
-		die("%s:", mem);
-	if (ctx.file != NULL && access(ctx.file, R_OK) != 0)
-		die("%s:", ctx.file);
-	check_outputs(mdout, jsonout, &tr, mem, ctx.file);
+		check_input(tr.v[k], 0);
+	if (mem != NULL)
+		check_input(mem, 0);
+	if (ctx.file != NULL)
+		check_input(ctx.file, 1);
+	if (base != NULL)
+		check_input(base, 1);
+	check_outputs(mdout, jsonout, htmlout, &tr, mem, ctx.file);
 	/* A baseline that is no report is refused before any work. */
 	if (base != NULL)
-		jv_free(baseline_read(base));
+		r.baseline = baseline_read(base);
 
 	/* The file, then --set in order, then --phase and --objective. */
 	if (ctx.file != NULL)
@@ -312,8 +382,12 @@ main(int argc, char *argv[])
 		return finish(0);
 	}
 
-	memset(&r, 0, sizeof(r));
 	r.tr = &tr;
+	/* Nothing is made before the outputs are known to be writable. */
+	run_start(&r);
+	output_open(&r.out[OUT_MD], mdout);
+	output_open(&r.out[OUT_JSON], jsonout);
+	output_open(&r.out[OUT_HTML], htmlout);
 	/* The stages are the tools installed beside this one. */
 	if ((len = readlink("/proc/self/exe", r.bindir,
 	    sizeof(r.bindir) - 1)) > 0) {
@@ -327,9 +401,15 @@ main(int argc, char *argv[])
 	    tmpdir);
 	if (n < 0 || (size_t)n >= sizeof(r.tmp))
 		die("%s: path is too long", tmpdir);
+	/* A signal finds the directory made and open, or not made. */
+	signals_block(&mask);
 	if (mkdtemp(r.tmp) == NULL)
 		die("%s:", r.tmp);
+	if ((r.tmpfd = open(r.tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		die("%s:", r.tmp);
+	signals_restore(&mask);
 	signal(SIGPIPE, SIG_IGN);
+	copy_pipes(&r, &tr, mem);
 
 	tmpname(&r, f[0], sizeof(f[0]), "trace.ndjson");
 	tmpname(&r, f[1], sizeof(f[1]), "trace-memory.ndjson");
@@ -447,6 +527,18 @@ main(int argc, char *argv[])
 	out = open_out(f[5]);
 	spawn(&r, "rubric-apply", av, -1, out);
 	close(out);
+	/* The HTML's charts, drawn from the stage files meanwhile. */
+	if (htmlout != NULL) {
+		hav[0] = "report-svg";
+		hav[1] = "-o";
+		hav[2] = r.tmp;
+		memcpy(hav + 3, av + 1, (size_t)(n - 1) * sizeof(*av));
+		hav[n + 2] = NULL;
+		tmpname(&r, charts, sizeof(charts), "charts.ndjson");
+		out = open_out(charts);
+		spawn(&r, "report-svg", hav, -1, out);
+		close(out);
+	}
 	if (wait_all(&r, 0, NULL) != 0) {
 		cleanup(&r);
 		traces_free(&tr);
@@ -455,31 +547,48 @@ main(int argc, char *argv[])
 	av[n++] = f[5];
 	if (base != NULL) {
 		tmpname(&r, btmp, sizeof(btmp), "baseline.ndjson");
-		baseline_write(btmp, baseline_read(base));
+		baseline_write(btmp, r.baseline);
+		r.baseline = jv_null();
 		av[n++] = btmp;
 	}
 	av[n] = NULL;
 	av[0] = "report-md";
-	if (mdout != NULL)
-		out = open_report(mdout, mdtmp, sizeof(mdtmp));
-	else
-		out = STDOUT_FILENO;
+	out = output_fd(&r.out[OUT_MD]);
 	spawn(&r, "report-md", av, -1, out);
 	if (out != STDOUT_FILENO)
 		close(out);
+	/*
+	 * The HTML: the same Markdown with the charts linked, which
+	 * report-html finds beside it in the temporary directory and inlines.
+	 */
+	if (htmlout != NULL) {
+		if (pipe(hp) == -1)
+			die("pipe:");
+		memcpy(hav, av, (size_t)n * sizeof(*av));
+		hav[n] = charts;
+		hav[n + 1] = NULL;
+		spawn(&r, "report-md (charts)", hav, -1, hp[1]);
+		close(hp[1]);
+		hav[0] = "report-html";
+		hav[1] = "-C";
+		hav[2] = r.tmp;
+		hav[3] = NULL;
+		out = output_fd(&r.out[OUT_HTML]);
+		spawn(&r, "report-html", hav, hp[0], out);
+		close(hp[0]);
+		close(out);
+	}
 	if (jsonout != NULL) {
 		/* "report-md -j file ..." */
 		memmove(av + 2, av + 1, sizeof(av) - 2 * sizeof(*av));
 		av[1] = "-j";
-		out = open_report(jsonout, jtmp, sizeof(jtmp));
+		out = output_fd(&r.out[OUT_JSON]);
 		spawn(&r, "report-md -j", av, -1, out);
 		close(out);
 	}
 	status = wait_all(&r, 0, NULL);
-	if (mdout != NULL)
-		status = publish(status, mdtmp, mdout);
-	if (jsonout != NULL)
-		status = publish(status, jtmp, jsonout);
+	for (i = 0; i < NOUT; i++)
+		status = output_publish(&r.out[i], status);
 	cleanup(&r);
 	traces_free(&tr);
 	return finish(status);
@@ -501,14 +610,24 @@ open_out(const char *path)
 	return fd;
 }
 
+/*
+ * Forks a stage.  Until its pid is known a signal waits, so that no stage
+ * outlives the run.  The child takes the default action on the signals the
+ * run catches, undoes nothing of the run's, and finds each input named by
+ * a descriptor there.
+ */
 static pid_t
 fork_child(struct run *r, const char *name)
 {
+	struct sigaction sa;
+	sigset_t mask;
+	size_t i;
 	pid_t pid;
 
 	fflush(NULL);
 	if (r->np == MAXPROC)
 		die("too many stages");
+	signals_block(&mask);
 	if ((pid = fork()) == -1)
 		die("fork:");
 	if (pid > 0) {
@@ -516,8 +635,21 @@ fork_child(struct run *r, const char *name)
 		r->p[r->np].name = name;
 		r->p[r->np].tee = 0;
 		r->np++;
+		signals_restore(&mask);
+		return pid;
 	}
-	return pid;
+	live = NULL;
+	/* SIGTERM is how stop_stages() ends a stage, even one ignoring it. */
+	for (i = 0; i < NSTOPSIGS; i++)
+		if (stopsigs[i] == SIGTERM || (sigaction(stopsigs[i], NULL,
+		    &sa) == 0 && sa.sa_handler == on_signal))
+			signal(stopsigs[i], SIG_DFL);
+	signals_restore(&mask);
+	for (i = 0; i < r->nin; i++)
+		if (r->in[i].copy != -1 &&
+		    dup2(r->in[i].copy, r->in[i].fd) == -1)
+			_exit(127);
+	return 0;
 }
 
 /*
@@ -537,7 +669,7 @@ spawn(struct run *r, const char *name, const char *argv[], int in, int out)
 	if (out != -1 && out != STDOUT_FILENO &&
 	    dup2(out, STDOUT_FILENO) == -1)
 		_exit(127);
-	close_from(3);
+	close_from(r, 3);
 	/* Our own SIG_IGN would survive exec; a stage dies of EPIPE as usual. */
 	signal(SIGPIPE, SIG_DFL);
 	snprintf(path, sizeof(path), "%s/%s", r->bindir, argv[0]);
@@ -549,17 +681,23 @@ spawn(struct run *r, const char *name, const char *argv[], int in, int out)
 	_exit(127);
 }
 
+/* Closes every descriptor from lo on but those inputs are named by. */
 static void
-close_from(int lo)
+close_from(const struct run *r, int lo)
 {
 	long max;
+	size_t i;
 	int fd;
 
 	max = sysconf(_SC_OPEN_MAX);
 	if (max < 0 || max > 4096)
 		max = 4096;
-	for (fd = lo; fd < max; fd++)
-		close(fd);
+	for (fd = lo; fd < max; fd++) {
+		for (i = 0; i < r->nin && r->in[i].fd != fd; i++)
+			continue;
+		if (i == r->nin)
+			close(fd);
+	}
 }
 
 /*
@@ -945,7 +1083,8 @@ static int
 wait_all(struct run *r, int inputs, const char *mem)
 {
 	struct timespec tick = { 0, 200000000 };
-	int st, rc = 0, tty, i, ticks = 0;
+	int st, rc = 0, tty, i, ticks = 0, failed;
+	sigset_t mask;
 	pid_t pid;
 
 	tty = isatty(STDERR_FILENO) && inputs &&
@@ -968,22 +1107,38 @@ wait_all(struct run *r, int inputs, const char *mem)
 				break;
 		if (i == r->np)
 			continue;
+		failed = 1;
 		if (r->p[i].tee && WIFEXITED(st) &&
 		    WEXITSTATUS(st) == TEE_NOEVENTS) {
 			r->noevents = 1;
+			failed = 0;
 		} else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
 			warnmsg("%s failed (exit status %d)", r->p[i].name,
 			    WEXITSTATUS(st));
-			rc = 1;
-		} else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE) {
-			/* The reader went away, as with "| head": no news. */
-			rc = 1;
+		} else if (WIFSIGNALED(st) && (WTERMSIG(st) == SIGPIPE ||
+		    (rc != 0 && WTERMSIG(st) == SIGTERM))) {
+			/*
+			 * The reader went away, as with "| head", or this
+			 * stage was stopped below: no news.
+			 */
 		} else if (WIFSIGNALED(st)) {
 			warnmsg("%s was killed by signal %d", r->p[i].name,
 			    WTERMSIG(st));
-			rc = 1;
-		}
-		r->p[i] = r->p[--r->np];
+		} else
+			failed = 0;
+		/*
+		 * Off the list, which on_signal() may read at any time: the
+		 * list stays whole, and in the order the stages started.
+		 */
+		signals_block(&mask);
+		memmove(&r->p[i], &r->p[i + 1],
+		    (size_t)(r->np - i - 1) * sizeof(r->p[0]));
+		r->np--;
+		signals_restore(&mask);
+		/* The first failure stops the rest: none reads on in vain. */
+		if (failed && rc == 0)
+			stop_stages(r);
+		rc |= failed;
 	}
 	if (tty && ticks >= 5)
 		fprintf(stderr, "\r\033[K");
@@ -1070,23 +1225,330 @@ child_pos(pid_t pid, const char *path)
 	return pos;
 }
 
+/*
+ * Removes the temporary files once every stage has ended, and ends the
+ * run: a signal from now on has nothing to undo.
+ */
 static void
 cleanup(struct run *r)
+{
+	size_t i;
+
+	if (remove_temps(r) != 0)
+		warnmsg("%s:", r->tmp);
+	if (r->tmpfd != -1)
+		close(r->tmpfd);
+	r->tmpfd = -1;
+	for (i = 0; i < NOUT; i++)
+		if (r->out[i].fd != -1)
+			close(r->out[i].fd);
+	for (i = 0; i < r->nin; i++)
+		if (r->in[i].copy != -1)
+			close(r->in[i].copy);
+	free(r->in);
+	r->in = NULL;
+	r->nin = 0;
+	jv_free(r->baseline);
+	r->baseline = jv_null();
+	live = NULL;
+}
+
+/*
+ * Makes r the run that a signal or exit() undoes, until cleanup() ends it,
+ * which main() calls before it returns: SIGHUP, SIGINT and SIGTERM stop it
+ * unless they were ignored when it started, as under nohup(1) or in the
+ * background of a shell without job control.
+ */
+static void
+run_start(struct run *r)
+{
+	struct sigaction sa, old;
+	size_t i;
+
+	live = r;
+	if (atexit(on_exit_undo) != 0)
+		die("atexit:");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < NSTOPSIGS; i++)
+		sigaddset(&sa.sa_mask, stopsigs[i]);
+	for (i = 0; i < NSTOPSIGS; i++)
+		if (sigaction(stopsigs[i], NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			sigaction(stopsigs[i], &sa, NULL);
+}
+
+/*
+ * Undoes the run and dies of sig, so that the caller sees it did: a shell
+ * stops a loop on SIGINT only then.  Only async-signal-safe calls here.
+ */
+static void
+on_signal(int sig)
+{
+	sigset_t set;
+
+	on_exit_undo();
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	raise(sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	/* Not reached, as the default action of sig ends the process. */
+	_exit(128 + sig);
+}
+
+/*
+ * A die() in the middle of the run, or a signal, leaves neither stages nor
+ * files; async-signal-safe.
+ */
+static void
+on_exit_undo(void)
+{
+	if (live == NULL)
+		return;
+	stop_stages(live);
+	reap_stages(live);
+	(void)remove_temps(live);
+	live = NULL;
+}
+
+/* Blocks the signals that stop a run; old gets the mask to restore. */
+static void
+signals_block(sigset_t *old)
+{
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < NSTOPSIGS; i++)
+		sigaddset(&set, stopsigs[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void
+signals_restore(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/*
+ * Sends SIGTERM to every running stage, the last started first: a reader
+ * goes before its writer, so none of them reads a cut stream and says so.
+ */
+static void
+stop_stages(struct run *r)
+{
+	int i;
+
+	for (i = r->np - 1; i >= 0; i--)
+		kill(r->p[i].pid, SIGTERM);
+}
+
+/* Waits for every stage, whatever its end; async-signal-safe. */
+static void
+reap_stages(struct run *r)
+{
+	while (r->np > 0) {
+		if (waitpid(r->p[r->np - 1].pid, NULL, 0) == -1 &&
+		    errno == EINTR)
+			continue;
+		r->np--;
+	}
+}
+
+/*
+ * Removes the outputs not yet published and the temporary directory with
+ * every file a stage may have made there.  Async-signal-safe: on_signal()
+ * calls it.  Returns -1 when the directory is left.
+ */
+static int
+remove_temps(struct run *r)
 {
 	static const char *const names[] = {
 		"trace.ndjson", "trace-memory.ndjson", "memory.ndjson",
 		"churn.ndjson", "inputs.ndjson", "findings.ndjson",
-		"context.ndjson", "empty.txt", "baseline.ndjson", NULL
+		"context.ndjson", "empty.txt", "baseline.ndjson", PIPE_COPY,
+		/* --html-out: report-svg's records and charts. */
+		"charts.ndjson", "memory.svg", "memory-trace.svg",
+		"segments.svg", "gpu-timeline.svg", "steps.svg", "families.svg",
+		NULL
 	};
-	char path[PATH_MAX + 32];
 	int i;
 
-	for (i = 0; names[i] != NULL; i++) {
-		tmpname(r, path, sizeof(path), names[i]);
-		unlink(path);
+	for (i = 0; i < NOUT; i++)
+		if (r->out[i].tmp[0] != '\0') {
+			unlink(r->out[i].tmp);
+			r->out[i].tmp[0] = '\0';
+		}
+	if (r->tmpfd == -1)
+		return 0;
+	for (i = 0; names[i] != NULL; i++)
+		unlinkat(r->tmpfd, names[i], 0);
+	return rmdir(r->tmp);
+}
+
+/*
+ * Refuses an input that is not a regular file before anything runs: a
+ * device such as /dev/zero would be read for ever, a directory or a socket
+ * not at all.  A pipe is read once: the stages and the hashing each open
+ * a trace or snapshot, so one is taken only as /dev/fd/N and copied, and
+ * the --context and --baseline files (anypipe), which this process alone
+ * reads, may be any fifo.
+ */
+static void
+check_input(const char *path, int anypipe)
+{
+	struct stat sb;
+
+	if (stat(path, &sb) != 0)
+		die("%s:", path);
+	if (!S_ISREG(sb.st_mode) && !(S_ISFIFO(sb.st_mode) &&
+	    (anypipe || fd_name(path) != -1)))
+		die("%s: not a regular file", path);
+	if (access(path, R_OK) != 0)
+		die("%s:", path);
+}
+
+/*
+ * The descriptor N that path names as /dev/fd/N, /proc/self/fd/N or
+ * /dev/stdin, which a child opens as its own N; -1 for any other path,
+ * and for standard output and error, which the stages write.
+ */
+static int
+fd_name(const char *path)
+{
+	static const char *const prefixes[] = {
+		"/dev/fd/", "/proc/self/fd/", NULL
+	};
+	const char *p;
+	char *end;
+	long n;
+	int i;
+
+	if (strcmp(path, "/dev/stdin") == 0)
+		return STDIN_FILENO;
+	for (i = 0; prefixes[i] != NULL; i++) {
+		if (strncmp(path, prefixes[i], strlen(prefixes[i])) != 0)
+			continue;
+		p = path + strlen(prefixes[i]);
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		errno = 0;
+		n = strtol(p, &end, 10);
+		if (*end != '\0' || errno != 0 || n > INT_MAX ||
+		    n == STDOUT_FILENO || n == STDERR_FILENO)
+			return -1;
+		return (int)n;
 	}
-	if (rmdir(r->tmp) != 0)
-		warnmsg("%s:", r->tmp);
+	return -1;
+}
+
+/* Takes in each trace and the snapshot that a descriptor names. */
+static void
+copy_pipes(struct run *r, const struct traces *tr, const char *mem)
+{
+	size_t i;
+
+	for (i = 0; i < tr->n; i++)
+		copy_pipe(r, tr->v[i]);
+	if (mem != NULL)
+		copy_pipe(r, mem);
+}
+
+/*
+ * Records the descriptor that path names, if any, once; when it is a
+ * pipe, its bytes go to a file in the temporary directory, removed at
+ * once and open until the end, for every child to read from the start.
+ */
+static void
+copy_pipe(struct run *r, const char *path)
+{
+	struct stat sb;
+	char *buf;
+	ssize_t n;
+	size_t i;
+	int fd, copy;
+
+	if ((fd = fd_name(path)) == -1)
+		return;
+	for (i = 0; i < r->nin; i++)
+		if (r->in[i].fd == fd)
+			return;
+	r->in = xreallocarray(r->in, r->nin + 1, sizeof(*r->in));
+	r->in[r->nin].fd = fd;
+	r->in[r->nin].copy = -1;
+	r->nin++;
+	if (fstat(fd, &sb) != 0)
+		die("%s:", path);
+	if (!S_ISFIFO(sb.st_mode))
+		return;
+	if ((copy = openat(r->tmpfd, PIPE_COPY, O_RDWR | O_CREAT | O_EXCL |
+	    O_CLOEXEC, 0600)) == -1)
+		die("%s/%s:", r->tmp, PIPE_COPY);
+	if (unlinkat(r->tmpfd, PIPE_COPY, 0) != 0)
+		die("%s/%s:", r->tmp, PIPE_COPY);
+	r->in[r->nin - 1].copy = copy;
+	buf = xmalloc(TEE_BUFSIZE);
+	while ((n = read(fd, buf, TEE_BUFSIZE)) != 0) {
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			die("%s:", path);
+		}
+		if (write_all(copy, buf, (size_t)n) != 0)
+			die("%s/%s:", r->tmp, PIPE_COPY);
+	}
+	free(buf);
+}
+
+/*
+ * Prepares where a report goes, before anything runs, so that one that
+ * could not be written fails first: a new file with an unpredictable
+ * name beside path, made there by this process alone, never through a
+ * link, for output_publish() to rename over path.  A path that is a
+ * device or fifo is written in place, as a rename would replace it.
+ */
+static void
+output_open(struct output *o, const char *path)
+{
+	struct stat sb;
+
+	o->path = path;
+	o->tmp[0] = '\0';
+	o->fd = -1;
+	if (path == NULL)
+		return;
+	if (stat(path, &sb) == 0) {
+		if (S_ISDIR(sb.st_mode)) {
+			errno = EISDIR;
+			die("%s:", path);
+		}
+		if (!S_ISREG(sb.st_mode)) {
+			if (access(path, W_OK) != 0)
+				die("%s:", path);
+			return;
+		}
+	}
+	o->fd = open_temp(path, o->tmp, sizeof(o->tmp));
+}
+
+/* The descriptor a report stage writes; the caller closes it. */
+static int
+output_fd(struct output *o)
+{
+	int fd;
+
+	if (o->path == NULL)
+		return STDOUT_FILENO;
+	if (o->fd == -1) {
+		if ((fd = open(o->path, O_WRONLY | O_CLOEXEC)) == -1)
+			die("%s:", o->path);
+		return fd;
+	}
+	fd = o->fd;
+	o->fd = -1;
+	return fd;
 }
 
 /*
@@ -1094,65 +1556,90 @@ cleanup(struct run *r)
  * run failed, so no half-written file is left.  Returns the new status.
  */
 static int
-publish(int status, const char *tmp, const char *dest)
+output_publish(struct output *o, int status)
 {
-	if (*tmp == '\0')
+	if (o->fd != -1)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp[0] == '\0')
 		return status;
-	if (status != 0) {
-		unlink(tmp);
-		return status;
+	if (status == 0 && rename(o->tmp, o->path) != 0) {
+		warnmsg("%s:", o->path);
+		status = 1;
 	}
-	if (rename(tmp, dest) != 0) {
-		warnmsg("%s:", dest);
-		unlink(tmp);
-		return 1;
-	}
-	return 0;
+	if (status != 0)
+		unlink(o->tmp);
+	o->tmp[0] = '\0';
+	return status;
 }
 
 /*
- * Opens where a report goes: path.tmp, for publish() to rename over path
- * once the report is whole, so that a failed run leaves the old file; or,
- * when path exists and is not a regular file (/dev/null, a fifo, a
- * terminal), path itself, as a rename would replace the device: tmp is
- * left empty then.
+ * Creates ".name.XXXXXX" in the directory of path, the X random, as
+ * O_EXCL alone makes it: a file or link planted under a name it could get
+ * makes it draw another.  Its name is in tmp once it exists, and only then,
+ * for remove_temps() after a signal.  A failure names path.
  */
 static int
-open_report(const char *path, char *tmp, size_t size)
+open_temp(const char *path, char *tmp, size_t size)
 {
-	struct stat sb;
-	int n;
+	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char rnd[6];
+	char name[PATH_MAX];
+	const char *base;
+	sigset_t mask;
+	size_t i;
+	int n, try, fd;
 
-	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		*tmp = '\0';
-		return open_out(path);
+	base = strrchr(path, '/');
+	base = base != NULL ? base + 1 : path;
+	for (try = 0; try < 100; try++) {
+		if (getentropy(rnd, sizeof(rnd)) != 0)
+			die("getentropy:");
+		n = snprintf(name, sizeof(name), "%.*s.%s.XXXXXX",
+		    (int)(base - path), path, base);
+		if (n < 0 || (size_t)n >= sizeof(name) || (size_t)n >= size)
+			die("%s: path is too long", path);
+		for (i = 0; i < sizeof(rnd); i++)
+			name[n - sizeof(rnd) + i] = chars[rnd[i] %
+			    (sizeof(chars) - 1)];
+		signals_block(&mask);
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0644);
+		if (fd != -1)
+			memcpy(tmp, name, (size_t)n + 1);
+		signals_restore(&mask);
+		if (fd != -1)
+			return fd;
+		if (errno != EEXIST)
+			die("%s:", path);
 	}
-	n = snprintf(tmp, size, "%s.tmp", path);
-	if (n < 0 || (size_t)n >= size)
-		die("%s: path is too long", path);
-	return open_out(tmp);
+	die("%s: no free temporary name", path);
 }
 
 /*
  * Refuses, before anything runs, an output that is an input or the other
- * output, and an output that could not be written at the end.
+ * output: output_open() then finds out whether it can be written.
  */
 static void
-check_outputs(const char *md, const char *json, const struct traces *tr,
-    const char *mem, const char *ctx)
+check_outputs(const char *md, const char *json, const char *html,
+    const struct traces *tr, const char *mem, const char *ctx)
 {
-	const char *out[2] = { md, json }, *oname[2] = { "--md-out",
-	    "--json-out" };
+	const char *out[NOUT] = { md, json, html };
+	const char *oname[NOUT] = { "--md-out", "--json-out", "--html-out" };
 	const char *in[2] = { mem, ctx }, *iname[2] = { "--memory-json",
 	    "--context" };
 	size_t k;
 	int i, j;
 
 	/* Two reports into one device such as /dev/null do no harm. */
-	if (md != NULL && json != NULL && same_file(md, json) &&
-	    !is_chardev(md))
-		die_usage("--md-out and --json-out are the same file: %s", md);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < NOUT; i++)
+		for (j = i + 1; j < NOUT; j++)
+			if (out[i] != NULL && out[j] != NULL &&
+			    same_file(out[i], out[j]) && !is_chardev(out[i]))
+				die_usage("%s and %s are the same file: %s",
+				    oname[i], oname[j], out[i]);
+	for (i = 0; i < NOUT; i++) {
 		if (out[i] == NULL)
 			continue;
 		for (k = 0; k < tr->n; k++)
@@ -1164,9 +1651,6 @@ check_outputs(const char *md, const char *json, const struct traces *tr,
 				die_usage("%s is the %s file: %s", oname[i],
 				    iname[j], out[i]);
 	}
-	for (i = 0; i < 2; i++)
-		if (out[i] != NULL)
-			check_output(out[i]);
 }
 
 /*
@@ -1227,44 +1711,6 @@ is_chardev(const char *path)
 	struct stat sb;
 
 	return stat(path, &sb) == 0 && S_ISCHR(sb.st_mode);
-}
-
-/*
- * Fails now, not after the stages, when the report could not be written:
- * path.tmp is made beside path, so its directory must take new files; a
- * device or fifo is written in place.
- */
-static void
-check_output(const char *path)
-{
-	char dir[PATH_MAX], *slash;
-	struct stat sb;
-	size_t n;
-
-	if (stat(path, &sb) == 0) {
-		if (S_ISDIR(sb.st_mode)) {
-			errno = EISDIR;
-			die("%s:", path);
-		}
-		if (!S_ISREG(sb.st_mode)) {
-			if (access(path, W_OK) != 0)
-				die("%s:", path);
-			return;
-		}
-	}
-	if ((slash = strrchr(path, '/')) == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else {
-		n = (size_t)(slash - path);
-		if (n >= sizeof(dir))
-			die("%s: path is too long", path);
-		memcpy(dir, path, n);
-		dir[n] = '\0';
-	}
-	if (access(dir, W_OK | X_OK) != 0)
-		die("%s:", path);
 }
 
 /* The index of a known context item, or -1; sequence_length is seq_len. */

@@ -11,6 +11,7 @@
 
 #include "err.h"
 #include "memsnap.h"
+#include "memtl.h"
 #include "ndjson.h"
 #include "operands.h"
 #include "xalloc.h"
@@ -109,6 +110,10 @@ struct dev {
 	struct vec	blocks;		/* sblock: snapshot live blocks */
 	int64_t		static_bytes;	/* live, never named by the trace */
 	uint64_t	unplaced;	/* segments from before the window */
+	/* The curve for the memory_timeline record. */
+	struct memtl	tl;
+	int64_t		reserved;	/* segment bytes made in the window */
+	int64_t		snap_reserved;	/* the snapshot's segments */
 };
 
 struct replay {
@@ -144,6 +149,9 @@ static void	live_del(struct livemap *, struct live *);
 static void	live_clear(struct livemap *);
 static void	live_free(struct livemap *);
 static void	put_dev(struct jw *, struct msnap *, const struct dev *);
+static int	is_complete(struct msnap *, const struct dev *);
+static void	tl_point(struct dev *, const struct mtrace *, const char *);
+static void	put_timeline(struct jw *, struct msnap *, const struct dev *);
 static void	put_or_null(struct jw *, const char *, int, int64_t);
 static void	put_ratio(struct jw *, const char *, double, double);
 
@@ -211,6 +219,7 @@ score(const char *path, void *arg)
 				continue;
 			place(&rp.dev[i]);
 			put_dev(w, ms, &rp.dev[i]);
+			put_timeline(w, ms, &rp.dev[i]);
 			traced = 1;
 		}
 		if (!traced)
@@ -224,6 +233,7 @@ score(const char *path, void *arg)
 		vec_free(&rp.dev[i].unmade);
 		vec_free(&rp.dev[i].segs);
 		vec_free(&rp.dev[i].blocks);
+		mtl_free(&rp.dev[i].tl);
 	}
 	free(rp.dev);
 	vec_free(&rp.unmatched);
@@ -265,6 +275,7 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 
 	(void)ms;
 	*(int64_t *)vec_push(&d->segs, sizeof(int64_t)) = g->address;
+	d->snap_reserved = mtl_add(d->snap_reserved, g->total_size);
 	for (i = 0; i < g->nblocks; i++) {
 		const struct mblock *b = &g->blocks[i];
 
@@ -311,11 +322,13 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 			/* The trace lost the free; the new block replaces it. */
 			d->double_allocs++;
 			d->delta -= l->size;
+			tl_point(d, e, l->site);
 			live_del(m, l);
 		}
 		live_add(m, e->addr, e->size, d->actions[MA_ALLOC] - 1,
 		    msnap_site(ms, e->doc, e->frames));
 		d->delta += e->size;
+		tl_point(d, e, live_find(m, e->addr)->site);
 		if (d->delta > d->max_delta) {
 			d->max_delta = d->delta;
 			d->has_peak = 1;
@@ -342,10 +355,12 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 			u->addr = e->addr;
 			u->size = e->size;
 			u->seq = e->seq;
+			tl_point(d, e, NULL);
 			break;
 		}
 		/* alloc and free_completed carry the same requested size. */
 		d->delta += e->size - l->size;
+		tl_point(d, e, l->site);
 		if (d->actions[MA_ALLOC] - l->alloc_no <= SHORT_ALLOCS)
 			d->short_lived++;
 		live_del(m, l);
@@ -361,8 +376,16 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 		sn->addr = e->addr;
 		sn->seq = e->seq;
 		if (e->action == MA_SEGMENT_FREE ||
-		    e->action == MA_SEGMENT_UNMAP)
+		    e->action == MA_SEGMENT_UNMAP) {
 			d->run++;
+			d->reserved = mtl_sub(d->reserved, e->size);
+		} else
+			d->reserved = mtl_add(d->reserved, e->size);
+		tl_point(d, e, NULL);
+		/* A burst's second segment_free marks it on the curve. */
+		if (d->run == 2)
+			mtl_mark(&d->tl, e->has_time ? e->time_us * 1000 :
+			    MTL_NOTIME, (int64_t)e->seq, -1, "empty_cache");
 		break;
 	case MA_OOM:
 		if (d->actions[MA_OOM] <= MAX_OOMS) {
@@ -374,6 +397,8 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 			o->size = e->size;
 			o->device_free = e->device_free;
 		}
+		mtl_mark(&d->tl, e->has_time ? e->time_us * 1000 : MTL_NOTIME,
+		    (int64_t)e->seq, e->size, "oom");
 		break;
 	default:
 		break;
@@ -781,8 +806,7 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 
 	if (set != NULL && (t = jdoc_get(set, 0, "trace_alloc_overflowed")) >= 0)
 		overflowed = set->node[t].type == JT_TRUE;
-	complete = !overflowed && d->unmatched == 0 && d->double_allocs == 0 &&
-	    at_start == 0 && d->unplaced == 0;
+	complete = is_complete(ms, d);
 	if (d->has_time)
 		window = (double)(d->t_last - d->t_first) / 1e6;
 	segev = d->actions[MA_SEGMENT_ALLOC] + d->actions[MA_SEGMENT_FREE] +
@@ -944,5 +968,60 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 	jw_double(w, turnover);
 	jw_key(w, "churn");
 	jw_int(w, (int64_t)lround(churn));
+	jw_end(w);
+}
+
+/* Whether the window provably covers the whole run: see put_dev(). */
+static int
+is_complete(struct msnap *ms, const struct dev *d)
+{
+	const struct jdoc *set = msnap_settings(ms);
+	int t;
+
+	if (set != NULL && (t = jdoc_get(set, 0, "trace_alloc_overflowed")) >= 0
+	    && set->node[t].type == JT_TRUE)
+		return 0;
+	return d->unmatched == 0 && d->double_allocs == 0 &&
+	    d->static_bytes == 0 && d->unmatched_bytes == 0 &&
+	    d->unplaced == 0;
+}
+
+/* A point of the curve after entry e changed what is live or reserved. */
+static void
+tl_point(struct dev *d, const struct mtrace *e, const char *site)
+{
+	mtl_push(&d->tl, e->has_time ? e->time_us * 1000 : MTL_NOTIME,
+	    (int64_t)e->seq, d->delta, d->reserved, site);
+}
+
+/*
+ * The device's memory_timeline: allocated is what was live at the start
+ * plus the replay's running total; reserved starts at what makes it end at
+ * the snapshot's segments, or, where the snapshot disagrees, at the least
+ * that keeps it from going below zero.
+ */
+static void
+put_timeline(struct jw *w, struct msnap *ms, const struct dev *d)
+{
+	int64_t base, low = 0;
+	size_t i;
+
+	if (d->tl.n == 0)
+		return;
+	for (i = 0; i < d->tl.n; i++)
+		if (d->tl.p[i].reserved < low)
+			low = d->tl.p[i].reserved;
+	base = mtl_sub(d->snap_reserved, d->reserved);
+	if (base < mtl_sub(0, low))
+		base = mtl_sub(0, low);
+	jw_record(w, "memory_timeline");
+	jw_key(w, "source");
+	jw_cstring(w, "snapshot");
+	jw_key(w, "file");
+	jw_cstring(w, msnap_name(ms));
+	jw_key(w, "device");
+	jw_int(w, d->device);
+	mtl_put(w, &d->tl, mtl_add(d->static_bytes, d->unmatched_bytes), base,
+	    !is_complete(ms, d));
 	jw_end(w);
 }

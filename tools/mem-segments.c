@@ -17,6 +17,9 @@
 
 /* Allocation sites listed per segment. */
 #define TOP_SITES	3
+/* Segments drawn block by block, and the runs of blocks kept for each. */
+#define LAYOUTS		32
+#define MAX_RUNS	64
 
 struct site {
 	const char	*site;		/* interned by the reader */
@@ -50,6 +53,20 @@ struct devsum {
 	uint64_t	entries, ooms;
 };
 
+/* Adjacent blocks in one state. */
+struct run {
+	enum mstate	state;
+	int64_t		bytes;
+};
+
+/* A segment's blocks as runs, for the segment_layout record. */
+struct layout {
+	int64_t		 device, address, total;
+	struct run	*run;
+	size_t		 nrun;
+	uint64_t	 merged;	/* runs merged into others */
+};
+
 struct snap {
 	struct segrec	*seg;
 	size_t		 nseg, segcap;
@@ -58,6 +75,8 @@ struct snap {
 	struct site	*tmp;
 	size_t		 tmpcap;
 	uint64_t	 warned;	/* msnap_warnings() at last segment */
+	struct layout	 lay[LAYOUTS];	/* the largest segments so far */
+	size_t		 nlay;
 };
 
 static void	usage(void) __attribute__((noreturn));
@@ -71,6 +90,10 @@ static int	site_ptr_cmp(const void *, const void *);
 static int	site_rank_cmp(const void *, const void *);
 static int	dev_cmp(const void *, const void *);
 static void	put_segment(struct jw *, const struct segrec *);
+static void	keep_layout(struct snap *, const struct mseg *);
+static void	bound_runs(struct layout *);
+static int	lay_cmp(const void *, const void *);
+static void	put_layout(struct jw *, const struct layout *);
 static void	put_summary(struct jw *, struct msnap *, const struct devsum *,
 		    const struct devsum *, size_t);
 static void	put_stat(struct jw *, struct msnap *, const struct devsum *,
@@ -131,13 +154,18 @@ summarize(const char *path, void *arg)
 	rc = msnap_read(ms, &ops, &s);
 	if (rc == 0)
 		msnap_put_warnings(ms, w);
-	if (rc == 0 && msnap_form(ms) == MF_RECORDS)
+	if (rc == 0 && msnap_form(ms) == MF_RECORDS) {
 		memrec_write(ms, w);
-	else if (rc == 0 && msnap_form(ms) != MF_EMPTY) {
+		memrec_timeline(ms, w);
+	} else if (rc == 0 && msnap_form(ms) != MF_EMPTY) {
 		if (s.nseg > 0)
 			qsort(s.seg, s.nseg, sizeof(*s.seg), seg_cmp);
 		for (i = 0; i < s.nseg; i++)
 			put_segment(w, &s.seg[i]);
+		if (s.nlay > 0)
+			qsort(s.lay, s.nlay, sizeof(*s.lay), lay_cmp);
+		for (i = 0; i < s.nlay; i++)
+			put_layout(w, &s.lay[i]);
 		if (s.ndev > 0)
 			qsort(s.dev, s.ndev, sizeof(*s.dev), dev_cmp);
 		memset(&all, 0, sizeof(all));
@@ -172,6 +200,8 @@ summarize(const char *path, void *arg)
 		all.warnings = msnap_warnings(ms);
 		put_summary(w, ms, &all, s.dev, s.ndev);
 	}
+	for (i = 0; i < s.nlay; i++)
+		free(s.lay[i].run);
 	free(s.seg);
 	free(s.dev);
 	free(s.tmp);
@@ -240,6 +270,7 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 			r->largest_free = b->size;
 	}
 	top_sites(s, g, r);
+	keep_layout(s, g);
 
 	d = devsum(s, g->device);
 	d->segments++;
@@ -575,5 +606,123 @@ put_summary(struct jw *w, struct msnap *ms, const struct devsum *d,
 		jw_jdoc(w, set, 0);
 	else
 		jw_null(w);
+	jw_end(w);
+}
+
+/*
+ * Keeps g's blocks as runs when g is among the LAYOUTS largest segments so
+ * far, in the order seg_cmp() ranks them.
+ */
+static void
+keep_layout(struct snap *s, const struct mseg *g)
+{
+	struct layout *l, cand;
+	size_t i, min = 0;
+
+	cand.device = g->device;
+	cand.address = g->address;
+	cand.total = g->total_size;
+	if (s->nlay < LAYOUTS)
+		l = &s->lay[s->nlay++];
+	else {
+		for (i = 1; i < s->nlay; i++)
+			if (lay_cmp(&s->lay[i], &s->lay[min]) > 0)
+				min = i;
+		if (lay_cmp(&cand, &s->lay[min]) >= 0)
+			return;
+		l = &s->lay[min];
+		free(l->run);
+	}
+	*l = cand;
+	l->run = xreallocarray(NULL, g->nblocks + 1, sizeof(*l->run));
+	l->nrun = 0;
+	l->merged = 0;
+	for (i = 0; i < g->nblocks; i++) {
+		if (l->nrun > 0 &&
+		    l->run[l->nrun - 1].state == g->blocks[i].state) {
+			l->run[l->nrun - 1].bytes += g->blocks[i].size;
+			continue;
+		}
+		l->run[l->nrun].state = g->blocks[i].state;
+		l->run[l->nrun].bytes = g->blocks[i].size;
+		l->nrun++;
+	}
+	bound_runs(l);
+}
+
+/*
+ * Beyond MAX_RUNS, the smallest run goes into its larger neighbour (which
+ * may then meet a run in its own state), until MAX_RUNS are left: a bar
+ * cannot show more, and the large runs are what fragmentation is about.
+ */
+static void
+bound_runs(struct layout *l)
+{
+	size_t i, k, to;
+
+	while (l->nrun > MAX_RUNS) {
+		for (k = 0, i = 1; i < l->nrun; i++)
+			if (l->run[i].bytes < l->run[k].bytes)
+				k = i;
+		if (k == 0)
+			to = 1;
+		else if (k == l->nrun - 1 ||
+		    l->run[k - 1].bytes >= l->run[k + 1].bytes)
+			to = k - 1;
+		else
+			to = k + 1;
+		l->run[to].bytes += l->run[k].bytes;
+		memmove(&l->run[k], &l->run[k + 1],
+		    (l->nrun - k - 1) * sizeof(*l->run));
+		l->nrun--;
+		l->merged++;
+		/* The runs on either side of the gap may now agree. */
+		i = k > 0 ? k - 1 : 0;
+		if (i + 1 < l->nrun && l->run[i].state == l->run[i + 1].state) {
+			l->run[i].bytes += l->run[i + 1].bytes;
+			memmove(&l->run[i + 1], &l->run[i + 2],
+			    (l->nrun - i - 2) * sizeof(*l->run));
+			l->nrun--;
+			l->merged++;
+		}
+	}
+}
+
+/* As seg_cmp(): largest first, then by device and address. */
+static int
+lay_cmp(const void *a, const void *b)
+{
+	const struct layout *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+static void
+put_layout(struct jw *w, const struct layout *l)
+{
+	size_t i;
+
+	jw_record(w, "segment_layout");
+	jw_key(w, "device");
+	jw_int(w, l->device);
+	jw_key(w, "address");
+	jw_int(w, l->address);
+	jw_key(w, "total_size");
+	jw_int(w, l->total);
+	jw_key(w, "runs");
+	jw_begin_array(w);
+	for (i = 0; i < l->nrun; i++) {
+		jw_begin_array(w);
+		jw_cstring(w, mstate_name[l->run[i].state]);
+		jw_int(w, l->run[i].bytes);
+		jw_end_array(w);
+	}
+	jw_end_array(w);
+	jw_key(w, "runs_merged");
+	jw_uint(w, l->merged);
 	jw_end(w);
 }

@@ -1,0 +1,45 @@
+# The HTML report (--html-out: report-svg, a second report-md and
+# report-html) on a 250 MB trace plus the 500 MB snapshot that mem.sh
+# builds: the page's size (target under 3 MB) and the run's time with and
+# without --html-out (target: at most 30 % more), fastest of three runs
+# each, taken in turn.
+T250=$BENCH_DIR/trace-250m.json
+SNAP=$BENCH_DIR/memsnap-500m.json
+[ -s "$SNAP" ] || { echo "bench: html.sh needs $SNAP (mem.sh)" >&2; exit 1; }
+if [ ! -s "$T250" ]; then
+	echo "bench: building $T250 (once)" >&2
+	python3 "$TOP/tests/bench/grow_trace.py" 250000000 \
+	    "$SHARED/traces/tracelens/h100_owlv2-large.json.gz" >"$T250.tmp"
+	mv "$T250.tmp" "$T250"
+fi
+bytes=$(( $(stat -c %s "$T250") + $(stat -c %s "$SNAP") ))
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+seconds() {
+	awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "s") { print $i; exit } }' \
+	    <<<"${1:52}"
+}
+
+base="'$BIN/analyze-profile' --cpu-trace '$T250' --memory-json '$SNAP' --md-out '$out/r.md'"
+labels=("analyze-profile --md-out (250 MB trace)" "analyze-profile --md-out --html-out")
+cmds=("$base" "$base --html-out '$out/r.html'")
+fastest=()
+for run in 1 2 3; do
+	for k in 0 1; do
+		line=$(measure "${labels[k]} ($run)" "$bytes" "${cmds[k]}")
+		echo "$line"
+		s=$(seconds "$line")
+		if [ -z "${fastest[k]:-}" ] || awk -v a="$s" -v b="${fastest[k]}" \
+		    'BEGIN { exit !(a < b) }'; then
+			fastest[k]=$s
+		fi
+	done
+done
+size=$(stat -c %s "$out/r.html")
+charts=$(grep -c '^<figure ' "$out/r.html" || true)
+awk -v a="${fastest[0]}" -v h="${fastest[1]}" -v s="$size" -v c="$charts" 'BEGIN {
+	printf "HTML report: %.2f MB with %d charts (target < 3 MB)\n", s / 1e6, c
+	printf "--html-out adds %.1f %% to the run, fastest runs (target <= 30 %%)\n",
+	    (h / a - 1) * 100
+}'
