@@ -33,7 +33,7 @@ fan() {
 	run -0 mk -j4 RUN="$r"
 	set --
 	for f in $(cd "$r" && ls); do
-		case $f in *.ndjson|report.*) ;; *) set -- "$@" "$r/$f" ;; esac
+		case $f in *.json|*.json.gz) set -- "$@" "$r/$f" ;; esac
 	done
 	one_pass "$r" "$@"
 	cmp "$r.one/ops.ndjson" "$r/ops.ndjson"
@@ -94,12 +94,14 @@ fan() {
 	run -0 mk -j2 RUN="$r" SUBMIT="$BATS_TEST_TMPDIR/submit"
 	run -0 find "$BATS_TEST_TMPDIR" -name 'PWNED*'
 	assert_output ''
-	# Two trace stages and two merges, memory, churn, findings, 2 reports.
+	# Two trace stages and two merges, memory, churn, findings, charts,
+	# the reports and the page.
+	b=${BUILD:-$TOP}/bin
 	run -0 sort "$BATS_TEST_TMPDIR/submitted"
-	assert_output "$(printf '%s\n' bash bash "${BUILD:-$TOP}/bin/churn-score" \
-	    "${BUILD:-$TOP}/bin/mem-segments" "${BUILD:-$TOP}/bin/op-rank" \
-	    "${BUILD:-$TOP}/bin/report-md" "${BUILD:-$TOP}/bin/report-md" \
-	    "${BUILD:-$TOP}/bin/rubric-apply" bash | sort)"
+	assert_output "$(printf '%s\n' bash bash bash "$b/op-rank" \
+	    "$b/churn-score" "$b/mem-segments" "$b/rubric-apply" \
+	    "$b/report-svg" "$b/report-md" "$b/report-md" "$b/report-html" |
+	    sort)"
 	for f in local/*; do
 		cmp "$f" "$r/${f#local/}"
 	done

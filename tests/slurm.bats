@@ -153,6 +153,14 @@ jobs() {
 	    "$D/log/slurmctld.log" || true
 }
 
+# outputs RUN DEST: moves every file of RUN but the traces into DEST.
+outputs() {
+	local f
+	for f in "$1"/*; do
+		case $f in *.pt.trace.json|*.pt.trace.json.gz) ;; *) mv "$f" "$2" ;; esac
+	done
+}
+
 @test "slurm: the 8-rank report through srun equals the local one byte for byte" {
 	need_shared traces/param_dlrm_8rank
 	# The same directory both times, as the reports name their inputs.
@@ -164,15 +172,14 @@ jobs() {
 	inputs=$(ls "$r")
 	run -0 mk RUN="$r"
 	refute_output --partial srun
-	for f in "$r"/*.ndjson "$r"/report.*; do
-		mv "$f" "$BATS_TEST_TMPDIR/local"
-	done
+	outputs "$r" "$BATS_TEST_TMPDIR/local"
 	before=$(jobs)
 	run -0 mk RUN="$r" SUBMIT="$SRUN"
 	assert_output --partial "$SRUN bash -eu -o pipefail -c"
 	assert_output --partial "$SRUN ${BUILD:-$TOP}/bin/op-rank --merge"
-	# A job per stage: 8 traces, the merge (two jobs), findings, 2 reports.
-	[ $(( $(jobs) - before )) -ge 13 ]
+	# A job per stage: 8 traces, the merge (two jobs), findings, charts,
+	# 2 reports, the page.
+	[ $(( $(jobs) - before )) -ge 15 ]
 	for f in "$BATS_TEST_TMPDIR"/local/*; do
 		cmp "$f" "$r/${f##*/}"
 	done
@@ -206,9 +213,7 @@ jobs() {
 	mkdir "$r" "$BATS_TEST_TMPDIR/local"
 	cp "$SHARED"/traces/param_dlrm_8rank/worker[0-3]_*.pt.trace.json "$r"
 	run -0 mk RUN="$r"
-	for f in "$r"/*.ndjson "$r"/report.*; do
-		mv "$f" "$BATS_TEST_TMPDIR/local"
-	done
+	outputs "$r" "$BATS_TEST_TMPDIR/local"
 	MRP_REPORT_MK=$TOP/pipelines/report.mk run -0 sbatch --wait -N1 -n4 \
 	    -o "$BATS_TEST_TMPDIR/job.out" "$TOP/pipelines/report.sbatch" \
 	    "$r" BIN="${BUILD:-$TOP}/bin" RUBRIC="$TOP/rubric"
