@@ -33,7 +33,7 @@ fan() {
 	run -0 mk -j4 RUN="$r"
 	set --
 	for f in $(cd "$r" && ls); do
-		case $f in *.json|*.json.gz) set -- "$@" "$r/$f" ;; esac
+		case $f in report.*) ;; *.json|*.json.gz) set -- "$@" "$r/$f" ;; esac
 	done
 	one_pass "$r" "$@"
 	cmp "$r.one/ops.ndjson" "$r/ops.ndjson"
