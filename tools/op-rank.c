@@ -130,7 +130,7 @@ struct agg {
 	int64_t		 rank;		/* -1: unknown */
 	struct stat	*st;		/* by name id */
 	struct stat	*pst;		/* by name id, in -p phase */
-	size_t		 nst;
+	size_t		 nst, capst;
 	struct strmap	 threads;	/* -> struct thsum */
 	struct strmap	 devs;		/* -> struct devsum */
 	int64_t		 ph_self[NPHASE], ph_gpu[NPHASE];
@@ -209,7 +209,7 @@ struct run {
 	struct names	 names;
 	struct table	 tab, prec;
 	struct trace	 t;
-	struct agg	**ranks;
+	struct agg	**ranks, *cur;	/* cur: the rank last looked up */
 	size_t		 nranks;
 	struct seen	*seen;
 	size_t		 nseen;
@@ -297,6 +297,7 @@ static int	cmpcev(const void *, const void *);
 static int	cmprev(const void *, const void *);
 static int	cmpstep(const void *, const void *);
 static int	cmpitem(const void *, const void *);
+static int	cmpclass(const void *, const void *);
 static void	nest_fit(struct nest *, size_t);
 static void	nest_free(struct nest *);
 static void	nest_cpu(struct run *, struct nest *, struct thr *);
@@ -337,6 +338,7 @@ static size_t	put_rank_partial(struct run *, struct jw *,
 static void	put_partial_head(struct run *, struct jw *);
 static void	output_partial(struct run *, struct jw *);
 static void	digest_file(const char *, char [65]);
+static uint32_t	member(const struct jdoc *, const char *);
 static int	get_num(struct run *, uint32_t, const char *, int64_t *);
 static int	get_nums(struct run *, const char *, int64_t *, size_t);
 static int	get_stat(struct run *, uint32_t, struct stat *);
@@ -1213,13 +1215,16 @@ rank_agg(struct run *r, int64_t rank)
 	struct agg *a;
 	size_t i, cap = r->nranks;
 
+	/* A partial's records come rank by rank. */
+	if (r->cur != NULL && r->cur->rank == rank)
+		return r->cur;
 	for (i = 0; i < r->nranks; i++)
 		if (r->ranks[i]->rank == rank)
-			return r->ranks[i];
+			return r->cur = r->ranks[i];
 	r->ranks = xreallocarray(r->ranks, cap + 1, sizeof(*r->ranks));
 	a = r->ranks[r->nranks++] = xcalloc(1, sizeof(*a));
 	a->rank = rank;
-	return a;
+	return r->cur = a;
 }
 
 static int64_t
@@ -1634,21 +1639,35 @@ phase_kernels(struct run *r)
 	}
 }
 
+/*
+ * Makes room for names below n.  The room grows by doubling, as a merge
+ * fits a rank to each new name it reads; nst stays exact, for the loops
+ * over names.
+ */
 static void
 agg_fit(struct agg *a, size_t n)
 {
+	size_t cap;
+
 	if (n <= a->nst)
 		return;
-	a->st = xreallocarray(a->st, n, sizeof(*a->st));
-	memset(a->st + a->nst, 0, (n - a->nst) * sizeof(*a->st));
-	a->pst = xreallocarray(a->pst, n, sizeof(*a->pst));
-	memset(a->pst + a->nst, 0, (n - a->nst) * sizeof(*a->pst));
+	if (n > a->capst) {
+		cap = a->capst * 2 > n ? a->capst * 2 : n;
+		a->st = xreallocarray(a->st, cap, sizeof(*a->st));
+		memset(a->st + a->capst, 0, (cap - a->capst) *
+		    sizeof(*a->st));
+		a->pst = xreallocarray(a->pst, cap, sizeof(*a->pst));
+		memset(a->pst + a->capst, 0, (cap - a->capst) *
+		    sizeof(*a->pst));
+		a->capst = cap;
+	}
 	a->nst = n;
 }
 
 /*
- * A rank's sum for a thread, made on first sight with the name seen then:
- * the key is what tells threads apart, here and in a merge of partials.
+ * A rank's sum for a thread; the key is what tells threads apart, here and
+ * in a merge of partials.  Of the names a thread had in the windows of its
+ * rank, the one that sorts first stays, whatever order they come in.
  */
 static struct thsum *
 thsum_get(struct agg *a, const struct jid *pid, const struct jid *tid,
@@ -1671,8 +1690,10 @@ thsum_get(struct agg *a, const struct jid *pid, const struct jid *tid,
 		ts = e->val = xcalloc(1, sizeof(*ts));
 		jid_copy(&ts->pid, pid);
 		jid_copy(&ts->tid, tid);
-		if (name != NULL)
-			ts->name = xstrdup(name);
+	}
+	if (name != NULL && (ts->name == NULL || strcmp(name, ts->name) < 0)) {
+		free(ts->name);
+		ts->name = xstrdup(name);
 	}
 	return ts;
 }
@@ -1854,6 +1875,22 @@ cmpitem(const void *a, const void *b)
 	if (x->v != y->v)
 		return x->v > y->v ? -1 : 1;
 	return strcmp(x->s, y->s);
+}
+
+/*
+ * cmpitem() for operators and annotations together, where an operator and
+ * an annotation may share a name: the interned key before the name holds
+ * the class letter, and settles the order whatever order names came in.
+ */
+static int
+cmpclass(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+	int c;
+
+	if ((c = cmpitem(a, b)) != 0)
+		return c;
+	return (x->s[-1] > y->s[-1]) - (x->s[-1] < y->s[-1]);
 }
 
 static double
@@ -2497,7 +2534,7 @@ put_op_ranks(struct run *r, struct jw *w)
 		it[n].s = r->names.v[i].s;
 		it[n++].i = i;
 	}
-	sortv(it, n, sizeof(*it), cmpitem);
+	sortv(it, n, sizeof(*it), cmpclass);
 	if (r->limit > 0 && (size_t)r->limit < n)
 		n = (size_t)r->limit;
 	for (i = 0; i < n; i++) {
@@ -2858,6 +2895,15 @@ digest_file(const char *path, char hex[65])
 	sha256_hex(&c, hex);
 }
 
+/* The node of the record's member key for messages, or the record's. */
+static uint32_t
+member(const struct jdoc *d, const char *key)
+{
+	int i = jdoc_get(d, 0, key);
+
+	return i >= 0 ? (uint32_t)i : 0;
+}
+
 /* Member key of the record as an integer, which it must have. */
 static int
 get_num(struct run *r, uint32_t obj, const char *key, int64_t *v)
@@ -2883,7 +2929,7 @@ get_nums(struct run *r, const char *key, int64_t *v, size_t n)
 	int i;
 
 	if ((i = jdoc_get(d, 0, key)) < 0 || d->node[i].type != JT_ARRAY)
-		return jdoc_error(r->file, d, i >= 0 ? (uint32_t)i : 0,
+		return jdoc_error(r->file, d, member(d, key),
 		    "\"%s\" record lacks the array \"%s\"", ndin_kind(d), key);
 	if (d->node[i].len != n)
 		return jdoc_error(r->file, d, (uint32_t)i, "\"%s\" does not"
@@ -2930,7 +2976,10 @@ partial_rank(struct run *r, int64_t *rank)
 	return rank_agg(r, *rank);
 }
 
-/* The header must match this run: the same format, options and tables. */
+/*
+ * The header must match this run: the same format, the same options (so
+ * that every partial of a merge was made alike) and the same tables.
+ */
 static int
 partial_head(struct run *r)
 {
@@ -2945,34 +2994,39 @@ partial_head(struct run *r)
 	if (get_num(r, 0, "version", &v) < 0)
 		return -1;
 	if (v != PARTIAL_VERSION)
-		return jdoc_error(r->file, d, (uint32_t)jdoc_get(d, 0,
-		    "version"), "partial of version %" PRId64 ", not %d", v,
+		return jdoc_error(r->file, d, member(d, "version"),
+		    "partial of version %" PRId64 ", not %d", v,
 		    PARTIAL_VERSION);
-	if (jdoc_get_str(d, 0, "key", &s, NULL) < 0 ||
-	    strcmp(s, keyname[r->key]) != 0)
-		return jdoc_error(r->file, d, 0, "partial made with another"
-		    " -k than %s", keyname[r->key]);
+	if (jdoc_get_str(d, 0, "key", &s, NULL) < 0)
+		return jdoc_error(r->file, d, member(d, "key"),
+		    "\"op_partial\" record lacks \"key\"");
+	if (strcmp(s, keyname[r->key]) != 0)
+		return jdoc_error(r->file, d, member(d, "key"),
+		    "partial made with -k %s, not -k %s", s, keyname[r->key]);
 	if (get_num(r, 0, "limit", &v) < 0)
 		return -1;
 	if (v != r->limit)
-		return jdoc_error(r->file, d, (uint32_t)jdoc_get(d, 0,
-		    "limit"), "partial made with -n %" PRId64 ", not %lld", v,
+		return jdoc_error(r->file, d, member(d, "limit"),
+		    "partial made with -n %" PRId64 ", not -n %lld", v,
 		    r->limit);
-	ph = r->phase != PH_NONE ? phasename[r->phase] : NULL;
-	i = jdoc_get(d, 0, "phase");
-	if (i < 0 || (ph == NULL ? d->node[i].type != JT_NULL :
-	    jdoc_get_str(d, 0, "phase", &s, NULL) < 0 || strcmp(s, ph) != 0))
-		return jdoc_error(r->file, d, i >= 0 ? (uint32_t)i : 0,
-		    "partial made with another -p than %s", ph != NULL ? ph :
-		    "none");
+	ph = r->phase != PH_NONE ? phasename[r->phase] : "none";
+	if ((i = jdoc_get(d, 0, "phase")) < 0 ||
+	    (d->node[i].type != JT_NULL && d->node[i].type != JT_STRING))
+		return jdoc_error(r->file, d, member(d, "phase"),
+		    "\"op_partial\" record lacks \"phase\"");
+	s = d->node[i].type == JT_NULL ? "none" : jdoc_str(d, (uint32_t)i);
+	/* "none" is no phase name: -p refuses it. */
+	if (strcmp(s, ph) != 0)
+		return jdoc_error(r->file, d, (uint32_t)i, "partial made with"
+		    " -p %s, not -p %s", s, ph);
 	if (jdoc_get_str(d, 0, "families", &s, NULL) < 0 ||
 	    strcmp(s, r->famsum) != 0)
-		return jdoc_error(r->file, d, 0, "partial made with another"
-		    " family table");
+		return jdoc_error(r->file, d, member(d, "families"),
+		    "partial made with another family table");
 	if (jdoc_get_str(d, 0, "precisions", &s, NULL) < 0 ||
 	    strcmp(s, r->precsum) != 0)
-		return jdoc_error(r->file, d, 0, "partial made with another"
-		    " precision table");
+		return jdoc_error(r->file, d, member(d, "precisions"),
+		    "partial made with another precision table");
 	return 0;
 }
 
@@ -2993,8 +3047,8 @@ partial_name(struct run *r, struct agg *a)
 		if (strcmp(cls, clsname[c]) == 0)
 			break;
 	if (c == NCLASS)
-		return jdoc_error(r->file, d, (uint32_t)jdoc_get(d, 0,
-		    "class"), "unknown class: %s", cls);
+		return jdoc_error(r->file, d, member(d, "class"),
+		    "unknown class: %s", cls);
 	if (jdoc_get_str(d, 0, "name", &name, &len) < 0)
 		return jdoc_error(r->file, d, 0, "\"op_partial_name\" lacks"
 		    " \"name\"");

@@ -1,0 +1,388 @@
+bats_require_minimum_version 1.5.0
+
+# op-rank --partial and --merge: ranking traces apart and merging the
+# partials must give what one run over all the traces gives, byte for byte.
+
+setup() {
+	load test_helper
+	export MRP_RUBRIC="$TOP/rubric"
+	OPRANK="$TOP/fixtures/op-rank"
+	DLRM="$SHARED/traces/param_dlrm_8rank"
+	T="$BATS_TEST_TMPDIR"
+}
+
+# The DLRM traces, one per rank, in rank order.
+dlrm() {
+	need_shared traces/param_dlrm_8rank
+	ls "$DLRM"/worker*.pt.trace.json
+}
+
+# partials DIR OPTION... -- FILE...: one partial per trace, DIR/p<n>.ndjson
+# in the order of the files, and DIR/all.out: one run over all of them.
+partials() {
+	local dir=$1 n=0 f
+	shift
+	local opts=()
+	while [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	mkdir -p "$dir"
+	for f in "$@"; do
+		tr-extract "$f" | op-rank "${opts[@]}" --partial \
+		    >"$dir/p$n.ndjson" || return 1
+		n=$((n + 1))
+	done
+	tr-extract "$@" | op-rank "${opts[@]}" >"$dir/all.out"
+}
+
+@test "tr-extract numbers each file alike alone and among all" {
+	run -0 dlrm
+	mapfile -t files <<<"$output"
+	tr-extract "${files[@]}" >"$T/all.ndjson"
+	for f in "${files[@]}"; do
+		tr-extract "$f"
+	done >"$T/each.ndjson"
+	cmp "$T/all.ndjson" "$T/each.ndjson"
+}
+
+@test "DLRM 8 ranks: the merged partials are the one pass, in any order" {
+	run -0 dlrm
+	mapfile -t files <<<"$output"
+	partials "$T/d" -- "${files[@]}"
+	[ "$(grep -c '"kind":"cpu_summary"' "$T/d/all.out")" -eq 9 ]
+	op-rank --merge "$T"/d/p{0,1,2,3,4,5,6,7}.ndjson >"$T/fwd.out"
+	cmp "$T/d/all.out" "$T/fwd.out"
+	op-rank --merge "$T"/d/p{7,6,5,4,3,2,1,0}.ndjson >"$T/rev.out"
+	cmp "$T/d/all.out" "$T/rev.out"
+	op-rank --merge "$T"/d/p{3,6,0,5,7,1,4,2}.ndjson >"$T/shuf.out"
+	cmp "$T/d/all.out" "$T/shuf.out"
+	# One rank per partial, so the partials are much smaller than traces.
+	[ "$(wc -c <"$T/d/p0.ndjson")" -lt \
+	    "$(($(wc -c <"${files[0]}") / 5))" ]
+}
+
+@test "DLRM 8 ranks: merged as a tree, the partials are the one pass" {
+	run -0 dlrm
+	mapfile -t files <<<"$output"
+	partials "$T/d" -- "${files[@]}"
+	cd "$T/d"
+	op-rank --partial --merge p0.ndjson p1.ndjson >a.ndjson
+	op-rank --partial --merge p3.ndjson p2.ndjson >b.ndjson
+	op-rank --partial --merge p4.ndjson p5.ndjson >c.ndjson
+	op-rank --partial --merge p7.ndjson p6.ndjson >d.ndjson
+	op-rank --partial --merge b.ndjson a.ndjson >ab.ndjson
+	op-rank --partial --merge c.ndjson d.ndjson >cd.ndjson
+	op-rank --merge cd.ndjson ab.ndjson >tree.out
+	cmp all.out tree.out
+	# A merged partial is the partial of one run over its inputs.
+	tr-extract "${files[@]:0:4}" | op-rank --partial >ab.one
+	cmp ab.one ab.ndjson
+	# ((1+2)+3)+... as a chain, the left side always a merged partial.
+	cp p0.ndjson chain.ndjson
+	for i in 1 2 3 4 5 6 7; do
+		op-rank --partial --merge chain.ndjson "p$i.ndjson" >next.ndjson
+		mv next.ndjson chain.ndjson
+	done
+	op-rank --merge chain.ndjson >chain.out
+	cmp all.out chain.out
+}
+
+@test "DLRM 8 ranks: -n, -k and --phase give the same merge" {
+	run -0 dlrm
+	mapfile -t files <<<"$output"
+	for opts in "-n 3" "--phase backward" "-k gpu -n 5" \
+	    "-k mean -p forward" "-k self -p communication"; do
+		rm -rf "$T/o"
+		# shellcheck disable=SC2086 # the options split on purpose
+		partials "$T/o" $opts -- "${files[@]}"
+		# shellcheck disable=SC2086
+		op-rank $opts --merge "$T"/o/p{5,2,7,0,1,6,3,4}.ndjson \
+		    >"$T/o/merge.out"
+		cmp "$T/o/all.out" "$T/o/merge.out"
+	done
+	# The phase is in the records: the option did take effect.
+	grep -q '"phase":"communication"' "$T/o/merge.out"
+}
+
+@test "one trace's partial merged alone is the one pass over it" {
+	run -0 dlrm
+	mapfile -t files <<<"$output"
+	for f in "${files[0]}" "${files[5]}" "$OPRANK/sampled_rank-1.json.gz"; do
+		tr-extract "$f" | op-rank >"$T/one.out"
+		tr-extract "$f" | op-rank --partial | op-rank --merge - \
+		    >"$T/merge.out"
+		cmp "$T/one.out" "$T/merge.out"
+	done
+}
+
+@test "merged output keeps each rank's records together, ranks increasing" {
+	run -0 dlrm
+	mapfile -t files <<<"$output"
+	partials "$T/d" -- "${files[@]}"
+	run -0 bash -o pipefail -c "op-rank --merge '$T'/d/p{6,1,4,3,7,0,2,5}.ndjson |
+	    jq -r 'select(.kind != \"op_ranks\") | .rank // \"all\"' | uniq | paste -sd' '"
+	assert_output '0 1 2 3 4 5 6 7 all'
+	# Within a rank the kinds come in the one pass's order.
+	run -0 bash -o pipefail -c "op-rank --merge '$T'/d/p{6,1,4,3,7,0,2,5}.ndjson |
+	    jq -r 'select(.rank == 3) | .kind' | uniq | paste -sd' '"
+	assert_output 'op thread_total family_total phase_total step step_stats kernel gemm_precision gpu_timeline runtime_total cpu_summary'
+}
+
+@test "the bundled two-rank traces merge into the one pass" {
+	partials "$T/s" -k self -n 5 -- "$OPRANK/sampled_rank-0.json.gz" \
+	    "$OPRANK/sampled_rank-1.json.gz"
+	op-rank -k self -n 5 --merge "$T/s/p1.ndjson" "$T/s/p0.ndjson" \
+	    >"$T/s/merge.out"
+	cmp "$T/s/all.out" "$T/s/merge.out"
+	grep -q '"kind":"op_ranks"' "$T/s/merge.out"
+}
+
+@test "the man page's partial example merges two ranks" {
+	cd "$OPRANK"
+	tr-extract sampled_rank-0.json.gz | op-rank --partial >"$T/r0.ndjson"
+	tr-extract sampled_rank-1.json.gz | op-rank --partial >"$T/r1.ndjson"
+	run -0 bash -o pipefail -c "op-rank --merge '$T/r0.ndjson' '$T/r1.ndjson' |
+	    jq -c 'select(.kind == \"cpu_summary\") | .ranks'"
+	assert_output $'null\nnull\n2'
+}
+
+# Several ranks, rank 0 in six traces of other windows and traces of no
+# rank in several: ranks that span partials add up as in one run.
+@test "ranks spread over several partials merge as in one run" {
+	need_shared traces/hta/sampled_rank-0.json.gz
+	local h="$SHARED/traces/hta" l="$SHARED/traces/tracelens"
+	local files=("$h/benchmark_result_2869224_1695835535_trace.json.gz"
+	    "$h/cuda_event_sync_multi_stream.json.gz"
+	    "$h/benchmark_simple_add_trace.json.gz"
+	    "$h/step_based_trace_2543932.json.gz"
+	    "$h/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
+	    "$h/inference_rank_1.json.gz" "$h/triton_example.json.gz"
+	    "$l/torch_compile_triton.json.gz"
+	    "$l/mi210_gpu_only_trace.json.gz" "$h/backward_thread.json"
+	    "$h/sampled_rank-0.json.gz" "$h/sampled_rank-1.json.gz")
+	partials "$T/m" -- "${files[@]}"
+	# Ranks 0, 1, 34, none, and all of them.
+	[ "$(grep -c '"kind":"cpu_summary"' "$T/m/all.out")" -eq 5 ]
+	grep -q '"kind":"cpu_summary","rank":0,"traces":6,' "$T/m/all.out"
+	cd "$T/m"
+	op-rank --merge p{11,10,9,8,7,6,5,4,3,2,1,0}.ndjson >rev.out
+	cmp all.out rev.out
+	op-rank --partial --merge p0.ndjson p5.ndjson p9.ndjson >x.ndjson
+	op-rank --partial --merge p{11,1,6,3}.ndjson >y.ndjson
+	op-rank --merge p{2,4,7,8,10}.ndjson y.ndjson x.ndjson >tree.out
+	cmp all.out tree.out
+}
+
+@test "one rank over several windows: split by window, merged as one" {
+	local w i=0
+	for w in 0 1000 3000; do
+		{
+			printf '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":%d,"dur":%d}\n' \
+			    "$((w + 10))" "$((w / 100 + 40))"
+			# The thread's name differs between windows, none in one.
+			[ "$w" -eq 1000 ] ||
+			    printf '{"kind":"thread","pid":1,"tid":1,"name":"main-%d"}\n' \
+			    "$((5 - w / 1000))"
+			printf '{"kind":"event","name":"ProfilerStep#%d","cat":"user_annotation","pid":1,"tid":1,"ts":%d,"dur":90}\n' \
+			    "$((w / 1000))" "$w"
+			printf '{"kind":"trace","file":"w%d.json","rank":2,"origin_ns":%d,"start":0,"end":500,"events":2}\n' \
+			    "$w" "$((w * 1000))"
+		} >"$T/t$i.ndjson"
+		op-rank --partial "$T/t$i.ndjson" >"$T/w$i.ndjson"
+		i=$((i + 1))
+	done
+	op-rank "$T"/t{0,1,2}.ndjson >"$T/one.out"
+	grep -q '"kind":"step_stats","rank":2,"steps":3' "$T/one.out"
+	op-rank --merge "$T"/w{2,0,1}.ndjson >"$T/merge.out"
+	cmp "$T/one.out" "$T/merge.out"
+	op-rank --merge "$T"/w{0,1,2}.ndjson >"$T/merge.out"
+	cmp "$T/one.out" "$T/merge.out"
+	# The name that sorts first stays, in whatever order windows come.
+	grep -q '"kind":"thread_total","rank":2,"pid":1,"tid":1,"name":"main-2"' \
+	    "$T/one.out"
+	op-rank "$T"/t{2,1,0}.ndjson >"$T/back.out"
+	cmp "$T/one.out" "$T/back.out"
+	# The same window twice is refused, across partials as in one run.
+	run -1 --separate-stderr op-rank --merge "$T/w1.ndjson" "$T/w0.ndjson" \
+	    "$T/w1.ndjson"
+	assert_stderr 'op-rank: w1000.json and w1000.json: both rank 2, same window'
+	run -1 --separate-stderr op-rank --partial --merge "$T/w0.ndjson" \
+	    "$T/w0.ndjson"
+	assert_stderr --partial 'both rank 2, same window'
+}
+
+# An operator and an annotation of one name and time: op_ranks orders them
+# by class, not by which name came first, so neither order of the ranks nor
+# of the partials changes the output.
+@test "op_ranks ties between classes do not depend on input order" {
+	ev() {
+		printf '{"kind":"event","name":"x","cat":"%s","pid":1,"tid":1,"ts":%d,"dur":50}\n' \
+		    "$1" "$2"
+	}
+	{
+		ev cpu_op 0
+		ev user_annotation 100
+		printf '{"kind":"trace","rank":0,"origin_ns":0,"start":0,"end":200,"events":2}\n'
+	} >"$T/a.ndjson"
+	{
+		ev user_annotation 0
+		ev cpu_op 100
+		printf '{"kind":"trace","rank":1,"origin_ns":0,"start":0,"end":200,"events":2}\n'
+	} >"$T/b.ndjson"
+	op-rank "$T/a.ndjson" "$T/b.ndjson" >"$T/ab.out"
+	op-rank "$T/b.ndjson" "$T/a.ndjson" >"$T/ba.out"
+	cmp "$T/ab.out" "$T/ba.out"
+	run -0 jq -r 'select(.kind == "op_ranks") | .class' "$T/ab.out"
+	assert_output $'annotation\nop'
+	op-rank --partial "$T/a.ndjson" >"$T/a.partial"
+	op-rank --partial "$T/b.ndjson" >"$T/b.partial"
+	op-rank --merge "$T/b.partial" "$T/a.partial" >"$T/merge.out"
+	cmp "$T/ab.out" "$T/merge.out"
+}
+
+@test "empty input: a partial of nothing merges into nothing" {
+	run -0 op-rank --partial </dev/null
+	assert_line --index 0 --partial '{"kind":"op_partial","version":1,'
+	assert_line --index 1 '{"kind":"op_partial_end","records":0}'
+	op-rank --partial </dev/null >"$T/empty.ndjson"
+	run -0 op-rank --merge "$T/empty.ndjson"
+	assert_output ''
+	run -0 op-rank </dev/null
+	assert_output ''
+	# Merged with a real partial it changes nothing.
+	tr-extract "$OPRANK/sampled_rank-0.json.gz" >"$T/r0.ndjson"
+	op-rank --partial <"$T/r0.ndjson" >"$T/p0.ndjson"
+	op-rank <"$T/r0.ndjson" >"$T/one.out"
+	op-rank --merge "$T/empty.ndjson" "$T/p0.ndjson" "$T/empty.ndjson" \
+	    >"$T/merge.out"
+	cmp "$T/one.out" "$T/merge.out"
+}
+
+@test "gzip partials merge as plain ones" {
+	tr-extract "$OPRANK/sampled_rank-0.json.gz" | op-rank --partial \
+	    >"$T/p0.ndjson"
+	tr-extract "$OPRANK/sampled_rank-1.json.gz" | op-rank --partial \
+	    >"$T/p1.ndjson"
+	gzip -c "$T/p1.ndjson" >"$T/p1.gz.bin"
+	op-rank --merge "$T/p0.ndjson" "$T/p1.ndjson" >"$T/plain.out"
+	op-rank --merge "$T/p0.ndjson" "$T/p1.gz.bin" >"$T/gz.out"
+	cmp "$T/plain.out" "$T/gz.out"
+	gzip -c "$T/p0.ndjson" | op-rank --merge - "$T/p1.gz.bin" >"$T/gz2.out"
+	cmp "$T/plain.out" "$T/gz2.out"
+}
+
+@test "a partial cut short is refused with file:line:col" {
+	tr-extract "$OPRANK/sampled_rank-0.json.gz" | op-rank --partial \
+	    >"$T/p.ndjson"
+	n=$(wc -l <"$T/p.ndjson")
+	# Cut at a line: the end record is missing.
+	head -n 20 "$T/p.ndjson" >"$T/cut.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/cut.ndjson"
+	assert_stderr "op-rank: $T/cut.ndjson:21:1: partial ends without its \"op_partial_end\" record: cut short"
+	assert_output ''
+	# Cut inside a record.
+	head -c 3000 "$T/p.ndjson" >"$T/mid.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/mid.ndjson"
+	assert_stderr --regexp "^op-rank: $T/mid.ndjson:[0-9]+:[0-9]+: "
+	# A gzip partial cut short.
+	gzip -c "$T/p.ndjson" | head -c 2000 >"$T/cut.gz.bin"
+	run -1 --separate-stderr op-rank --merge "$T/cut.gz.bin"
+	assert_stderr --regexp "^op-rank: $T/cut.gz.bin:"
+	# A record lost from the middle.
+	sed 5d "$T/p.ndjson" >"$T/lost.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/lost.ndjson"
+	assert_stderr "op-rank: $T/lost.ndjson:$((n - 1)):1: partial of $((n - 2)) records has $((n - 3))"
+	# An empty file is no partial.
+	: >"$T/empty.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/empty.ndjson"
+	assert_stderr "op-rank: $T/empty.ndjson:1:1: partial ends without its \"op_partial_end\" record: cut short"
+	# Records after the end.
+	cat "$T/p.ndjson" "$T/p.ndjson" >"$T/twice.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/twice.ndjson"
+	assert_stderr "op-rank: $T/twice.ndjson:$((n + 1)):1: \"op_partial\" record after \"op_partial_end\""
+}
+
+@test "partials of another version, options or tables are refused" {
+	tr-extract "$OPRANK/sampled_rank-0.json.gz" >"$T/r0.ndjson"
+	op-rank --partial <"$T/r0.ndjson" >"$T/p.ndjson"
+	op-rank --partial -n 5 <"$T/r0.ndjson" >"$T/n5.ndjson"
+	op-rank --partial -p forward <"$T/r0.ndjson" >"$T/fwd.ndjson"
+	op-rank --partial -k self <"$T/r0.ndjson" >"$T/self.ndjson"
+	sed '1s/"version":1/"version":2/' "$T/p.ndjson" >"$T/v2.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/v2.ndjson"
+	assert_stderr "op-rank: $T/v2.ndjson:1:32: partial of version 2, not 1"
+	run -1 --separate-stderr op-rank --merge "$T/p.ndjson" "$T/n5.ndjson"
+	assert_stderr "op-rank: $T/n5.ndjson:1:56: partial made with -n 5, not -n 0"
+	run -1 --separate-stderr op-rank -n 5 --merge "$T/n5.ndjson" "$T/p.ndjson"
+	assert_stderr "op-rank: $T/p.ndjson:1:56: partial made with -n 0, not -n 5"
+	run -1 --separate-stderr op-rank --merge "$T/fwd.ndjson"
+	assert_stderr "op-rank: $T/fwd.ndjson:1:66: partial made with -p forward, not -p none"
+	run -1 --separate-stderr op-rank -p backward --merge "$T/fwd.ndjson"
+	assert_stderr "op-rank: $T/fwd.ndjson:1:66: partial made with -p forward, not -p backward"
+	run -1 --separate-stderr op-rank -p forward --merge "$T/p.ndjson"
+	assert_stderr "op-rank: $T/p.ndjson:1:66: partial made with -p none, not -p forward"
+	run -1 --separate-stderr op-rank --merge "$T/self.ndjson"
+	assert_stderr "op-rank: $T/self.ndjson:1:40: partial made with -k self, not -k total"
+	# Another family table: the families differ, so the sums would too.
+	{ cat "$MRP_RUBRIC/op-families.tsv"; printf 'cpu\tmine\taten::mm\n'; } \
+	    >"$T/fam.tsv"
+	run -1 --separate-stderr op-rank -f "$T/fam.tsv" --merge "$T/p.ndjson"
+	assert_stderr --regexp "^op-rank: $T/p.ndjson:1:[0-9]+: partial made with another family table\$"
+	op-rank -f "$T/fam.tsv" --partial <"$T/r0.ndjson" >"$T/fam.ndjson"
+	run -0 op-rank -f "$T/fam.tsv" --merge "$T/fam.ndjson"
+}
+
+@test "what is not a partial is refused, and partials are no trace records" {
+	tr-extract "$OPRANK/sampled_rank-0.json.gz" >"$T/r0.ndjson"
+	op-rank --partial <"$T/r0.ndjson" >"$T/p.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/r0.ndjson"
+	assert_stderr "op-rank: $T/r0.ndjson:1:1: not an op-rank partial: \"event\" record before \"op_partial\""
+	run -1 --separate-stderr op-rank "$T/p.ndjson"
+	assert_stderr "op-rank: $T/p.ndjson:1:1: a partial: merge it with --merge"
+	# A record of an unknown kind inside, and a bad member.
+	sed '3s/"kind":"op_partial_[a-z]*"/"kind":"op_partial_bogus"/' \
+	    "$T/p.ndjson" >"$T/bogus.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/bogus.ndjson"
+	assert_stderr "op-rank: $T/bogus.ndjson:3:1: not a partial record: \"op_partial_bogus\""
+	sed '3s/"traces":1/"traces":"1"/' "$T/p.ndjson" >"$T/str.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/str.ndjson"
+	assert_stderr --regexp "^op-rank: $T/str.ndjson:3:[0-9]+: \"op_partial_rank\" record does not have \"traces\" as an integer\$"
+	sed '3s/"phase_self":\[[0-9]*,/"phase_self":[/' "$T/p.ndjson" \
+	    >"$T/short.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/short.ndjson"
+	assert_stderr --regexp "^op-rank: $T/short.ndjson:3:[0-9]+: \"phase_self\" does not hold 6 integers\$"
+	sed '3s/"rank":0/"rank":-4/' "$T/p.ndjson" >"$T/neg.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/neg.ndjson"
+	assert_stderr --regexp "^op-rank: $T/neg.ndjson:3:[0-9]+: \"rank\" is not a rank number\$"
+}
+
+@test "a failed write exits 1" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	tr-extract "$OPRANK/sampled_rank-0.json.gz" | op-rank --partial \
+	    >"$T/p.ndjson"
+	# Even the smallest partial, two records, is written or refused.
+	run -1 --separate-stderr bash -c 'op-rank --partial </dev/null >/dev/full'
+	assert_stderr --partial 'op-rank: <stdout>: '
+	run -1 --separate-stderr bash -c 'op-rank --merge "$1" >/dev/full' _ \
+	    "$T/p.ndjson"
+	assert_stderr --partial 'op-rank: <stdout>: '
+	run -1 --separate-stderr bash -c \
+	    'op-rank --partial --merge "$1" >/dev/full' _ "$T/p.ndjson"
+	assert_stderr --partial 'op-rank: <stdout>: '
+}
+
+@test "usage errors exit 2, a missing partial exits 1" {
+	run -2 --separate-stderr op-rank --partial=1
+	assert_stderr --partial 'usage: op-rank [-f table] [-k key] [-n count] [-p phase] [--merge] [--partial] [file ...]'
+	run -2 --separate-stderr op-rank --merge=x
+	assert_stderr --partial 'usage: op-rank'
+	run -2 --separate-stderr op-rank --merge -k bogus
+	assert_stderr --partial 'unknown key: bogus'
+	tr-extract "$OPRANK/sampled_rank-0.json.gz" | op-rank --partial \
+	    >"$T/p.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/nonesuch" "$T/p.ndjson"
+	assert_stderr --partial "op-rank: $T/nonesuch: "
+	assert_output --partial '"kind":"cpu_summary"'
+}
