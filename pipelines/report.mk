@@ -30,13 +30,12 @@
 #		(a partial aggregate) and to the filter that keeps what
 #		mem-segments reads; the records themselves are never stored
 #		(they are several times the trace's size).  The traces' stages
-#		run in parallel under -j; the two stages below remove these
-#		files once they have read them
-#	ops.ndjson	op-rank --merge of the partials, the same records as one
-#		op-rank over all the traces
-#	trace-memory.ndjson	mem-segments' records of the traces, from
-#		their kept records in order (mem-segments of each trace apart
-#		would not add up to that)
+#		run in parallel under -j; the merge stage below removes these
+#		files once it has made both of its own
+#	ops.ndjson, trace-memory.ndjson	the merge stage: op-rank --merge of
+#		the partials, the same records as one op-rank over all the
+#		traces, and mem-segments over the kept records in the traces'
+#		order (mem-segments of each trace apart would not add up)
 #	memory.ndjson	mem-segments' records of the snapshots
 #	churn.ndjson	churn-score's records of the snapshots
 #	findings.ndjson	rubric-apply's findings
