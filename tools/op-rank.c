@@ -268,6 +268,7 @@ static int	on_event(struct run *);
 static int	on_thread(struct run *);
 static void	on_trace(struct run *, int64_t, int, int64_t, int64_t,
 		    int64_t);
+static int	get_rank(struct run *, int64_t *);
 static int	trace_record(struct run *);
 static int	get_jid(const struct jdoc *, int, struct jid *);
 static struct thr *get_thr(struct trace *, const struct jdoc *, int, int);
@@ -311,7 +312,7 @@ static double	keyval(const struct stat *, enum key);
 static double	round3(double);
 static double	pct(int64_t, int64_t);
 static int64_t	self_total(const struct run *, const struct agg *);
-static void	put_rank(struct jw *, const struct agg *);
+static void	put_rank(struct jw *, int64_t);
 static void	put_ops(struct run *, struct jw *, const struct agg *, int);
 static void	put_threads(struct run *, struct jw *, const struct agg *);
 static size_t	families(const struct run *, const struct agg *, int64_t *,
@@ -329,7 +330,6 @@ static void	put_summary(struct run *, struct jw *, const struct agg *,
 		    size_t);
 static void	put_op_ranks(struct run *, struct jw *);
 static void	output(struct run *, struct jw *);
-static void	put_nonneg_rank(struct jw *, int64_t);
 static void	put_stat(struct jw *, const struct stat *);
 static void	put_i64s(struct jw *, const char *, const int64_t *, size_t);
 static int	cmpseen(const void *, const void *);
@@ -342,7 +342,6 @@ static uint32_t	member(const struct jdoc *, const char *);
 static int	get_num(struct run *, uint32_t, const char *, int64_t *);
 static int	get_nums(struct run *, const char *, int64_t *, size_t);
 static int	get_stat(struct run *, uint32_t, struct stat *);
-static struct agg *partial_rank(struct run *, int64_t *);
 static int	partial_head(struct run *);
 static int	partial_name(struct run *, struct agg *);
 static int	partial_record(struct run *, const char *);
@@ -1088,17 +1087,31 @@ on_thread(struct run *r)
 	return 0;
 }
 
+/* The record's "rank"; absent or null: none, -1. */
+static int
+get_rank(struct run *r, int64_t *rank)
+{
+	const struct jdoc *d = &r->doc;
+	int i;
+
+	*rank = -1;
+	i = jdoc_get(d, 0, "rank");
+	if (i >= 0 && d->node[i].type != JT_NULL &&
+	    (jdoc_get_i64(d, 0, "rank", rank) < 0 || *rank < 0))
+		return jdoc_error(r->file, d, (uint32_t)i,
+		    "\"rank\" is not a rank number");
+	return 0;
+}
+
 static int
 trace_record(struct run *r)
 {
 	const struct jdoc *d = &r->doc;
-	int64_t rank = -1, origin = 0, start = 0, end = 0, events;
-	int i, k;
+	int64_t rank, origin = 0, start = 0, end = 0, events;
+	int k;
 
-	i = jdoc_get(d, 0, "rank");
-	if (i >= 0 && d->node[i].type != JT_NULL &&
-	    (jdoc_get_i64(d, 0, "rank", &rank) < 0 || rank < 0))
-		return jdoc_error(r->file, d, (uint32_t)i, "\"rank\" is not a rank number");
+	if (get_rank(r, &rank) < 0)
+		return -1;
 	if (jdoc_get_i64(d, 0, "origin_ns", &origin) < 0 ||
 	    jdoc_get_ns(d, 0, "start", &start) < 0 ||
 	    jdoc_get_ns(d, 0, "end", &end) < 0)
@@ -1920,12 +1933,12 @@ self_total(const struct run *r, const struct agg *a)
 }
 
 static void
-put_rank(struct jw *w, const struct agg *a)
+put_rank(struct jw *w, int64_t rank)
 {
-	if (a->rank < 0)
+	if (rank < 0)
 		return;
 	jw_key(w, "rank");
-	jw_int(w, a->rank);
+	jw_int(w, rank);
 }
 
 static const char *
@@ -1977,7 +1990,7 @@ put_ops(struct run *r, struct jw *w, const struct agg *a, int cls)
 		const struct stat *s = &st[it[i].i];
 
 		jw_record(w, "op");
-		put_rank(w, a);
+		put_rank(w, a->rank);
 		if (r->phase != PH_NONE) {
 			jw_key(w, "phase");
 			jw_cstring(w, phasename[r->phase]);
@@ -2060,7 +2073,7 @@ put_threads(struct run *r, struct jw *w, const struct agg *a)
 		const struct thsum *ts = (const struct thsum *)it[i].i;
 
 		jw_record(w, "thread_total");
-		put_rank(w, a);
+		put_rank(w, a->rank);
 		put_thread(w, ts);
 		jw_key(w, "count");
 		jw_int(w, ts->count);
@@ -2124,7 +2137,7 @@ put_families(struct run *r, struct jw *w, const struct agg *a)
 	n = families(r, a, self, count, gpu, it);
 	for (i = 0; i < n; i++) {
 		jw_record(w, "family_total");
-		put_rank(w, a);
+		put_rank(w, a->rank);
 		jw_key(w, "family");
 		jw_cstring(w, family_name(r, (int)it[i].i));
 		jw_key(w, "count");
@@ -2150,7 +2163,7 @@ put_phases(struct jw *w, const struct agg *a)
 
 	for (p = 0; p < NPHASE; p++) {
 		jw_record(w, "phase_total");
-		put_rank(w, a);
+		put_rank(w, a->rank);
 		jw_key(w, "phase");
 		jw_cstring(w, phasename[p]);
 		jw_key(w, "self");
@@ -2186,7 +2199,7 @@ put_steps(struct jw *w, const struct agg *a)
 
 		d = s->end - s->ts;
 		jw_record(w, "step");
-		put_rank(w, a);
+		put_rank(w, a->rank);
 		snprintf(name, sizeof(name), "ProfilerStep#%" PRId64, s->num);
 		jw_key(w, "name");
 		jw_cstring(w, name);
@@ -2227,7 +2240,7 @@ put_steps(struct jw *w, const struct agg *a)
 			above += 2 * durs[i] - med2;
 	free(durs);
 	jw_record(w, "step_stats");
-	put_rank(w, a);
+	put_rank(w, a->rank);
 	jw_key(w, "steps");
 	jw_uint(w, a->nsteps);
 	jw_key(w, "total");
@@ -2271,7 +2284,7 @@ put_kernels(struct run *r, struct jw *w, const struct agg *a)
 		    r->names.v[it[i].i].family);
 
 		jw_record(w, "kernel");
-		put_rank(w, a);
+		put_rank(w, a->rank);
 		if (r->phase != PH_NONE) {
 			jw_key(w, "phase");
 			jw_cstring(w, phasename[r->phase]);
@@ -2325,7 +2338,7 @@ put_precision(struct run *r, struct jw *w, const struct agg *a)
 		if (count[i] == 0)
 			continue;
 		jw_record(w, "gemm_precision");
-		put_rank(w, a);
+		put_rank(w, a->rank);
 		jw_key(w, "precision");
 		jw_cstring(w, i < NPREC ? precname[i] : "unknown");
 		jw_key(w, "kernels");
@@ -2349,7 +2362,7 @@ put_devs(struct jw *w, const struct agg *a)
 		const struct devsum *d = ent[i]->val;
 
 		jw_record(w, "gpu_timeline");
-		put_rank(w, a);
+		put_rank(w, a->rank);
 		put_jid(w, "device", &d->dev);
 		jw_key(w, "events");
 		jw_int(w, d->events);
@@ -2380,7 +2393,7 @@ put_runtime(struct jw *w, const struct agg *a)
 	if (a->rt_count == 0)
 		return;
 	jw_record(w, "runtime_total");
-	put_rank(w, a);
+	put_rank(w, a->rank);
 	jw_key(w, "count");
 	jw_int(w, a->rt_count);
 	jw_key(w, "total");
@@ -2425,7 +2438,7 @@ put_summary(struct run *r, struct jw *w, const struct agg *a, size_t nranks)
 			jw_int(w, r->ranks[best]->rank);
 		}
 	} else
-		put_rank(w, a);
+		put_rank(w, a->rank);
 	jw_key(w, "traces");
 	jw_int(w, a->traces);
 	jw_key(w, "events");
@@ -2644,15 +2657,6 @@ output(struct run *r, struct jw *w)
  */
 
 static void
-put_nonneg_rank(struct jw *w, int64_t rank)
-{
-	if (rank < 0)
-		return;
-	jw_key(w, "rank");
-	jw_int(w, rank);
-}
-
-static void
 put_stat(struct jw *w, const struct stat *s)
 {
 	jw_key(w, "count");
@@ -2705,7 +2709,7 @@ put_rank_partial(struct run *r, struct jw *w, const struct agg *a)
 	size_t i, n = 0;
 
 	jw_record(w, "op_partial_rank");
-	put_nonneg_rank(w, a->rank);
+	put_rank(w, a->rank);
 	jw_key(w, "traces");
 	jw_int(w, a->traces);
 	jw_key(w, "events");
@@ -2743,7 +2747,7 @@ put_rank_partial(struct run *r, struct jw *w, const struct agg *a)
 		    a->pst[id].count == 0))
 			continue;
 		jw_record(w, "op_partial_name");
-		put_nonneg_rank(w, a->rank);
+		put_rank(w, a->rank);
 		jw_key(w, "class");
 		jw_cstring(w, clsname[nm->cls]);
 		jw_key(w, "name");
@@ -2765,7 +2769,7 @@ put_rank_partial(struct run *r, struct jw *w, const struct agg *a)
 		const struct thsum *ts = ent[i]->val;
 
 		jw_record(w, "op_partial_thread");
-		put_nonneg_rank(w, a->rank);
+		put_rank(w, a->rank);
 		put_thread(w, ts);
 		jw_key(w, "count");
 		jw_int(w, ts->count);
@@ -2781,7 +2785,7 @@ put_rank_partial(struct run *r, struct jw *w, const struct agg *a)
 		const struct devsum *d = ent[i]->val;
 
 		jw_record(w, "op_partial_device");
-		put_nonneg_rank(w, a->rank);
+		put_rank(w, a->rank);
 		put_jid(w, "device", &d->dev);
 		jw_key(w, "events");
 		jw_int(w, d->events);
@@ -2808,7 +2812,7 @@ put_rank_partial(struct run *r, struct jw *w, const struct agg *a)
 		const struct step *st = &a->steps[i];
 
 		jw_record(w, "op_partial_step");
-		put_nonneg_rank(w, a->rank);
+		put_rank(w, a->rank);
 		jw_key(w, "step");
 		jw_int(w, st->num);
 		jw_key(w, "ts");
@@ -2852,7 +2856,7 @@ output_partial(struct run *r, struct jw *w)
 	sortv(r->seen, r->nseen, sizeof(*r->seen), cmpseen);
 	for (i = 0; i < r->nseen; i++) {
 		jw_record(w, "op_partial_window");
-		put_nonneg_rank(w, r->seen[i].rank);
+		put_rank(w, r->seen[i].rank);
 		jw_key(w, "file");
 		jw_cstring(w, r->seen[i].file);
 		jw_key(w, "start");
@@ -2958,24 +2962,6 @@ get_stat(struct run *r, uint32_t obj, struct stat *s)
 	return 0;
 }
 
-/* The rank a partial record is of; absent or null: none. */
-static struct agg *
-partial_rank(struct run *r, int64_t *rank)
-{
-	const struct jdoc *d = &r->doc;
-	int i;
-
-	*rank = -1;
-	i = jdoc_get(d, 0, "rank");
-	if (i >= 0 && d->node[i].type != JT_NULL &&
-	    (jdoc_get_i64(d, 0, "rank", rank) < 0 || *rank < 0)) {
-		jdoc_error(r->file, d, (uint32_t)i, "\"rank\" is not a rank"
-		    " number");
-		return NULL;
-	}
-	return rank_agg(r, *rank);
-}
-
 /*
  * The header must match this run: the same format, the same options (so
  * that every partial of a merge was made alike) and the same tables.
@@ -3079,8 +3065,9 @@ partial_record(struct run *r, const char *kind)
 	const char *s;
 	int64_t rank, v[6];
 
-	if ((a = partial_rank(r, &rank)) == NULL)
+	if (get_rank(r, &rank) < 0)
 		return -1;
+	a = rank_agg(r, rank);
 	if (strcmp(kind, "op_partial_name") == 0)
 		return partial_name(r, a);
 	if (strcmp(kind, "op_partial_rank") == 0) {
