@@ -79,6 +79,11 @@ check: all
 	BUILD=$(abspath $(BUILD)) $(BATS) tests
 	$(MANDOC) -T lint -W warning $(MAN1) $(MAN5)
 
+# report.mk's stages through srun on a single-node Slurm cluster that
+# tests/slurm.bats starts and stops (installing Slurm when root on Debian).
+check-slurm: all
+	MRP_SLURM_TEST=1 BUILD=$(abspath $(BUILD)) $(BATS) tests/slurm.bats
+
 asan:
 	$(MAKE) BUILD=build-asan SANITIZE=address,undefined check
 
@@ -136,7 +141,7 @@ uninstall:
 clean:
 	rm -rf bin build-asan build-fuzz tools/*.o tools/*.d lib/*.o lib/*.d lib/libutil.a
 
-.PHONY: all deps check asan example bench fuzz fuzzers install uninstall \
+.PHONY: all deps check check-slurm asan example bench fuzz fuzzers install uninstall \
 	clean
 
 -include $(DEPS)

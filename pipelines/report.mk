@@ -25,9 +25,17 @@
 # $@.tmp and mv, so a failed stage leaves nothing half-written:
 #	context.ndjson	analyze-profile's context record, read first by
 #		rubric-apply and report-md
-#	ops.ndjson, trace-memory.ndjson	op-rank's and mem-segments' records of
-#		the traces; tr-extract's records are piped to both through one
-#		tee, never stored (they are several times the trace's size)
+#	.<trace>.ops.ndjson, .<trace>.mem.ndjson	one stage per trace: its
+#		tr-extract records piped through one tee to op-rank --partial
+#		(a partial aggregate) and to the filter that keeps what
+#		mem-segments reads; the records themselves are never stored
+#		(they are several times the trace's size).  The traces' stages
+#		run in parallel under -j; the merge stage below removes these
+#		files once it has made both of its own
+#	ops.ndjson, trace-memory.ndjson	the merge stage: op-rank --merge of
+#		the partials, the same records as one op-rank over all the
+#		traces, and mem-segments over the kept records in the traces'
+#		order (mem-segments of each trace apart would not add up)
 #	memory.ndjson	mem-segments' records of the snapshots
 #	churn.ndjson	churn-score's records of the snapshots
 #	findings.ndjson	rubric-apply's findings
@@ -38,10 +46,16 @@
 #	report.html	report-html's page of report.md, the charts inline
 #	diff.md, diff.json	with BASELINE=runs/<id>, report-diff of that
 #		run's report.json (made first if need be) against this one's
-# A stage is rebuilt when an input, its tool or a rubric file changes.
+# A stage is rebuilt when an input, its tool or a rubric file changes;
+# when one trace changes, every trace's stage runs again, as their files
+# are gone.  Every stage runs as $(SUBMIT) command, its pipes inside one
+# command, on the files of the run directory and nowhere else, so that
+# with SUBMIT='srun -N1 -n1 --quiet --quit-on-interrupt' and -j the stages
+# spread over a Slurm cluster whose nodes share the run directory.
 #
 # Variables: RUN (one run directory) or RUNS (several), BASELINE (a run
-# directory to compare each run with, optional), BIN (the mrp binaries,
+# directory to compare each run with, optional), SUBMIT (the command that
+# runs each stage, empty by default: here), BIN (the mrp binaries,
 # default ../bin beside this file, else those on PATH), RUBRIC (the rubric
 # directory, default ../rubric beside this file, as in the tree and as
 # installed in share/mrp); BIN and RUBRIC must be plain paths, free of
@@ -58,6 +72,7 @@ include $(HERE)common.mk
 $(call refuse_dollar,RUN RUNS BASELINE)
 RUBRIC ?= $(HERE)../rubric
 $(call refuse_path,BIN RUBRIC)
+SUBMIT ?=
 RUN ?=
 RUNS ?= $(RUN)
 BASELINE ?=
@@ -81,6 +96,14 @@ stages = $(if $(call context,$1),$1/context.ndjson) \
 	$(if $(call traces,$1),$1/ops.ndjson $1/trace-memory.ndjson) \
 	$(if $(call snaps,$1),$1/memory.ndjson $1/churn.ndjson)
 RULES := $(wildcard $(RUBRIC)/*.yaml) $(RUBRIC)/facts.jq
+# $(call rank_file,trace,kind): the trace's stage file of that kind (ops
+# or mem), beside it; $(call rank_files,dir,kind): those of every trace in
+# dir, in the traces' order.
+rank_file = $(dir $1).$(notdir $1).$2.ndjson
+rank_files = $(foreach t,$(call traces,$1),$(call rank_file,$t,$2))
+# op-rank and tr-extract read the families and precision tables from here,
+# wherever $(SUBMIT) runs them.
+export MRP_RUBRIC := $(RUBRIC)
 
 # What mem-segments reads of a trace: memory records, step slices, traces.
 TRACE_MEMORY := ^\{"kind":"(memory|trace)"|^\{"kind":"event","name":"ProfilerStep\#
@@ -106,29 +129,46 @@ need_input = $(if $(call traces,$1)$(call snaps,$1),,printf '%s\n' \
 	$(call q,report.mk: $1: no trace and no memory snapshot (none of \
 	$(TRACE_PATTERNS) $(SNAP_PATTERNS))) >&2; exit 1)
 
-# $(call into,command): runs command into $@.tmp, then renames that to $@.
-# One shell line, so that when the command fails its trap removes the .tmp.
-into = t=$(call q,$@.tmp); trap 'rm -f "$$t"' EXIT; $1 >"$$t"; \
-	mv "$$t" $(call q,$@)
+# $(call into,command[,file]): runs command as a stage, through $(SUBMIT),
+# into file.tmp, then renames that to file ($@ if not named).  One shell
+# line, so that when the command fails its trap removes the .tmp.
+into = t=$(call q,$(or $2,$@).tmp); trap 'rm -f "$$t"' EXIT; \
+	$(SUBMIT) $1 >"$$t"; mv "$$t" $(call q,$(or $2,$@))
 
-# Both outputs come from one run of tr-extract (a pattern rule with two
-# targets makes both at once).
-%/ops.ndjson %/trace-memory.ndjson: $$(call traces,$$*) $(BIN)/tr-extract \
-    $(BIN)/op-rank $(BIN)/mem-segments $(RUBRIC)/op-families.tsv \
-    $(RUBRIC)/kernel-precision.tsv
-	d=$(call q,$*); \
-	trap 'rm -f "$$d/.trace.fifo" "$$d/ops.ndjson.tmp" \
-	    "$$d/trace-memory.ndjson.tmp"' EXIT; \
-	rm -f "$$d/.trace.fifo"; \
-	mkfifo "$$d/.trace.fifo"; \
-	{ grep -E '$(TRACE_MEMORY)' <"$$d/.trace.fifo" || [ $$? = 1 ]; } | \
-	    $(BIN)/mem-segments >"$$d/trace-memory.ndjson.tmp" & \
-	MRP_RUBRIC=$(RUBRIC) $(BIN)/tr-extract $(call qs,$(call traces,$*)) | \
-	    tee "$$d/.trace.fifo" | \
-	    MRP_RUBRIC=$(RUBRIC) $(BIN)/op-rank >"$$d/ops.ndjson.tmp"; \
-	wait $$!; \
-	mv "$$d/trace-memory.ndjson.tmp" "$$d/trace-memory.ndjson"; \
-	mv "$$d/ops.ndjson.tmp" "$$d/ops.ndjson"
+# $(call script,text,names): the command that runs text, a bash script that
+# holds no name, with the names as its $$1, $$2..., each quoted once: one
+# command, so that through $(SUBMIT) all its pipes run on one node.
+script = bash -eu -o pipefail -c $(call q,$1) $(ME) $2
+
+# One trace's stage, writing $$2 (the partial) and $$3 (the records
+# mem-segments reads) from the trace $$1: tr-extract's records go through
+# tee to op-rank and, on descriptor 4, to the filter, started first so that
+# this shell can wait for it and the trap always finds its file.
+RANK_STAGE = trap 'rm -f "$$2.tmp" "$$3.tmp"' EXIT; \
+	exec 4> >({ grep -E '$(TRACE_MEMORY)' || [ $$? = 1 ]; } >"$$3.tmp"); \
+	$(BIN)/tr-extract "$$1" | tee /dev/fd/4 | \
+	$(BIN)/op-rank --partial >"$$2.tmp"; \
+	exec 4>&-; wait $$!; mv "$$3.tmp" "$$3"; mv "$$2.tmp" "$$2"
+
+# For run/N: run/.N.ops.ndjson, and run/.N.mem.ndjson beside it, renamed
+# before it (a pattern without a slash matches the file's name, and $$* is
+# run/N).  The .mem file is no target: make would run the stage a second
+# time for it once the .ops file is read and gone.
+.%.ops.ndjson: % $(BIN)/tr-extract $(BIN)/op-rank \
+    $(RUBRIC)/op-families.tsv $(RUBRIC)/kernel-precision.tsv
+	$(SUBMIT) $(call script,$(RANK_STAGE),$(call qs,$* \
+	    $(call rank_file,$*,ops) $(call rank_file,$*,mem)))
+
+# Both from the per-trace files, which go once both are made.  mem-segments
+# reads the kept records as one stream, as in one pass (given files, it
+# would name each in its records).
+%/ops.ndjson %/trace-memory.ndjson: $$(call rank_files,$$*,ops) \
+    $(BIN)/op-rank $(BIN)/mem-segments
+	$(call into,$(BIN)/op-rank --merge \
+	    $(call qs,$(call rank_files,$*,ops)),$*/ops.ndjson)
+	$(call into,$(call script,cat -- "$$@" | $(BIN)/mem-segments, \
+	    $(call qs,$(call rank_files,$*,mem))),$*/trace-memory.ndjson)
+	rm -f $(call qs,$(call rank_files,$*,ops) $(call rank_files,$*,mem))
 
 %/context.ndjson: $$(call context,$$*) $(BIN)/analyze-profile
 	$(call into,$(BIN)/analyze-profile --context $(call q,$(call context,$*)))
