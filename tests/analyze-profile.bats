@@ -726,3 +726,14 @@ children() {
 	[ ! -e new.md ]
 	[ -z "$(ls -A "$TMPDIR")" ]
 }
+
+@test "a trace cut off before its closing bracket is reported, and said so in Data quality" {
+	local f=$TOP/fixtures/tr-extract/kineto_resnet50_array_head_open.json
+	run -0 --separate-stderr analyze-profile --cpu-trace "$f"
+	assert_output --partial "## Data quality
+
+The inputs are cut short or disagree with themselves in places; the analysis went on with what they hold.
+
+- \`$f\`: the event array has no closing ']'; the trace may be cut off"
+	assert_stderr --partial "tr-extract: $f: warning: the event array has no closing ']'; the trace may be cut off"
+}

@@ -185,9 +185,14 @@ need_py() {
 @test "snippet.mk: a run directory from the config that make cannot carry is refused, not run" {
 	need_py
 	cd "$BATS_TEST_TMPDIR"
-	snippet c "\"c\$(shell	touch	PWNED)\""
+	snippet c "\"c\$(shell touch PWNED)\""
 	run -2 --separate-stderr smk all
-	assert_stderr --partial "report.mk: RUN=inference_profiling/snippets/c\$(shell	touch	PWNED)/runs/smoke: a name with \"\$\" is make syntax; rename it"
+	assert_stderr --partial "report.mk: RUN=inference_profiling/snippets/c\$(shell touch PWNED)/runs/smoke: a name with \"\$\" is make syntax; rename it"
+	no_pwned
+	# With tabs it is not one folder name: snip-run refuses it first.
+	snippet t "\"t\$(shell	touch	PWNED)\""
+	run -2 --separate-stderr smk all
+	assert_stderr --partial "profile_name 't\$(shell	touch	PWNED)' has a control character"
 	no_pwned
 }
 
