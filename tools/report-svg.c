@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -688,6 +689,7 @@ emit(struct jw *w, struct svg *g, const char *name, const char *title,
     const char *section)
 {
 	char path[4096], tmp[4096];
+	sigset_t stop, old;
 	FILE *fp;
 	int fd, n;
 
@@ -697,6 +699,17 @@ emit(struct jw *w, struct svg *g, const char *name, const char *title,
 	    snprintf(tmp, sizeof(tmp), "%s/.%s.svg.XXXXXX", oflag, name) >=
 	    (int)sizeof(tmp))
 		die("%s: directory name is too long", oflag);
+	/*
+	 * A stop signal between mkstemp() and rename() would leave the
+	 * temporary file behind, where whoever ran this (analyze-profile
+	 * after SIGINT) cleans up only the charts' own names: it waits
+	 * until the chart is whole.
+	 */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, &old);
 	if ((fd = mkstemp(tmp)) == -1)
 		die("%s:", path);
 	if ((fp = fdopen(fd, "w")) == NULL) {
@@ -723,6 +736,7 @@ emit(struct jw *w, struct svg *g, const char *name, const char *title,
 		errno = n;
 		die("%s:", path);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	sb_free(&g->b);
 	jw_record(w, "chart");
 	jw_key(w, "chart");
