@@ -19,6 +19,7 @@
 
 #include "err.h"
 #include "gzin.h"
+#include "json.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -244,35 +245,13 @@ static size_t
 bad_text(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, k, len;
-	unsigned int c;
+	size_t i = 0;
+	int len;
 
 	while (i < n) {
-		c = u[i];
-		if (c == '\0')
+		if (u[i] == '\0' || (len = json_utf8_len(u + i, n - i)) <= 0)
 			return i;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			len = 2;
-		else if (c >= 0xe0 && c <= 0xef)
-			len = 3;
-		else if (c >= 0xf0 && c <= 0xf4)
-			len = 4;
-		else
-			return i;
-		for (k = 1; k < len; k++)
-			if (i + k >= n || (u[i + k] & 0xc0) != 0x80)
-				return i;
-		/* Overlong forms, surrogates and code points above U+10FFFF. */
-		if ((len == 3 && c == 0xe0 && u[i + 1] < 0xa0) ||
-		    (len == 3 && c == 0xed && u[i + 1] >= 0xa0) ||
-		    (len == 4 && c == 0xf0 && u[i + 1] < 0x90) ||
-		    (len == 4 && c == 0xf4 && u[i + 1] >= 0x90))
-			return i;
-		i += len;
+		i += (size_t)len;
 	}
 	return n;
 }
