@@ -225,8 +225,10 @@ scratch() {
 	assert_output 'inference_profiling/snippets/alpha/runs/smoke/trace.json'
 	run -0 jq -r .manifest_ok snippet-out/inference_profiling/snippets/beta/run.ndjson
 	assert_output true
-	# Nothing to redo; a lint error stops the snippet.
-	run -0 make -s -f "$TOP/pipelines/snippet.mk" BIN="${BUILD:-$TOP}/bin" RUNNER="$PY $FIXTURES/runner.py" smoke
+	# Nothing to redo; a lint error stops the snippet.  (Under a make
+	# that runs the suite, MAKEFLAGS holds w, and $(shell) in the
+	# makefile then prints the directory.)
+	run -0 make -s --no-print-directory -f "$TOP/pipelines/snippet.mk" BIN="${BUILD:-$TOP}/bin" RUNNER="$PY $FIXTURES/runner.py" smoke
 	assert_output ''
 	printf 'iterations: 0\n' >> inference_profiling/snippets/beta/config.yaml
 	run -2 make -s -f "$TOP/pipelines/snippet.mk" BIN="${BUILD:-$TOP}/bin" lint

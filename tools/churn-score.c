@@ -161,6 +161,7 @@ static void	live_free(struct livemap *);
 static void	put_dev(struct jw *, struct msnap *, const struct dev *);
 static int	is_complete(struct msnap *, const struct dev *);
 static void	tl_point(struct dev *, const struct mtrace *, const char *);
+static int64_t	tl_time(const struct mtrace *);
 static void	put_timeline(struct jw *, struct msnap *, const struct dev *);
 static void	put_or_null(struct jw *, const char *, int, int64_t);
 static void	put_ratio(struct jw *, const char *, double, double);
@@ -420,8 +421,8 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 		tl_point(d, e, NULL);
 		/* A burst's second segment_free marks it on the curve. */
 		if (d->run == 2)
-			mtl_mark(&d->tl, e->has_time ? e->time_us * 1000 :
-			    MTL_NOTIME, (int64_t)e->seq, -1, "empty_cache");
+			mtl_mark(&d->tl, tl_time(e), (int64_t)e->seq, -1,
+			    "empty_cache");
 		break;
 	case MA_OOM:
 		if (d->actions[MA_OOM] <= MAX_OOMS) {
@@ -433,8 +434,7 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 			o->size = e->size;
 			o->device_free = e->device_free;
 		}
-		mtl_mark(&d->tl, e->has_time ? e->time_us * 1000 : MTL_NOTIME,
-		    (int64_t)e->seq, e->size, "oom");
+		mtl_mark(&d->tl, tl_time(e), (int64_t)e->seq, e->size, "oom");
 		break;
 	default:
 		break;
@@ -1084,8 +1084,25 @@ is_complete(struct msnap *ms, const struct dev *d)
 static void
 tl_point(struct dev *d, const struct mtrace *e, const char *site)
 {
-	mtl_push(&d->tl, e->has_time ? e->time_us * 1000 : MTL_NOTIME,
-	    (int64_t)e->seq, d->delta, d->reserved, site);
+	mtl_push(&d->tl, tl_time(e), (int64_t)e->seq, d->delta, d->reserved,
+	    site);
+}
+
+/*
+ * Entry e's time on the curve, in ns.  The replay checks times in µs; one
+ * that is no 64-bit count of ns is held at the end of the range, as
+ * mtl_add() holds bytes: the drawing of such a trace is no measure anyway.
+ */
+static int64_t
+tl_time(const struct mtrace *e)
+{
+	int64_t ns;
+
+	if (!e->has_time)
+		return MTL_NOTIME;
+	if (__builtin_mul_overflow(e->time_us, 1000, &ns))
+		return e->time_us < 0 ? INT64_MIN + 1 : INT64_MAX;
+	return ns;
 }
 
 /*
