@@ -1237,6 +1237,20 @@ ev_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The memory records, device by device, each device's in file order. */
+static const struct mrev **
+by_device(const struct msnap *ms)
+{
+	const struct mrev **ix;
+	size_t i;
+
+	ix = xreallocarray(NULL, ms->nev, sizeof(*ix));
+	for (i = 0; i < ms->nev; i++)
+		ix[i] = &ms->ev[i];
+	qsort(ix, ms->nev, sizeof(*ix), ev_cmp);
+	return ix;
+}
+
 static int
 ph_name_cmp(const void *a, const void *b)
 {
@@ -1327,10 +1341,7 @@ memrec_write(struct msnap *ms, struct jw *w)
 
 	if (ms->nev == 0)
 		return;
-	ix = xreallocarray(NULL, ms->nev, sizeof(*ix));
-	for (i = 0; i < ms->nev; i++)
-		ix[i] = &ms->ev[i];
-	qsort(ix, ms->nev, sizeof(*ix), ev_cmp);
+	ix = by_device(ms);
 	ph_merge(ms);
 	steps = xcalloc(ms->nph + 1, sizeof(*steps));
 	for (g = 0; g < ms->nev; g = j) {
@@ -1374,14 +1385,11 @@ memrec_timeline(struct msnap *ms, struct jw *w)
 {
 	const struct mrev **ix;
 	struct memtl tl;
-	size_t i, j, g;
+	size_t j, g;
 
 	if (ms->nev == 0)
 		return;
-	ix = xreallocarray(NULL, ms->nev, sizeof(*ix));
-	for (i = 0; i < ms->nev; i++)
-		ix[i] = &ms->ev[i];
-	qsort(ix, ms->nev, sizeof(*ix), ev_cmp);
+	ix = by_device(ms);
 	for (g = 0; g < ms->nev; g = j) {
 		memset(&tl, 0, sizeof(tl));
 		for (j = g; j < ms->nev && ix[j]->dtype == ix[g]->dtype &&
