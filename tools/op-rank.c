@@ -21,6 +21,7 @@
 #include "json.h"
 #include "ndjson.h"
 #include "sha256.h"
+#include "spill.h"
 #include "strmap.h"
 #include "xalloc.h"
 
@@ -28,6 +29,7 @@
 #define PREC_NAME	"kernel-precision.tsv"
 #define TOP_N		5	/* entries in the summaries' top lists */
 #define PARTIAL_VERSION	1	/* of the op_partial records */
+#define MEMORY		(16 << 20)	/* bytes of events held, by default */
 
 /* What a name is; the class is part of the interned key. */
 enum { C_OP, C_ANN, C_PY, C_GPU, NCLASS };
@@ -151,16 +153,16 @@ struct cev {
 
 /* A runtime call that may have launched GPU work. */
 struct rev {
-	int64_t	ts, corr;
+	int64_t		ts, corr;
+	uint32_t	seq;
 };
 
+/* A thread's events, in spills: read back in order, whatever their number. */
 struct thr {
 	struct jid	 pid, tid;
 	char		*name;
-	struct cev	*ops, *py;
-	size_t		 nops, capops, npy, cappy;
-	struct rev	*rt;
-	size_t		 nrt, caprt;
+	struct spill	 ops, py;	/* struct cev, by cmpcev */
+	struct spill	 rt;		/* struct rev, by cmprev */
 };
 
 struct dev {
@@ -206,6 +208,7 @@ struct seen {
 };
 
 struct run {
+	struct spool	 pool;		/* $MRP_OP_RANK_MEMORY */
 	struct names	 names;
 	struct table	 tab, prec;
 	struct trace	 t;
@@ -221,13 +224,49 @@ struct run {
 	char		 famsum[65], precsum[65];	/* table digests */
 };
 
-/* Scratch for nesting one thread, kept across threads. */
+/* An operator open on the runtime stack: its exact end, its index. */
+struct rtopen {
+	int64_t	end;
+	size_t	i;
+};
+
+/* A Python frame open while nesting. */
+struct pyopen {
+	int64_t		end, d, childsum;	/* end in truncated µs */
+	uint32_t	name;
+};
+
+/* A whole call tree in the window: events lo..hi of the thread. */
+struct seg {
+	size_t	lo, hi;
+	int64_t	maxend;		/* the latest exact end in it */
+};
+
+/*
+ * Nesting one thread, as a stream of its operators in order.  The window
+ * holds the call trees not yet finished: events off..off+n of the thread,
+ * indexed by their place in the thread (every index here is one).  A tree
+ * is finished once no runtime call left can land in it, so memory grows
+ * with the largest tree, not with the thread.  Kept across threads.
+ */
 struct nest {
-	int32_t		*parent, *nchild;
-	uint32_t	*stack;
+	struct cev	*v;
+	int64_t		*parent;	/* -1: a root */
+	int32_t		*nchild;
 	uint8_t		*del, *mark;
 	int64_t		*childsum, *gdir, *gsub;
-	size_t		 cap;
+	size_t		 off, n, cap;
+	size_t		*stack;		/* the tree being built */
+	size_t		 sp, capstack;
+	struct rtopen	*rs;		/* the runtime calls' stack */
+	size_t		 nrs, caprs;
+	struct pyopen	*ps;
+	size_t		 nps, capps;
+	struct seg	*seg;		/* built, not finished */
+	size_t		 nseg, capseg;
+	size_t		 next;		/* the next operator the runtime sees */
+	int64_t		 bs, be, busy, count;	/* the thread's busy time */
+	int		 open;
 };
 
 /* A sort item: a value to rank by and the name that breaks ties. */
@@ -249,7 +288,6 @@ static char	*lower(const char *);
 static int	has_nccl(const char *);
 static int	prefix(const char *, const char *);
 static int	str_is(const char *, const char *, const char *);
-static void	build_tree(struct nest *, struct cev *, size_t);
 static const char *family_name(const struct run *, int);
 static size_t	ranked(const struct run *, const struct agg *,
 		    const struct stat *, int, enum key, struct item *);
@@ -271,7 +309,8 @@ static void	on_trace(struct run *, int64_t, int, int64_t, int64_t,
 static int	get_rank(struct run *, int64_t *);
 static int	trace_record(struct run *);
 static int	get_jid(const struct jdoc *, int, struct jid *);
-static struct thr *get_thr(struct trace *, const struct jdoc *, int, int);
+static struct thr *get_thr(struct trace *, struct spool *,
+		    const struct jdoc *, int, int);
 static void	jid_copy(struct jid *, const struct jid *);
 static size_t	jid_key(char *, size_t, const struct jid *);
 static void	jid_free(struct jid *);
@@ -301,9 +340,15 @@ static int	cmpitem(const void *, const void *);
 static int	cmpclass(const void *, const void *);
 static void	nest_fit(struct nest *, size_t);
 static void	nest_free(struct nest *);
+static void	nest_add(struct nest *, const struct cev *);
+static void	nest_built(struct run *, struct nest *, size_t);
+static void	nest_runtime(struct run *, struct nest *, int,
+		    struct spillcur *, const struct rev **, int64_t, int);
+static void	nest_finish(struct run *, struct nest *, int);
 static void	nest_cpu(struct run *, struct nest *, struct thr *);
 static void	nest_py(struct run *, struct nest *, struct thr *);
-static void	link_steps(struct trace *, struct thr *);
+static void	link_step(struct trace *, const struct rev *,
+		    const struct kacc *);
 static void	timeline(struct trace *, struct dev *);
 static struct agg *rank_agg(struct run *, int64_t);
 static int	same_window(struct run *, const char *, int64_t, int64_t,
@@ -368,6 +413,7 @@ main(int argc, char *argv[])
 	struct run r;
 	struct jw *w;
 	char *table = NULL, *prec;
+	const char *env;
 	size_t i;
 	int ch, rc, status = 0, merge = 0, partial = 0;
 	int (*input)(struct run *, const char *);
@@ -376,6 +422,10 @@ main(int argc, char *argv[])
 	memset(&r, 0, sizeof(r));
 	r.key = K_TOTAL;
 	r.phase = PH_NONE;
+	r.pool.budget = MEMORY;
+	if ((env = getenv("MRP_OP_RANK_MEMORY")) != NULL && *env != '\0')
+		r.pool.budget = (size_t)parse_num(env, 1, LLONG_MAX,
+		    "MRP_OP_RANK_MEMORY");
 	while ((ch = getopt_long(argc, argv, "f:k:n:p:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
@@ -841,7 +891,8 @@ jid_key(char *buf, size_t n, const struct jid *id)
 
 /* The thread of pid/tid nodes, created on first sight. */
 static struct thr *
-get_thr(struct trace *t, const struct jdoc *d, int pid, int tid)
+get_thr(struct trace *t, struct spool *pool, const struct jdoc *d, int pid,
+    int tid)
 {
 	struct jid p, q;
 	struct strent *e;
@@ -860,6 +911,9 @@ get_thr(struct trace *t, const struct jdoc *d, int pid, int tid)
 		th = e->val = xcalloc(1, sizeof(*th));
 		jid_copy(&th->pid, &p);
 		jid_copy(&th->tid, &q);
+		spill_init(&th->ops, pool, sizeof(struct cev), cmpcev);
+		spill_init(&th->py, pool, sizeof(struct cev), cmpcev);
+		spill_init(&th->rt, pool, sizeof(struct rev), cmprev);
 	}
 	return th;
 }
@@ -995,11 +1049,8 @@ on_event(struct run *r)
 			t->a.sync += durns;
 		}
 		if (corr >= 0) {
-			th = get_thr(t, d, pid, tid);
-			th->rt = grow(th->rt, &th->caprt, th->nrt,
-			    sizeof(*th->rt));
-			th->rt[th->nrt].ts = tsns;
-			th->rt[th->nrt++].corr = cv;
+			th = get_thr(t, &r->pool, d, pid, tid);
+			spill_add(&th->rt, &(struct rev){ tsns, cv, t->seq++ });
 		}
 		return 0;
 	}
@@ -1041,11 +1092,10 @@ on_event(struct run *r)
 		return 0;
 	}
 
-	th = get_thr(t, d, pid, tid);
+	th = get_thr(t, &r->pool, d, pid, tid);
 	if (cls == C_PY) {
-		th->py = grow(th->py, &th->cappy, th->npy, sizeof(*th->py));
-		th->py[th->npy++] = (struct cev){ tsns, durns,
-		    intern(&r->names, C_PY, s, len), t->seq++ };
+		spill_add(&th->py, &(struct cev){ tsns, durns,
+		    intern(&r->names, C_PY, s, len), t->seq++ });
 		return 0;
 	}
 	/* record_function labels: "Optimizer.step#SGD.step", steps. */
@@ -1066,9 +1116,8 @@ on_event(struct run *r)
 		len = strlen(s);
 	}
 	t->a.cpu_events++;
-	th->ops = grow(th->ops, &th->capops, th->nops, sizeof(*th->ops));
-	th->ops[th->nops++] = (struct cev){ tsns, durns,
-	    intern(&r->names, cls, s, len), t->seq++ };
+	spill_add(&th->ops, &(struct cev){ tsns, durns,
+	    intern(&r->names, cls, s, len), t->seq++ });
 	return 0;
 }
 
@@ -1081,7 +1130,8 @@ on_thread(struct run *r)
 
 	if (jdoc_get_str(d, 0, "name", &s, NULL) < 0)
 		return 0;
-	th = get_thr(&r->t, d, jdoc_get(d, 0, "pid"), jdoc_get(d, 0, "tid"));
+	th = get_thr(&r->t, &r->pool, d, jdoc_get(d, 0, "pid"),
+	    jdoc_get(d, 0, "tid"));
 	free(th->name);
 	th->name = xstrdup(s);
 	return 0;
@@ -1183,7 +1233,6 @@ on_trace(struct run *r, int64_t rank, int timed, int64_t origin,
 	for (i = 0; i < t->threads.count; i++) {
 		nest_cpu(r, &nb, ent[i]->val);
 		nest_py(r, &nb, ent[i]->val);
-		link_steps(t, ent[i]->val);
 	}
 	free(ent);
 	nest_free(&nb);
@@ -1281,7 +1330,9 @@ cmprev(const void *a, const void *b)
 {
 	const struct rev *x = a, *y = b;
 
-	return (x->ts > y->ts) - (x->ts < y->ts);
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 static int
@@ -1299,118 +1350,153 @@ nest_fit(struct nest *nb, size_t n)
 {
 	if (n <= nb->cap)
 		return;
-	nb->cap = n;
-	nb->parent = xreallocarray(nb->parent, n, sizeof(*nb->parent));
-	nb->nchild = xreallocarray(nb->nchild, n, sizeof(*nb->nchild));
-	nb->stack = xreallocarray(nb->stack, n, sizeof(*nb->stack));
-	nb->del = xreallocarray(nb->del, n, sizeof(*nb->del));
-	nb->mark = xreallocarray(nb->mark, n, sizeof(*nb->mark));
-	nb->childsum = xreallocarray(nb->childsum, n, sizeof(*nb->childsum));
-	nb->gdir = xreallocarray(nb->gdir, n, sizeof(*nb->gdir));
-	nb->gsub = xreallocarray(nb->gsub, n, sizeof(*nb->gsub));
+	nb->cap = n > 2 * nb->cap ? n : 2 * nb->cap;
+	nb->v = xreallocarray(nb->v, nb->cap, sizeof(*nb->v));
+	nb->parent = xreallocarray(nb->parent, nb->cap, sizeof(*nb->parent));
+	nb->nchild = xreallocarray(nb->nchild, nb->cap, sizeof(*nb->nchild));
+	nb->del = xreallocarray(nb->del, nb->cap, sizeof(*nb->del));
+	nb->mark = xreallocarray(nb->mark, nb->cap, sizeof(*nb->mark));
+	nb->childsum = xreallocarray(nb->childsum, nb->cap,
+	    sizeof(*nb->childsum));
+	nb->gdir = xreallocarray(nb->gdir, nb->cap, sizeof(*nb->gdir));
+	nb->gsub = xreallocarray(nb->gsub, nb->cap, sizeof(*nb->gsub));
 }
 
 static void
 nest_free(struct nest *nb)
 {
+	free(nb->v);
 	free(nb->parent);
 	free(nb->nchild);
-	free(nb->stack);
 	free(nb->del);
 	free(nb->mark);
 	free(nb->childsum);
 	free(nb->gdir);
 	free(nb->gsub);
+	free(nb->stack);
+	free(nb->rs);
+	free(nb->ps);
+	free(nb->seg);
 }
 
 /*
- * Builds the call tree of v[0..n) as torch's EventList does: stable sort
- * by (start, -end) in truncated µs, then a stack where an event pops every
- * open event it does not fit inside.  Fills nb->parent and nb->nchild.
+ * Adds the next event in (start, -end) order to the tree being built, as
+ * torch's EventList does: an event pops every open event it does not fit
+ * inside, in truncated µs, and the remaining top is its parent.
  */
 static void
-build_tree(struct nest *nb, struct cev *v, size_t n)
+nest_add(struct nest *nb, const struct cev *e)
 {
-	size_t i, sp = 0;
-	int64_t s, e;
+	size_t i = nb->off + nb->n, w = nb->n;
+	int64_t p;
 
-	sortv(v, n, sizeof(*v), cmpcev);
-	for (i = 0; i < n; i++) {
-		s = us_start(&v[i]);
-		e = us_end(&v[i]);
-		while (sp > 0 && (s >= us_end(&v[nb->stack[sp - 1]]) ||
-		    e > us_end(&v[nb->stack[sp - 1]])))
-			sp--;
-		nb->parent[i] = sp > 0 ? (int32_t)nb->stack[sp - 1] : -1;
-		nb->nchild[i] = 0;
-		nb->del[i] = 0;
-		nb->childsum[i] = 0;
-		nb->gdir[i] = 0;
-		nb->gsub[i] = 0;
-		if (nb->parent[i] >= 0)
-			nb->nchild[nb->parent[i]]++;
-		nb->stack[sp++] = (uint32_t)i;
+	nest_fit(nb, nb->n + 1);
+	nb->v[w] = *e;
+	p = nb->sp > 0 ? (int64_t)nb->stack[nb->sp - 1] : -1;
+	nb->parent[w] = p;
+	nb->nchild[w] = 0;
+	nb->del[w] = 0;
+	nb->childsum[w] = 0;
+	nb->gdir[w] = 0;
+	nb->gsub[w] = 0;
+	if (p >= 0)
+		nb->nchild[p - (int64_t)nb->off]++;
+	nb->stack = grow(nb->stack, &nb->capstack, nb->sp,
+	    sizeof(*nb->stack));
+	nb->stack[nb->sp++] = i;
+	nb->n++;
+}
+
+/*
+ * The tree from lo to the window's end is built.  _remove_dup_nodes: an
+ * only child with its parent's name goes, and the parent adopts its
+ * children.  Parents sort before children, so one pass in order settles
+ * every chain.
+ */
+static void
+nest_built(struct run *r, struct nest *nb, size_t lo)
+{
+	const struct name *nm = r->names.v;
+	struct cev *v = nb->v;
+	struct seg *sg;
+	size_t i, w;
+	int64_t p, q;
+
+	nb->seg = grow(nb->seg, &nb->capseg, nb->nseg, sizeof(*nb->seg));
+	sg = &nb->seg[nb->nseg++];
+	sg->lo = lo;
+	sg->hi = nb->off + nb->n;
+	sg->maxend = INT64_MIN;
+	for (i = lo; i < sg->hi; i++) {
+		w = i - nb->off;
+		if (v[w].ts + v[w].dur > sg->maxend)
+			sg->maxend = v[w].ts + v[w].dur;
+		p = nb->parent[w];
+		q = p - (int64_t)nb->off;
+		if (p >= 0 && nb->del[q]) {
+			p = nb->parent[w] = nb->parent[q];
+			q = p - (int64_t)nb->off;
+		}
+		if (p >= 0 && v[q].name == v[w].name && nb->nchild[q] == 1) {
+			nb->del[w] = 1;
+			nb->nchild[q] = nb->nchild[w];
+		}
+		if (nb->del[w])
+			continue;
+		nb->mark[w] = (uint8_t)(nm[v[w].name].mark != PH_NONE ?
+		    nm[v[w].name].mark : p >= 0 ? nb->mark[q] : PH_NONE);
+		if (p >= 0)
+			nb->childsum[q] += us_end(&v[w]) - us_start(&v[w]);
 	}
 }
 
+/*
+ * Runtime calls in time order to the innermost operator open at their
+ * start: every call before until, or all when last.  Then finishes the
+ * trees that no call left can land in.  *cur is the next call, or NULL.
+ */
 static void
-nest_cpu(struct run *r, struct nest *nb, struct thr *th)
+nest_runtime(struct run *r, struct nest *nb, int bwd, struct spillcur *rc,
+    const struct rev **cur, int64_t until, int last)
 {
 	struct trace *t = &r->t;
 	struct agg *a = &t->a;
 	const struct name *nm = r->names.v;
-	struct cev *v = th->ops;
-	struct thsum *ts;
+	const struct rev *c;
+	struct cev *v = nb->v;
 	struct kacc *k;
-	size_t i, j, n = th->nops, sp;
-	int64_t self, bs = 0, be = 0, busy = 0, count = 0;
-	int32_t p;
-	int bwd, ph, open = 0;
+	size_t hi = nb->off + nb->n, w, o;
+	int ph;
 
-	bwd = th->name != NULL && strstr(th->name, "autograd") != NULL;
-	nest_fit(nb, n);
-	build_tree(nb, v, n);
-	/*
-	 * _remove_dup_nodes: an only child with its parent's name goes, and
-	 * the parent adopts its children.  Parents sort before children, so
-	 * one pass in order settles every chain.
-	 */
-	for (i = 0; i < n; i++) {
-		p = nb->parent[i];
-		if (p >= 0 && nb->del[p])
-			p = nb->parent[i] = nb->parent[p];
-		if (p >= 0 && v[p].name == v[i].name && nb->nchild[p] == 1) {
-			nb->del[i] = 1;
-			nb->nchild[p] = nb->nchild[i];
-		}
-		if (nb->del[i])
-			continue;
-		nb->mark[i] = (uint8_t)(nm[v[i].name].mark != PH_NONE ?
-		    nm[v[i].name].mark : p >= 0 ? nb->mark[p] : PH_NONE);
-		if (p >= 0)
-			nb->childsum[p] += us_end(&v[i]) - us_start(&v[i]);
-	}
-
-	/* Runtime calls to the innermost operator open at their start. */
-	sortv(th->rt, th->nrt, sizeof(*th->rt), cmprev);
-	for (i = j = sp = 0; j < th->nrt; j++) {
-		for (; i < n && v[i].ts <= th->rt[j].ts; i++) {
-			if (nb->del[i])
+	for (; (c = *cur) != NULL && (last || c->ts < until);
+	    *cur = spill_next(rc)) {
+		/*
+		 * Operators of finished trees all ended before this call:
+		 * the stack would only push and pop them again.
+		 */
+		if (nb->next < nb->off)
+			nb->next = nb->off;
+		for (; nb->next < hi && v[nb->next - nb->off].ts <= c->ts;
+		    nb->next++) {
+			w = nb->next - nb->off;
+			if (nb->del[w])
 				continue;
-			while (sp > 0 && v[nb->stack[sp - 1]].ts +
-			    v[nb->stack[sp - 1]].dur < v[i].ts)
-				sp--;
-			nb->stack[sp++] = (uint32_t)i;
+			while (nb->nrs > 0 && nb->rs[nb->nrs - 1].end < v[w].ts)
+				nb->nrs--;
+			nb->rs = grow(nb->rs, &nb->caprs, nb->nrs,
+			    sizeof(*nb->rs));
+			nb->rs[nb->nrs].end = v[w].ts + v[w].dur;
+			nb->rs[nb->nrs++].i = nb->next;
 		}
-		while (sp > 0 && v[nb->stack[sp - 1]].ts +
-		    v[nb->stack[sp - 1]].dur < th->rt[j].ts)
-			sp--;
-		if ((k = kmap_get(&t->kern, th->rt[j].corr)) == NULL)
+		/* Such an operator (i < off) ended before c too. */
+		while (nb->nrs > 0 && (nb->rs[nb->nrs - 1].end < c->ts ||
+		    nb->rs[nb->nrs - 1].i < nb->off))
+			nb->nrs--;
+		if ((k = kmap_get(&t->kern, c->corr)) == NULL)
 			continue;
 		k->linked = 1;
-		if (sp > 0) {
-			size_t o = nb->stack[sp - 1];
-
+		if (nb->nrs > 0) {
+			o = nb->rs[nb->nrs - 1].i - nb->off;
 			nb->gdir[o] += k->sum;
 			ph = nb->mark[o] != PH_NONE ? nb->mark[o] :
 			    bwd ? PH_BWD : nm[v[o].name].cls == C_OP ?
@@ -1420,101 +1506,188 @@ nest_cpu(struct run *r, struct nest *nb, struct thr *th)
 		k->phase = ph;
 		a->ph_gpu[PH_COMM] += k->comm;
 		a->ph_gpu[ph] += k->sum - k->comm;
+		link_step(t, c, k);
 	}
-
-	for (i = n; i-- > 0;) {
-		if (nb->del[i])
-			continue;
-		nb->gsub[i] += nb->gdir[i];
-		if (nb->parent[i] >= 0)
-			nb->gsub[nb->parent[i]] += nb->gsub[i];
-	}
-	for (i = 0; i < n; i++) {
-		int64_t s = us_start(&v[i]), d = us_end(&v[i]) - s;
-
-		if (nb->del[i])
-			continue;
-		count++;
-		self = d - nb->childsum[i];
-		stat_add(&a->st[v[i].name], d, self);
-		a->st[v[i].name].gpu_self += nb->gdir[i];
-		a->st[v[i].name].gpu_total += nb->gsub[i];
-		ph = nb->mark[i] != PH_NONE ? nb->mark[i] : bwd ? PH_BWD :
-		    nm[v[i].name].cls == C_OP ? PH_FWD : PH_OTHER;
-		a->ph_self[ph] += self;
-		if (ph == r->phase) {
-			struct stat *ps = &a->pst[v[i].name];
-
-			stat_add(ps, d, self);
-			ps->gpu_self += nb->gdir[i];
-			ps->gpu_total += nb->gsub[i];
-		}
-		if (open && s <= be) {
-			if (s + d > be)
-				be = s + d;
-		} else {
-			if (open)
-				busy += be - bs;
-			bs = s;
-			be = s + d;
-			open = 1;
-		}
-	}
-	if (open)
-		busy += be - bs;
-	if (count == 0)
-		return;
-	ts = thsum_get(a, &th->pid, &th->tid, th->name);
-	ts->count += count;
-	ts->busy += busy;
+	while (nb->nseg > 0 && (*cur == NULL ||
+	    (*cur)->ts > nb->seg[0].maxend))
+		nest_finish(r, nb, bwd);
 }
 
-/* Python frames nest among themselves; no duplicates to remove. */
+/* Adds the window's first tree to the trace and drops it from the window. */
+static void
+nest_finish(struct run *r, struct nest *nb, int bwd)
+{
+	struct agg *a = &r->t.a;
+	const struct name *nm = r->names.v;
+	const struct seg sg = nb->seg[0];
+	struct cev *v = nb->v;
+	size_t i, w, n;
+	int64_t self, s, d;
+	int ph;
+
+	for (i = sg.hi; i-- > sg.lo;) {
+		w = i - nb->off;
+		if (nb->del[w])
+			continue;
+		nb->gsub[w] += nb->gdir[w];
+		if (nb->parent[w] >= 0)
+			nb->gsub[nb->parent[w] - (int64_t)nb->off] += nb->gsub[w];
+	}
+	for (i = sg.lo; i < sg.hi; i++) {
+		w = i - nb->off;
+		if (nb->del[w])
+			continue;
+		s = us_start(&v[w]);
+		d = us_end(&v[w]) - s;
+		nb->count++;
+		self = d - nb->childsum[w];
+		stat_add(&a->st[v[w].name], d, self);
+		a->st[v[w].name].gpu_self += nb->gdir[w];
+		a->st[v[w].name].gpu_total += nb->gsub[w];
+		ph = nb->mark[w] != PH_NONE ? nb->mark[w] : bwd ? PH_BWD :
+		    nm[v[w].name].cls == C_OP ? PH_FWD : PH_OTHER;
+		a->ph_self[ph] += self;
+		if (ph == r->phase) {
+			struct stat *ps = &a->pst[v[w].name];
+
+			stat_add(ps, d, self);
+			ps->gpu_self += nb->gdir[w];
+			ps->gpu_total += nb->gsub[w];
+		}
+		if (nb->open && s <= nb->be) {
+			if (s + d > nb->be)
+				nb->be = s + d;
+		} else {
+			if (nb->open)
+				nb->busy += nb->be - nb->bs;
+			nb->bs = s;
+			nb->be = s + d;
+			nb->open = 1;
+		}
+	}
+	n = sg.hi - nb->off;
+	nb->n -= n;
+	memmove(nb->v, nb->v + n, nb->n * sizeof(*nb->v));
+	memmove(nb->parent, nb->parent + n, nb->n * sizeof(*nb->parent));
+	memmove(nb->nchild, nb->nchild + n, nb->n * sizeof(*nb->nchild));
+	memmove(nb->del, nb->del + n, nb->n * sizeof(*nb->del));
+	memmove(nb->mark, nb->mark + n, nb->n * sizeof(*nb->mark));
+	memmove(nb->childsum, nb->childsum + n, nb->n *
+	    sizeof(*nb->childsum));
+	memmove(nb->gdir, nb->gdir + n, nb->n * sizeof(*nb->gdir));
+	memmove(nb->gsub, nb->gsub + n, nb->n * sizeof(*nb->gsub));
+	nb->off = sg.hi;
+	memmove(nb->seg, nb->seg + 1, --nb->nseg * sizeof(*nb->seg));
+}
+
+/*
+ * A thread's operators: trees built as they stream in, runtime calls
+ * linked, then self time and GPU time by name, phase and thread.
+ */
+static void
+nest_cpu(struct run *r, struct nest *nb, struct thr *th)
+{
+	struct spillcur oc, rc;
+	const struct cev *e, *top;
+	const struct rev *cur;
+	struct thsum *ts;
+	size_t lo = 0;
+	int64_t s, en;
+	int bwd;
+
+	bwd = th->name != NULL && strstr(th->name, "autograd") != NULL;
+	nb->off = nb->n = nb->sp = nb->nrs = nb->nseg = nb->next = 0;
+	nb->bs = nb->be = nb->busy = nb->count = 0;
+	nb->open = 0;
+	spill_open(&oc, &th->ops);
+	spill_open(&rc, &th->rt);
+	cur = spill_next(&rc);
+	while ((e = spill_next(&oc)) != NULL) {
+		s = us_start(e);
+		en = us_end(e);
+		while (nb->sp > 0) {
+			top = &nb->v[nb->stack[nb->sp - 1] - nb->off];
+			if (s < us_end(top) && en <= us_end(top))
+				break;
+			nb->sp--;
+		}
+		/* A root: the tree before it is whole. */
+		if (nb->sp == 0 && nb->off + nb->n > lo) {
+			nest_built(r, nb, lo);
+			nest_runtime(r, nb, bwd, &rc, &cur, e->ts, 0);
+			lo = nb->off + nb->n;
+		}
+		nest_add(nb, e);
+	}
+	if (nb->off + nb->n > lo)
+		nest_built(r, nb, lo);
+	nest_runtime(r, nb, bwd, &rc, &cur, 0, 1);
+	spillcur_free(&oc);
+	spillcur_free(&rc);
+	if (nb->open)
+		nb->busy += nb->be - nb->bs;
+	if (nb->count == 0)
+		return;
+	ts = thsum_get(&r->t.a, &th->pid, &th->tid, th->name);
+	ts->count += nb->count;
+	ts->busy += nb->busy;
+}
+
+/*
+ * Python frames nest among themselves, with no duplicates to remove: a
+ * frame's self time is known when it closes, so only open ones are kept.
+ */
 static void
 nest_py(struct run *r, struct nest *nb, struct thr *th)
 {
 	struct agg *a = &r->t.a;
-	struct cev *v = th->py;
-	size_t i, n = th->npy;
-	int64_t d;
+	struct spillcur pc;
+	const struct cev *e;
+	struct pyopen *f;
+	int64_t s, en;
 
-	nest_fit(nb, n);
-	build_tree(nb, v, n);
-	for (i = 0; i < n; i++)
-		if (nb->parent[i] >= 0)
-			nb->childsum[nb->parent[i]] += us_end(&v[i]) -
-			    us_start(&v[i]);
-	for (i = 0; i < n; i++) {
-		d = us_end(&v[i]) - us_start(&v[i]);
-		stat_add(&a->st[v[i].name], d, d - nb->childsum[i]);
+	nb->nps = 0;
+	spill_open(&pc, &th->py);
+	for (;;) {
+		e = spill_next(&pc);
+		s = e != NULL ? us_start(e) : 0;
+		en = e != NULL ? us_end(e) : 0;
+		while (nb->nps > 0 && (e == NULL ||
+		    s >= nb->ps[nb->nps - 1].end ||
+		    en > nb->ps[nb->nps - 1].end)) {
+			f = &nb->ps[--nb->nps];
+			stat_add(&a->st[f->name], f->d, f->d - f->childsum);
+		}
+		if (e == NULL)
+			break;
+		if (nb->nps > 0)
+			nb->ps[nb->nps - 1].childsum += en - s;
+		nb->ps = grow(nb->ps, &nb->capps, nb->nps, sizeof(*nb->ps));
+		nb->ps[nb->nps++] = (struct pyopen){ en, en - s, 0, e->name };
 	}
+	spillcur_free(&pc);
 }
 
 /* A step ends at the last GPU work that runtime calls in it launched. */
 static void
-link_steps(struct trace *t, struct thr *th)
+link_step(struct trace *t, const struct rev *c, const struct kacc *k)
 {
 	struct agg *a = &t->a;
-	struct kacc *k;
-	size_t j, lo, hi, mid;
+	size_t lo, hi, mid;
 
 	if (a->nsteps == 0)
 		return;
-	for (j = 0; j < th->nrt; j++) {
-		if ((k = kmap_get(&t->kern, th->rt[j].corr)) == NULL)
-			continue;
-		for (lo = 0, hi = a->nsteps; lo < hi;) {
-			mid = lo + (hi - lo) / 2;
-			if (a->steps[mid].ts <= th->rt[j].ts)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo == 0 || th->rt[j].ts >= a->steps[lo - 1].cpu_end)
-			continue;
-		if (k->end > a->steps[lo - 1].end)
-			a->steps[lo - 1].end = k->end;
+	for (lo = 0, hi = a->nsteps; lo < hi;) {
+		mid = lo + (hi - lo) / 2;
+		if (a->steps[mid].ts <= c->ts)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	if (lo == 0 || c->ts >= a->steps[lo - 1].cpu_end)
+		return;
+	if (k->end > a->steps[lo - 1].end)
+		a->steps[lo - 1].end = k->end;
 }
 
 static void
@@ -1832,9 +2005,9 @@ thr_free(void *p)
 	jid_free(&t->pid);
 	jid_free(&t->tid);
 	free(t->name);
-	free(t->ops);
-	free(t->py);
-	free(t->rt);
+	spill_free(&t->ops);
+	spill_free(&t->py);
+	spill_free(&t->rt);
 	free(t);
 }
 

@@ -1,0 +1,93 @@
+/*
+ * spill: fixed-size records gathered under a memory budget and read back
+ * in order, as an external sort does.
+ *
+ * Records go into memory until the spills sharing one pool would hold more
+ * than the pool's budget; then the spill being added to sorts what it holds
+ * (not when it is in order already, which is checked first) and writes it
+ * as one sorted run to its temporary file.  That file is made in $TMPDIR
+ * (or /tmp) and unlinked at once, so nothing is left behind whatever ends
+ * the process.  A spill that never exceeds the budget has no file at all.
+ * Reading merges the runs and what is still in memory.  Runs are sorted
+ * with qsort(3), which is not stable: for a deterministic order, cmp must
+ * tell every two records apart (end it in a sequence number).
+ *
+ * Ownership: a spill owns its memory, its file and its runs, and a cursor
+ * owns its buffers; both are freed by their own *_free().  The pool is the
+ * caller's and must outlive every spill in it.  The spill must not be added
+ * to while a cursor reads it; it may be read again from the start with a
+ * new cursor.  A failed temporary file or write is fatal (die(), exit 1).
+ */
+#ifndef SPILL_H
+#define SPILL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The budget shared by spills: bytes held in memory, all spills together. */
+struct spool {
+	size_t	budget, used;
+};
+
+struct spillrun {
+	off_t	off;
+	size_t	n;		/* records */
+};
+
+struct spill {
+	struct spool	 *pool;
+	size_t		  size;
+	int		(*cmp)(const void *, const void *);
+	char		 *mem;
+	size_t		  n, cap;	/* records in memory, room */
+	int		  fd;		/* -1: no file yet */
+	off_t		  end;
+	struct spillrun	 *runs;
+	size_t		  nruns;
+};
+
+struct spillsrc {
+	const char	*p;		/* the current record, NULL: drained */
+	char		*buf;		/* a run's window; NULL: the memory */
+	size_t		 n, i;		/* records in buf, next one */
+	off_t		 off;		/* the run's next unread byte */
+	size_t		 left;		/* the run's records not yet in buf */
+};
+
+struct spillcur {
+	const struct spill	*sp;
+	struct spillsrc		*src;
+	size_t			*heap;	/* source indices, least first */
+	char			*rec;	/* the record last returned */
+	size_t			 win;	/* records in a run's window */
+	size_t			 nheap, nsrc;
+};
+
+/* An empty spill of records of size bytes, ordered by cmp, in pool. */
+void	spill_init(struct spill *, struct spool *pool, size_t size,
+	    int (*cmp)(const void *, const void *));
+
+/* Copies the record rec in; may write a run to the temporary file. */
+void	spill_add(struct spill *, const void *rec);
+
+/* The number of records added. */
+size_t	spill_count(const struct spill *);
+
+/*
+ * Starts reading sp from its first record in order.  The records still in
+ * memory are sorted in place by this call.
+ */
+void	spill_open(struct spillcur *, struct spill *sp);
+
+/*
+ * The next record, or NULL after the last; the pointer is the cursor's and
+ * stays valid until the next call.
+ */
+const void *spill_next(struct spillcur *);
+
+void	spillcur_free(struct spillcur *);
+
+/* Frees the records, closes the file and returns the memory to the pool. */
+void	spill_free(struct spill *);
+
+#endif
