@@ -1,12 +1,14 @@
 /*
  * ival: lengths of unions of time intervals, for busy, idle and overlap
- * figures that must not count the same nanosecond twice.
+ * figures that must not count the same nanosecond twice, swept from the
+ * intervals' edges in time order, so that the intervals themselves need
+ * not be kept (a spill can sort the edges).
  *
- * An interval is [start, end) in any integral unit; one with end <= start
- * is empty.  Each carries a class, a small integer; lower classes take
- * precedence where intervals overlap.  The functions sort the caller's
- * array in place and allocate only scratch that they free before
- * returning.  Nothing is kept between calls.
+ * An interval is [start, end) in any integral unit, given as an edge +1 at
+ * its start and an edge -1 at its end; an empty one (end <= start) must
+ * not be given.  Each carries a class, a small integer; lower classes take
+ * precedence where intervals overlap.  Edges at the same time may come in
+ * any order.  A sweep owns nothing: it is a plain struct.
  */
 #ifndef IVAL_H
 #define IVAL_H
@@ -16,22 +18,23 @@
 
 #define IVAL_MAXCLS	8
 
-struct ival {
-	int64_t	start, end;
-	int	cls;		/* 0 .. IVAL_MAXCLS - 1 */
+struct ivsweep {
+	int	ncls;			/* classes at or above are ignored */
+	int	started;
+	int64_t	t;			/* the last edge's time */
+	int64_t	active[IVAL_MAXCLS];	/* open intervals by class */
+	int64_t	out[IVAL_MAXCLS];	/* covered by c and by no class below */
+	int64_t	cover[IVAL_MAXCLS];	/* the union of class c's intervals */
+	int64_t	sum;			/* the union of all: the out[] sum */
 };
 
-/*
- * The length of the union of v[0..n).  Sorts v by start.
- */
-int64_t ival_union(struct ival *v, size_t n);
+/* A sweep with no edges yet, over classes 0 .. ncls - 1. */
+void	ival_init(struct ivsweep *, int ncls);
 
 /*
- * Splits the union of v[0..n) by precedence: out[c] (c < ncls) receives
- * the length of the time covered by class c and by no class below c, so
- * that the out[] sum to the union's length, which is returned.  Classes
- * at or above ncls are ignored.  Sorts v by start.
+ * The edge of class cls at time t, delta +1 (a start) or -1 (an end); t
+ * must not be before the last edge's.
  */
-int64_t ival_exposed(struct ival *v, size_t n, int ncls, int64_t *out);
+void	ival_edge(struct ivsweep *, int64_t t, int cls, int delta);
 
 #endif

@@ -151,10 +151,31 @@ struct cev {
 	uint32_t	name, seq;
 };
 
-/* A runtime call that may have launched GPU work. */
+/* A runtime call as read, to find what it launched. */
+struct rcall {
+	int64_t		 corr, ts;
+	uint32_t	 seq;
+	struct thr	*th;
+};
+
+/* A runtime call that launched GPU work, and what that work was. */
 struct rev {
 	int64_t		ts, corr;
+	int64_t		sum, comm, end;	/* of its GPU work */
 	uint32_t	seq;
+};
+
+/* The phase a runtime call gave its GPU work, in the order of the calls. */
+struct link {
+	int64_t		corr;
+	uint64_t	order;
+	int		phase;
+};
+
+/* One end of a GPU event on its device's timeline. */
+struct gedge {
+	int64_t	t;
+	int32_t	cls, delta;
 };
 
 /* A thread's events, in spills: read back in order, whatever their number. */
@@ -162,41 +183,35 @@ struct thr {
 	struct jid	 pid, tid;
 	char		*name;
 	struct spill	 ops, py;	/* struct cev, by cmpcev */
-	struct spill	 rt;		/* struct rev, by cmprev */
+	struct spill	 rt;		/* struct rev, by cmprev, at the end */
 };
 
 struct dev {
 	struct jid	 dev;
-	struct ival	*v;
-	size_t		 n, cap;
+	struct spill	 edges;		/* struct gedge, by cmpgedge */
+	int64_t		 n, lo, hi;	/* events, their window */
 };
 
-/* GPU work by correlation id: what one runtime call launched. */
-struct kacc {
-	int64_t	corr, sum, comm, end;
-	int	used, linked, phase;
-};
-
-/* A GPU event kept for -p: its name and what launched it. */
+/* A GPU event that names the runtime call that launched it. */
 struct gev {
-	int64_t		corr, dur;
-	uint32_t	name;
-	int		hascorr;
+	int64_t		corr, dur, end;
+	uint32_t	name, seq;
+	int		comm;
 };
 
-struct kmap {
-	struct kacc	*tab;
-	size_t		 cap, count;
-};
-
+/*
+ * A trace's GPU work is joined to the runtime calls that launched it by
+ * sorting both by correlation id, not in a table of every id.
+ */
 struct trace {
 	int		 any;
 	uint32_t	 seq;
 	struct strmap	 threads;	/* -> struct thr */
 	struct strmap	 devs;		/* -> struct dev */
-	struct kmap	 kern;
-	struct gev	*gk;
-	size_t		 ngk, capgk;
+	struct spill	 gk;		/* struct gev, by cmpgev */
+	struct spill	 rc;		/* struct rcall, by cmprcall */
+	struct spill	 links;		/* struct link, by cmplink */
+	uint64_t	 order;		/* of the next link */
 	struct agg	 a;
 };
 
@@ -318,8 +333,6 @@ static void	put_jid(struct jw *, const char *, const struct jid *);
 static void	*grow(void *, size_t *, size_t, size_t);
 static void	sortv(void *, size_t, size_t, int (*)(const void *,
 		    const void *));
-static struct kacc *kmap_put(struct kmap *, int64_t);
-static struct kacc *kmap_get(const struct kmap *, int64_t);
 static void	stat_add(struct stat *, int64_t, int64_t);
 static void	stat_merge(struct stat *, const struct stat *);
 static void	agg_fit(struct agg *, size_t);
@@ -335,6 +348,10 @@ static int64_t	us_start(const struct cev *);
 static int64_t	us_end(const struct cev *);
 static int	cmpcev(const void *, const void *);
 static int	cmprev(const void *, const void *);
+static int	cmprcall(const void *, const void *);
+static int	cmplink(const void *, const void *);
+static int	cmpgev(const void *, const void *);
+static int	cmpgedge(const void *, const void *);
 static int	cmpstep(const void *, const void *);
 static int	cmpitem(const void *, const void *);
 static int	cmpclass(const void *, const void *);
@@ -347,8 +364,10 @@ static void	nest_runtime(struct run *, struct nest *, int,
 static void	nest_finish(struct run *, struct nest *, int);
 static void	nest_cpu(struct run *, struct nest *, struct thr *);
 static void	nest_py(struct run *, struct nest *, struct thr *);
-static void	link_step(struct trace *, const struct rev *,
-		    const struct kacc *);
+static void	link_step(struct trace *, const struct rev *);
+static void	gpu_join(struct trace *);
+static void	gpu_phases(struct run *);
+static void	trace_init(struct trace *, struct spool *);
 static void	timeline(struct trace *, struct dev *);
 static struct agg *rank_agg(struct run *, int64_t);
 static int	same_window(struct run *, const char *, int64_t, int64_t,
@@ -368,7 +387,6 @@ static void	put_steps(struct jw *, const struct agg *);
 static int	int64_cmp(const void *, const void *);
 static void	put_kernels(struct run *, struct jw *, const struct agg *);
 static void	put_precision(struct run *, struct jw *, const struct agg *);
-static void	phase_kernels(struct run *);
 static void	put_devs(struct jw *, const struct agg *);
 static void	put_runtime(struct jw *, const struct agg *);
 static void	put_summary(struct run *, struct jw *, const struct agg *,
@@ -426,6 +444,7 @@ main(int argc, char *argv[])
 	if ((env = getenv("MRP_OP_RANK_MEMORY")) != NULL && *env != '\0')
 		r.pool.budget = (size_t)parse_num(env, 1, LLONG_MAX,
 		    "MRP_OP_RANK_MEMORY");
+	trace_init(&r.t, &r.pool);
 	while ((ch = getopt_long(argc, argv, "f:k:n:p:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
@@ -937,7 +956,6 @@ on_event(struct run *r)
 	struct thr *th;
 	struct strent *e;
 	struct dev *dev;
-	struct kacc *ka;
 	uint32_t i, id;
 	size_t len;
 
@@ -1050,7 +1068,8 @@ on_event(struct run *r)
 		}
 		if (corr >= 0) {
 			th = get_thr(t, &r->pool, d, pid, tid);
-			spill_add(&th->rt, &(struct rev){ tsns, cv, t->seq++ });
+			spill_add(&t->rc, &(struct rcall){ cv, tsns, t->seq++,
+			    th });
 		}
 		return 0;
 	}
@@ -1062,19 +1081,12 @@ on_event(struct run *r)
 		t->a.gpu_events++;
 		if (gcls == G_COMP)
 			gcls = r->names.v[id].gcls;
-		if (r->phase != PH_NONE) {
-			t->gk = grow(t->gk, &t->capgk, t->ngk, sizeof(*t->gk));
-			t->gk[t->ngk++] = (struct gev){ cv, durns, id,
-			    corr >= 0 };
-		}
-		if (corr >= 0) {
-			ka = kmap_put(&t->kern, cv);
-			ka->sum += durns;
-			if (gcls == G_COMM)
-				ka->comm += durns;
-			if (tsns + durns > ka->end)
-				ka->end = tsns + durns;
-		}
+		if (corr >= 0)
+			spill_add(&t->gk, &(struct gev){ cv, durns,
+			    tsns + durns, id, t->seq++, gcls == G_COMM });
+		else if (r->phase == (r->names.v[id].gcls == G_COMM ?
+		    PH_COMM : PH_OTHER))
+			stat_add(&t->a.pst[id], durns, durns);
 		if (device >= 0 && d->node[device].type == JT_NUMBER)
 			get_jid(d, device, &dv);
 		else
@@ -1084,11 +1096,21 @@ on_event(struct run *r)
 		if ((dev = e->val) == NULL) {
 			dev = e->val = xcalloc(1, sizeof(*dev));
 			jid_copy(&dev->dev, &dv);
+			spill_init(&dev->edges, &r->pool, sizeof(struct gedge),
+			    cmpgedge);
+			dev->lo = tsns;
+			dev->hi = tsns + durns;
 		}
-		dev->v = grow(dev->v, &dev->cap, dev->n, sizeof(*dev->v));
-		dev->v[dev->n].start = tsns;
-		dev->v[dev->n].end = tsns + durns;
-		dev->v[dev->n++].cls = gcls;
+		dev->n++;
+		if (tsns < dev->lo)
+			dev->lo = tsns;
+		if (tsns + durns > dev->hi)
+			dev->hi = tsns + durns;
+		if (durns > 0) {
+			spill_add(&dev->edges, &(struct gedge){ tsns, gcls, 1 });
+			spill_add(&dev->edges, &(struct gedge){ tsns + durns,
+			    gcls, -1 });
+		}
 		return 0;
 	}
 
@@ -1229,6 +1251,7 @@ on_trace(struct run *r, int64_t rank, int timed, int64_t origin,
 	memset(&nb, 0, sizeof(nb));
 	agg_fit(&t->a, r->names.n);
 	sortv(t->a.steps, t->a.nsteps, sizeof(*t->a.steps), cmpstep);
+	gpu_join(t);
 	ent = strmap_sorted(&t->threads);
 	for (i = 0; i < t->threads.count; i++) {
 		nest_cpu(r, &nb, ent[i]->val);
@@ -1236,17 +1259,7 @@ on_trace(struct run *r, int64_t rank, int timed, int64_t origin,
 	}
 	free(ent);
 	nest_free(&nb);
-	if (r->phase != PH_NONE)
-		phase_kernels(r);
-	/* GPU work no runtime call on a CPU thread accounts for. */
-	for (i = 0; i < t->kern.cap; i++) {
-		struct kacc *k = &t->kern.tab[i];
-
-		if (!k->used || k->linked)
-			continue;
-		t->a.ph_gpu[PH_COMM] += k->comm;
-		t->a.ph_gpu[PH_OTHER] += k->sum - k->comm;
-	}
+	gpu_phases(r);
 	ent = strmap_sorted(&t->devs);
 	for (i = 0; i < t->devs.count; i++)
 		timeline(t, ent[i]->val);
@@ -1268,7 +1281,7 @@ on_trace(struct run *r, int64_t rank, int timed, int64_t origin,
 	ra = rank_agg(r, rank);
 	agg_merge(ra, &t->a);
 	trace_free(t);
-	memset(t, 0, sizeof(*t));
+	trace_init(t, &r->pool);
 }
 
 static struct agg *
@@ -1333,6 +1346,49 @@ cmprev(const void *a, const void *b)
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
 	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int
+cmprcall(const void *a, const void *b)
+{
+	const struct rcall *x = a, *y = b;
+
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int
+cmplink(const void *a, const void *b)
+{
+	const struct link *x = a, *y = b;
+
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+static int
+cmpgev(const void *a, const void *b)
+{
+	const struct gev *x = a, *y = b;
+
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Edges at one time may come in any order: this order is only a total one. */
+static int
+cmpgedge(const void *a, const void *b)
+{
+	const struct gedge *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
+	return (x->delta > y->delta) - (x->delta < y->delta);
 }
 
 static int
@@ -1464,7 +1520,6 @@ nest_runtime(struct run *r, struct nest *nb, int bwd, struct spillcur *rc,
 	const struct name *nm = r->names.v;
 	const struct rev *c;
 	struct cev *v = nb->v;
-	struct kacc *k;
 	size_t hi = nb->off + nb->n, w, o;
 	int ph;
 
@@ -1492,21 +1547,19 @@ nest_runtime(struct run *r, struct nest *nb, int bwd, struct spillcur *rc,
 		while (nb->nrs > 0 && (nb->rs[nb->nrs - 1].end < c->ts ||
 		    nb->rs[nb->nrs - 1].i < nb->off))
 			nb->nrs--;
-		if ((k = kmap_get(&t->kern, c->corr)) == NULL)
-			continue;
-		k->linked = 1;
 		if (nb->nrs > 0) {
 			o = nb->rs[nb->nrs - 1].i - nb->off;
-			nb->gdir[o] += k->sum;
+			nb->gdir[o] += c->sum;
 			ph = nb->mark[o] != PH_NONE ? nb->mark[o] :
 			    bwd ? PH_BWD : nm[v[o].name].cls == C_OP ?
 			    PH_FWD : PH_OTHER;
 		} else
 			ph = bwd ? PH_BWD : PH_OTHER;
-		k->phase = ph;
-		a->ph_gpu[PH_COMM] += k->comm;
-		a->ph_gpu[ph] += k->sum - k->comm;
-		link_step(t, c, k);
+		spill_add(&t->links, &(struct link){ c->corr, t->order++,
+		    ph });
+		a->ph_gpu[PH_COMM] += c->comm;
+		a->ph_gpu[ph] += c->sum - c->comm;
+		link_step(t, c);
 	}
 	while (nb->nseg > 0 && (*cur == NULL ||
 	    (*cur)->ts > nb->seg[0].maxend))
@@ -1670,7 +1723,7 @@ nest_py(struct run *r, struct nest *nb, struct thr *th)
 
 /* A step ends at the last GPU work that runtime calls in it launched. */
 static void
-link_step(struct trace *t, const struct rev *c, const struct kacc *k)
+link_step(struct trace *t, const struct rev *c)
 {
 	struct agg *a = &t->a;
 	size_t lo, hi, mid;
@@ -1686,92 +1739,121 @@ link_step(struct trace *t, const struct rev *c, const struct kacc *k)
 	}
 	if (lo == 0 || c->ts >= a->steps[lo - 1].cpu_end)
 		return;
-	if (k->end > a->steps[lo - 1].end)
-		a->steps[lo - 1].end = k->end;
+	if (c->end > a->steps[lo - 1].end)
+		a->steps[lo - 1].end = c->end;
 }
 
 static void
 timeline(struct trace *t, struct dev *dev)
 {
 	struct devsum *ds;
-	struct ival *sub;
-	int64_t out[NGCLS], lo, hi;
-	size_t i, m;
-	int c;
+	struct ivsweep sw;
+	struct spillcur ec;
+	const struct gedge *e;
 
-	if (dev->n == 0)
-		return;
-	lo = dev->v[0].start;
-	hi = dev->v[0].end;
-	for (i = 1; i < dev->n; i++) {
-		if (dev->v[i].start < lo)
-			lo = dev->v[i].start;
-		if (dev->v[i].end > hi)
-			hi = dev->v[i].end;
-	}
+	ival_init(&sw, NGCLS);
+	spill_open(&ec, &dev->edges);
+	while ((e = spill_next(&ec)) != NULL)
+		ival_edge(&sw, e->t, e->cls, e->delta);
+	spillcur_free(&ec);
 	ds = devsum_get(&t->a, &dev->dev);
-	ds->events += (int64_t)dev->n;
-	ds->window += hi - lo;
-	ds->busy += ival_exposed(dev->v, dev->n, NGCLS, out);
-	ds->comp += out[G_COMP];
-	ds->xcomm += out[G_COMM];
-	ds->xmemcpy += out[G_MEMCPY];
-	sub = xreallocarray(NULL, dev->n, sizeof(*sub));
-	for (c = G_COMM; c <= G_MEMCPY; c++) {
-		for (i = m = 0; i < dev->n; i++)
-			if (dev->v[i].cls == c)
-				sub[m++] = dev->v[i];
-		if (c == G_COMM)
-			ds->comm += ival_union(sub, m);
-		else
-			ds->memcpy += ival_union(sub, m);
-	}
-	free(sub);
+	ds->events += dev->n;
+	ds->window += dev->hi - dev->lo;
+	ds->busy += sw.sum;
+	ds->comp += sw.out[G_COMP];
+	ds->xcomm += sw.out[G_COMM];
+	ds->xmemcpy += sw.out[G_MEMCPY];
+	ds->comm += sw.cover[G_COMM];
+	ds->memcpy += sw.cover[G_MEMCPY];
 }
 
-static struct kacc *
-kmap_get(const struct kmap *m, int64_t corr)
+/*
+ * Gives each runtime call the sum, communication share and end of the GPU
+ * work with its correlation id, and files it under its thread.
+ */
+static void
+gpu_join(struct trace *t)
 {
-	size_t i;
+	struct spillcur gc, cc;
+	const struct gev *g;
+	const struct rcall *c;
+	struct rev k;
+	int have = 0;
 
-	if (m->cap == 0)
-		return NULL;
-	for (i = ((uint64_t)corr * 0x9e3779b97f4a7c15ULL) >> 20 &
-	    (m->cap - 1); m->tab[i].used; i = (i + 1) & (m->cap - 1))
-		if (m->tab[i].corr == corr)
-			return &m->tab[i];
-	return NULL;
+	spill_open(&gc, &t->gk);
+	spill_open(&cc, &t->rc);
+	g = spill_next(&gc);
+	while ((c = spill_next(&cc)) != NULL) {
+		if (!have || k.corr != c->corr) {
+			have = 0;
+			while (g != NULL && g->corr < c->corr)
+				g = spill_next(&gc);
+			if (g == NULL || g->corr != c->corr)
+				continue;
+			k = (struct rev){ 0, c->corr, 0, 0, INT64_MIN, 0 };
+			for (; g != NULL && g->corr == k.corr;
+			    g = spill_next(&gc)) {
+				k.sum += g->dur;
+				if (g->comm)
+					k.comm += g->dur;
+				if (g->end > k.end)
+					k.end = g->end;
+			}
+			have = 1;
+		}
+		k.ts = c->ts;
+		k.seq = c->seq;
+		spill_add(&c->th->rt, &k);
+	}
+	spillcur_free(&gc);
+	spillcur_free(&cc);
 }
 
-static struct kacc *
-kmap_put(struct kmap *m, int64_t corr)
+/*
+ * GPU work goes to the phase that the last runtime call to launch it gave
+ * it; what none launched is communication or "other".  For -p, each
+ * kernel's time in that phase, as phase_total counts it.
+ */
+static void
+gpu_phases(struct run *r)
 {
-	struct kacc *k, *old;
-	size_t i, oldcap;
+	struct trace *t = &r->t;
+	struct spillcur gc, lc;
+	const struct gev *g;
+	const struct link *l;
+	int64_t corr, sum, comm;
+	int linked, ph, gph;
 
-	if ((k = kmap_get(m, corr)) != NULL)
-		return k;
-	if (2 * (m->count + 1) > m->cap) {
-		old = m->tab;
-		oldcap = m->cap;
-		m->cap = oldcap ? oldcap * 2 : 1024;
-		m->tab = xcalloc(m->cap, sizeof(*m->tab));
-		m->count = 0;
-		for (i = 0; i < oldcap; i++)
-			if (old[i].used)
-				*kmap_put(m, old[i].corr) = old[i];
-		free(old);
+	spill_open(&gc, &t->gk);
+	spill_open(&lc, &t->links);
+	g = spill_next(&gc);
+	l = spill_next(&lc);
+	while (g != NULL) {
+		corr = g->corr;
+		while (l != NULL && l->corr < corr)
+			l = spill_next(&lc);
+		linked = 0;
+		ph = PH_OTHER;
+		for (; l != NULL && l->corr == corr; l = spill_next(&lc)) {
+			linked = 1;
+			ph = l->phase;
+		}
+		sum = comm = 0;
+		for (; g != NULL && g->corr == corr; g = spill_next(&gc)) {
+			sum += g->dur;
+			if (g->comm)
+				comm += g->dur;
+			gph = r->names.v[g->name].gcls == G_COMM ? PH_COMM : ph;
+			if (gph == r->phase)
+				stat_add(&t->a.pst[g->name], g->dur, g->dur);
+		}
+		if (!linked) {
+			t->a.ph_gpu[PH_COMM] += comm;
+			t->a.ph_gpu[PH_OTHER] += sum - comm;
+		}
 	}
-	for (i = ((uint64_t)corr * 0x9e3779b97f4a7c15ULL) >> 20 &
-	    (m->cap - 1); m->tab[i].used; i = (i + 1) & (m->cap - 1))
-		;
-	k = &m->tab[i];
-	memset(k, 0, sizeof(*k));
-	k->corr = corr;
-	k->end = INT64_MIN;
-	k->used = 1;
-	m->count++;
-	return k;
+	spillcur_free(&gc);
+	spillcur_free(&lc);
 }
 
 static void
@@ -1800,29 +1882,6 @@ stat_merge(struct stat *d, const struct stat *s)
 	d->self += s->self;
 	d->gpu_self += s->gpu_self;
 	d->gpu_total += s->gpu_total;
-}
-
-/*
- * For -p: each kernel's time in the phase of what launched it, as
- * phase_total counts it; communication kernels are communication.
- */
-static void
-phase_kernels(struct run *r)
-{
-	struct trace *t = &r->t;
-	const struct kacc *k;
-	size_t i;
-	int ph;
-
-	for (i = 0; i < t->ngk; i++) {
-		const struct gev *g = &t->gk[i];
-
-		k = g->hascorr ? kmap_get(&t->kern, g->corr) : NULL;
-		ph = r->names.v[g->name].gcls == G_COMM ? PH_COMM :
-		    k != NULL && k->linked ? k->phase : PH_OTHER;
-		if (ph == r->phase)
-			stat_add(&t->a.pst[g->name], g->dur, g->dur);
-	}
 }
 
 /*
@@ -2017,8 +2076,17 @@ dev_free(void *p)
 	struct dev *d = p;
 
 	jid_free(&d->dev);
-	free(d->v);
+	spill_free(&d->edges);
 	free(d);
+}
+
+static void
+trace_init(struct trace *t, struct spool *pool)
+{
+	memset(t, 0, sizeof(*t));
+	spill_init(&t->gk, pool, sizeof(struct gev), cmpgev);
+	spill_init(&t->rc, pool, sizeof(struct rcall), cmprcall);
+	spill_init(&t->links, pool, sizeof(struct link), cmplink);
 }
 
 static void
@@ -2026,8 +2094,9 @@ trace_free(struct trace *t)
 {
 	strmap_free(&t->threads, thr_free);
 	strmap_free(&t->devs, dev_free);
-	free(t->kern.tab);
-	free(t->gk);
+	spill_free(&t->gk);
+	spill_free(&t->rc);
+	spill_free(&t->links);
 	agg_free(&t->a);
 }
 
