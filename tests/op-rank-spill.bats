@@ -1,0 +1,127 @@
+bats_require_minimum_version 1.5.0
+
+# op-rank in bounded memory: events beyond MRP_OP_RANK_MEMORY go to sorted
+# runs in a temporary file, which must change nothing in the output.
+
+setup() {
+	load test_helper
+	export MRP_RUBRIC="$TOP/rubric"
+	FIXTURES="$TOP/fixtures/op-rank"
+	mkdir "$BATS_TEST_TMPDIR/tmp"
+	export TMPDIR="$BATS_TEST_TMPDIR/tmp"
+}
+
+# The records of $1 (tr-extract output) through op-rank with the default
+# budget and with one so small that every kind of event spills; the two
+# outputs must be the same bytes, and no temporary file may be left.
+same_spilled() {
+	local in=$1
+	shift
+	op-rank "$@" "$in" > "$BATS_TEST_TMPDIR/whole"
+	MRP_OP_RANK_MEMORY=2048 op-rank "$@" "$in" > "$BATS_TEST_TMPDIR/spilled"
+	cmp "$BATS_TEST_TMPDIR/whole" "$BATS_TEST_TMPDIR/spilled"
+	[ -s "$BATS_TEST_TMPDIR/whole" ]
+	[ -z "$(ls -A "$TMPDIR")" ]
+}
+
+@test "spilling changes nothing on the op-rank fixtures, with -p and --partial" {
+	for t in cnn_sgd_s lstm_infer_m sampled_rank-0 step_based_trace; do
+		tr-extract "$FIXTURES/$t.json.gz" > "$BATS_TEST_TMPDIR/in"
+		same_spilled "$BATS_TEST_TMPDIR/in"
+		same_spilled "$BATS_TEST_TMPDIR/in" -p backward
+		same_spilled "$BATS_TEST_TMPDIR/in" --partial
+	done
+}
+
+@test "spilling changes nothing on the torch-cpu traces in ../shared" {
+	need_shared torch-cpu
+	for ka in "$SHARED"/torch-cpu/*.keyavg.json; do
+		t=${ka%.keyavg.json}.json
+		[ -e "$t" ] || t=$t.gz
+		tr-extract "$t" > "$BATS_TEST_TMPDIR/in"
+		same_spilled "$BATS_TEST_TMPDIR/in"
+	done
+}
+
+@test "spilling changes nothing on the Kineto traces in ../shared" {
+	need_shared traces/kineto
+	for t in "$SHARED"/traces/kineto/*.pt.trace.json.gz; do
+		tr-extract "$t" > "$BATS_TEST_TMPDIR/in"
+		same_spilled "$BATS_TEST_TMPDIR/in"
+		same_spilled "$BATS_TEST_TMPDIR/in" -p forward
+	done
+}
+
+@test "spilling changes nothing on the eight DLRM ranks in ../shared" {
+	need_shared traces/param_dlrm_8rank
+	tr-extract "$SHARED"/traces/param_dlrm_8rank/*.json > "$BATS_TEST_TMPDIR/in"
+	same_spilled "$BATS_TEST_TMPDIR/in"
+	same_spilled "$BATS_TEST_TMPDIR/in" -p communication
+}
+
+@test "a badly out-of-order trace gives the same with and without spilling" {
+	local t="$SHARED/traces/kineto/resnet50_nw0_worker0.1623143089861.pt.trace.json.gz"
+	need_shared traces/kineto/resnet50_nw0_worker0.1623143089861.pt.trace.json.gz
+	tr-extract "$t" > "$BATS_TEST_TMPDIR/x"
+	# Every event anywhere: a fixed shuffle, the trace record last.
+	{
+		grep -v '"kind":"trace"' "$BATS_TEST_TMPDIR/x" |
+		    shuf --random-source=<(yes)
+		grep '"kind":"trace"' "$BATS_TEST_TMPDIR/x"
+	} > "$BATS_TEST_TMPDIR/in"
+	! cmp -s "$BATS_TEST_TMPDIR/x" "$BATS_TEST_TMPDIR/in"
+	same_spilled "$BATS_TEST_TMPDIR/in"
+	same_spilled "$BATS_TEST_TMPDIR/in" -p backward
+	# Reordered, the trace still has every event.
+	op-rank "$BATS_TEST_TMPDIR/x" | jq -c 'select(.kind == "cpu_summary")
+	    | .events' > "$BATS_TEST_TMPDIR/a"
+	op-rank "$BATS_TEST_TMPDIR/in" | jq -c 'select(.kind == "cpu_summary")
+	    | .events' > "$BATS_TEST_TMPDIR/b"
+	cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+}
+
+@test "peak memory does not grow with the trace" {
+	[ -x /usr/bin/time ] || skip "no GNU time"
+	# 400,000 operators on one thread, ten to a step, and their kernels.
+	awk 'BEGIN {
+		for (i = 0; i < 40000; i++) {
+			t = i * 100
+			printf "{\"kind\":\"event\",\"name\":\"ProfilerStep#%d\",\"cat\":\"user_annotation\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":99}\n", i, t
+			for (j = 0; j < 9; j++) {
+				printf "{\"kind\":\"event\",\"name\":\"aten::op%d\",\"cat\":\"cpu_op\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":9}\n", j, t + j * 10
+				printf "{\"kind\":\"event\",\"name\":\"cudaLaunchKernel\",\"cat\":\"cuda_runtime\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1,\"correlation\":%d}\n", t + j * 10 + 1, i * 9 + j
+				printf "{\"kind\":\"event\",\"name\":\"k%d\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,\"device\":0,\"ts\":%d,\"dur\":5,\"correlation\":%d}\n", j, t + j * 10 + 3, i * 9 + j
+			}
+		}
+		print "{\"kind\":\"trace\",\"rank\":null,\"origin_ns\":0,\"start\":0,\"end\":4000000}"
+	}' > "$BATS_TEST_TMPDIR/in"
+	MRP_OP_RANK_MEMORY=1048576 /usr/bin/time -f '%M' -o "$BATS_TEST_TMPDIR/kb" \
+	    op-rank "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/spilled"
+	op-rank "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/whole"
+	cmp "$BATS_TEST_TMPDIR/whole" "$BATS_TEST_TMPDIR/spilled"
+	# Kept whole, these events need more than 40 MB.
+	[ "$(tail -n 1 "$BATS_TEST_TMPDIR/kb")" -lt 16384 ]
+	[ -z "$(ls -A "$TMPDIR")" ]
+}
+
+@test "a temporary file that cannot be written is an error, not a crash" {
+	tr-extract "$FIXTURES/cnn_sgd_s.json.gz" > "$BATS_TEST_TMPDIR/in"
+	# The limit on op-rank alone: bats keeps what it captures in files.
+	MRP_OP_RANK_MEMORY=2048 run -1 bash -c 'set -o pipefail
+	    (ulimit -f 0; exec op-rank "$1" > /dev/null) 2>&1 | cat' - \
+	    "$BATS_TEST_TMPDIR/in"
+	assert_output 'op-rank: temporary file: write: File too large'
+	[ -z "$(ls -A "$TMPDIR")" ]
+	TMPDIR="$BATS_TEST_TMPDIR/none" MRP_OP_RANK_MEMORY=2048 run -1 \
+	    --separate-stderr op-rank "$BATS_TEST_TMPDIR/in"
+	assert_stderr --partial 'cannot make a temporary file: No such file'
+	# What fits in the budget needs no temporary file at all.
+	TMPDIR="$BATS_TEST_TMPDIR/none" run -0 op-rank "$BATS_TEST_TMPDIR/in"
+}
+
+@test "MRP_OP_RANK_MEMORY must be a number of bytes" {
+	MRP_OP_RANK_MEMORY=lots run -2 --separate-stderr op-rank /dev/null
+	assert_stderr 'op-rank: MRP_OP_RANK_MEMORY is invalid: lots'
+	MRP_OP_RANK_MEMORY=0 run -2 --separate-stderr op-rank /dev/null
+	assert_stderr 'op-rank: MRP_OP_RANK_MEMORY is too small: 0'
+}
