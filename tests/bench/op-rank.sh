@@ -2,7 +2,8 @@
 # that computes the same per-name count, total and self CPU time (truncated
 # µs, sorted by (start, -end) per thread, the same stack rule), on the same
 # 1 GB trace.  op-rank alone on the cached NDJSON gives its own peak RSS,
-# which grows with the events of the busiest trace, not with the input.
+# which stays flat: events beyond MRP_OP_RANK_MEMORY (16 MiB) go to sorted
+# runs in a temporary file.
 size=$(stat -c %s "$BIG")
 ND=$BENCH_DIR/trace-1g.ndjson
 if [ ! -s "$ND" ]; then
