@@ -16,7 +16,7 @@
 #define READBUF	65536	/* at most, bytes of each run's window */
 
 static void	spill_run(struct spill *);
-static void	spill_file(struct spill *);
+static void	spool_file(struct spool *);
 static int	in_order(const struct spill *);
 static void	src_fill(const struct spillcur *, struct spillsrc *);
 static int	src_less(const struct spillcur *, size_t, size_t);
@@ -30,7 +30,6 @@ spill_init(struct spill *sp, struct spool *pool, size_t size,
 	sp->pool = pool;
 	sp->size = size;
 	sp->cmp = cmp;
-	sp->fd = -1;
 }
 
 void
@@ -85,25 +84,31 @@ spill_run(struct spill *sp)
 	size_t left;
 	ssize_t w;
 
+	struct spool *pool = sp->pool;
+	off_t off;
+
 	if (!in_order(sp))
 		qsort(sp->mem, sp->n, sp->size, sp->cmp);
-	if (sp->fd < 0)
-		spill_file(sp);
+	if (!pool->open)
+		spool_file(pool);
 	p = sp->mem;
 	left = sp->n * sp->size;
-	while (left > 0) {
-		if ((w = write(sp->fd, p, left)) < 0) {
+	for (off = pool->end; left > 0;) {
+		if ((w = pwrite(pool->fd, p, left, off)) < 0) {
 			if (errno == EINTR)
 				continue;
 			die("temporary file: write:");
 		}
 		p += w;
 		left -= (size_t)w;
+		off += w;
 	}
+	if (sp->nruns == 0)
+		pool->nrun++;
 	sp->runs = xreallocarray(sp->runs, sp->nruns + 1, sizeof(*sp->runs));
-	sp->runs[sp->nruns].off = sp->end;
+	sp->runs[sp->nruns].off = pool->end;
 	sp->runs[sp->nruns++].n = sp->n;
-	sp->end += (off_t)(sp->n * sp->size);
+	pool->end = off;
 	free(sp->mem);
 	sp->mem = NULL;
 	sp->pool->used -= sp->cap * sp->size;
@@ -115,7 +120,7 @@ spill_run(struct spill *sp)
  * limit (ulimit -f) must fail the write, not kill the process.
  */
 static void
-spill_file(struct spill *sp)
+spool_file(struct spool *pool)
 {
 	const char *dir;
 	char path[4096];
@@ -126,10 +131,12 @@ spill_file(struct spill *sp)
 	len = snprintf(path, sizeof(path), "%s/spill.XXXXXX", dir);
 	if (len < 0 || (size_t)len >= sizeof(path))
 		die("TMPDIR is too long");
-	if ((sp->fd = mkstemp(path)) < 0)
+	if ((pool->fd = mkstemp(path)) < 0)
 		die("%s: cannot make a temporary file:", dir);
 	if (unlink(path) < 0)
 		die("%s:", path);
+	pool->open = 1;
+	pool->end = 0;
 	signal(SIGXFSZ, SIG_IGN);
 }
 
@@ -190,7 +197,7 @@ src_fill(const struct spillcur *c, struct spillsrc *s)
 	if (s->buf == NULL)
 		s->buf = xreallocarray(NULL, c->win, sp->size);
 	for (got = 0; got < want * sp->size; got += (size_t)r) {
-		r = pread(sp->fd, s->buf + got, want * sp->size - got,
+		r = pread(sp->pool->fd, s->buf + got, want * sp->size - got,
 		    s->off + (off_t)got);
 		if (r < 0 && errno == EINTR) {
 			r = 0;
@@ -271,11 +278,24 @@ spillcur_free(struct spillcur *c)
 void
 spill_free(struct spill *sp)
 {
+	struct spool *pool = sp->pool;
+
 	free(sp->mem);
-	sp->pool->used -= sp->cap * sp->size;
-	if (sp->fd >= 0)
-		close(sp->fd);
+	pool->used -= sp->cap * sp->size;
+	/* The last runs gone, the file starts again from nothing. */
+	if (sp->nruns > 0 && --pool->nrun == 0) {
+		if (ftruncate(pool->fd, 0) < 0)
+			die("temporary file: truncate:");
+		pool->end = 0;
+	}
 	free(sp->runs);
 	memset(sp, 0, sizeof(*sp));
-	sp->fd = -1;
+}
+
+void
+spool_free(struct spool *pool)
+{
+	if (pool->open)
+		close(pool->fd);
+	pool->open = 0;
 }

@@ -5,16 +5,19 @@
  * Records go into memory until the spills sharing one pool would hold more
  * than the pool's budget; then the spill being added to sorts what it holds
  * (not when it is in order already, which is checked first) and writes it
- * as one sorted run to its temporary file.  That file is made in $TMPDIR
- * (or /tmp) and unlinked at once, so nothing is left behind whatever ends
- * the process.  A spill that never exceeds the budget has no file at all.
+ * as one sorted run to the pool's temporary file.  That file is made in
+ * $TMPDIR (or /tmp) and unlinked at once, so nothing is left behind
+ * whatever ends the process; it is emptied whenever no spill has runs in
+ * it, and from then on SIGXFSZ is ignored, so that a file size limit fails
+ * a write instead of killing the process.  A pool whose spills never
+ * exceed the budget has no file at all.
  * Reading merges the runs and what is still in memory.  Runs are sorted
  * with qsort(3), which is not stable: for a deterministic order, cmp must
  * tell every two records apart (end it in a sequence number).
  *
- * Ownership: a spill owns its memory, its file and its runs, and a cursor
- * owns its buffers; both are freed by their own *_free().  The pool is the
- * caller's and must outlive every spill in it.  The spill must not be added
+ * Ownership: a spill owns its memory and its runs, and a cursor owns its
+ * buffers; both are freed by their own *_free().  The pool is the caller's
+ * and must outlive every spill in it; spool_free() closes its file.  The spill must not be added
  * to while a cursor reads it; it may be read again from the start with a
  * new cursor.  A failed temporary file or write is fatal (die(), exit 1).
  */
@@ -24,9 +27,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* The budget shared by spills: bytes held in memory, all spills together. */
+/*
+ * The budget shared by spills: bytes held in memory, all spills together,
+ * and the file that holds their runs.  Zero it, then set budget.
+ */
 struct spool {
 	size_t	budget, used;
+	int	fd;		/* the file, while open */
+	int	open;
+	off_t	end;
+	size_t	nrun;		/* spills with runs in the file */
 };
 
 struct spillrun {
@@ -40,8 +50,6 @@ struct spill {
 	int		(*cmp)(const void *, const void *);
 	char		 *mem;
 	size_t		  n, cap;	/* records in memory, room */
-	int		  fd;		/* -1: no file yet */
-	off_t		  end;
 	struct spillrun	 *runs;
 	size_t		  nruns;
 };
@@ -87,7 +95,10 @@ const void *spill_next(struct spillcur *);
 
 void	spillcur_free(struct spillcur *);
 
-/* Frees the records, closes the file and returns the memory to the pool. */
+/* Frees the records and returns the memory and the runs to the pool. */
 void	spill_free(struct spill *);
+
+/* Closes the pool's file; every spill in it must have been freed. */
+void	spool_free(struct spool *);
 
 #endif

@@ -535,6 +535,7 @@ main(int argc, char *argv[])
 		free(r.seen[i].file);
 	free(r.seen);
 	trace_free(&r.t);
+	spool_free(&r.pool);
 	jdoc_free(&r.doc);
 	strmap_free(&r.names.map, NULL);
 	free(r.names.v);
