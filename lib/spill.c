@@ -53,16 +53,6 @@ spill_add(struct spill *sp, const void *rec)
 	sp->n++;
 }
 
-size_t
-spill_count(const struct spill *sp)
-{
-	size_t i, n = sp->n;
-
-	for (i = 0; i < sp->nruns; i++)
-		n += sp->runs[i].n;
-	return n;
-}
-
 /* Checking costs one pass; sorting what is in order costs far more. */
 static int
 in_order(const struct spill *sp)

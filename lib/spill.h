@@ -11,15 +11,18 @@
  * it, and from then on SIGXFSZ is ignored, so that a file size limit fails
  * a write instead of killing the process.  A pool whose spills never
  * exceed the budget has no file at all.
- * Reading merges the runs and what is still in memory.  Runs are sorted
- * with qsort(3), which is not stable: for a deterministic order, cmp must
- * tell every two records apart (end it in a sequence number).
+ *
+ * Reading merges the runs and what is still in memory; each run's window
+ * is cut so that the windows of all runs fit in the budget too.  Runs are
+ * sorted with qsort(3), which is not stable: for a deterministic order,
+ * cmp must tell every two records apart (end it in a sequence number).
  *
  * Ownership: a spill owns its memory and its runs, and a cursor owns its
  * buffers; both are freed by their own *_free().  The pool is the caller's
- * and must outlive every spill in it; spool_free() closes its file.  The spill must not be added
- * to while a cursor reads it; it may be read again from the start with a
- * new cursor.  A failed temporary file or write is fatal (die(), exit 1).
+ * and must outlive every spill in it; spool_free() closes its file.  A
+ * spill must not be added to while a cursor reads it; it may be read again
+ * from the start with a new cursor.  A temporary file that cannot be made,
+ * written or read is fatal (die(), exit 1).
  */
 #ifndef SPILL_H
 #define SPILL_H
@@ -77,9 +80,6 @@ void	spill_init(struct spill *, struct spool *pool, size_t size,
 
 /* Copies the record rec in; may write a run to the temporary file. */
 void	spill_add(struct spill *, const void *rec);
-
-/* The number of records added. */
-size_t	spill_count(const struct spill *);
 
 /*
  * Starts reading sp from its first record in order.  The records still in
