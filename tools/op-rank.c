@@ -2692,8 +2692,12 @@ kv_add(struct run *r, struct agg *a, size_t id, const struct stat *s)
 	    r->names.v[id].cls != C_ANN))
 		return;
 	if (id >= a->nkv) {
-		/* Steps of 64: a merge fits each rank to each new name. */
-		cap = (id / 64 + 1) * 64;
+		/*
+		 * The names known so far, in steps of 16: a merge keeps
+		 * this of every rank, and meets its names one by one.
+		 */
+		cap = (id >= r->names.n ? id + 1 : r->names.n) + 15;
+		cap -= cap % 16;
 		a->kv = xreallocarray(a->kv, cap, sizeof(*a->kv));
 		if (key != K_TOTAL)
 			a->kt = xreallocarray(a->kt, cap, sizeof(*a->kt));
@@ -3491,8 +3495,12 @@ partial_record(struct run *r, const char *kind)
 		    get_num(r, 0, "cpu_end", &st.cpu_end) < 0 ||
 		    get_num(r, 0, "end", &st.end) < 0)
 			return -1;
-		a->steps = grow(a->steps, &a->capsteps, a->nsteps,
-		    sizeof(*a->steps));
+		/* From one: a merge keeps the steps of every rank. */
+		if (a->nsteps == a->capsteps) {
+			a->capsteps = a->capsteps ? a->capsteps * 2 : 1;
+			a->steps = xreallocarray(a->steps, a->capsteps,
+			    sizeof(*a->steps));
+		}
 		a->steps[a->nsteps++] = st;
 		return 0;
 	}
