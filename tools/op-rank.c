@@ -143,7 +143,7 @@ struct agg {
 	int		 have_time;
 	int64_t		 start, end, origin;	/* absolute ns */
 	/*
-	 * Across ranks: self_total(), and by name id each operator's and
+	 * Across ranks: self_total(), and by xindex() each operator's and
 	 * annotation's op_ranks key and total (kt, when the key is not the
 	 * total), ABSENT where the rank has none.  A two-pass merge keeps
 	 * only these of a rank that is not the primary one, not st.
@@ -228,6 +228,8 @@ struct run {
 	int		 pass2;		/* merge pass 2: the primary rank only */
 	int64_t		 primary;	/* its rank, in pass 2 */
 	int		 every;		/* -a: every rank's detail */
+	uint32_t	*xof;		/* name id -> xindex() */
+	size_t		 nxof, capxof, nx;
 	struct seen	*seen;
 	size_t		 nseen;
 	struct jdoc	 doc;
@@ -368,6 +370,9 @@ static int	merge_again(struct run *, int, char *[]);
 static void	kv_add(struct run *, struct agg *, size_t, const struct stat *);
 static size_t	primary(const struct run *);
 static void	put_detail(struct run *, struct jw *, struct agg *);
+static size_t	xindex(struct run *, size_t);
+static int64_t	rank_key(struct run *, const struct agg *, size_t);
+static int64_t	rank_total(struct run *, const struct agg *, size_t);
 static void	put_rank_summaries(struct run *, struct jw *);
 static void	put_wall_steps(struct run *, struct jw *);
 
@@ -493,6 +498,7 @@ main(int argc, char *argv[])
 	}
 	free(r.ranks);
 	agg_free(&r.all);
+	free(r.xof);
 	for (i = 0; i < r.nseen; i++)
 		free(r.seen[i].file);
 	free(r.seen);
@@ -2598,9 +2604,8 @@ put_op_ranks(struct run *r, struct jw *w)
 		if (r->names.v[i].cls != C_OP && r->names.v[i].cls != C_ANN)
 			continue;
 		for (j = 0; j < r->nranks; j++)
-			if (i < r->ranks[j]->nkv &&
-			    r->ranks[j]->kv[i] != ABSENT) {
-				double x = (double)r->ranks[j]->kv[i];
+			if (rank_key(r, r->ranks[j], i) != ABSENT) {
+				double x = (double)rank_key(r, r->ranks[j], i);
 
 				if (!seen || x > mx)
 					mx = x;
@@ -2622,9 +2627,8 @@ put_op_ranks(struct run *r, struct jw *w)
 			const struct agg *a = r->ranks[j];
 			int64_t x;
 
-			if (it[i].i >= a->nkv || a->kv[it[i].i] == ABSENT)
+			if ((x = rank_key(r, a, it[i].i)) == ABSENT)
 				continue;
-			x = a->kv[it[i].i];
 			v[m++] = x;
 			if (slow == -1 || x > sv) {
 				slow = (int64_t)j;
@@ -2678,6 +2682,24 @@ cmprank(const void *a, const void *b)
 }
 
 /*
+ * The index of name id among the operators and annotations, which is
+ * what a rank keeps of each across ranks; SIZE_MAX for other names.
+ */
+static size_t
+xindex(struct run *r, size_t id)
+{
+	int cls;
+
+	for (; r->nxof < r->names.n; r->nxof++) {
+		r->xof = grow(r->xof, &r->capxof, r->nxof, sizeof(*r->xof));
+		cls = r->names.v[r->nxof].cls;
+		r->xof[r->nxof] = cls == C_OP || cls == C_ANN ?
+		    (uint32_t)r->nx++ : UINT32_MAX;
+	}
+	return r->xof[id] == UINT32_MAX ? SIZE_MAX : r->xof[id];
+}
+
+/*
  * Adds a stat of name id to the rank's op_ranks key and total: windows of
  * one rank add up, but for the key max.
  */
@@ -2685,18 +2707,17 @@ static void
 kv_add(struct run *r, struct agg *a, size_t id, const struct stat *s)
 {
 	enum key key = r->key == K_MEAN ? K_TOTAL : r->key;
-	size_t cap, i;
+	size_t cap, i, x;
 	int64_t v;
 
-	if (s->count == 0 || (r->names.v[id].cls != C_OP &&
-	    r->names.v[id].cls != C_ANN))
+	if (s->count == 0 || (x = xindex(r, id)) == SIZE_MAX)
 		return;
-	if (id >= a->nkv) {
+	if (x >= a->nkv) {
 		/*
-		 * The names known so far, in steps of 16: a merge keeps
-		 * this of every rank, and meets its names one by one.
+		 * Those known so far, in steps of 16: a merge keeps this of
+		 * every rank, and meets its names one by one.
 		 */
-		cap = (id >= r->names.n ? id + 1 : r->names.n) + 15;
+		cap = (x >= r->nx ? x + 1 : r->nx) + 15;
 		cap -= cap % 16;
 		a->kv = xreallocarray(a->kv, cap, sizeof(*a->kv));
 		if (key != K_TOTAL)
@@ -2709,24 +2730,34 @@ kv_add(struct run *r, struct agg *a, size_t id, const struct stat *s)
 		a->nkv = cap;
 	}
 	v = (int64_t)keyval(s, key);
-	if (a->kv[id] == ABSENT)
-		a->kv[id] = v;
+	if (a->kv[x] == ABSENT)
+		a->kv[x] = v;
 	else if (key == K_MAX)
-		a->kv[id] = v > a->kv[id] ? v : a->kv[id];
+		a->kv[x] = v > a->kv[x] ? v : a->kv[x];
 	else
-		a->kv[id] += v;
+		a->kv[x] += v;
 	if (a->kt != NULL)
-		a->kt[id] = a->kt[id] == ABSENT ? s->total :
-		    a->kt[id] + s->total;
+		a->kt[x] = a->kt[x] == ABSENT ? s->total : a->kt[x] + s->total;
+}
+
+/* The rank's op_ranks key of name id, or ABSENT. */
+static int64_t
+rank_key(struct run *r, const struct agg *a, size_t id)
+{
+	size_t x = xindex(r, id);
+
+	return x < a->nkv ? a->kv[x] : ABSENT;
 }
 
 /* The rank's total of name id, or ABSENT. */
 static int64_t
-rank_total(const struct agg *a, size_t id)
+rank_total(struct run *r, const struct agg *a, size_t id)
 {
-	if (id >= a->nkv)
+	size_t x = xindex(r, id);
+
+	if (x >= a->nkv)
 		return ABSENT;
-	return a->kt != NULL ? a->kt[id] : a->kv[id];
+	return a->kt != NULL ? a->kt[x] : a->kv[x];
 }
 
 /*
@@ -2783,7 +2814,7 @@ put_offmed(struct run *r, struct jw *w, const char *key,
 	jw_key(w, "name");
 	jw_cstring(w, r->names.v[o->id].s);
 	jw_key(w, "total");
-	jw_int(w, rank_total(a, o->id));
+	jw_int(w, rank_total(r, a, o->id));
 	jw_key(w, "median");
 	jw_double(w, med[o->id]);
 	jw_key(w, "diff");
@@ -2821,7 +2852,7 @@ put_rank_summaries(struct run *r, struct jw *w)
 		if (r->names.v[i].cls != C_OP)
 			continue;
 		for (j = m = 0; j < r->nranks; j++)
-			if ((v[m] = rank_total(r->ranks[j], i)) != ABSENT)
+			if ((v[m] = rank_total(r, r->ranks[j], i)) != ABSENT)
 				m++;
 		sortv(v, m, sizeof(*v), cmpi64);
 		med[i] = m == 0 ? 0 : m % 2 ? (double)v[m / 2] :
@@ -2880,7 +2911,7 @@ put_rank_summaries(struct run *r, struct jw *w)
 			double d;
 
 			if (r->names.v[i].cls != C_OP ||
-			    (t = rank_total(a, i)) == ABSENT)
+			    (t = rank_total(r, a, i)) == ABSENT)
 				continue;
 			d = (double)t - med[i];
 			if (offmed_better(r, &off, i, fabs(d), fabs(off.diff))) {
