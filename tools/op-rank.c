@@ -144,12 +144,13 @@ struct agg {
 	int64_t		 start, end, origin;	/* absolute ns */
 	/*
 	 * Across ranks: self_total(), and by xindex() each operator's and
-	 * annotation's op_ranks key and total (kt, when the key is not the
-	 * total), ABSENT where the rank has none.  A two-pass merge keeps
-	 * only these of a rank that is not the primary one, not st.
+	 * annotation's op_ranks key (and total, when the key is not the
+	 * total), read through kv_get().  A two-pass merge keeps only these
+	 * of a rank that is not the primary one, not st.
 	 */
 	int64_t		 self;
-	int64_t		*kv, *kt;
+	int32_t		*kv32;		/* while every value fits */
+	int64_t		*kv64;		/* once one does not */
 	size_t		 nkv;
 };
 
@@ -230,6 +231,7 @@ struct run {
 	int		 every;		/* -a: every rank's detail */
 	uint32_t	*xof;		/* name id -> xindex() */
 	size_t		 nxof, capxof, nx;
+	size_t		 kvw;		/* values per name in kv: 1 or 2 */
 	struct seen	*seen;
 	size_t		 nseen;
 	struct jdoc	 doc;
@@ -371,6 +373,8 @@ static void	kv_add(struct run *, struct agg *, size_t, const struct stat *);
 static size_t	primary(const struct run *);
 static void	put_detail(struct run *, struct jw *, struct agg *);
 static size_t	xindex(struct run *, size_t);
+static int64_t	kv_get(const struct run *, const struct agg *, size_t, size_t);
+static void	kv_put(const struct run *, struct agg *, size_t, size_t, int64_t);
 static int64_t	rank_key(struct run *, const struct agg *, size_t);
 static int64_t	rank_total(struct run *, const struct agg *, size_t);
 static void	put_rank_summaries(struct run *, struct jw *);
@@ -469,6 +473,7 @@ main(int argc, char *argv[])
 	check_prec(&r.names, &r.prec, prec);
 	free(prec);
 
+	r.kvw = r.key == K_TOTAL || r.key == K_MEAN ? 1 : 2;
 	input = merge ? merge_file : run_file;
 	r.light = merge && !partial && !r.every && reread(argc, argv);
 	rc = 0;
@@ -1859,8 +1864,8 @@ agg_free(struct agg *a)
 	free(a->steps);
 	strmap_free(&a->threads, thsum_free);
 	strmap_free(&a->devs, devsum_free);
-	free(a->kv);
-	free(a->kt);
+	free(a->kv32);
+	free(a->kv64);
 }
 
 static void
@@ -2699,6 +2704,47 @@ xindex(struct run *r, size_t id)
 	return r->xof[id] == UINT32_MAX ? SIZE_MAX : r->xof[id];
 }
 
+#define KV_NONE	INT32_MIN	/* ABSENT in kv32 */
+
+/* A rank's value t (0: the key, 1: the total) of xindex x, or ABSENT. */
+static int64_t
+kv_get(const struct run *r, const struct agg *a, size_t x, size_t t)
+{
+	size_t i = x * r->kvw + t;
+
+	if (x >= a->nkv)
+		return ABSENT;
+	if (a->kv64 != NULL)
+		return a->kv64[i];
+	return a->kv32[i] == KV_NONE ? ABSENT : a->kv32[i];
+}
+
+/*
+ * Stores a value of a name the rank has room for.  Values take 32 bits
+ * while they fit, as most do (CPU totals to 35 minutes): a merge keeps
+ * them of every rank; the first that does not widens the rank's all.
+ */
+static void
+kv_put(const struct run *r, struct agg *a, size_t x, size_t t, int64_t v)
+{
+	size_t i, n;
+
+	if (a->kv64 == NULL && (v <= KV_NONE || v > INT32_MAX)) {
+		n = a->nkv * r->kvw;
+		a->kv64 = xreallocarray(NULL, n, sizeof(*a->kv64));
+		for (i = 0; i < n; i++)
+			a->kv64[i] = a->kv32[i] == KV_NONE ? ABSENT :
+			    a->kv32[i];
+		free(a->kv32);
+		a->kv32 = NULL;
+	}
+	i = x * r->kvw + t;
+	if (a->kv64 != NULL)
+		a->kv64[i] = v;
+	else
+		a->kv32[i] = (int32_t)v;
+}
+
 /*
  * Adds a stat of name id to the rank's op_ranks key and total: windows of
  * one rank add up, but for the key max.
@@ -2708,7 +2754,7 @@ kv_add(struct run *r, struct agg *a, size_t id, const struct stat *s)
 {
 	enum key key = r->key == K_MEAN ? K_TOTAL : r->key;
 	size_t cap, i, x;
-	int64_t v;
+	int64_t v, cur;
 
 	if (s->count == 0 || (x = xindex(r, id)) == SIZE_MAX)
 		return;
@@ -2719,25 +2765,27 @@ kv_add(struct run *r, struct agg *a, size_t id, const struct stat *s)
 		 */
 		cap = (x >= r->nx ? x + 1 : r->nx) + 15;
 		cap -= cap % 16;
-		a->kv = xreallocarray(a->kv, cap, sizeof(*a->kv));
-		if (key != K_TOTAL)
-			a->kt = xreallocarray(a->kt, cap, sizeof(*a->kt));
-		for (i = a->nkv; i < cap; i++) {
-			a->kv[i] = ABSENT;
-			if (a->kt != NULL)
-				a->kt[i] = ABSENT;
+		if (a->kv64 != NULL) {
+			a->kv64 = xreallocarray(a->kv64, cap * r->kvw,
+			    sizeof(*a->kv64));
+			for (i = a->nkv * r->kvw; i < cap * r->kvw; i++)
+				a->kv64[i] = ABSENT;
+		} else {
+			a->kv32 = xreallocarray(a->kv32, cap * r->kvw,
+			    sizeof(*a->kv32));
+			for (i = a->nkv * r->kvw; i < cap * r->kvw; i++)
+				a->kv32[i] = KV_NONE;
 		}
 		a->nkv = cap;
 	}
 	v = (int64_t)keyval(s, key);
-	if (a->kv[x] == ABSENT)
-		a->kv[x] = v;
-	else if (key == K_MAX)
-		a->kv[x] = v > a->kv[x] ? v : a->kv[x];
-	else
-		a->kv[x] += v;
-	if (a->kt != NULL)
-		a->kt[x] = a->kt[x] == ABSENT ? s->total : a->kt[x] + s->total;
+	if ((cur = kv_get(r, a, x, 0)) != ABSENT)
+		v = key == K_MAX ? (v > cur ? v : cur) : cur + v;
+	kv_put(r, a, x, 0, v);
+	if (r->kvw == 2) {
+		cur = kv_get(r, a, x, 1);
+		kv_put(r, a, x, 1, cur == ABSENT ? s->total : cur + s->total);
+	}
 }
 
 /* The rank's op_ranks key of name id, or ABSENT. */
@@ -2746,7 +2794,7 @@ rank_key(struct run *r, const struct agg *a, size_t id)
 {
 	size_t x = xindex(r, id);
 
-	return x < a->nkv ? a->kv[x] : ABSENT;
+	return x == SIZE_MAX ? ABSENT : kv_get(r, a, x, 0);
 }
 
 /* The rank's total of name id, or ABSENT. */
@@ -2755,9 +2803,7 @@ rank_total(struct run *r, const struct agg *a, size_t id)
 {
 	size_t x = xindex(r, id);
 
-	if (x >= a->nkv)
-		return ABSENT;
-	return a->kt != NULL ? a->kt[x] : a->kv[x];
+	return x == SIZE_MAX ? ABSENT : kv_get(r, a, x, r->kvw - 1);
 }
 
 /*
@@ -3639,7 +3685,8 @@ merge_again(struct run *r, int argc, char *argv[])
 	keep.start = keep.end = keep.origin = 0;
 	memset(keep.ph_self, 0, sizeof(keep.ph_self));
 	memset(keep.ph_gpu, 0, sizeof(keep.ph_gpu));
-	a->kv = a->kt = NULL;
+	a->kv32 = NULL;
+	a->kv64 = NULL;
 	agg_free(a);
 	*a = keep;
 	r->pass2 = 1;
