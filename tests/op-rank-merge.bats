@@ -414,3 +414,25 @@ partials() {
 	run -0 jq -r 'select(.kind == "cpu_summary") | .rank // .slowest_rank' pipes.out
 	assert_output $'1\n1'
 }
+
+# The two passes over files: a merge of 64 ranks keeps of each only what
+# crosses ranks, so its peak memory stays near that of one rank (it was
+# 1.8 times as much when every rank's aggregates were kept whole).
+@test "a merge of 64 ranks' files takes little more memory than of one" {
+	[ -x /usr/bin/time ] || skip "needs GNU time"
+	run -0 dlrm
+	mapfile -t files <<<"$output"
+	partials "$T/d" -- "${files[@]}"
+	mkdir "$T/r"
+	for k in $(seq 0 63); do
+		jq -c --argjson k "$k" 'if has("rank") then .rank = $k else . end
+		    | if .kind == "op_partial_window" then .file = "w\($k)" else . end' \
+		    "$T/d/p$((k % 8)).ndjson" >"$T/r/p$k.ndjson"
+	done
+	/usr/bin/time -f %M -o "$T/one" op-rank --merge "$T/r/p0.ndjson" >/dev/null
+	/usr/bin/time -f %M -o "$T/all" op-rank --merge "$T"/r/p*.ndjson >"$T/r.out"
+	one=$(tail -n 1 "$T/one") all=$(tail -n 1 "$T/all")
+	[ "$((all * 100))" -le "$((one * 125))" ] ||
+	    fail "64 ranks: $all KB, one: $one KB"
+	[ "$(grep -c '"kind":"rank_summary"' "$T/r.out")" -eq 64 ]
+}
