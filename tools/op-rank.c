@@ -3608,7 +3608,9 @@ merge_file(struct run *r, const char *path)
 	int rc, state = 0;	/* 0: before the header, 1: in, 2: ended */
 
 	if ((in = ndin_open(path)) == NULL) {
-		warnmsg("%s:", path);
+		/* Pass 1 has said so. */
+		if (!r->pass2)
+			warnmsg("%s:", path);
 		return 1;
 	}
 	r->file = ndin_name(in);
