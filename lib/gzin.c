@@ -78,6 +78,15 @@ widen_pipe(int fd)
 #endif
 }
 
+int
+gzin_rereadable(const char *path)
+{
+	struct stat st;
+
+	return path != NULL && strcmp(path, "-") != 0 &&
+	    stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 const char *
 gzin_name(const struct gzin *in)
 {

@@ -48,6 +48,13 @@ int gzin_is_gzip(const struct gzin *);
  */
 void widen_pipe(int fd);
 
+/*
+ * 1 when path names a regular file, which a second pass can read again
+ * (not stdin, a pipe or a terminal); 0 otherwise, or when it cannot be
+ * looked at.
+ */
+int gzin_rereadable(const char *path);
+
 /* Closes the input and frees the gzin; NULL is allowed. */
 void gzin_close(struct gzin *);
 

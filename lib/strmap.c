@@ -52,7 +52,11 @@ grow(struct strmap *m)
 	struct strent *old = m->tab;
 	size_t oldcap = m->cap, i, j;
 
-	m->cap = oldcap ? oldcap * 2 : 16;
+	/*
+	 * Small at first: many maps hold a key or two (op-rank's merge keeps
+	 * the threads and devices of every rank, most of them one or two).
+	 */
+	m->cap = oldcap ? oldcap * 2 : 4;
 	m->tab = xcalloc(m->cap, sizeof(*m->tab));
 	for (i = 0; i < oldcap; i++) {
 		if (old[i].key == NULL)

@@ -2,7 +2,9 @@
 #
 # Input: the records gathered by rubric-apply and report-md,
 #   {"records": {kind: [record, ...]}, "counts": {kind: n}}
-# with, of each kind, rank and class, the first 64 records kept.
+# with, of each kind, rank and class, the first 64 records kept.  Of
+# several ranks, op-rank writes the detail of the primary (slowest) rank
+# only, and of every rank a rank_summary record.
 # Output of "facts": one object; a member is null when the records it
 # comes from are missing, so that rules which need it do not fire.
 
@@ -39,49 +41,21 @@ def precision_shares($r):
 
 def reduced_precisions: ["bf16", "fp16", "fp8", "fp4", "int8"];
 
-# Step statistics across ranks: each step counts at its slowest rank, the
-# step's wall time (step records, the first 64 steps of each rank).
+# Step statistics across ranks (op-rank's step_stats with "wall"): each
+# step counts at its slowest rank, the step's wall time.
 def wall_steps:
-  recs("step") | map(select(.rank != null)) | group_by(.step)
-  | map({step: .[0].step, name: .[0].name, dur: (map(.dur) | max),
-         rank: (max_by(.dur) | .rank)})
-  | if length == 0 then null
-    else (map(.dur)) as $d | ($d | add) as $total | ($total / length) as $mean
-      | ($d | sort) as $s
-      | (($s[(length - 1) / 2 | floor] + $s[length / 2 | floor]) / 2) as $median
-      | {steps: length, total: $total, mean: $mean, min: ($d | min), max: ($d | max),
-         std: (($d | map((. - $mean) * (. - $mean)) | add) / length | sqrt),
-         median: $median,
-         above_median: ($d | map([. - $median, 0] | max) | add),
-         slowest_step: (max_by(.dur) | .step), wall: true}
-    end;
+  recs("step_stats") | map(select(.wall == true)) | .[0]
+  | if . == null then null
+    else {steps, total, mean, min, max, std, median, above_median,
+          slowest_step, wall: true} end;
 
-# One row per rank: its steps, busy times and the operator whose time
-# differs most from the median rank's (op_ranks carries the median).
+# One row per rank (op-rank's rank_summary records): its steps, busy times
+# and the operator whose total time differs most from the median rank's.
 def rank_rows:
-  . as $in
-  | (recs("op_ranks") | map(select(.class == "op" and .key == "total"))
-     | map({key: .name, value: .median}) | from_entries) as $median_op
-  | [recs("cpu_summary")[] | select(has("ranks") | not) | .rank]
-  | map(select(. != null)) | unique
-  | map(. as $k
-      | ($in | recs("step_stats") | of_rank($k) | .[0]) as $st
-      | ($in | recs("gpu_timeline") | of_rank($k) | gpu_sum) as $g
-      | {rank: $k,
-         steps: ($st.steps // 0),
-         mean_step: $st.mean, max_step: $st.max,
-         cpu_busy: ($in | recs("thread_total") | of_rank($k) | map(.busy) | max),
-         gpu_busy: $g.busy, computation: $g.computation,
-         exposed_comm: $g.exposed_comm, idle: $g.idle,
-         operators: ($in | recs("op") | of_rank($k)
-           | map(select(.class == "op" and $median_op[.name] != null)
-                 | {name, total, median: $median_op[.name],
-                    diff: (.total - $median_op[.name])}))}
-      | .operator = (.operators | if length == 0 then null else max_by(.diff | fabs) end)
-      # What a slow rank spends its extra time in: the largest excess.
-      | .slower_operator = (.operators | map(select(.diff > 0))
-          | if length == 0 then null else max_by(.diff) end)
-      | del(.operators));
+  recs("rank_summary") | map(select(.rank != null)) | unique_by(.rank)
+  | map({rank, steps: (.steps // 0), mean_step, max_step, cpu_busy,
+         gpu_busy, computation, exposed_comm, idle, operator,
+         slower_operator});
 
 # A rank slower than the median rank by STRAGGLER_RATIO or more, with
 # where its extra time goes against that median rank.

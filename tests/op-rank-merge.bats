@@ -51,7 +51,9 @@ partials() {
 	run -0 dlrm
 	mapfile -t files <<<"$output"
 	partials "$T/d" -- "${files[@]}"
-	[ "$(grep -c '"kind":"cpu_summary"' "$T/d/all.out")" -eq 9 ]
+	# The slowest rank's summary and the summary across ranks.
+	[ "$(grep -c '"kind":"cpu_summary"' "$T/d/all.out")" -eq 2 ]
+	[ "$(grep -c '"kind":"rank_summary"' "$T/d/all.out")" -eq 8 ]
 	op-rank --merge "$T"/d/p{0,1,2,3,4,5,6,7}.ndjson >"$T/fwd.out"
 	cmp "$T/d/all.out" "$T/fwd.out"
 	op-rank --merge "$T"/d/p{7,6,5,4,3,2,1,0}.ndjson >"$T/rev.out"
@@ -121,13 +123,17 @@ partials() {
 	run -0 dlrm
 	mapfile -t files <<<"$output"
 	partials "$T/d" -- "${files[@]}"
-	run -0 bash -o pipefail -c "op-rank --merge '$T'/d/p{6,1,4,3,7,0,2,5}.ndjson |
-	    jq -r 'select(.kind != \"op_ranks\") | .rank // \"all\"' | uniq | paste -sd' '"
+	run -0 bash -o pipefail -c "op-rank -a --merge '$T'/d/p{6,1,4,3,7,0,2,5}.ndjson |
+	    jq -r 'select(.kind != \"op_ranks\" and .kind != \"rank_summary\") | .rank // \"all\"' | uniq | paste -sd' '"
 	assert_output '0 1 2 3 4 5 6 7 all'
 	# Within a rank the kinds come in the one pass's order.
+	run -0 bash -o pipefail -c "op-rank -a --merge '$T'/d/p{6,1,4,3,7,0,2,5}.ndjson |
+	    jq -r 'select(.rank == 3) | .kind' | uniq | paste -sd' '"
+	assert_output 'op thread_total family_total phase_total step step_stats kernel gemm_precision gpu_timeline runtime_total cpu_summary rank_summary'
+	# Without -a, the other ranks keep only what the charts draw per rank.
 	run -0 bash -o pipefail -c "op-rank --merge '$T'/d/p{6,1,4,3,7,0,2,5}.ndjson |
 	    jq -r 'select(.rank == 3) | .kind' | uniq | paste -sd' '"
-	assert_output 'op thread_total family_total phase_total step step_stats kernel gemm_precision gpu_timeline runtime_total cpu_summary'
+	assert_output 'step gpu_timeline rank_summary'
 }
 
 @test "the bundled two-rank traces merge into the one pass" {
@@ -145,7 +151,7 @@ partials() {
 	tr-extract sampled_rank-1.json.gz | op-rank --partial >"$T/r1.ndjson"
 	run -0 bash -o pipefail -c "op-rank --merge '$T/r0.ndjson' '$T/r1.ndjson' |
 	    jq -c 'select(.kind == \"cpu_summary\") | .ranks'"
-	assert_output $'null\nnull\n2'
+	assert_output $'null\n2'
 }
 
 # Several ranks, rank 0 in six traces of other windows and traces of no
@@ -163,9 +169,11 @@ partials() {
 	    "$l/mi210_gpu_only_trace.json.gz" "$h/backward_thread.json"
 	    "$h/sampled_rank-0.json.gz" "$h/sampled_rank-1.json.gz")
 	partials "$T/m" -- "${files[@]}"
-	# Ranks 0, 1, 34, none, and all of them.
-	[ "$(grep -c '"kind":"cpu_summary"' "$T/m/all.out")" -eq 5 ]
-	grep -q '"kind":"cpu_summary","rank":0,"traces":6,' "$T/m/all.out"
+	# Ranks 0, 1, 34, none: the slowest's summary and that of all.
+	[ "$(grep -c '"kind":"cpu_summary"' "$T/m/all.out")" -eq 2 ]
+	[ "$(grep -c '"kind":"rank_summary"' "$T/m/all.out")" -eq 3 ]
+	tr-extract "${files[@]}" | op-rank -a >"$T/m/every.out"
+	grep -q '"kind":"cpu_summary","rank":0,"traces":6,' "$T/m/every.out"
 	cd "$T/m"
 	op-rank --merge p{11,10,9,8,7,6,5,4,3,2,1,0}.ndjson >rev.out
 	cmp all.out rev.out
@@ -173,6 +181,9 @@ partials() {
 	op-rank --partial --merge p{11,1,6,3}.ndjson >y.ndjson
 	op-rank --merge p{2,4,7,8,10}.ndjson y.ndjson x.ndjson >tree.out
 	cmp all.out tree.out
+	# -a: every rank's detail, merged alike.
+	op-rank -a --merge p{2,4,7,8,10}.ndjson y.ndjson x.ndjson >every-tree.out
+	cmp every.out every-tree.out
 }
 
 @test "one rank over several windows: split by window, merged as one" {
@@ -375,7 +386,7 @@ partials() {
 
 @test "usage errors exit 2, a missing partial exits 1" {
 	run -2 --separate-stderr op-rank --partial=1
-	assert_stderr --partial 'usage: op-rank [-f table] [-k key] [-n count] [-p phase] [--merge] [--partial] [file ...]'
+	assert_stderr --partial 'usage: op-rank [-a] [-f table] [-k key] [-n count] [-p phase] [--merge] [--partial] [file ...]'
 	run -2 --separate-stderr op-rank --merge=x
 	assert_stderr --partial 'usage: op-rank'
 	run -2 --separate-stderr op-rank --merge -k bogus
@@ -385,4 +396,43 @@ partials() {
 	run -1 --separate-stderr op-rank --merge "$T/nonesuch" "$T/p.ndjson"
 	assert_stderr --partial "op-rank: $T/nonesuch: "
 	assert_output --partial '"kind":"cpu_summary"'
+}
+
+# Files are read twice, the primary rank's records in the second pass;
+# pipes and stdin cannot be, and are merged in one pass: the same records.
+@test "partials from pipes merge as the same files do" {
+	run -0 dlrm
+	mapfile -t files <<<"$output"
+	partials "$T/d" -- "${files[@]}"
+	cd "$T/d"
+	op-rank --merge <(cat p3.ndjson) p{0,1,2}.ndjson <(cat p4.ndjson) \
+	    p{5,6,7}.ndjson >pipes.out
+	cmp all.out pipes.out
+	op-rank --merge - p{0,1,2,4,5,6,7}.ndjson <p3.ndjson >stdin.out
+	cmp all.out stdin.out
+	# The primary rank's detail, whichever file it came from.
+	run -0 jq -r 'select(.kind == "cpu_summary") | .rank // .slowest_rank' pipes.out
+	assert_output $'1\n1'
+}
+
+# The two passes over files: a merge of 64 ranks keeps of each only what
+# crosses ranks, so its peak memory stays near that of one rank (it was
+# 1.8 times as much when every rank's aggregates were kept whole).
+@test "a merge of 64 ranks' files takes little more memory than of one" {
+	[ -x /usr/bin/time ] || skip "needs GNU time"
+	run -0 dlrm
+	mapfile -t files <<<"$output"
+	partials "$T/d" -- "${files[@]}"
+	mkdir "$T/r"
+	for k in $(seq 0 63); do
+		jq -c --argjson k "$k" 'if has("rank") then .rank = $k else . end
+		    | if .kind == "op_partial_window" then .file = "w\($k)" else . end' \
+		    "$T/d/p$((k % 8)).ndjson" >"$T/r/p$k.ndjson"
+	done
+	/usr/bin/time -f %M -o "$T/one" op-rank --merge "$T/r/p0.ndjson" >/dev/null
+	/usr/bin/time -f %M -o "$T/all" op-rank --merge "$T"/r/p*.ndjson >"$T/r.out"
+	one=$(tail -n 1 "$T/one") all=$(tail -n 1 "$T/all")
+	[ "$((all * 100))" -le "$((one * 125))" ] ||
+	    fail "64 ranks: $all KB, one: $one KB"
+	[ "$(grep -c '"kind":"rank_summary"' "$T/r.out")" -eq 64 ]
 }

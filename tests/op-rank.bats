@@ -38,7 +38,7 @@ events() {
 
 @test "usage errors exit 2" {
 	run -2 --separate-stderr op-rank -Z
-	assert_stderr --partial 'usage: op-rank [-f table] [-k key] [-n count] [-p phase] [--merge] [--partial] [file ...]'
+	assert_stderr --partial 'usage: op-rank [-a] [-f table] [-k key] [-n count] [-p phase] [--merge] [--partial] [file ...]'
 	run -2 --separate-stderr op-rank -k bogus
 	assert_stderr --partial 'unknown key: bogus'
 	run -2 --separate-stderr op-rank -n -1
@@ -320,6 +320,14 @@ events() {
 	    > "$BATS_TEST_TMPDIR/o"
 	run -0 jq -sc '[.[] | select(.kind == "cpu_summary") | .rank // "all"]' \
 	    "$BATS_TEST_TMPDIR/o"
+	assert_output '[1,"all"]'
+	run -0 jq -sc '[.[] | select(.kind == "rank_summary") | .rank]' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output '[0,1,2,3,4,5,6,7]'
+	tr-extract "$SHARED"/traces/param_dlrm_8rank/*.json | op-rank -a -n 3 \
+	    > "$BATS_TEST_TMPDIR/a"
+	run -0 jq -sc '[.[] | select(.kind == "cpu_summary") | .rank // "all"]' \
+	    "$BATS_TEST_TMPDIR/a"
 	assert_output '[0,1,2,3,4,5,6,7,"all"]'
 	run -0 jq -sc '[.[] | select(.kind == "op_ranks")] | length' "$BATS_TEST_TMPDIR/o"
 	assert_output 3
@@ -513,4 +521,69 @@ kernels() {
 @test "the man page is clean" {
 	run -0 mandoc -T lint -W warning "$TOP/man/op-rank.1"
 	assert_output ''
+}
+
+# The rank_summary records as every rank's detail (-a) gives them: steps,
+# busy times, and the operator off the median over all of its operators.
+@test "rank_summary: each rank's row as its own records give it" {
+	need_shared traces/param_dlrm_8rank
+	tr-extract "$SHARED"/traces/param_dlrm_8rank/*.json | op-rank -a \
+	    > "$BATS_TEST_TMPDIR/a"
+	run -0 jq -sc '
+	  (map(select(.kind == "op_ranks" and .class == "op"))
+	   | map({key: .name, value: .median}) | from_entries) as $med
+	  | . as $all
+	  | [map(select(.kind == "rank_summary"))[] as $s
+	     | ($all | map(select(.rank == $s.rank))) as $r
+	     | ($r | map(select(.kind == "step_stats")) | .[0]) as $st
+	     | ($r | map(select(.kind == "gpu_timeline"))) as $g
+	     | ($r | map(select(.kind == "op" and .class == "op"))
+	        | map({name, total, median: $med[.name],
+	               diff: (.total - $med[.name])})) as $ops
+	     | [$s.steps == $st.steps, $s.mean_step == $st.mean,
+	        $s.max_step == $st.max,
+	        $s.cpu_busy == ($r | map(select(.kind == "thread_total").busy) | max),
+	        $s.gpu_busy == ($g | map(.busy) | add),
+	        $s.idle == ($g | map(.idle) | add),
+	        $s.exposed_comm == ($g | map(.exposed_comm) | add),
+	        $s.operator == ($ops | sort_by(.name)
+	          | reduce .[] as $o (null; if . == null or ($o.diff | fabs) > (.diff | fabs) then $o else . end)),
+	        $s.slower_operator == ($ops | map(select(.diff > 0)) | sort_by(.name)
+	          | reduce .[] as $o (null; if . == null or $o.diff > .diff then $o else . end))]
+	     | all] | [length, all]' "$BATS_TEST_TMPDIR/a"
+	assert_output '[8,true]'
+}
+
+# The steps across ranks: each step at its slowest rank.
+@test "step_stats with wall: each step counts at its slowest rank" {
+	for r in 0 1; do
+		tr-extract "$FIXTURES/sampled_rank-$r.json.gz"
+	done | op-rank > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -sc '
+	  (map(select(.kind == "step")) | group_by(.step) | map(map(.dur) | max)) as $d
+	  | map(select(.kind == "step_stats" and .wall))
+	  | [length, (.[0] | .steps == ($d | length) and .total == ($d | add)
+	     and .max == ($d | max) and .min == ($d | min) and (has("rank") | not))]' \
+	    "$BATS_TEST_TMPDIR/o"
+	assert_output '[1,true]'
+}
+
+@test "-a writes every rank's detail, and the same records besides" {
+	for r in 0 1; do
+		tr-extract "$FIXTURES/sampled_rank-$r.json.gz"
+	done > "$BATS_TEST_TMPDIR/t"
+	op-rank < "$BATS_TEST_TMPDIR/t" > "$BATS_TEST_TMPDIR/o"
+	op-rank -a < "$BATS_TEST_TMPDIR/t" > "$BATS_TEST_TMPDIR/a"
+	# The slowest rank is 1: rank 0 keeps only its steps and GPU timeline.
+	run -0 jq -r 'select(.rank == 0) | .kind' "$BATS_TEST_TMPDIR/o"
+	assert_output $'step\nstep\ngpu_timeline\nrank_summary'
+	run -0 jq -r 'select(.rank == 0 and .kind == "op")' "$BATS_TEST_TMPDIR/a"
+	refute_output ''
+	# Take rank 0's detail out of -a's output: what is left is the default.
+	run -0 jq -c 'select(.rank != 0 or (.kind | IN("step", "gpu_timeline", "rank_summary")))' \
+	    "$BATS_TEST_TMPDIR/a"
+	assert_output - < "$BATS_TEST_TMPDIR/o"
+	# One rank: -a changes nothing.
+	tr-extract "$FIXTURES/sampled_rank-0.json.gz" | op-rank > "$BATS_TEST_TMPDIR/1"
+	tr-extract "$FIXTURES/sampled_rank-0.json.gz" | op-rank -a | cmp - "$BATS_TEST_TMPDIR/1"
 }

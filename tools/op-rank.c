@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "gzin.h"
 #include "ival.h"
 #include "json.h"
 #include "ndjson.h"
@@ -143,7 +144,19 @@ struct agg {
 	int64_t		 traces, cpu_events, gpu_events;
 	int		 have_time;
 	int64_t		 start, end, origin;	/* absolute ns */
+	/*
+	 * Across ranks: self_total(), and by xindex() each operator's and
+	 * annotation's op_ranks key (and total, when the key is not the
+	 * total), read through kv_get().  A two-pass merge keeps only these
+	 * of a rank that is not the primary one, not st.
+	 */
+	int64_t		 self;
+	int32_t		*kv32;		/* while every value fits */
+	int64_t		*kv64;		/* once one does not */
+	size_t		 nkv;
 };
+
+#define ABSENT	INT64_MIN
 
 /* A CPU event kept for nesting: exact ns as read. */
 struct cev {
@@ -229,6 +242,14 @@ struct run {
 	struct trace	 t;
 	struct agg	**ranks, *cur;	/* cur: the rank last looked up */
 	size_t		 nranks;
+	struct agg	 all;		/* light: every rank's st and pst */
+	int		 light;		/* merge pass 1: st of ranks not kept */
+	int		 pass2;		/* merge pass 2: the primary rank only */
+	int64_t		 primary;	/* its rank, in pass 2 */
+	int		 every;		/* -a: every rank's detail */
+	uint32_t	*xof;		/* name id -> xindex() */
+	size_t		 nxof, capxof, nx;
+	size_t		 kvw;		/* values per name in kv: 1 or 2 */
 	struct seen	*seen;
 	size_t		 nseen;
 	struct jdoc	 doc;
@@ -383,7 +404,7 @@ static size_t	families(const struct run *, const struct agg *, int64_t *,
 		    int64_t *, int64_t *, struct item *);
 static void	put_families(struct run *, struct jw *, const struct agg *);
 static void	put_phases(struct jw *, const struct agg *);
-static void	put_steps(struct jw *, const struct agg *);
+static void	put_steps(struct jw *, const struct agg *, int);
 static int	int64_cmp(const void *, const void *);
 static void	put_kernels(struct run *, struct jw *, const struct agg *);
 static void	put_precision(struct run *, struct jw *, const struct agg *);
@@ -409,12 +430,24 @@ static int	partial_head(struct run *);
 static int	partial_name(struct run *, struct agg *);
 static int	partial_record(struct run *, const char *);
 static int	merge_file(struct run *, const char *);
+static int	reread(int, char *[]);
+static int	merge_again(struct run *, int, char *[]);
+static void	kv_add(struct run *, struct agg *, size_t, const struct stat *);
+static size_t	primary(const struct run *);
+static void	put_detail(struct run *, struct jw *, struct agg *);
+static size_t	xindex(struct run *, size_t);
+static int64_t	kv_get(const struct run *, const struct agg *, size_t, size_t);
+static void	kv_put(const struct run *, struct agg *, size_t, size_t, int64_t);
+static int64_t	rank_key(struct run *, const struct agg *, size_t);
+static int64_t	rank_total(struct run *, const struct agg *, size_t);
+static void	put_rank_summaries(struct run *, struct jw *);
+static void	put_wall_steps(struct run *, struct jw *);
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-f table] [-k key] [-n count] [-p phase] "
-	    "[--merge] [--partial] [file ...]\n", getprogname());
+	fprintf(stderr, "usage: %s [-a] [-f table] [-k key] [-n count] "
+	    "[-p phase] [--merge] [--partial] [file ...]\n", getprogname());
 	exit(2);
 }
 
@@ -445,9 +478,12 @@ main(int argc, char *argv[])
 		r.pool.budget = (size_t)parse_num(env, 1, LLONG_MAX,
 		    "MRP_OP_RANK_MEMORY");
 	trace_init(&r.t, &r.pool);
-	while ((ch = getopt_long(argc, argv, "f:k:n:p:", longopts,
+	while ((ch = getopt_long(argc, argv, "af:k:n:p:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
+		case 'a':
+			r.every = 1;
+			break;
 		case 'f':
 			free(table);
 			table = xstrdup(optarg);
@@ -506,15 +542,19 @@ main(int argc, char *argv[])
 	check_prec(&r.names, &r.prec, prec);
 	free(prec);
 
+	r.kvw = r.key == K_TOTAL || r.key == K_MEAN ? 1 : 2;
 	input = merge ? merge_file : run_file;
+	r.light = merge && !partial && !r.every && reread(argc, argv);
 	rc = 0;
 	if (argc == 0)
 		rc = input(&r, NULL);
-	for (; argc > 0 && rc >= 0; argc--, argv++) {
-		rc = input(&r, *argv);
+	for (i = 0; i < (size_t)argc && rc >= 0; i++) {
+		rc = input(&r, argv[i]);
 		if (rc > 0)
 			status = 1;
 	}
+	if (rc >= 0 && r.light)
+		rc = merge_again(&r, argc, argv);
 	if (rc < 0)
 		status = 1;
 	else {
@@ -531,6 +571,8 @@ main(int argc, char *argv[])
 		free(r.ranks[i]);
 	}
 	free(r.ranks);
+	agg_free(&r.all);
+	free(r.xof);
 	for (i = 0; i < r.nseen; i++)
 		free(r.seen[i].file);
 	free(r.seen);
@@ -2055,6 +2097,8 @@ agg_free(struct agg *a)
 	free(a->steps);
 	strmap_free(&a->threads, thsum_free);
 	strmap_free(&a->devs, devsum_free);
+	free(a->kv32);
+	free(a->kv64);
 }
 
 static void
@@ -2427,12 +2471,93 @@ int64_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Statistics of n step times, in the order the steps ran. */
+struct sstat {
+	size_t	n, slow;
+	int64_t	total, min, max, med2, above;
+	double	mean, std;
+};
+
 static void
-put_steps(struct jw *w, const struct agg *a)
+step_stats(const int64_t *dur, size_t n, struct sstat *s)
 {
-	double mean = 0, var = 0, dd;
-	size_t i, slow = 0;
-	int64_t d, mn = 0, mx = 0, sum = 0, med2, above = 0, *durs;
+	double var = 0, dd;
+	int64_t *durs;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	for (i = 0; i < n; i++) {
+		if (i == 0 || dur[i] < s->min)
+			s->min = dur[i];
+		if (i == 0 || dur[i] > s->max) {
+			s->max = dur[i];
+			s->slow = i;
+		}
+		s->total += dur[i];
+	}
+	s->mean = (double)s->total / (double)n;
+	for (i = 0; i < n; i++) {
+		dd = (double)dur[i] - s->mean;
+		var += dd * dd;
+	}
+	s->std = sqrt(var / (double)n);
+	/*
+	 * The time above the median step is what steadier steps could give
+	 * back at most; the standard deviation says nothing of that.
+	 */
+	durs = xreallocarray(NULL, n, sizeof(*durs));
+	memcpy(durs, dur, n * sizeof(*durs));
+	qsort(durs, n, sizeof(*durs), int64_cmp);
+	s->med2 = durs[(n - 1) / 2] + durs[n / 2];
+	for (i = 0; i < n; i++)
+		if (2 * durs[i] > s->med2)
+			s->above += 2 * durs[i] - s->med2;
+	free(durs);
+}
+
+/* A step_stats record's members after its kind and rank. */
+static void
+put_sstat(struct jw *w, const struct sstat *s, int64_t slowest)
+{
+	jw_key(w, "steps");
+	jw_uint(w, s->n);
+	jw_key(w, "total");
+	jw_us(w, s->total);
+	jw_key(w, "mean");
+	jw_double(w, round3(s->mean / 1000));
+	jw_key(w, "min");
+	jw_us(w, s->min);
+	jw_key(w, "max");
+	jw_us(w, s->max);
+	jw_key(w, "std");
+	jw_double(w, round3(s->std / 1000));
+	jw_key(w, "median");
+	jw_double(w, round3((double)s->med2 / 2000));
+	jw_key(w, "above_median");
+	jw_double(w, round3((double)s->above / 2000));
+	jw_key(w, "slowest_step");
+	jw_int(w, slowest);
+}
+
+static int64_t *
+step_durs(const struct agg *a)
+{
+	int64_t *d = xreallocarray(NULL, a->nsteps + 1, sizeof(*d));
+	size_t i;
+
+	for (i = 0; i < a->nsteps; i++)
+		d[i] = a->steps[i].end - a->steps[i].ts;
+	return d;
+}
+
+/* The step records, and with stats set the step_stats record. */
+static void
+put_steps(struct jw *w, const struct agg *a, int stats)
+{
+	struct sstat ss;
+	int64_t *durs;
+	size_t i;
 	char name[48];
 
 	if (a->nsteps == 0)
@@ -2440,7 +2565,6 @@ put_steps(struct jw *w, const struct agg *a)
 	for (i = 0; i < a->nsteps; i++) {
 		const struct step *s = &a->steps[i];
 
-		d = s->end - s->ts;
 		jw_record(w, "step");
 		put_rank(w, a->rank);
 		snprintf(name, sizeof(name), "ProfilerStep#%" PRId64, s->num);
@@ -2453,55 +2577,17 @@ put_steps(struct jw *w, const struct agg *a)
 		jw_key(w, "cpu_dur");
 		jw_us(w, s->cpu_end - s->ts);
 		jw_key(w, "dur");
-		jw_us(w, d);
+		jw_us(w, s->end - s->ts);
 		jw_end(w);
-		if (i == 0 || d < mn)
-			mn = d;
-		if (i == 0 || d > mx) {
-			mx = d;
-			slow = i;
-		}
-		sum += d;
 	}
-	mean = (double)sum / (double)a->nsteps;
-	for (i = 0; i < a->nsteps; i++) {
-		dd = (double)(a->steps[i].end - a->steps[i].ts) - mean;
-		var += dd * dd;
-	}
-	var /= (double)a->nsteps;
-	/*
-	 * The time above the median step is what steadier steps could give
-	 * back at most; the standard deviation says nothing of that.
-	 */
-	durs = xreallocarray(NULL, a->nsteps, sizeof(*durs));
-	for (i = 0; i < a->nsteps; i++)
-		durs[i] = a->steps[i].end - a->steps[i].ts;
-	qsort(durs, a->nsteps, sizeof(*durs), int64_cmp);
-	med2 = durs[(a->nsteps - 1) / 2] + durs[a->nsteps / 2];
-	for (i = 0; i < a->nsteps; i++)
-		if (2 * durs[i] > med2)
-			above += 2 * durs[i] - med2;
+	if (!stats)
+		return;
+	durs = step_durs(a);
+	step_stats(durs, a->nsteps, &ss);
 	free(durs);
 	jw_record(w, "step_stats");
 	put_rank(w, a->rank);
-	jw_key(w, "steps");
-	jw_uint(w, a->nsteps);
-	jw_key(w, "total");
-	jw_us(w, sum);
-	jw_key(w, "mean");
-	jw_double(w, round3(mean / 1000));
-	jw_key(w, "min");
-	jw_us(w, mn);
-	jw_key(w, "max");
-	jw_us(w, mx);
-	jw_key(w, "std");
-	jw_double(w, round3(sqrt(var) / 1000));
-	jw_key(w, "median");
-	jw_double(w, round3((double)med2 / 2000));
-	jw_key(w, "above_median");
-	jw_double(w, round3((double)above / 2000));
-	jw_key(w, "slowest_step");
-	jw_int(w, a->steps[slow].num);
+	put_sstat(w, &ss, a->steps[ss.slow].num);
 	jw_end(w);
 }
 
@@ -2664,21 +2750,11 @@ put_summary(struct run *r, struct jw *w, const struct agg *a, size_t nranks)
 
 	jw_record(w, "cpu_summary");
 	if (nranks > 1) {
-		int64_t best = -1, bv = 0;
-
 		jw_key(w, "ranks");
 		jw_uint(w, nranks);
-		for (i = 0; i < r->nranks; i++) {
-			int64_t v = self_total(r, r->ranks[i]);
-
-			if (best == -1 || v > bv) {
-				best = (int64_t)i;
-				bv = v;
-			}
-		}
-		if (r->ranks[best]->rank >= 0) {
+		if (r->ranks[primary(r)]->rank >= 0) {
 			jw_key(w, "slowest_rank");
-			jw_int(w, r->ranks[best]->rank);
+			jw_int(w, r->ranks[primary(r)]->rank);
 		}
 	} else
 		put_rank(w, a->rank);
@@ -2776,9 +2852,8 @@ put_op_ranks(struct run *r, struct jw *w)
 		if (r->names.v[i].cls != C_OP && r->names.v[i].cls != C_ANN)
 			continue;
 		for (j = 0; j < r->nranks; j++)
-			if (i < r->ranks[j]->nst &&
-			    r->ranks[j]->st[i].count > 0) {
-				double x = keyval(&r->ranks[j]->st[i], key);
+			if (rank_key(r, r->ranks[j], i) != ABSENT) {
+				double x = (double)rank_key(r, r->ranks[j], i);
 
 				if (!seen || x > mx)
 					mx = x;
@@ -2800,9 +2875,8 @@ put_op_ranks(struct run *r, struct jw *w)
 			const struct agg *a = r->ranks[j];
 			int64_t x;
 
-			if (it[i].i >= a->nst || a->st[it[i].i].count == 0)
+			if ((x = rank_key(r, a, it[i].i)) == ABSENT)
 				continue;
-			x = (int64_t)keyval(&a->st[it[i].i], key);
 			v[m++] = x;
 			if (slow == -1 || x > sv) {
 				slow = (int64_t)j;
@@ -2855,41 +2929,395 @@ cmprank(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/*
+ * The index of name id among the operators and annotations, which is
+ * what a rank keeps of each across ranks; SIZE_MAX for other names.
+ */
+static size_t
+xindex(struct run *r, size_t id)
+{
+	int cls;
+
+	for (; r->nxof < r->names.n; r->nxof++) {
+		r->xof = grow(r->xof, &r->capxof, r->nxof, sizeof(*r->xof));
+		cls = r->names.v[r->nxof].cls;
+		r->xof[r->nxof] = cls == C_OP || cls == C_ANN ?
+		    (uint32_t)r->nx++ : UINT32_MAX;
+	}
+	return r->xof[id] == UINT32_MAX ? SIZE_MAX : r->xof[id];
+}
+
+#define KV_NONE	INT32_MIN	/* ABSENT in kv32 */
+
+/* A rank's value t (0: the key, 1: the total) of xindex x, or ABSENT. */
+static int64_t
+kv_get(const struct run *r, const struct agg *a, size_t x, size_t t)
+{
+	size_t i = x * r->kvw + t;
+
+	if (x >= a->nkv)
+		return ABSENT;
+	if (a->kv64 != NULL)
+		return a->kv64[i];
+	return a->kv32[i] == KV_NONE ? ABSENT : a->kv32[i];
+}
+
+/*
+ * Stores a value of a name the rank has room for.  Values take 32 bits
+ * while they fit, as most do (CPU totals to 35 minutes): a merge keeps
+ * them of every rank; the first that does not widens the rank's all.
+ */
+static void
+kv_put(const struct run *r, struct agg *a, size_t x, size_t t, int64_t v)
+{
+	size_t i, n;
+
+	if (a->kv64 == NULL && (v <= KV_NONE || v > INT32_MAX)) {
+		n = a->nkv * r->kvw;
+		a->kv64 = xreallocarray(NULL, n, sizeof(*a->kv64));
+		for (i = 0; i < n; i++)
+			a->kv64[i] = a->kv32[i] == KV_NONE ? ABSENT :
+			    a->kv32[i];
+		free(a->kv32);
+		a->kv32 = NULL;
+	}
+	i = x * r->kvw + t;
+	if (a->kv64 != NULL)
+		a->kv64[i] = v;
+	else
+		a->kv32[i] = (int32_t)v;
+}
+
+/*
+ * Adds a stat of name id to the rank's op_ranks key and total: windows of
+ * one rank add up, but for the key max.
+ */
+static void
+kv_add(struct run *r, struct agg *a, size_t id, const struct stat *s)
+{
+	enum key key = r->key == K_MEAN ? K_TOTAL : r->key;
+	size_t cap, i, x;
+	int64_t v, cur;
+
+	if (s->count == 0 || (x = xindex(r, id)) == SIZE_MAX)
+		return;
+	if (x >= a->nkv) {
+		/*
+		 * Those known so far, in steps of 16: a merge keeps this of
+		 * every rank, and meets its names one by one.
+		 */
+		cap = (x >= r->nx ? x + 1 : r->nx) + 15;
+		cap -= cap % 16;
+		if (a->kv64 != NULL) {
+			a->kv64 = xreallocarray(a->kv64, cap * r->kvw,
+			    sizeof(*a->kv64));
+			for (i = a->nkv * r->kvw; i < cap * r->kvw; i++)
+				a->kv64[i] = ABSENT;
+		} else {
+			a->kv32 = xreallocarray(a->kv32, cap * r->kvw,
+			    sizeof(*a->kv32));
+			for (i = a->nkv * r->kvw; i < cap * r->kvw; i++)
+				a->kv32[i] = KV_NONE;
+		}
+		a->nkv = cap;
+	}
+	v = (int64_t)keyval(s, key);
+	if ((cur = kv_get(r, a, x, 0)) != ABSENT)
+		v = key == K_MAX ? (v > cur ? v : cur) : cur + v;
+	kv_put(r, a, x, 0, v);
+	if (r->kvw == 2) {
+		cur = kv_get(r, a, x, 1);
+		kv_put(r, a, x, 1, cur == ABSENT ? s->total : cur + s->total);
+	}
+}
+
+/* The rank's op_ranks key of name id, or ABSENT. */
+static int64_t
+rank_key(struct run *r, const struct agg *a, size_t id)
+{
+	size_t x = xindex(r, id);
+
+	return x == SIZE_MAX ? ABSENT : kv_get(r, a, x, 0);
+}
+
+/* The rank's total of name id, or ABSENT. */
+static int64_t
+rank_total(struct run *r, const struct agg *a, size_t id)
+{
+	size_t x = xindex(r, id);
+
+	return x == SIZE_MAX ? ABSENT : kv_get(r, a, x, r->kvw - 1);
+}
+
+/*
+ * The primary rank, whose detail the output holds: the one with the most
+ * CPU self time, the first of those in rank order.
+ */
+static size_t
+primary(const struct run *r)
+{
+	size_t i, best = 0;
+
+	for (i = 1; i < r->nranks; i++)
+		if (r->ranks[i]->self > r->ranks[best]->self)
+			best = i;
+	return best;
+}
+
+/* A rank's detail: what one rank's output holds. */
+static void
+put_detail(struct run *r, struct jw *w, struct agg *a)
+{
+	int c;
+
+	agg_fit(a, r->names.n);
+	for (c = C_OP; c <= C_PY; c++)
+		put_ops(r, w, a, c);
+	put_threads(r, w, a);
+	put_families(r, w, a);
+	put_phases(w, a);
+	put_steps(w, a, 1);
+	put_kernels(r, w, a);
+	put_precision(r, w, a);
+	put_devs(w, a);
+	put_runtime(w, a);
+	put_summary(r, w, a, 1);
+}
+
+struct offmed {
+	size_t	id;
+	double	diff;
+};
+
+/* One of a rank_summary's operators: its total against the median's. */
+static void
+put_offmed(struct run *r, struct jw *w, const char *key,
+    const struct agg *a, const struct offmed *o, const double *med)
+{
+	jw_key(w, key);
+	if (o->id == SIZE_MAX) {
+		jw_null(w);
+		return;
+	}
+	jw_begin_object(w);
+	jw_key(w, "name");
+	jw_cstring(w, r->names.v[o->id].s);
+	jw_key(w, "total");
+	jw_int(w, rank_total(r, a, o->id));
+	jw_key(w, "median");
+	jw_double(w, med[o->id]);
+	jw_key(w, "diff");
+	jw_double(w, o->diff);
+	jw_end_object(w);
+}
+
+/* Whether x, off the median by d, goes before the best so far. */
+static int
+offmed_better(const struct run *r, const struct offmed *best, size_t id,
+    double d, double bd)
+{
+	if (best->id == SIZE_MAX || d > bd)
+		return 1;
+	return d == bd && strcmp(r->names.v[id].s,
+	    r->names.v[best->id].s) < 0;
+}
+
+/*
+ * Per rank: its steps, CPU and GPU busy times, and the operator whose
+ * total differs most from the median of the ranks that ran it, over all
+ * of the rank's operators (ties: the first name).
+ */
+static void
+put_rank_summaries(struct run *r, struct jw *w)
+{
+	size_t nn = r->names.n, i, j, m;
+	double *med = xreallocarray(NULL, nn + 1, sizeof(*med));
+	int64_t *v = xreallocarray(NULL, r->nranks + 1, sizeof(*v)), *durs;
+	struct strent **ent;
+	struct offmed off, slower;
+	struct sstat ss;
+
+	for (i = 0; i < nn; i++) {
+		if (r->names.v[i].cls != C_OP)
+			continue;
+		for (j = m = 0; j < r->nranks; j++)
+			if ((v[m] = rank_total(r, r->ranks[j], i)) != ABSENT)
+				m++;
+		sortv(v, m, sizeof(*v), cmpi64);
+		med[i] = m == 0 ? 0 : m % 2 ? (double)v[m / 2] :
+		    ((double)v[m / 2 - 1] + (double)v[m / 2]) / 2;
+	}
+	for (j = 0; j < r->nranks; j++) {
+		const struct agg *a = r->ranks[j];
+		struct devsum g;
+		int64_t busy = -1;
+
+		if (a->rank < 0)
+			continue;
+		jw_record(w, "rank_summary");
+		put_rank(w, a->rank);
+		jw_key(w, "steps");
+		jw_uint(w, a->nsteps);
+		if (a->nsteps > 0) {
+			durs = step_durs(a);
+			step_stats(durs, a->nsteps, &ss);
+			free(durs);
+			jw_key(w, "mean_step");
+			jw_double(w, round3(ss.mean / 1000));
+			jw_key(w, "max_step");
+			jw_us(w, ss.max);
+		}
+		ent = strmap_sorted(&a->threads);
+		for (i = 0; i < a->threads.count; i++)
+			if (((struct thsum *)ent[i]->val)->busy > busy)
+				busy = ((struct thsum *)ent[i]->val)->busy;
+		free(ent);
+		if (busy >= 0) {
+			jw_key(w, "cpu_busy");
+			jw_int(w, busy);
+		}
+		memset(&g, 0, sizeof(g));
+		ent = strmap_sorted(&a->devs);
+		for (i = 0; i < a->devs.count; i++)
+			devsum_add(&g, ent[i]->val);
+		free(ent);
+		if (a->devs.count > 0) {
+			jw_key(w, "gpu_busy");
+			jw_us(w, g.busy);
+			jw_key(w, "computation");
+			jw_us(w, g.comp);
+			jw_key(w, "exposed_comm");
+			jw_us(w, g.xcomm);
+			jw_key(w, "exposed_memcpy");
+			jw_us(w, g.xmemcpy);
+			jw_key(w, "idle");
+			jw_us(w, g.window - g.busy);
+		}
+		off.id = slower.id = SIZE_MAX;
+		off.diff = slower.diff = 0;
+		for (i = 0; i < nn; i++) {
+			int64_t t;
+			double d;
+
+			if (r->names.v[i].cls != C_OP ||
+			    (t = rank_total(r, a, i)) == ABSENT)
+				continue;
+			d = (double)t - med[i];
+			if (offmed_better(r, &off, i, fabs(d), fabs(off.diff))) {
+				off.id = i;
+				off.diff = d;
+			}
+			if (d > 0 && offmed_better(r, &slower, i, d,
+			    slower.diff)) {
+				slower.id = i;
+				slower.diff = d;
+			}
+		}
+		put_offmed(r, w, "operator", a, &off, med);
+		put_offmed(r, w, "slower_operator", a, &slower, med);
+		jw_end(w);
+	}
+	free(med);
+	free(v);
+}
+
+struct wstep {
+	int64_t	num, dur;
+};
+
+static int
+cmpwstep(const void *a, const void *b)
+{
+	const struct wstep *x = a, *y = b;
+
+	if (x->num != y->num)
+		return (x->num > y->num) - (x->num < y->num);
+	return (x->dur < y->dur) - (x->dur > y->dur);
+}
+
+/*
+ * Step statistics across ranks: each step (by number) at its slowest
+ * rank, the step's wall time.
+ */
+static void
+put_wall_steps(struct run *r, struct jw *w)
+{
+	struct wstep *v = NULL;
+	struct sstat ss;
+	int64_t *durs;
+	size_t i, j, n = 0, cap = 0, m;
+
+	for (i = 0; i < r->nranks; i++) {
+		const struct agg *a = r->ranks[i];
+
+		for (j = 0; a->rank >= 0 && j < a->nsteps; j++) {
+			v = grow(v, &cap, n, sizeof(*v));
+			v[n].num = a->steps[j].num;
+			v[n++].dur = a->steps[j].end - a->steps[j].ts;
+		}
+	}
+	if (n == 0)
+		return;
+	sortv(v, n, sizeof(*v), cmpwstep);
+	for (i = m = 0; i < n; i++)
+		if (i == 0 || v[i].num != v[m - 1].num)
+			v[m++] = v[i];
+	durs = xreallocarray(NULL, m, sizeof(*durs));
+	for (i = 0; i < m; i++)
+		durs[i] = v[i].dur;
+	step_stats(durs, m, &ss);
+	jw_record(w, "step_stats");
+	jw_key(w, "wall");
+	jw_bool(w, 1);
+	put_sstat(w, &ss, v[ss.slow].num);
+	jw_end(w);
+	free(durs);
+	free(v);
+}
+
+/*
+ * One rank: its detail.  Several: the primary rank's detail (every
+ * rank's with -a), and of the others their steps and GPU timelines, which
+ * the charts draw per rank; then the rows of every rank, the steps across
+ * ranks, the operators across ranks and the summary of all.
+ */
 static void
 output(struct run *r, struct jw *w)
 {
-	struct agg all;
-	size_t i;
-	int c;
+	size_t i, j, p;
 
 	sortv(r->ranks, r->nranks, sizeof(*r->ranks), cmprank);
 	for (i = 0; i < r->nranks; i++) {
 		struct agg *a = r->ranks[i];
 
-		agg_fit(a, r->names.n);
 		sortv(a->steps, a->nsteps, sizeof(*a->steps), cmpstep);
-		for (c = C_OP; c <= C_PY; c++)
-			put_ops(r, w, a, c);
-		put_threads(r, w, a);
-		put_families(r, w, a);
-		put_phases(w, a);
-		put_steps(w, a);
-		put_kernels(r, w, a);
-		put_precision(r, w, a);
-		put_devs(w, a);
-		put_runtime(w, a);
-		put_summary(r, w, a, 1);
+		if (r->light)
+			continue;
+		agg_fit(a, r->names.n);
+		a->self = self_total(r, a);
+		for (j = 0; j < a->nst; j++)
+			kv_add(r, a, j, &a->st[j]);
+		agg_merge(&r->all, a);
 	}
-	if (r->nranks < 2)
+	if (r->nranks < 2) {
+		for (i = 0; i < r->nranks; i++)
+			put_detail(r, w, r->ranks[i]);
 		return;
-	put_op_ranks(r, w);
-	memset(&all, 0, sizeof(all));
-	all.rank = -1;
+	}
+	p = primary(r);
 	for (i = 0; i < r->nranks; i++)
-		agg_merge(&all, r->ranks[i]);
-	agg_fit(&all, r->names.n);
-	put_summary(r, w, &all, r->nranks);
-	agg_free(&all);
+		if (r->every || i == p)
+			put_detail(r, w, r->ranks[i]);
+		else {
+			put_steps(w, r->ranks[i], 0);
+			put_devs(w, r->ranks[i]);
+		}
+	put_rank_summaries(r, w);
+	put_wall_steps(r, w);
+	put_op_ranks(r, w);
+	r->all.rank = -1;
+	agg_fit(&r->all, r->names.n);
+	put_summary(r, w, &r->all, r->nranks);
 }
 
 /*
@@ -3290,6 +3718,13 @@ partial_name(struct run *r, struct agg *a)
 		return d->node[i].type != JT_OBJECT ? jdoc_error(r->file, d,
 		    (uint32_t)i, "\"in_phase\" is not an object") : -1;
 	id = intern(&r->names, c, name, len);
+	if (r->light && !r->pass2) {
+		/* Of a rank, what crosses ranks; the stats go to all. */
+		if (c == C_OP || c == C_ANN)
+			a->self += st.self;
+		kv_add(r, a, id, &st);
+		a = &r->all;
+	}
 	agg_fit(a, r->names.n);
 	stat_merge(&a->st[id], &st);
 	stat_merge(&a->pst[id], &ps);
@@ -3310,6 +3745,10 @@ partial_record(struct run *r, const char *kind)
 
 	if (get_rank(r, &rank) < 0)
 		return -1;
+	/* Pass 2 reads the primary rank, whose windows pass 1 checked. */
+	if (r->pass2 && (rank != r->primary ||
+	    strcmp(kind, "op_partial_window") == 0))
+		return 0;
 	a = rank_agg(r, rank);
 	if (strcmp(kind, "op_partial_name") == 0)
 		return partial_name(r, a);
@@ -3376,8 +3815,12 @@ partial_record(struct run *r, const char *kind)
 		    get_num(r, 0, "cpu_end", &st.cpu_end) < 0 ||
 		    get_num(r, 0, "end", &st.end) < 0)
 			return -1;
-		a->steps = grow(a->steps, &a->capsteps, a->nsteps,
-		    sizeof(*a->steps));
+		/* From one: a merge keeps the steps of every rank. */
+		if (a->nsteps == a->capsteps) {
+			a->capsteps = a->capsteps ? a->capsteps * 2 : 1;
+			a->steps = xreallocarray(a->steps, a->capsteps,
+			    sizeof(*a->steps));
+		}
 		a->steps[a->nsteps++] = st;
 		return 0;
 	}
@@ -3408,7 +3851,9 @@ merge_file(struct run *r, const char *path)
 	int rc, state = 0;	/* 0: before the header, 1: in, 2: ended */
 
 	if ((in = ndin_open(path)) == NULL) {
-		warnmsg("%s:", path);
+		/* Pass 1 has said so. */
+		if (!r->pass2)
+			warnmsg("%s:", path);
 		return 1;
 	}
 	r->file = ndin_name(in);
@@ -3439,5 +3884,60 @@ merge_file(struct run *r, const char *path)
 		    " \"op_partial_end\" record: cut short", r->file,
 		    state == 0 ? 1 : ndin_line(in) + 1);
 	ndin_close(in);
+	return rc;
+}
+
+/* Whether a merge may read its operands twice: files, not stdin or pipes. */
+static int
+reread(int argc, char *argv[])
+{
+	int i;
+
+	for (i = 0; i < argc; i++)
+		if (!gzin_rereadable(argv[i]))
+			return 0;
+	return argc > 0;
+}
+
+/*
+ * Pass 2 of a merge: pass 1 kept of each rank what crosses ranks and
+ * summed the stats of all; this pass reads the primary rank's records
+ * again, so that memory does not grow with the number of ranks.
+ */
+static int
+merge_again(struct run *r, int argc, char *argv[])
+{
+	struct agg *a, keep;
+	size_t i;
+	int rc = 0;
+
+	if (r->nranks == 0)
+		return 0;
+	sortv(r->ranks, r->nranks, sizeof(*r->ranks), cmprank);
+	for (i = 0; i < r->nranks; i++)
+		agg_merge(&r->all, r->ranks[i]);
+	a = r->ranks[primary(r)];
+	keep = *a;
+	keep.st = keep.pst = NULL;
+	keep.steps = NULL;
+	memset(&keep.threads, 0, sizeof(keep.threads));
+	memset(&keep.devs, 0, sizeof(keep.devs));
+	keep.nst = keep.capst = keep.nsteps = keep.capsteps = 0;
+	keep.rt_count = keep.rt_total = keep.launch_count = keep.launch = 0;
+	keep.sync_count = keep.sync = 0;
+	keep.traces = keep.cpu_events = keep.gpu_events = 0;
+	keep.have_time = 0;
+	keep.start = keep.end = keep.origin = 0;
+	memset(keep.ph_self, 0, sizeof(keep.ph_self));
+	memset(keep.ph_gpu, 0, sizeof(keep.ph_gpu));
+	a->kv32 = NULL;
+	a->kv64 = NULL;
+	agg_free(a);
+	*a = keep;
+	r->pass2 = 1;
+	r->primary = a->rank;
+	r->cur = NULL;
+	for (i = 0; i < (size_t)argc && rc >= 0; i++)
+		rc = merge_file(r, argv[i]);
 	return rc;
 }
