@@ -41,7 +41,7 @@ void jw_flush(struct jw *);
  * Begins a record: '{' and "kind":kind.  jw_end() closes it.  kind must be
  * a string literal (anything else does not compile) that needs no escape:
  * no '"', '\\' or control character, which in C source all take a
- * backslash (tests/ndjson.bats holds the sources to that).
+ * backslash or are a raw tab (tests/ndjson.bats holds the sources to that).
  */
 #define jw_record(w, kind) \
 	jw_record_frag((w), "{\"kind\":\"" kind "\"", \
