@@ -206,7 +206,7 @@ jqx_write(struct jw *w, jv v)
 			jv k = jv_object_iter_key(v, i);
 			jv e = jv_object_iter_value(v, i);
 
-			jw_key(w, jv_string_value(k));
+			jw_ckey(w, jv_string_value(k));
 			jqx_write(w, e);
 			jv_free(k);
 			jv_free(e);
@@ -221,13 +221,13 @@ jqx_write_record(struct jw *w, const char *kind, jv v)
 {
 	int i;
 
-	jw_record(w, kind);
+	jw_crecord(w, kind);
 	for (i = jv_object_iter(v); jv_object_iter_valid(v, i);
 	    i = jv_object_iter_next(v, i)) {
 		jv k = jv_object_iter_key(v, i);
 		jv e = jv_object_iter_value(v, i);
 
-		jw_key(w, jv_string_value(k));
+		jw_ckey(w, jv_string_value(k));
 		jqx_write(w, e);
 		jv_free(k);
 		jv_free(e);

@@ -1177,7 +1177,7 @@ tot_add(struct mtot *m, const struct mrev *e)
 static void
 put_known(struct jw *w, const char *key, int64_t v)
 {
-	jw_key(w, key);
+	jw_ckey(w, key);
 	if (v >= 0)
 		jw_int(w, v);
 	else
@@ -1187,7 +1187,7 @@ put_known(struct jw *w, const char *key, int64_t v)
 static void
 put_rate(struct jw *w, const char *key, double n, int64_t ns)
 {
-	jw_key(w, key);
+	jw_ckey(w, key);
 	if (ns > 0)
 		jw_double(w, n * 1e9 / (double)ns);
 	else

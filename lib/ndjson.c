@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "err.h"
 #include "gzin.h"
@@ -26,10 +29,13 @@ struct jw {
 };
 
 static void	put(struct jw *, const void *, size_t);
+static void	put_full(struct jw *, const void *, size_t);
 static void	putch(struct jw *, char);
 static void	sep(struct jw *);
-static void	put_string(struct jw *, const char *, size_t);
-static void	put_key(struct jw *, const char *, size_t);
+static size_t	clean_span(const unsigned char *, size_t, size_t);
+static void	put_escape(struct jw *, unsigned char);
+static void	put_string(struct jw *, const char *, size_t, int);
+static void	put_key(struct jw *, const char *, size_t, int);
 static void	put_digits(struct jw *, int, uint64_t);
 static void	open_(struct jw *, char);
 static void	close_(struct jw *, char);
@@ -66,14 +72,20 @@ jw_flush(struct jw *w)
 		die("<stdout>: write failed:");
 }
 
-static void
+/* The common case inline; a full buffer goes to put_full(). */
+static inline void
 put(struct jw *w, const void *p, size_t n)
 {
 	if (w->len + n <= WCAP) {
 		memcpy(w->buf + w->len, p, n);
 		w->len += n;
-		return;
-	}
+	} else
+		put_full(w, p, n);
+}
+
+static void
+put_full(struct jw *w, const void *p, size_t n)
+{
 	if (fwrite(w->buf, 1, w->len, w->fp) != w->len)
 		die("<stdout>: write failed:");
 	w->len = 0;
@@ -124,7 +136,17 @@ close_(struct jw *w, char c)
 }
 
 void
-jw_record(struct jw *w, const char *kind)
+jw_record_frag(struct jw *w, const char *frag, size_t n)
+{
+	sep(w);
+	put(w, frag, n);
+	if (w->depth == JR_MAX_DEPTH)
+		die("output nested deeper than %d levels", JR_MAX_DEPTH);
+	w->more[++w->depth] = 1;
+}
+
+void
+jw_crecord(struct jw *w, const char *kind)
 {
 	jw_begin_object(w);
 	jw_key(w, "kind");
@@ -164,17 +186,28 @@ jw_end_array(struct jw *w)
 }
 
 void
-jw_key(struct jw *w, const char *k)
-{
-	put_key(w, k, strlen(k));
-}
-
-/* A member name of n bytes: one read from JSON may hold a NUL ("\u0000"). */
-static void
-put_key(struct jw *w, const char *k, size_t n)
+jw_put_key(struct jw *w, struct jwkey k)
 {
 	sep(w);
-	put_string(w, k, n);
+	put(w, k.frag, k.len);
+	w->after_key = 1;
+}
+
+void
+jw_ckey(struct jw *w, const char *k)
+{
+	put_key(w, k, strlen(k), 0);
+}
+
+/*
+ * A member name of n bytes: one read from JSON may hold a NUL ("\u0000").
+ * valid is as for put_string().
+ */
+static void
+put_key(struct jw *w, const char *k, size_t n, int valid)
+{
+	sep(w);
+	put_string(w, k, n, valid);
 	putch(w, ':');
 	w->after_key = 1;
 }
@@ -183,50 +216,112 @@ void
 jw_string(struct jw *w, const char *s, size_t n)
 {
 	sep(w);
-	put_string(w, s, n);
+	put_string(w, s, n, 0);
+}
+
+void
+jw_string_valid(struct jw *w, const char *s, size_t n)
+{
+	sep(w);
+	put_string(w, s, n, 1);
+}
+
+/*
+ * The index of the first byte at or after i that a JSON string cannot hold
+ * as it is ('"', '\\' or a control character), or n.  Bytes of UTF-8
+ * sequences are not stopped at: this is for text already known valid.
+ */
+static size_t
+clean_span(const unsigned char *b, size_t i, size_t n)
+{
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"');
+	const __m128i bslash = _mm_set1_epi8('\\');
+	const __m128i ctl = _mm_set1_epi8(0x1f);
+	__m128i v, m;
+	unsigned mask;
+	size_t at;
+
+	/*
+	 * n does not change: the loop ends in a return.  Strings shorter
+	 * than 16 bytes go a byte at a time, below.
+	 */
+	while (n >= 16) {
+		/*
+		 * The last 16 bytes end the scan, loaded from n - 16 and with
+		 * the bytes before i already looked at masked off, so that a
+		 * short tail never falls back to a byte at a time.
+		 */
+		at = n - i >= 16 ? i : n - 16;
+		v = _mm_loadu_si128((const __m128i *)(const void *)(b + at));
+		/* max(v, 0x1f) == 0x1f: v <= 0x1f, unsigned. */
+		m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+		    _mm_cmpeq_epi8(v, bslash)),
+		    _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
+		mask = (unsigned)_mm_movemask_epi8(m) >> (i - at);
+		if (mask != 0)
+			return i + (size_t)__builtin_ctz(mask);
+		if (at + 16 >= n)
+			return n;
+		i += 16;
+	}
+#endif
+	while (i < n && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20)
+		i++;
+	return i;
 }
 
 static void
-put_string(struct jw *w, const char *s, size_t n)
+put_escape(struct jw *w, unsigned char c)
 {
 	static const char hex[] = "0123456789abcdef";
+	char esc[6] = { '\\', 'u', '0', '0' };
+
+	switch (c) {
+	case '"': esc[1] = '"'; break;
+	case '\\': esc[1] = '\\'; break;
+	case '\b': esc[1] = 'b'; break;
+	case '\f': esc[1] = 'f'; break;
+	case '\n': esc[1] = 'n'; break;
+	case '\r': esc[1] = 'r'; break;
+	case '\t': esc[1] = 't'; break;
+	default:
+		esc[4] = hex[c >> 4];
+		esc[5] = hex[c & 0xf];
+		put(w, esc, 6);
+		return;
+	}
+	put(w, esc, 2);
+}
+
+/*
+ * Writes s as a JSON string, its clean spans in one copy each.  When valid,
+ * s is known to be valid UTF-8 and only escapes are looked for; otherwise
+ * each sequence is checked as well, and an invalid byte becomes U+FFFD.
+ */
+static void
+put_string(struct jw *w, const char *s, size_t n, int valid)
+{
 	const unsigned char *b = (const unsigned char *)s;
 	size_t i = 0, j;
-	char esc[6];
 	int len;
 
 	putch(w, '"');
 	while (i < n) {
-		j = json_scan(b, i, n);
+		j = valid ? clean_span(b, i, n) : json_scan(b, i, n);
 		put(w, b + i, j - i);
 		if ((i = j) == n)
 			break;
-		if (b[i] >= 0x80) {
-			len = json_utf8_len(b + i, n - i);
-			if (len > 0)
-				put(w, b + i, (size_t)len);
-			else
-				put(w, "\xef\xbf\xbd", 3);
-			i += len > 0 ? (size_t)len : 1;
+		if (b[i] < 0x80) {
+			put_escape(w, b[i++]);
 			continue;
 		}
-		esc[0] = '\\';
-		switch (b[i]) {
-		case '"': esc[1] = '"'; break;
-		case '\\': esc[1] = '\\'; break;
-		case '\b': esc[1] = 'b'; break;
-		case '\f': esc[1] = 'f'; break;
-		case '\n': esc[1] = 'n'; break;
-		case '\r': esc[1] = 'r'; break;
-		case '\t': esc[1] = 't'; break;
-		default:
-			put(w, "\\u00", 4);
-			esc[0] = hex[b[i] >> 4];
-			esc[1] = hex[b[i] & 0xf];
-			break;
-		}
-		put(w, esc, 2);
-		i++;
+		len = json_utf8_len(b + i, n - i);
+		if (len > 0)
+			put(w, b + i, (size_t)len);
+		else
+			put(w, "\xef\xbf\xbd", 3);
+		i += len > 0 ? (size_t)len : 1;
 	}
 	putch(w, '"');
 }
@@ -354,7 +449,7 @@ jw_jdoc(struct jw *w, const struct jdoc *d, uint32_t i)
 	case JT_FALSE: jw_bool(w, 0); break;
 	case JT_TRUE: jw_bool(w, 1); break;
 	case JT_NUMBER: jw_number(w, jdoc_str(d, i), nd->len); break;
-	case JT_STRING: jw_string(w, jdoc_str(d, i), nd->len); break;
+	case JT_STRING: jw_string_valid(w, jdoc_str(d, i), nd->len); break;
 	case JT_ARRAY:
 	case JT_OBJECT:
 		if (nd->type == JT_OBJECT)
@@ -363,7 +458,8 @@ jw_jdoc(struct jw *w, const struct jdoc *d, uint32_t i)
 			jw_begin_array(w);
 		for (c = i + 1; c < nd->next; c = d->node[c].next) {
 			if (nd->type == JT_OBJECT)
-				put_key(w, jdoc_key(d, c), d->node[c].keylen);
+				put_key(w, jdoc_key(d, c), d->node[c].keylen,
+				    1);
 			jw_jdoc(w, d, c);
 		}
 		if (nd->type == JT_OBJECT)

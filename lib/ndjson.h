@@ -12,6 +12,12 @@
  * writing into a full disk.  The FILE is borrowed; jw_free() flushes but
  * does not close it (finish() does).  String arguments are borrowed for the
  * duration of the call.
+ *
+ * The hot path is the writing of what a reader read: jw_key() and
+ * jw_record() take string literals and write them as one fragment built at
+ * compile time, and strings a jdoc holds (jw_jdoc(), jw_string_valid()) are
+ * not checked for UTF-8 a second time, since the reader already repaired
+ * them.  Their clean spans (no byte that needs an escape) are copied whole.
  */
 #ifndef NDJSON_H
 #define NDJSON_H
@@ -31,8 +37,18 @@ void jw_free(struct jw *);
 /* Writes buffered output now. */
 void jw_flush(struct jw *);
 
-/* Begins a record: '{' and "kind":kind.  jw_end() closes it. */
-void jw_record(struct jw *, const char *kind);
+/*
+ * Begins a record: '{' and "kind":kind.  jw_end() closes it.  kind must be
+ * a string literal (anything else does not compile) that needs no escape:
+ * no '"', '\\' or control character, which in C source all take a
+ * backslash or are a raw tab (tests/ndjson.bats holds the sources to that).
+ */
+#define jw_record(w, kind) \
+	jw_record_frag((w), "{\"kind\":\"" kind "\"", \
+	    sizeof("{\"kind\":\"" kind "\"") - 1)
+
+/* jw_record() for a kind known only at run time: checked and escaped. */
+void jw_crecord(struct jw *, const char *kind);
 
 /* Closes the record's object and ends the line. */
 void jw_end(struct jw *);
@@ -42,11 +58,41 @@ void jw_end_object(struct jw *);
 void jw_begin_array(struct jw *);
 void jw_end_array(struct jw *);
 
-/* A member name; the value follows with one of the calls below. */
-void jw_key(struct jw *, const char *);
+/*
+ * A member name; the value follows with one of the calls below.  Like
+ * jw_record()'s kind, k must be a string literal that needs no escape.
+ */
+#define jw_key(w, k)	jw_put_key((w), JW_KEY(k))
 
+/*
+ * The same name as a value, for helpers that take the name as an argument:
+ * put(w, JW_KEY("bytes"), ...) and then jw_put_key(w, key).  frag is the
+ * name quoted and followed by ':', len its length.
+ */
+struct jwkey {
+	const char	*frag;
+	size_t		 len;
+};
+#define JW_KEY(k) \
+	((struct jwkey){ "\"" k "\":", sizeof("\"" k "\":") - 1 })
+void jw_put_key(struct jw *, struct jwkey);
+
+/* A member name known only at run time: checked and escaped. */
+void jw_ckey(struct jw *, const char *);
+
+/* What jw_record() calls: n bytes of frag, written as they are. */
+void jw_record_frag(struct jw *, const char *frag, size_t n);
+
+/* n bytes of s; invalid UTF-8 becomes U+FFFD. */
 void jw_string(struct jw *, const char *, size_t);
 void jw_cstring(struct jw *, const char *);
+/*
+ * n bytes of s, which must be valid UTF-8, as every string a jdoc holds is
+ * (the reader repairs what is not): no sequence is checked again, only the
+ * bytes that need an escape are looked at.  Bytes from anywhere else (a
+ * file name, an argument, text cut at a byte count) go to jw_string().
+ */
+void jw_string_valid(struct jw *, const char *, size_t);
 /* s, or null when s is NULL. */
 void jw_cstring_or_null(struct jw *, const char *);
 void jw_int(struct jw *, int64_t);
@@ -59,7 +105,7 @@ void jw_bool(struct jw *, int);
 void jw_null(struct jw *);
 /* Nanoseconds written as microseconds with at most three decimals. */
 void jw_us(struct jw *, int64_t ns);
-/* Node i of doc and everything below it. */
+/* Node i of doc and everything below it; its strings as jw_string_valid(). */
 void jw_jdoc(struct jw *, const struct jdoc *, uint32_t i);
 
 /*

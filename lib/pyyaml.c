@@ -1106,7 +1106,7 @@ ynode_json(struct jw *w, const struct ynode *n)
 			/* Of equal keys the last one wins, as in a dict. */
 			if (i + 1 < n->n && strcmp(k[i].key, k[i + 1].key) == 0)
 				continue;
-			jw_key(w, k[i].key);
+			jw_ckey(w, k[i].key);
 			ynode_json(w, n->v[2 * k[i].pair + 1]);
 		}
 		jw_end_object(w);

@@ -624,14 +624,14 @@ rubric_write_rule(struct jw *w, const struct rubric *r, size_t i)
 	jw_key(w, "evidence");
 	jw_begin_object(w);
 	for (k = 0; k < u->nev; k++) {
-		jw_key(w, u->evname[k]);
+		jw_ckey(w, u->evname[k]);
 		jw_cstring(w, u->evexpr[k]);
 	}
 	jw_end_object(w);
 	for (t = 0; t < RT_N; t++) {
 		if (u->text[t] == NULL)
 			continue;
-		jw_key(w, rubric_text_name[t]);
+		jw_ckey(w, rubric_text_name[t]);
 		jw_cstring(w, u->text[t]);
 	}
 	jw_end(w);

@@ -1889,7 +1889,7 @@ context_write(FILE *fp, const struct context *c)
 	w = jw_new(fp);
 	jw_record(w, "context");
 	for (i = 0; i < NCKEYS; i++) {
-		jw_key(w, ckeys[i].name);
+		jw_ckey(w, ckeys[i].name);
 		if (!c->v[i].set)
 			jw_null(w);
 		else if (ckeys[i].type == C_INT)

@@ -867,7 +867,7 @@ live_free(struct livemap *m)
 static void
 put_or_null(struct jw *w, const char *key, int known, int64_t v)
 {
-	jw_key(w, key);
+	jw_ckey(w, key);
 	if (known)
 		jw_int(w, v);
 	else
@@ -877,7 +877,7 @@ put_or_null(struct jw *w, const char *key, int known, int64_t v)
 static void
 put_ratio(struct jw *w, const char *key, double n, double d)
 {
-	jw_key(w, key);
+	jw_ckey(w, key);
 	if (d > 0)
 		jw_double(w, n / d);
 	else
@@ -916,7 +916,7 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 	jw_key(w, "actions");
 	jw_begin_object(w);
 	for (i = 0; i < MA_NACTIONS; i++) {
-		jw_key(w, maction_name[i]);
+		jw_ckey(w, maction_name[i]);
 		jw_uint(w, d->actions[i]);
 	}
 	jw_end_object(w);

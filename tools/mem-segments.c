@@ -410,7 +410,7 @@ put_blocks(struct jw *w, const uint64_t *n)
 	jw_key(w, "blocks");
 	jw_begin_object(w);
 	for (k = 0; k < MS_NSTATES; k++) {
-		jw_key(w, mstate_name[k]);
+		jw_ckey(w, mstate_name[k]);
 		jw_uint(w, n[k]);
 	}
 	jw_end_object(w);
@@ -419,7 +419,7 @@ put_blocks(struct jw *w, const uint64_t *n)
 static void
 put_or_null(struct jw *w, const char *key, int known, int64_t v)
 {
-	jw_key(w, key);
+	jw_ckey(w, key);
 	if (known)
 		jw_int(w, v);
 	else
@@ -430,7 +430,7 @@ put_or_null(struct jw *w, const char *key, int known, int64_t v)
 static void
 put_ratio(struct jw *w, const char *key, int64_t n, int64_t d)
 {
-	jw_key(w, key);
+	jw_ckey(w, key);
 	if (d > 0)
 		jw_double(w, (double)n / (double)d);
 	else

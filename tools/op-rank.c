@@ -927,7 +927,7 @@ put_jid(struct jw *w, const char *key, const struct jid *id)
 {
 	if (id->text == NULL)
 		return;
-	jw_key(w, key);
+	jw_ckey(w, key);
 	if (id->str)
 		jw_cstring(w, id->text);
 	else
@@ -2806,7 +2806,7 @@ put_summary(struct run *r, struct jw *w, const struct agg *a, size_t nranks)
 	jw_key(w, "families");
 	jw_begin_object(w);
 	for (i = 0; i < n; i++) {
-		jw_key(w, family_name(r, (int)it[i].i));
+		jw_ckey(w, family_name(r, (int)it[i].i));
 		jw_int(w, self[it[i].i]);
 	}
 	jw_end_object(w);
@@ -3351,7 +3351,7 @@ put_i64s(struct jw *w, const char *key, const int64_t *v, size_t n)
 {
 	size_t i;
 
-	jw_key(w, key);
+	jw_ckey(w, key);
 	jw_begin_array(w);
 	for (i = 0; i < n; i++)
 		jw_int(w, v[i]);

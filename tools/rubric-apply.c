@@ -363,7 +363,7 @@ put_finding(struct jw *w, const struct rubric *r, const struct hit *h,
 	for (k = 0; k < RT_N; k++) {
 		t = jv_object_get(jv_copy(h->v), jv_string(rubric_text_name[k]));
 		if (jv_get_kind(t) == JV_KIND_STRING) {
-			jw_key(w, rubric_text_name[k]);
+			jw_ckey(w, rubric_text_name[k]);
 			jqx_write(w, t);
 		}
 		jv_free(t);

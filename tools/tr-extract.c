@@ -90,9 +90,9 @@ static void	put_common(struct trace *, const struct jdoc *,
 		    const struct ev *);
 static void	end_record(struct trace *);
 static void	put_member(struct jw *, const struct jdoc *, int,
-		    const char *);
+		    struct jwkey);
 static void	put_arg(struct jw *, const struct jdoc *, int, const char *,
-		    const char *);
+		    struct jwkey);
 static void	emit_complete(struct trace *, const struct jdoc *,
 		    const struct ev *, int64_t, int64_t);
 static void	emit_metadata(struct trace *, const struct ev *);
@@ -458,20 +458,22 @@ event(struct trace *t)
 		if (str_is(d, e.name, "[memory]")) {
 			jw_record(t->w, "memory");
 			put_common(t, d, &e);
-			put_arg(t->w, d, e.args, "Bytes", "bytes");
+			put_arg(t->w, d, e.args, "Bytes", JW_KEY("bytes"));
 			put_arg(t->w, d, e.args, "Total Allocated",
-			    "total_allocated");
+			    JW_KEY("total_allocated"));
 			put_arg(t->w, d, e.args, "Total Reserved",
-			    "total_reserved");
-			put_arg(t->w, d, e.args, "Device Type", "device_type");
-			put_arg(t->w, d, e.args, "Device Id", "device_id");
-			put_arg(t->w, d, e.args, "Addr", "addr");
+			    JW_KEY("total_reserved"));
+			put_arg(t->w, d, e.args, "Device Type",
+			    JW_KEY("device_type"));
+			put_arg(t->w, d, e.args, "Device Id",
+			    JW_KEY("device_id"));
+			put_arg(t->w, d, e.args, "Addr", JW_KEY("addr"));
 		} else {
 			jw_record(t->w, "instant");
 			put_common(t, d, &e);
-			put_member(t->w, d, e.scope, "scope");
+			put_member(t->w, d, e.scope, JW_KEY("scope"));
 			if (aflag)
-				put_member(t->w, d, e.args, "args");
+				put_member(t->w, d, e.args, JW_KEY("args"));
 		}
 		end_record(t);
 		break;
@@ -496,8 +498,8 @@ event(struct trace *t)
 		jw_key(t->w, "ph");
 		jw_string(t->w, &ph, 1);
 		put_common(t, d, &e);
-		put_member(t->w, d, e.id, "id");
-		put_member(t->w, d, e.bp, "bp");
+		put_member(t->w, d, e.id, JW_KEY("id"));
+		put_member(t->w, d, e.bp, JW_KEY("bp"));
 		end_record(t);
 		break;
 	}
@@ -510,10 +512,10 @@ put_common(struct trace *t, const struct jdoc *d, const struct ev *e)
 {
 	struct jw *w = t->w;
 
-	put_member(w, d, e->name, "name");
-	put_member(w, d, e->cat, "cat");
-	put_member(w, d, e->pid, "pid");
-	put_member(w, d, e->tid, "tid");
+	put_member(w, d, e->name, JW_KEY("name"));
+	put_member(w, d, e->cat, JW_KEY("cat"));
+	put_member(w, d, e->pid, JW_KEY("pid"));
+	put_member(w, d, e->tid, JW_KEY("tid"));
 	jw_key(w, "ts");
 	jw_us(w, e->ts_ns - t->origin);
 }
@@ -530,17 +532,17 @@ end_record(struct trace *t)
 }
 
 static void
-put_member(struct jw *w, const struct jdoc *d, int i, const char *as)
+put_member(struct jw *w, const struct jdoc *d, int i, struct jwkey as)
 {
 	if (i < 0)
 		return;
-	jw_key(w, as);
+	jw_put_key(w, as);
 	jw_jdoc(w, d, (uint32_t)i);
 }
 
 static void
 put_arg(struct jw *w, const struct jdoc *d, int args, const char *name,
-    const char *as)
+    struct jwkey as)
 {
 	if (args >= 0)
 		put_member(w, d, jdoc_get(d, (uint32_t)args, name), as);
@@ -558,12 +560,12 @@ emit_complete(struct trace *t, const struct jdoc *d, const struct ev *e,
 	put_common(t, d, &at);
 	jw_key(w, "dur");
 	jw_us(w, dur);
-	put_member(w, d, e->stream, "stream");
-	put_member(w, d, e->correlation, "correlation");
-	put_member(w, d, e->external_id, "external_id");
-	put_member(w, d, e->device, "device");
+	put_member(w, d, e->stream, JW_KEY("stream"));
+	put_member(w, d, e->correlation, JW_KEY("correlation"));
+	put_member(w, d, e->external_id, JW_KEY("external_id"));
+	put_member(w, d, e->device, JW_KEY("device"));
 	if (aflag)
-		put_member(w, d, e->args, "args");
+		put_member(w, d, e->args, JW_KEY("args"));
 	end_record(t);
 }
 
@@ -590,13 +592,13 @@ emit_metadata(struct trace *t, const struct ev *e)
 	if (i == sizeof(meta) / sizeof(meta[0]) || e->args < 0 ||
 	    (arg = jdoc_get(d, (uint32_t)e->args, meta[i].arg)) < 0)
 		return;
-	jw_record(w, meta[i].kind);
-	put_member(w, d, e->pid, "pid");
+	jw_crecord(w, meta[i].kind);
+	put_member(w, d, e->pid, JW_KEY("pid"));
 	if (meta[i].kind[0] == 't' && e->tid >= 0) {
 		jw_key(w, "tid");
 		jw_jdoc(w, d, (uint32_t)e->tid);
 	}
-	jw_key(w, meta[i].as);
+	jw_ckey(w, meta[i].as);
 	jw_jdoc(w, d, (uint32_t)arg);
 	jw_end(w);
 }
@@ -832,8 +834,8 @@ put_trace(struct trace *t)
 	jw_key(w, "rank_from");
 	jw_cstring_or_null(w, t->rank_from);
 	if (t->dist.n > 0 && t->dist.node[0].type == JT_OBJECT) {
-		put_arg(w, &t->dist, 0, "world_size", "world_size");
-		put_arg(w, &t->dist, 0, "backend", "backend");
+		put_arg(w, &t->dist, 0, "world_size", JW_KEY("world_size"));
+		put_arg(w, &t->dist, 0, "backend", JW_KEY("backend"));
 		jw_key(w, "distributed_info");
 		jw_jdoc(w, &t->dist, 0);
 	}
@@ -847,7 +849,8 @@ put_trace(struct trace *t)
 	}
 	if (t->timeunit != NULL) {
 		jw_key(w, "display_time_unit");
-		jw_cstring(w, t->timeunit);
+		/* A copy of what the reader read, up to a NUL: valid. */
+		jw_string_valid(w, t->timeunit, strlen(t->timeunit));
 	}
 	jw_key(w, "origin_ns");
 	jw_int(w, t->origin);
@@ -865,7 +868,7 @@ put_trace(struct trace *t)
 		if (t->by_ph[k] == 0)
 			continue;
 		ph[0] = (char)k;
-		jw_key(w, ph);
+		jw_ckey(w, ph);
 		jw_uint(w, t->by_ph[k]);
 	}
 	if (t->other_ph > 0) {
@@ -877,7 +880,7 @@ put_trace(struct trace *t)
 	jw_begin_object(w);
 	cats = strmap_sorted(&t->cats);
 	for (i = 0; i < t->cats.count; i++) {
-		jw_key(w, cats[i]->key);
+		jw_ckey(w, cats[i]->key);
 		jw_uint(w, cats[i]->n);
 	}
 	free(cats);

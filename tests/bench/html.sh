@@ -3,15 +3,8 @@
 # builds: the page's size (target under 3 MB) and the run's time with and
 # without --html-out (target: at most 30 % more), fastest of three runs
 # each, taken in turn.
-T250=$BENCH_DIR/trace-250m.json
 SNAP=$BENCH_DIR/memsnap-500m.json
 [ -s "$SNAP" ] || { echo "bench: html.sh needs $SNAP (mem.sh)" >&2; exit 1; }
-if [ ! -s "$T250" ]; then
-	echo "bench: building $T250 (once)" >&2
-	python3 "$TOP/tests/bench/grow_trace.py" 250000000 \
-	    "$SHARED/traces/tracelens/h100_owlv2-large.json.gz" >"$T250.tmp"
-	mv "$T250.tmp" "$T250"
-fi
 bytes=$(( $(stat -c %s "$T250") + $(stat -c %s "$SNAP") ))
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

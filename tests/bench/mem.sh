@@ -38,8 +38,14 @@ PY
 	mv "$SNAP.tmp" "$SNAP"
 fi
 size=$(stat -c %s "$SNAP")
-measure "mem-segments snapshot.json" "$size" "$BIN/mem-segments '$SNAP'"
-measure "churn-score snapshot.json" "$size" "$BIN/churn-score '$SNAP'"
+for tool in mem-segments churn-score; do
+	line=$(measure "$tool snapshot.json" "$size" "$BIN/$tool '$SNAP'")
+	echo "$line"
+	figures "$line" | awk -v t=$tool '{
+		printf "%s: %.0f MB/s (target >= 800 MB/s), %.1f MB RSS (target < 16 MB)\n",
+		    t, $2, $3
+	}'
+done
 measure "python3 json.load + the same sums" "$size" "python3 - '$SNAP' <<'PY'
 import json, sys
 snap = json.load(open(sys.argv[1]))

@@ -2,7 +2,7 @@
  * ndjson: the record reader (ndin) and the writer (jw) against each other.
  *
  * Each record ndin_next() accepts is written back with the writer, member
- * by member (jw_key, jw_jdoc), followed by one more member holding every
+ * by member (jw_ckey, jw_jdoc), followed by one more member holding every
  * number of the record as jw_double(), jw_int() and jw_us() write it.  The
  * output is then read beside the input: each written line must give the
  * same members, the same strings and the same number texts, and each
@@ -129,7 +129,7 @@ depth(const struct jdoc *d, uint32_t i)
 	return most + 1;
 }
 
-/* A key of d's root holds a NUL, which jw_key()'s C string cannot. */
+/* A key of d's root holds a NUL, which jw_ckey()'s C string cannot. */
 static int
 nul_key(const struct jdoc *d)
 {
@@ -152,7 +152,7 @@ writable(const struct jdoc *d)
 }
 
 /*
- * Writes record d member by member with jw_key() and jw_jdoc(), then "n":
+ * Writes record d member by member with jw_ckey() and jw_jdoc(), then "n":
  * its numbers; or, when a key holds a NUL, the whole record with jw_jdoc()
  * under "r" of a "whole" record.
  */
@@ -168,7 +168,7 @@ put_record(struct jw *w, const struct jdoc *d)
 	} else {
 		jw_begin_object(w);
 		for (c = 1; c < d->node[0].next; c = d->node[c].next) {
-			jw_key(w, jdoc_key(d, c));
+			jw_ckey(w, jdoc_key(d, c));
 			jw_jdoc(w, d, c);
 		}
 	}
