@@ -3091,10 +3091,10 @@ struct offmed {
 
 /* One of a rank_summary's operators: its total against the median's. */
 static void
-put_offmed(struct run *r, struct jw *w, const char *key,
+put_offmed(struct run *r, struct jw *w, struct jwkey key,
     const struct agg *a, const struct offmed *o, const double *med)
 {
-	jw_key(w, key);
+	jw_put_key(w, key);
 	if (o->id == SIZE_MAX) {
 		jw_null(w);
 		return;
@@ -3213,8 +3213,8 @@ put_rank_summaries(struct run *r, struct jw *w)
 				slower.diff = d;
 			}
 		}
-		put_offmed(r, w, "operator", a, &off, med);
-		put_offmed(r, w, "slower_operator", a, &slower, med);
+		put_offmed(r, w, JW_KEY("operator"), a, &off, med);
+		put_offmed(r, w, JW_KEY("slower_operator"), a, &slower, med);
 		jw_end(w);
 	}
 	free(med);
