@@ -52,6 +52,15 @@ sb_printf(struct strbuf *b, const char *fmt, ...)
 }
 
 void
+sb_truncate(struct strbuf *b, size_t len)
+{
+	if (len < b->len) {
+		b->len = len;
+		b->s[len] = '\0';
+	}
+}
+
+void
 sb_free(struct strbuf *b)
 {
 	free(b->s);

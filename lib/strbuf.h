@@ -26,6 +26,9 @@ void sb_puts(struct strbuf *, const char *s);
 __attribute__((format(printf, 2, 3)))
 void sb_printf(struct strbuf *, const char *fmt, ...);
 
+/* Cuts the text to its first len bytes (at most its length); keeps the room. */
+void sb_truncate(struct strbuf *, size_t len);
+
 /* Frees the text and empties the strbuf. */
 void sb_free(struct strbuf *);
 

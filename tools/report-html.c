@@ -36,12 +36,19 @@ struct line {
 	size_t		 no;		/* line number, from 1 */
 };
 
+/*
+ * The page is written as it is converted, a block at a time, once its
+ * head is known (the title is the first top heading), so that memory
+ * follows the largest block, not the report: body holds what is not
+ * written yet.
+ */
 struct doc {
 	struct strbuf	 body;
 	struct strbuf	 title;
 	const char	*name;		/* input, for messages */
 	const char	*dir;		/* where its charts are */
 	int		 charts;	/* inlined so far, for id prefixes */
+	int		 started;	/* the head is written */
 };
 
 static const char *cflag;
@@ -83,7 +90,8 @@ static int	is_table_head(const struct line *, const struct line *);
 static size_t	cells(const char *, size_t, struct line *, size_t);
 static void	trim(const char **, size_t *);
 static const char *memcasemem(const char *, size_t, const char *);
-static void	put_page(const struct doc *);
+static void	put_head(struct doc *);
+static void	put_body(struct doc *);
 
 static const char style[] =
 	"@page{size:A4;margin:14mm 12mm}\n"
@@ -152,8 +160,11 @@ main(int argc, char *argv[])
 	for (i = 0; i < argc; i++)
 		status |= convert_file(&d, argv[i]);
 	/* No Markdown, no page: an empty report stays empty. */
-	if (d.body.len > 0)
-		put_page(&d);
+	if (d.started || d.body.len > 0) {
+		put_head(&d);
+		put_body(&d);
+		fputs("</main>\n</body>\n</html>\n", stdout);
+	}
 	sb_free(&d.body);
 	sb_free(&d.title);
 	return finish(status);
@@ -286,6 +297,10 @@ convert(struct doc *d, const struct line *l, size_t n)
 			i += list(d, l + i, n - i);
 		} else
 			i += paragraph(d, l + i, n - i);
+		if (d->title.len > 0)
+			put_head(d);
+		if (d->started)
+			put_body(d);
 	}
 }
 
@@ -439,11 +454,12 @@ static void
 figure(struct doc *d, const char *alt, size_t an, const char *src, size_t sn,
     size_t lineno)
 {
-	struct strbuf path = { 0 }, svg = { 0 }, out = { 0 }, prefix = { 0 };
+	struct strbuf path = { 0 }, svg = { 0 }, prefix = { 0 };
 	struct gzin *in;
 	const char *why = NULL;
 	char buf[65536], reason[256];
 	ssize_t r = 0;
+	size_t mark = d->body.len;
 
 	if (!is_svg_name(src, sn))
 		why = "not a bare .svg file name";
@@ -467,15 +483,15 @@ figure(struct doc *d, const char *alt, size_t an, const char *src, size_t sn,
 	}
 	if (why == NULL) {
 		sb_printf(&prefix, "c%d-", d->charts + 1);
-		if (svg_inline(&out, svg.s, svg.len, prefix.s, &why) == 0) {
+		/* The chart draws its title: no caption to repeat it. */
+		sb_puts(&d->body, "<figure aria-label=\"");
+		escape(&d->body, alt, an);
+		sb_puts(&d->body, "\">\n");
+		if (svg_inline(&d->body, svg.s, svg.len, prefix.s, &why) == 0) {
 			d->charts++;
-			/* The chart draws its title: no caption to repeat it. */
-			sb_puts(&d->body, "<figure aria-label=\"");
-			escape(&d->body, alt, an);
-			sb_puts(&d->body, "\">\n");
-			sb_put(&d->body, out.s, out.len);
 			sb_puts(&d->body, "\n</figure>\n");
-		}
+		} else
+			sb_truncate(&d->body, mark);
 	}
 	if (why != NULL) {
 		warnmsg("%s:%zu: %.*s: chart not inlined: %s", d->name,
@@ -488,7 +504,6 @@ figure(struct doc *d, const char *alt, size_t an, const char *src, size_t sn,
 		sb_puts(&d->body, "</code>)</p>\n");
 	}
 	sb_free(&prefix);
-	sb_free(&out);
 	sb_free(&svg);
 	sb_free(&path);
 }
@@ -1171,8 +1186,11 @@ memcasemem(const char *h, size_t n, const char *needle)
 
 /* The page: head with title, policy and style, then the converted body. */
 static void
-put_page(const struct doc *d)
+put_head(struct doc *d)
 {
+	if (d->started)
+		return;
+	d->started = 1;
 	printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 	    "<meta charset=\"utf-8\">\n"
 	    "<meta http-equiv=\"Content-Security-Policy\" "
@@ -1181,6 +1199,11 @@ put_page(const struct doc *d)
 	    "content=\"width=device-width, initial-scale=1\">\n"
 	    "<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n"
 	    "<main>\n", d->title.len > 0 ? d->title.s : "Report", style);
+}
+
+static void
+put_body(struct doc *d)
+{
 	fwrite(d->body.s, 1, d->body.len, stdout);
-	fputs("</main>\n</body>\n</html>\n", stdout);
+	sb_truncate(&d->body, 0);
 }

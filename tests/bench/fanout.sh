@@ -27,6 +27,11 @@ for k in range(64):
 PY
 fi
 
+# Without address randomisation a stage's peak RSS is the same from run
+# to run; with it, the largest of 64 stages would be compared with one.
+norand=
+setarch -R true 2>/dev/null && norand="setarch -R"
+
 for n in 1 64; do
 	run=$BENCH_DIR/fanout-run-$n
 	rm -rf "$run"
@@ -39,7 +44,7 @@ for n in 1 64; do
 	bytes=$(du -cbL "$run"/*.json | tail -n 1 | cut -f 1)
 	measure "report.mk -j2, $n rank(s)" "$bytes" \
 	    "make -s -j2 -f '$TOP/pipelines/report.mk' BIN='$BIN' RUN='$run' \
-	    SUBMIT=\"/usr/bin/time -a -o '$rss' -f '%M %C'\""
+	    SUBMIT=\"/usr/bin/time -a -o '$rss' -f '%M %C' $norand\""
 	# Each stage's peak RSS, by its first mrp tool (tr-extract: the
 	# traces' stages), the largest of each kind.
 	awk '{
