@@ -604,6 +604,16 @@ isdigit_(unsigned char c)
 	return c >= '0' && c <= '9';
 }
 
+/*
+ * Whether a number or word may end before c: "12h" is not 12 and then
+ * junk, while what follows "12" in "12[" is the next token's to refuse.
+ */
+static int
+token_end(unsigned char c)
+{
+	return memchr(" \t\r\n,:[]{}\"", c, 11) != NULL;
+}
+
 static enum jtok
 lex_number(struct jreader *r, struct jtoken *t)
 {
@@ -644,8 +654,7 @@ lex_number(struct jreader *r, struct jtoken *t)
 		    "number longer than %d characters", JR_MAX_NUMBER);
 		return J_ERROR;
 	}
-	if (i < n && (isdigit_(b[i]) || b[i] == '.' || b[i] == 'e' ||
-	    b[i] == 'E' || b[i] == '+' || b[i] == '-'))
+	if (i < n && !token_end(b[i]))
 		goto bad;
 	t->s = (const char *)b;
 	t->len = i;
@@ -674,7 +683,6 @@ lex_word(struct jreader *r, struct jtoken *t)
 	};
 	const unsigned char *b;
 	size_t i, len, n;
-	unsigned char c;
 
 	if (need(r, 16) < 0)
 		return J_ERROR;
@@ -684,9 +692,7 @@ lex_word(struct jreader *r, struct jtoken *t)
 		len = strlen(words[i].word);
 		if (n < len || memcmp(b, words[i].word, len) != 0)
 			continue;
-		c = n > len ? b[len] : ' ';
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    isdigit_(c) || c == '_')
+		if (n > len && !token_end(b[len]))
 			continue;
 		if (words[i].tok == J_STRING) {
 			repaired(r, &r->rep.na, r->pos);

@@ -49,6 +49,13 @@ replay() {
 	assert_line --index 0 '{"kind":"event","name":"a","pid":1,"tid":1,"ts":0,"dur":2,"args":{"a\u0000b":1,"a":2}}'
 }
 
+@test "a number or word runs into no junk: refused where it starts, as jq does" {
+	run -1 tr-extract "$TOP/tests/corpus/tr-extract/number-glued.json"
+	assert_output "tr-extract: $TOP/tests/corpus/tr-extract/number-glued.json:1:59: invalid number"
+	run -1 tr-extract "$TOP/tests/corpus/tr-extract/word-glued-nul.json"
+	assert_output "tr-extract: $TOP/tests/corpus/tr-extract/word-glued-nul.json:1:81: unexpected character 'n'"
+}
+
 @test "a snapshot with no segments is summarised, era 2.0" {
 	run -0 --separate-stderr mem-segments "$TOP/tests/corpus/mem-segments/empty-object.json"
 	assert_output --partial '"devices":0,"era":"2.0","segments":0,'
