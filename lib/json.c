@@ -251,8 +251,7 @@ need(struct jreader *r, size_t n)
  */
 struct kernel {
 	const char	*name;
-	size_t		(*scan)(const unsigned char *, size_t, size_t);
-	/* These two may read a block past end; the reader's buffer can. */
+	/* Both may read a block past end: the reader's buffer has room. */
 	size_t		(*string)(const unsigned char *, size_t, size_t);
 	size_t		(*blank)(const unsigned char *, size_t, size_t, size_t *,
 			    size_t *);
@@ -322,27 +321,6 @@ blank_c(const unsigned char *b, size_t i, size_t end, size_t *nl,
 }
 
 #ifdef JSON_X86
-static size_t
-string_sse2(const unsigned char *b, size_t i, size_t end)
-{
-	const __m128i quote = _mm_set1_epi8('"');
-	const __m128i bslash = _mm_set1_epi8('\\');
-	const __m128i space = _mm_set1_epi8(0x20);
-	__m128i v, m;
-	int mask;
-
-	/* Signed compare: bytes >= 0x80 are negative, so < 0x20 too. */
-	for (; i + 16 <= end; i += 16) {
-		v = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
-		m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
-		    _mm_cmpeq_epi8(v, bslash)), _mm_cmplt_epi8(v, space));
-		mask = _mm_movemask_epi8(m);
-		if (mask != 0)
-			return i + (size_t)__builtin_ctz((unsigned)mask);
-	}
-	return string_tail(b, i, end);
-}
-
 /* Newlines of a block before its first non-blank; mask is non-blanks. */
 static void
 count_lines(uint32_t nlmask, uint32_t mask, size_t i, size_t *nl,
@@ -380,47 +358,31 @@ blank_sse2(const unsigned char *b, size_t i, size_t end, size_t *nl,
 	}
 }
 
-static size_t
-string_sse2_pad(const unsigned char *b, size_t i, size_t end)
+/* The bytes of the 16 at p that end a plain stretch of a string. */
+static uint32_t
+string_mask16(const unsigned char *p)
 {
-	const __m128i quote = _mm_set1_epi8('"');
-	const __m128i bslash = _mm_set1_epi8('\\');
-	const __m128i space = _mm_set1_epi8(0x20);
-	__m128i v, m;
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+	/* Signed compare: bytes >= 0x80 are negative, so < 0x20 too. */
+	return (uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
+	    _mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+	    _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+	    _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
+}
+
+static size_t
+string_sse2(const unsigned char *b, size_t i, size_t end)
+{
 	uint32_t mask;
 
 	for (;; i += 16) {
-		v = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
-		m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
-		    _mm_cmpeq_epi8(v, bslash)), _mm_cmplt_epi8(v, space));
-		mask = (uint32_t)_mm_movemask_epi8(m);
+		mask = string_mask16(b + i);
 		if (end - i < 16)
 			mask |= 1u << (end - i);
 		if (mask != 0)
 			return i + (size_t)__builtin_ctz(mask);
 	}
-}
-
-__attribute__((target("avx2")))
-static size_t
-string_avx2(const unsigned char *b, size_t i, size_t end)
-{
-	const __m256i quote = _mm256_set1_epi8('"');
-	const __m256i bslash = _mm256_set1_epi8('\\');
-	const __m256i space = _mm256_set1_epi8(0x20);
-	__m256i v, m;
-	uint32_t mask;
-
-	for (; i + 32 <= end; i += 32) {
-		v = _mm256_loadu_si256((const __m256i *)(const void *)(b + i));
-		m = _mm256_or_si256(_mm256_or_si256(
-		    _mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, bslash)),
-		    _mm256_cmpgt_epi8(space, v));
-		mask = (uint32_t)_mm256_movemask_epi8(m);
-		if (mask != 0)
-			return i + (size_t)__builtin_ctz(mask);
-	}
-	return string_sse2(b, i, end);
 }
 
 __attribute__((target("avx2")))
@@ -451,7 +413,7 @@ blank_avx2(const unsigned char *b, size_t i, size_t end, size_t *nl,
 
 __attribute__((target("avx2")))
 static size_t
-string_avx2_pad(const unsigned char *b, size_t i, size_t end)
+string_avx2(const unsigned char *b, size_t i, size_t end)
 {
 	const __m256i quote = _mm256_set1_epi8('"');
 	const __m256i bslash = _mm256_set1_epi8('\\');
@@ -475,17 +437,17 @@ string_avx2_pad(const unsigned char *b, size_t i, size_t end)
 
 static const struct kernel kernels[] = {
 #ifdef JSON_X86
-	{ "avx2", string_avx2, string_avx2_pad, blank_avx2 },
-	{ "sse2", string_sse2, string_sse2_pad, blank_sse2 },
+	{ "avx2", string_avx2, blank_avx2 },
+	{ "sse2", string_sse2, blank_sse2 },
 #endif
-	{ "c", string_c, string_c, blank_c },
+	{ "c", string_c, blank_c },
 };
 
 static int
 kernel_runs(const struct kernel *k)
 {
 #ifdef JSON_X86
-	if (k->string == string_avx2)
+	if (k->blank == blank_avx2)
 		return __builtin_cpu_supports("avx2");
 #else
 	(void)k;
@@ -537,10 +499,21 @@ skip_ws(struct jreader *r)
 	}
 }
 
+/*
+ * For the writer's strings, most a few bytes long: one SSE2 block at a time
+ * where there is one, no dispatch, no reading past end.
+ */
 size_t
 json_scan(const unsigned char *b, size_t i, size_t end)
 {
-	return kernel()->scan(b, i, end);
+#ifdef JSON_X86
+	uint32_t mask;
+
+	for (; i + 16 <= end; i += 16)
+		if ((mask = string_mask16(b + i)) != 0)
+			return i + (size_t)__builtin_ctz(mask);
+#endif
+	return string_tail(b, i, end);
 }
 
 int
