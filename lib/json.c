@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <immintrin.h>
+#define JSON_X86	1
 #endif
 
 #include "err.h"
@@ -25,6 +26,8 @@
 #error "JR_BUFCAP must hold two of the longest numbers"
 #endif
 #define BUFCAP	JR_BUFCAP
+/* Slack after the buffer, for the kernels' whole-block loads past its end. */
+#define PAD	32
 
 enum state {
 	S_VALUE,		/* a value: at the start, after ':' or ',' */
@@ -35,8 +38,11 @@ enum state {
 	S_AFTER_TOP		/* after a complete top-level value */
 };
 
+struct kernel;
+
 struct jreader {
 	struct gzin	*in;
+	const struct kernel *k;
 	int		 flags;
 	unsigned char	*buf;
 	size_t		 pos, end;
@@ -58,6 +64,7 @@ struct jreader {
 	uint64_t	 eline, ecol;
 };
 
+static const struct kernel *kernel(void);
 static int	fill(struct jreader *, size_t *);
 static int	need(struct jreader *, size_t);
 static int	skip_ws(struct jreader *);
@@ -91,7 +98,8 @@ jr_open(struct gzin *in, int flags)
 	r = xcalloc(1, sizeof(*r));
 	r->in = in;
 	r->flags = flags;
-	r->buf = xmalloc(BUFCAP);
+	r->buf = xcalloc(1, BUFCAP + PAD);
+	r->k = kernel();
 	r->line = 1;
 	r->state = S_VALUE;
 	return r;
@@ -232,23 +240,258 @@ need(struct jreader *r, size_t n)
 	return 0;
 }
 
+/*
+ * Stage 1 kernels: find the next byte that ends a plain stretch of a
+ * string ('"', '\\', a control character or non-ASCII), or the next byte
+ * that is not a blank (counting the newlines passed and where the last one
+ * ends), a block at a time.  Each CPU gets the widest it has: AVX2 (chosen
+ * at run time), SSE2 (the x86-64 baseline), or words of 8 bytes in plain C
+ * elsewhere.  $MRP_SIMD ("avx2", "sse2" or "c") forces one, so that each
+ * is tested on a machine that has them all.
+ */
+struct kernel {
+	const char	*name;
+	/* Both may read a block past end: the reader's buffer has room. */
+	size_t		(*string)(const unsigned char *, size_t, size_t);
+	size_t		(*blank)(const unsigned char *, size_t, size_t, size_t *,
+			    size_t *);
+};
+
+static int
+is_blank(unsigned char c)
+{
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+/* The bytes from i on, one at a time: the tail after the blocks. */
+static size_t
+blank_tail(const unsigned char *b, size_t i, size_t end, size_t *nl,
+    size_t *after)
+{
+	for (; i < end && is_blank(b[i]); i++)
+		if (b[i] == '\n') {
+			(*nl)++;
+			*after = i + 1;
+		}
+	return i;
+}
+
+static size_t
+string_tail(const unsigned char *b, size_t i, size_t end)
+{
+	while (i < end && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 &&
+	    b[i] < 0x80)
+		i++;
+	return i;
+}
+
+#define ONES	0x0101010101010101ULL
+#define HIGHS	0x8080808080808080ULL
+
+/*
+ * Nonzero when a byte of w is below c (at most 0x80): the lowest such byte
+ * has its high bit set, the ones after it may be marked falsely.
+ */
+static uint64_t
+below(uint64_t w, unsigned char c)
+{
+	return (w - ONES * c) & ~w & HIGHS;
+}
+
+static size_t
+string_c(const unsigned char *b, size_t i, size_t end)
+{
+	uint64_t w;
+
+	/* A hit may mark later bytes falsely: the tail finds the first. */
+	for (; i + 8 <= end; i += 8) {
+		memcpy(&w, b + i, 8);
+		if ((below(w ^ ONES * '"', 1) | below(w ^ ONES * '\\', 1) |
+		    below(w, 0x20) | (w & HIGHS)) != 0)
+			break;
+	}
+	return string_tail(b, i, end);
+}
+
+static size_t
+blank_c(const unsigned char *b, size_t i, size_t end, size_t *nl,
+    size_t *after)
+{
+	return blank_tail(b, i, end, nl, after);
+}
+
+#ifdef JSON_X86
+/* Newlines of a block before its first non-blank; mask is non-blanks. */
+static void
+count_lines(uint32_t nlmask, uint32_t mask, size_t i, size_t *nl,
+    size_t *after)
+{
+	if (mask != 0)
+		nlmask &= (1u << __builtin_ctz(mask)) - 1;
+	if (nlmask != 0) {
+		*nl += (size_t)__builtin_popcount(nlmask);
+		*after = i + 32 - (size_t)__builtin_clz(nlmask);
+	}
+}
+
+/* Reads whole blocks past end: the reader's buffer has PAD bytes more. */
+static size_t
+blank_sse2(const unsigned char *b, size_t i, size_t end, size_t *nl,
+    size_t *after)
+{
+	__m128i v, lf;
+	uint32_t mask;
+
+	for (;; i += 16) {
+		v = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+		lf = _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'));
+		mask = ~(uint32_t)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), lf),
+		    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')),
+		    _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))))) & 0xffff;
+		if (end - i < 16)
+			mask |= 1u << (end - i);
+		count_lines((uint32_t)_mm_movemask_epi8(lf), mask, i, nl,
+		    after);
+		if (mask != 0)
+			return i + (size_t)__builtin_ctz(mask);
+	}
+}
+
+/* The bytes of the 16 at p that end a plain stretch of a string. */
+static uint32_t
+string_mask16(const unsigned char *p)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+	/* Signed compare: bytes >= 0x80 are negative, so < 0x20 too. */
+	return (uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
+	    _mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+	    _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+	    _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
+}
+
+static size_t
+string_sse2(const unsigned char *b, size_t i, size_t end)
+{
+	uint32_t mask;
+
+	for (;; i += 16) {
+		mask = string_mask16(b + i);
+		if (end - i < 16)
+			mask |= 1u << (end - i);
+		if (mask != 0)
+			return i + (size_t)__builtin_ctz(mask);
+	}
+}
+
+__attribute__((target("avx2")))
+static size_t
+blank_avx2(const unsigned char *b, size_t i, size_t end, size_t *nl,
+    size_t *after)
+{
+	__m256i v, lf;
+	uint32_t mask;
+
+	for (;; i += 32) {
+		v = _mm256_loadu_si256((const __m256i *)(const void *)(b + i));
+		lf = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\n'));
+		mask = ~(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(
+		    _mm256_or_si256(_mm256_cmpeq_epi8(v,
+		    _mm256_set1_epi8(' ')), lf),
+		    _mm256_or_si256(_mm256_cmpeq_epi8(v,
+		    _mm256_set1_epi8('\t')), _mm256_cmpeq_epi8(v,
+		    _mm256_set1_epi8('\r')))));
+		if (end - i < 32)
+			mask |= 1u << (end - i);
+		count_lines((uint32_t)_mm256_movemask_epi8(lf), mask, i, nl,
+		    after);
+		if (mask != 0)
+			return i + (size_t)__builtin_ctz(mask);
+	}
+}
+
+__attribute__((target("avx2")))
+static size_t
+string_avx2(const unsigned char *b, size_t i, size_t end)
+{
+	const __m256i quote = _mm256_set1_epi8('"');
+	const __m256i bslash = _mm256_set1_epi8('\\');
+	const __m256i space = _mm256_set1_epi8(0x20);
+	__m256i v, m;
+	uint32_t mask;
+
+	for (;; i += 32) {
+		v = _mm256_loadu_si256((const __m256i *)(const void *)(b + i));
+		m = _mm256_or_si256(_mm256_or_si256(
+		    _mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, bslash)),
+		    _mm256_cmpgt_epi8(space, v));
+		mask = (uint32_t)_mm256_movemask_epi8(m);
+		if (end - i < 32)
+			mask |= 1u << (end - i);
+		if (mask != 0)
+			return i + (size_t)__builtin_ctz(mask);
+	}
+}
+#endif
+
+static const struct kernel kernels[] = {
+#ifdef JSON_X86
+	{ "avx2", string_avx2, blank_avx2 },
+	{ "sse2", string_sse2, blank_sse2 },
+#endif
+	{ "c", string_c, blank_c },
+};
+
+static int
+kernel_runs(const struct kernel *k)
+{
+#ifdef JSON_X86
+	if (k->blank == blank_avx2)
+		return __builtin_cpu_supports("avx2");
+#else
+	(void)k;
+#endif
+	return 1;
+}
+
+/* The kernel for this CPU, or the one $MRP_SIMD names; chosen once. */
+static const struct kernel *
+kernel(void)
+{
+	static const struct kernel *chosen;
+	const char *want;
+	size_t i, n = sizeof(kernels) / sizeof(kernels[0]);
+
+	if (chosen != NULL)
+		return chosen;
+	if ((want = getenv("MRP_SIMD")) != NULL && *want != '\0') {
+		for (i = 0; i < n && strcmp(kernels[i].name, want) != 0; i++)
+			;
+		if (i == n)
+			die("MRP_SIMD: no kernel %s here", want);
+		if (!kernel_runs(&kernels[i]))
+			die("MRP_SIMD: this CPU cannot run %s", want);
+		return chosen = &kernels[i];
+	}
+	for (i = 0; !kernel_runs(&kernels[i]); i++)
+		;
+	return chosen = &kernels[i];
+}
+
 static int
 skip_ws(struct jreader *r)
 {
-	size_t keep;
-	unsigned char c;
+	size_t keep, nl, after;
 
 	for (;;) {
-		while (r->pos < r->end) {
-			c = r->buf[r->pos];
-			if (c == '\n') {
-				r->line++;
-				r->line_start = r->base + r->pos + 1;
-			} else if (c != ' ' && c != '\t' && c != '\r')
-				return 0;
-			r->pos++;
+		nl = 0;
+		r->pos = r->k->blank(r->buf, r->pos, r->end, &nl, &after);
+		if (nl > 0) {
+			r->line += nl;
+			r->line_start = r->base + after;
 		}
-		if (r->eof)
+		if (r->pos < r->end || r->eof)
 			return 0;
 		keep = r->pos;
 		if (fill(r, &keep) < 0)
@@ -256,31 +499,21 @@ skip_ws(struct jreader *r)
 	}
 }
 
+/*
+ * For the writer's strings, most a few bytes long: one SSE2 block at a time
+ * where there is one, no dispatch, no reading past end.
+ */
 size_t
 json_scan(const unsigned char *b, size_t i, size_t end)
 {
-#ifdef __SSE2__
-	const __m128i quote = _mm_set1_epi8('"');
-	const __m128i bslash = _mm_set1_epi8('\\');
-	const __m128i space = _mm_set1_epi8(0x20);
-	__m128i v, m;
-	int mask;
+#ifdef JSON_X86
+	uint32_t mask;
 
-	/* Signed compare: bytes >= 0x80 are negative, so < 0x20 too. */
-	while (i + 16 <= end) {
-		v = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
-		m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
-		    _mm_cmpeq_epi8(v, bslash)), _mm_cmplt_epi8(v, space));
-		mask = _mm_movemask_epi8(m);
-		if (mask != 0)
-			return i + (size_t)__builtin_ctz((unsigned)mask);
-		i += 16;
-	}
+	for (; i + 16 <= end; i += 16)
+		if ((mask = string_mask16(b + i)) != 0)
+			return i + (size_t)__builtin_ctz(mask);
 #endif
-	while (i < end && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 &&
-	    b[i] < 0x80)
-		i++;
-	return i;
+	return string_tail(b, i, end);
 }
 
 int
@@ -352,7 +585,7 @@ lex_string(struct jreader *r, struct jtoken *t)
 	int n;
 
 	for (;;) {
-		i = json_scan(r->buf, i, r->end);
+		i = r->k->string(r->buf, i, r->end);
 		if (i == r->end) {
 			if (r->eof) {
 				jr_fail(r, t->line, t->col,
@@ -446,7 +679,7 @@ lex_string_slow(struct jreader *r, struct jtoken *t, size_t start, size_t i)
 				return -1;
 			continue;
 		}
-		i = json_scan(r->buf, r->pos, r->end);
+		i = r->k->string(r->buf, r->pos, r->end);
 		sput(r, r->buf + r->pos, i - r->pos);
 		r->pos = i;
 		if (i == r->end)
@@ -604,6 +837,22 @@ isdigit_(unsigned char c)
 	return c >= '0' && c <= '9';
 }
 
+/*
+ * Whether a number or word may end before c: "12h" is not 12 and then
+ * junk, while what follows "12" in "12[" is the next token's to refuse.
+ */
+static int
+token_end(unsigned char c)
+{
+	switch (c) {
+	case ' ': case '\t': case '\r': case '\n':
+	case ',': case ':': case '[': case ']': case '{': case '}': case '"':
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static enum jtok
 lex_number(struct jreader *r, struct jtoken *t)
 {
@@ -644,8 +893,7 @@ lex_number(struct jreader *r, struct jtoken *t)
 		    "number longer than %d characters", JR_MAX_NUMBER);
 		return J_ERROR;
 	}
-	if (i < n && (isdigit_(b[i]) || b[i] == '.' || b[i] == 'e' ||
-	    b[i] == 'E' || b[i] == '+' || b[i] == '-'))
+	if (i < n && !token_end(b[i]))
 		goto bad;
 	t->s = (const char *)b;
 	t->len = i;
@@ -674,7 +922,6 @@ lex_word(struct jreader *r, struct jtoken *t)
 	};
 	const unsigned char *b;
 	size_t i, len, n;
-	unsigned char c;
 
 	if (need(r, 16) < 0)
 		return J_ERROR;
@@ -684,9 +931,7 @@ lex_word(struct jreader *r, struct jtoken *t)
 		len = strlen(words[i].word);
 		if (n < len || memcmp(b, words[i].word, len) != 0)
 			continue;
-		c = n > len ? b[len] : ' ';
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    isdigit_(c) || c == '_')
+		if (n > len && !token_end(b[len]))
 			continue;
 		if (words[i].tok == J_STRING) {
 			repaired(r, &r->rep.na, r->pos);

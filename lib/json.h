@@ -21,6 +21,11 @@
  *
  * Ownership: jr_open() takes the gzin; jr_close() closes it.  The name is
  * borrowed from the gzin.
+ *
+ * Strings and blanks are scanned a block at a time by the widest kernel the
+ * CPU runs (AVX2, SSE2, or plain C words); $MRP_SIMD set to "avx2", "sse2"
+ * or "c" forces one, for testing each on one machine, and the first reader
+ * opened dies when it names none this CPU runs.
  */
 #ifndef JSON_H
 #define JSON_H

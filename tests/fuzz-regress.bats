@@ -49,6 +49,49 @@ replay() {
 	assert_line --index 0 '{"kind":"event","name":"a","pid":1,"tid":1,"ts":0,"dur":2,"args":{"a\u0000b":1,"a":2}}'
 }
 
+@test "a number or word runs into no junk: refused where it starts, as jq does" {
+	run -1 tr-extract "$TOP/tests/corpus/tr-extract/number-glued.json"
+	assert_output "tr-extract: $TOP/tests/corpus/tr-extract/number-glued.json:1:59: invalid number"
+	run -1 tr-extract "$TOP/tests/corpus/tr-extract/word-glued-nul.json"
+	assert_output "tr-extract: $TOP/tests/corpus/tr-extract/word-glued-nul.json:1:81: unexpected character 'n'"
+}
+
+# each_kernel CMD...: runs CMD under every stage-1 kernel of lib/json that
+# this CPU runs and fails unless each prints what the default one prints.
+each_kernel() {
+	local want k
+	want=$("$@" 2>&1) || true
+	for k in c sse2 avx2; do
+		case $k in
+		sse2|avx2) grep -qw "$k" /proc/cpuinfo 2>/dev/null || continue ;;
+		esac
+		run env MRP_SIMD=$k "$@"
+		if [ "$output" != "$want" ]; then
+			echo "MRP_SIMD=$k $*: differs from the default" >&2
+			return 1
+		fi
+	done
+}
+
+@test "every stage-1 kernel reads the fixtures and the hostile corpus alike" {
+	local f
+	for f in "$TOP"/fixtures/tr-extract/*.json* "$TOP"/tests/corpus/tr-extract/*; do
+		each_kernel tr-extract -a "$f"
+	done
+	for f in "$TOP"/fixtures/mem-segments/*.json* "$TOP"/tests/corpus/mem-segments/*; do
+		each_kernel mem-segments "$f"
+	done
+	need_shared torch-cpu/cnn_sgd_s.json
+	each_kernel tr-extract "$SHARED/torch-cpu/cnn_sgd_s.json"
+	each_kernel mem-segments "$SHARED/memsnap/flexgen-fork__oom_snapshot.json.gz"
+}
+
+@test "MRP_SIMD names a kernel, or the reader refuses to start" {
+	run -1 env MRP_SIMD=neon tr-extract "$TOP/tests/corpus/tr-extract/key-nul.json"
+	assert_output "tr-extract: MRP_SIMD: no kernel neon here"
+	run -0 env MRP_SIMD=c tr-extract "$TOP/tests/corpus/tr-extract/key-nul.json"
+}
+
 @test "a snapshot with no segments is summarised, era 2.0" {
 	run -0 --separate-stderr mem-segments "$TOP/tests/corpus/mem-segments/empty-object.json"
 	assert_output --partial '"devices":0,"era":"2.0","segments":0,'
