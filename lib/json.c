@@ -98,7 +98,13 @@ jr_open(struct gzin *in, int flags)
 	r = xcalloc(1, sizeof(*r));
 	r->in = in;
 	r->flags = flags;
-	r->buf = xcalloc(1, BUFCAP + PAD);
+	/*
+	 * Not calloc: zeroing reused heap would make every byte of the buffer
+	 * resident for a small input.  fill() keeps the PAD bytes after the
+	 * data defined instead.
+	 */
+	r->buf = xmalloc(BUFCAP + PAD);
+	memset(r->buf, 0, PAD);
 	r->k = kernel();
 	r->line = 1;
 	r->state = S_VALUE;
@@ -212,6 +218,7 @@ fill(struct jreader *r, size_t *keep)
 		r->end -= k;
 		r->pos -= k < r->pos ? k : r->pos;
 		*keep = 0;
+		memset(r->buf + r->end, 0, PAD);
 	}
 	if (r->eof || r->end == BUFCAP)
 		return 0;
@@ -223,6 +230,7 @@ fill(struct jreader *r, size_t *keep)
 	if (n == 0)
 		r->eof = 1;
 	r->end += (size_t)n;
+	memset(r->buf + r->end, 0, PAD);
 	return (int)(n > 0);
 }
 
