@@ -125,13 +125,13 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	# holds the trace open, unread, for two seconds before it starts.
 	bin=$BATS_TEST_TMPDIR/bin
 	mkdir "$bin"
-	cp "$TOP/bin/analyze-profile" "$bin/"
-	for t in "$TOP"/bin/*; do
+	cp "$TOOLS/analyze-profile" "$bin/"
+	for t in "$TOOLS"/*; do
 		[ -e "$bin/${t##*/}" ] || ln -s "$t" "$bin/"
 	done
 	rm "$bin/tr-extract"
 	printf '#!/bin/sh\nexec 3<"$1"\nsleep 2\nexec 3<&-\nexec %s "$@"\n' \
-	    "$TOP/bin/tr-extract" >"$bin/tr-extract"
+	    "$TOOLS/tr-extract" >"$bin/tr-extract"
 	chmod +x "$bin/tr-extract"
 	trace=$TOP/fixtures/example/trace.json.gz
 	run -0 script -qec "'$bin/analyze-profile' --cpu-trace '$trace' \
@@ -211,7 +211,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	# A tr-extract that would leave a mark, were it run.
 	bin=$BATS_TEST_TMPDIR/bin
 	mkdir "$bin"
-	cp "$TOP/bin/analyze-profile" "$bin/"
+	cp "$TOOLS/analyze-profile" "$bin/"
 	printf '#!/bin/sh\ntouch "%s/ran"\n' "$BATS_TEST_TMPDIR" >"$bin/tr-extract"
 	chmod +x "$bin/tr-extract"
 	t=$TOP/fixtures/example/trace.json.gz
@@ -229,8 +229,8 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 stub_stages() {
 	local bin=$1 t s
 	mkdir "$bin"
-	cp "$TOP/bin/analyze-profile" "$bin/"
-	for t in "$TOP"/bin/*; do
+	cp "$TOOLS/analyze-profile" "$bin/"
+	for t in "$TOOLS"/*; do
 		[ -e "$bin/${t##*/}" ] || ln -s "$t" "$bin/"
 	done
 	for s in op-rank rubric-apply report-md; do
@@ -244,7 +244,7 @@ stub_stages() {
 			case \$a in */context.ndjson) entry+=\$(cat "\$a")\$'\\n' ;; esac
 		done
 		printf '%s' "\$entry" >>"$bin/log"
-		exec "$TOP/bin/$s" "\$@"
+		exec "$TOOLS/$s" "\$@"
 		STUB
 		chmod +x "$bin/$s"
 	done

@@ -28,7 +28,9 @@ if ! declare -F assert_stderr >/dev/null; then
 fi
 
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-PATH="${BUILD:-$TOP}/bin:$PATH"
+# The binaries under test: make check's, or make asan's (BUILD=build-asan).
+TOOLS="${BUILD:-$TOP}/bin"
+PATH="$TOOLS:$PATH"
 # The tables the tools read, whichever build directory is under test.
 export MRP_RUBRIC="$TOP/rubric"
 FIXTURES="$TOP/fixtures/$(basename "$BATS_TEST_FILENAME" .bats)"
@@ -57,4 +59,10 @@ check_example() {
 	cd "$FIXTURES"
 	run -0 bash -o pipefail -c "$cmd"
 	assert_output - < "$FIXTURES/example-$2.out"
+}
+
+# True when tool is built with a sanitizer, whose shadow memory a test of
+# the tool's peak RSS must not count.
+sanitized() {
+	ldd "$TOOLS/$1" 2>/dev/null | grep -q libasan
 }
