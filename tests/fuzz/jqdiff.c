@@ -196,40 +196,6 @@ repair(const unsigned char *s, size_t n, struct buf *b)
 	}
 }
 
-/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-static int
-grammar_ok(const unsigned char *s, size_t n)
-{
-	size_t i = 0, d;
-
-	if (i < n && s[i] == '-')
-		i++;
-	if (i < n && s[i] == '0')
-		i++;
-	else {
-		for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-			;
-		if (i == d)
-			return 0;
-	}
-	if (i < n && s[i] == '.') {
-		for (d = ++i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-			;
-		if (i == d)
-			return 0;
-	}
-	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-		i++;
-		if (i < n && (s[i] == '+' || s[i] == '-'))
-			i++;
-		for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-			;
-		if (i == d)
-			return 0;
-	}
-	return i == n;
-}
-
 /*
  * Whether the reader may refuse what jq takes: a limit, a pickle, values
  * that share a line, or a word at the error that RFC 8259 does not allow
@@ -262,7 +228,7 @@ may_refuse(struct jreader *r, const unsigned char *s, size_t n)
 	for (k = i; k < n && memchr(" \t\r\n\"[]{},:", s[k], 11) == NULL;
 	    k++)
 		;
-	if (k == i || grammar_ok(s + i, k - i))
+	if (k == i || grammar_ok((const char *)s + i, k - i))
 		return 0;
 	return !(k - i == 4 && (memcmp(s + i, "true", 4) == 0 ||
 	    memcmp(s + i, "null", 4) == 0)) &&

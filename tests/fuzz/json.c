@@ -70,40 +70,6 @@ utf8_ok(const unsigned char *s, size_t n)
 	return 1;
 }
 
-/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-static int
-grammar_ok(const char *s, size_t n)
-{
-	size_t i = 0, d;
-
-	if (i < n && s[i] == '-')
-		i++;
-	if (i < n && s[i] == '0')
-		i++;
-	else {
-		for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-			;
-		if (i == d)
-			return 0;
-	}
-	if (i < n && s[i] == '.') {
-		for (d = ++i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-			;
-		if (i == d)
-			return 0;
-	}
-	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-		i++;
-		if (i < n && (s[i] == '+' || s[i] == '-'))
-			i++;
-		for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-			;
-		if (i == d)
-			return 0;
-	}
-	return i == n;
-}
-
 static void
 check_string(const char *s, size_t len)
 {
