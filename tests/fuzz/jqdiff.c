@@ -116,15 +116,31 @@ wordch(unsigned char c)
  * quote to quote (a backslash takes the next byte with it), whatever the
  * context; outside strings only the bare words and RS are replaced.
  */
+static const struct {
+	const char *word, *with;
+} words[] = {
+	{ "-Infinity", "null" }, { "Infinity", "null" },
+	{ "NaN", "null" }, { "N/A", "\"N/A\"" },
+};
+
+/* Whether the n bytes at s start with a word that repair() replaces. */
+static int
+repaired_word(const unsigned char *s, size_t n)
+{
+	size_t w, len;
+
+	for (w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+		len = strlen(words[w].word);
+		if (n >= len && memcmp(s, words[w].word, len) == 0 &&
+		    (n == len || !wordch(s[len])))
+			return 1;
+	}
+	return 0;
+}
+
 static void
 repair(const unsigned char *s, size_t n, struct buf *b)
 {
-	static const struct {
-		const char *word, *with;
-	} words[] = {
-		{ "-Infinity", "null" }, { "Infinity", "null" },
-		{ "NaN", "null" }, { "N/A", "\"N/A\"" },
-	};
 	char esc[8];
 	size_t i = 0, k, len, w;
 	int in = 0, hi, lo;
@@ -215,15 +231,21 @@ may_refuse(struct jreader *r, const unsigned char *s, size_t n)
 	    strcmp(msg, "expected a newline after the record") == 0 ||
 	    strncmp(msg, "not JSON: ", 10) == 0)
 		return 1;
-	if (strcmp(msg, "invalid number") != 0 &&
-	    strncmp(msg, "unexpected character", 20) != 0 &&
-	    strncmp(msg, "unexpected byte", 15) != 0)
-		return 0;
 	for (; i < n && line < jr_errline(r); i++)
 		if (s[i] == '\n')
 			line++;
 	i += jr_errcol(r) - 1;
 	if (i >= n)
+		return 0;
+	/*
+	 * The repairs are of values: a bare word where a member name goes
+	 * stays an error, though repair() quoted it for jq.
+	 */
+	if (strcmp(msg, "expected a member name in quotes") == 0)
+		return repaired_word(s + i, n - i);
+	if (strcmp(msg, "invalid number") != 0 &&
+	    strncmp(msg, "unexpected character", 20) != 0 &&
+	    strncmp(msg, "unexpected byte", 15) != 0)
 		return 0;
 	for (k = i; k < n && memchr(" \t\r\n\"[]{},:", s[k], 11) == NULL;
 	    k++)
