@@ -334,6 +334,7 @@ static void	devsum_free(void *);
 static void	thr_free(void *);
 static void	dev_free(void *);
 static int	cmpi64(const void *, const void *);
+static double	median(const int64_t *, size_t);
 static int	cmprank(const void *, const void *);
 static int	mark_of(const char *);
 static uint32_t	intern(struct names *, int, const char *, size_t);
@@ -2836,6 +2837,14 @@ cmpi64(const void *a, const void *b)
 	return (*x > *y) - (*x < *y);
 }
 
+/* The median of m > 0 sorted values: halfway between two when m is even. */
+static double
+median(const int64_t *v, size_t m)
+{
+	return m % 2 ? (double)v[m / 2] :
+	    ((double)v[m / 2 - 1] + (double)v[m / 2]) / 2;
+}
+
 /* Per op across ranks: the spread of the key and the slowest rank. */
 static void
 put_op_ranks(struct run *r, struct jw *w)
@@ -2905,8 +2914,7 @@ put_op_ranks(struct run *r, struct jw *w)
 			jw_key(w, "min");
 			jw_int(w, v[0]);
 			jw_key(w, "median");
-			jw_double(w, m % 2 ? (double)v[m / 2] :
-			    ((double)v[m / 2 - 1] + (double)v[m / 2]) / 2);
+			jw_double(w, median(v, m));
 			jw_key(w, "max");
 			jw_int(w, v[m - 1]);
 		}
@@ -3144,8 +3152,7 @@ put_rank_summaries(struct run *r, struct jw *w)
 			if ((v[m] = rank_total(r, r->ranks[j], i)) != ABSENT)
 				m++;
 		sortv(v, m, sizeof(*v), cmpi64);
-		med[i] = m == 0 ? 0 : m % 2 ? (double)v[m / 2] :
-		    ((double)v[m / 2 - 1] + (double)v[m / 2]) / 2;
+		med[i] = m == 0 ? 0 : median(v, m);
 	}
 	for (j = 0; j < r->nranks; j++) {
 		const struct agg *a = r->ranks[j];
