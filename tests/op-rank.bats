@@ -197,6 +197,10 @@ events() {
 	run -1 --separate-stderr op-rank "$BATS_TEST_TMPDIR/cut.ndjson"
 	assert_stderr --partial 'input ends inside a trace'
 	assert_output --partial '"name":"aten::mm","family":"matmul/linear","count":64,"total":83306,"self":83306'
+	# The same on stdin: the status does not depend on how it came.
+	run -1 --separate-stderr op-rank < "$BATS_TEST_TMPDIR/cut.ndjson"
+	assert_stderr --partial '<stdin>: input ends inside a trace'
+	assert_output --partial '"name":"aten::mm","family":"matmul/linear","count":64,"total":83306,"self":83306'
 }
 
 @test "records of other kinds are ignored" {
