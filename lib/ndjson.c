@@ -19,6 +19,13 @@
 #endif
 #define WCAP	JW_BUFCAP
 
+/*
+ * One writer, two backends: text (fp) or documents (fn).  Every entry
+ * point tests DOC() once, a branch that goes the same way for the whole
+ * life of the writer, and the text path below it is what it always was.
+ */
+#define DOC(w)	__builtin_expect((w)->fn != NULL, 0)
+
 struct jw {
 	FILE		*fp;
 	char		*buf;
@@ -26,6 +33,16 @@ struct jw {
 	int		 depth;
 	int		 after_key;
 	unsigned char	 more[JR_MAX_DEPTH + 1];	/* a member was written */
+
+	/* The document backend: the record being built and where it goes. */
+	int		(*fn)(void *, const struct jdoc *);
+	void		*arg;
+	int		 failed;	/* fn refused a record */
+	struct jdoc	 doc;
+	uint32_t	 open[JR_MAX_DEPTH + 1];	/* containers being built */
+	uint32_t	 key, keylen;	/* the pending member name, or JNOKEY */
+	int		 placed;	/* a node was copied: line, col are its */
+	uint64_t	 line, col;
 };
 
 static void	put(struct jw *, const void *, size_t);
@@ -36,9 +53,18 @@ static size_t	clean_span(const unsigned char *, size_t, size_t);
 static void	put_escape(struct jw *, unsigned char);
 static void	put_string(struct jw *, const char *, size_t, int);
 static void	put_key(struct jw *, const char *, size_t, int);
-static void	put_digits(struct jw *, int, uint64_t);
+static char	*fmt_digits(char *, int, uint64_t);
+static void	put_number(struct jw *, const char *, size_t);
 static void	open_(struct jw *, char);
 static void	close_(struct jw *, char);
+static uint32_t	d_text(struct jw *, const char *, size_t, int, uint32_t *);
+static uint32_t	d_node(struct jw *, int);
+static void	d_string(struct jw *, int, const char *, size_t, int);
+static void	d_key(struct jw *, const char *, size_t, int);
+static void	d_open(struct jw *, int);
+static void	d_close(struct jw *);
+static void	d_copy(struct jw *, const struct jdoc *, uint32_t);
+static void	d_end(struct jw *);
 
 struct jw *
 jw_new(FILE *fp)
@@ -52,6 +78,24 @@ jw_new(FILE *fp)
 	return w;
 }
 
+struct jw *
+jw_new_doc(int (*fn)(void *, const struct jdoc *), void *arg)
+{
+	struct jw *w;
+
+	w = xcalloc(1, sizeof(*w));
+	w->fn = fn;
+	w->arg = arg;
+	w->key = JNOKEY;
+	return w;
+}
+
+int
+jw_failed(const struct jw *w)
+{
+	return w->failed;
+}
+
 void
 jw_free(struct jw *w)
 {
@@ -59,12 +103,15 @@ jw_free(struct jw *w)
 		return;
 	jw_flush(w);
 	free(w->buf);
+	jdoc_free(&w->doc);
 	free(w);
 }
 
 void
 jw_flush(struct jw *w)
 {
+	if (DOC(w))
+		return;
 	if (w->len > 0 && fwrite(w->buf, 1, w->len, w->fp) != w->len)
 		die("<stdout>: write failed:");
 	w->len = 0;
@@ -138,6 +185,13 @@ close_(struct jw *w, char c)
 void
 jw_record_frag(struct jw *w, const char *frag, size_t n)
 {
+	if (DOC(w)) {
+		/* frag is {"kind":"<kind>" and the kind needs no escape. */
+		d_open(w, JT_OBJECT);
+		d_key(w, "kind", 4, 1);
+		d_string(w, JT_STRING, frag + 9, n - 10, 1);
+		return;
+	}
 	sep(w);
 	put(w, frag, n);
 	if (w->depth == JR_MAX_DEPTH)
@@ -156,7 +210,11 @@ jw_crecord(struct jw *w, const char *kind)
 void
 jw_end(struct jw *w)
 {
-	jw_end_object(w);
+	if (DOC(w)) {
+		d_end(w);
+		return;
+	}
+	close_(w, '}');
 	putch(w, '\n');
 	w->more[0] = 0;
 }
@@ -164,30 +222,47 @@ jw_end(struct jw *w)
 void
 jw_begin_object(struct jw *w)
 {
-	open_(w, '{');
+	if (DOC(w))
+		d_open(w, JT_OBJECT);
+	else
+		open_(w, '{');
 }
 
 void
 jw_end_object(struct jw *w)
 {
-	close_(w, '}');
+	if (DOC(w))
+		d_close(w);
+	else
+		close_(w, '}');
 }
 
 void
 jw_begin_array(struct jw *w)
 {
-	open_(w, '[');
+	if (DOC(w))
+		d_open(w, JT_ARRAY);
+	else
+		open_(w, '[');
 }
 
 void
 jw_end_array(struct jw *w)
 {
-	close_(w, ']');
+	if (DOC(w))
+		d_close(w);
+	else
+		close_(w, ']');
 }
 
 void
 jw_put_key(struct jw *w, struct jwkey k)
 {
+	if (DOC(w)) {
+		/* frag is "<name>": and the name needs no escape. */
+		d_key(w, k.frag + 1, k.len - 3, 1);
+		return;
+	}
 	sep(w);
 	put(w, k.frag, k.len);
 	w->after_key = 1;
@@ -196,7 +271,10 @@ jw_put_key(struct jw *w, struct jwkey k)
 void
 jw_ckey(struct jw *w, const char *k)
 {
-	put_key(w, k, strlen(k), 0);
+	if (DOC(w))
+		d_key(w, k, strlen(k), 0);
+	else
+		put_key(w, k, strlen(k), 0);
 }
 
 /*
@@ -215,6 +293,10 @@ put_key(struct jw *w, const char *k, size_t n, int valid)
 void
 jw_string(struct jw *w, const char *s, size_t n)
 {
+	if (DOC(w)) {
+		d_string(w, JT_STRING, s, n, 0);
+		return;
+	}
 	sep(w);
 	put_string(w, s, n, 0);
 }
@@ -222,10 +304,13 @@ jw_string(struct jw *w, const char *s, size_t n)
 void
 jw_string_valid(struct jw *w, const char *s, size_t n)
 {
+	if (DOC(w)) {
+		d_string(w, JT_STRING, s, n, 1);
+		return;
+	}
 	sep(w);
 	put_string(w, s, n, 1);
 }
-
 /*
  * The index of the first byte at or after i that a JSON string cannot hold
  * as it is ('"', '\\' or a control character), or n.  Bytes of UTF-8
@@ -342,34 +427,52 @@ jw_cstring_or_null(struct jw *w, const char *s)
 }
 
 /*
- * Writes the digits of v, after a '-' when neg; by hand, since printf is a
- * tenth of the time of a run that writes millions of timestamps.
+ * The digits of v, after a '-' when neg, ending at end; returns where they
+ * start.  By hand, since printf is a tenth of the time of a run that
+ * writes millions of timestamps.
  */
-static void
-put_digits(struct jw *w, int neg, uint64_t v)
+static char *
+fmt_digits(char *end, int neg, uint64_t v)
 {
-	char b[24], *p = b + sizeof(b);
+	char *p = end;
 
 	do
 		*--p = (char)('0' + v % 10);
 	while ((v /= 10) != 0);
 	if (neg)
 		*--p = '-';
-	put(w, p, (size_t)(b + sizeof(b) - p));
+	return p;
+}
+
+/* A number's text, to either backend. */
+static void
+put_number(struct jw *w, const char *s, size_t n)
+{
+	if (DOC(w)) {
+		d_string(w, JT_NUMBER, s, n, 1);
+		return;
+	}
+	sep(w);
+	put(w, s, n);
 }
 
 void
 jw_int(struct jw *w, int64_t v)
 {
-	sep(w);
-	put_digits(w, v < 0, v < 0 ? -(uint64_t)v : (uint64_t)v);
+	char b[24], *p;
+
+	p = fmt_digits(b + sizeof(b), v < 0,
+	    v < 0 ? -(uint64_t)v : (uint64_t)v);
+	put_number(w, p, (size_t)(b + sizeof(b) - p));
 }
 
 void
 jw_uint(struct jw *w, uint64_t v)
 {
-	sep(w);
-	put_digits(w, 0, v);
+	char b[24], *p;
+
+	p = fmt_digits(b + sizeof(b), 0, v);
+	put_number(w, p, (size_t)(b + sizeof(b) - p));
 }
 
 void
@@ -389,20 +492,22 @@ jw_double(struct jw *w, double d)
 		if (strtod(b, NULL) == d)
 			break;
 	}
-	sep(w);
-	put(w, b, (size_t)n);
+	put_number(w, b, (size_t)n);
 }
 
 void
 jw_number(struct jw *w, const char *s, size_t n)
 {
-	sep(w);
-	put(w, s, n);
+	put_number(w, s, n);
 }
 
 void
 jw_bool(struct jw *w, int v)
 {
+	if (DOC(w)) {
+		d_node(w, v ? JT_TRUE : JT_FALSE);
+		return;
+	}
 	sep(w);
 	if (v)
 		put(w, "true", 4);
@@ -413,6 +518,10 @@ jw_bool(struct jw *w, int v)
 void
 jw_null(struct jw *w)
 {
+	if (DOC(w)) {
+		d_node(w, JT_NULL);
+		return;
+	}
 	sep(w);
 	put(w, "null", 4);
 }
@@ -422,20 +531,19 @@ jw_us(struct jw *w, int64_t ns)
 {
 	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
 	unsigned frac = (unsigned)(a % 1000);
-	char b[4];
-	size_t n = 4;
+	char b[32], *p, *end = b + 20;
 
-	sep(w);
-	put_digits(w, ns < 0, a / 1000);
-	if (frac == 0)
-		return;
-	b[0] = '.';
-	b[1] = (char)('0' + frac / 100);
-	b[2] = (char)('0' + frac / 10 % 10);
-	b[3] = (char)('0' + frac % 10);
-	while (b[n - 1] == '0')
-		n--;
-	put(w, b, n);
+	/* The integral digits end at b + 20, the decimals follow them. */
+	p = fmt_digits(end, ns < 0, a / 1000);
+	if (frac != 0) {
+		*end++ = '.';
+		*end++ = (char)('0' + frac / 100);
+		*end++ = (char)('0' + frac / 10 % 10);
+		*end++ = (char)('0' + frac % 10);
+		while (end[-1] == '0')
+			end--;
+	}
+	put_number(w, p, (size_t)(end - p));
 }
 
 void
@@ -444,30 +552,256 @@ jw_jdoc(struct jw *w, const struct jdoc *d, uint32_t i)
 	const struct jnode *nd = &d->node[i];
 	uint32_t c;
 
+	if (DOC(w)) {
+		d_copy(w, d, i);
+		return;
+	}
 	switch (nd->type) {
-	case JT_NULL: jw_null(w); break;
-	case JT_FALSE: jw_bool(w, 0); break;
-	case JT_TRUE: jw_bool(w, 1); break;
-	case JT_NUMBER: jw_number(w, jdoc_str(d, i), nd->len); break;
-	case JT_STRING: jw_string_valid(w, jdoc_str(d, i), nd->len); break;
+	case JT_NULL:
+		sep(w);
+		put(w, "null", 4);
+		break;
+	case JT_FALSE:
+		sep(w);
+		put(w, "false", 5);
+		break;
+	case JT_TRUE:
+		sep(w);
+		put(w, "true", 4);
+		break;
+	case JT_NUMBER:
+		sep(w);
+		put(w, jdoc_str(d, i), nd->len);
+		break;
+	case JT_STRING:
+		sep(w);
+		put_string(w, jdoc_str(d, i), nd->len, 1);
+		break;
 	case JT_ARRAY:
 	case JT_OBJECT:
-		if (nd->type == JT_OBJECT)
-			jw_begin_object(w);
-		else
-			jw_begin_array(w);
+		open_(w, nd->type == JT_OBJECT ? '{' : '[');
 		for (c = i + 1; c < nd->next; c = d->node[c].next) {
 			if (nd->type == JT_OBJECT)
 				put_key(w, jdoc_key(d, c), d->node[c].keylen,
 				    1);
 			jw_jdoc(w, d, c);
 		}
-		if (nd->type == JT_OBJECT)
-			jw_end_object(w);
-		else
-			jw_end_array(w);
+		close_(w, nd->type == JT_OBJECT ? '}' : ']');
 		break;
 	}
+}
+
+/*
+ * The document backend.  A record is built in w->doc node by node, as the
+ * reader would have built it from the line the text backend writes: the
+ * same types, member names, string bytes (repaired as put_string() does),
+ * number texts, child counts and next.  w->open holds the containers not
+ * yet closed, w->key the name that the next node takes.
+ */
+
+/*
+ * Copies n bytes of s into the arena, NUL-terminated, and returns their
+ * offset and (*len) length.  Unless valid, invalid UTF-8 becomes U+FFFD
+ * as in put_string(), so the bytes are those the text reads back as.
+ */
+static uint32_t
+d_text(struct jw *w, const char *s, size_t n, int valid, uint32_t *len)
+{
+	struct jdoc *d = &w->doc;
+	const unsigned char *b = (const unsigned char *)s;
+	size_t i = 0, j, need, size;
+	uint32_t off = d->used;
+	char *p;
+	int l;
+
+	/* A byte becomes at most three. */
+	need = (size_t)d->used + (valid ? n : 3 * n) + 1;
+	if (need > d->size) {
+		if (need > UINT32_MAX)
+			die("output record larger than 4 GB");
+		size = d->size != 0 ? d->size : 4096;
+		while (size < need)
+			size = size > UINT32_MAX / 2 ? UINT32_MAX : size * 2;
+		d->arena = xrealloc(d->arena, size);
+		d->size = (uint32_t)size;
+	}
+	p = d->arena + off;
+	if (valid) {
+		memcpy(p, s, n);
+		p += n;
+	} else
+		while (i < n) {
+			j = json_scan(b, i, n);
+			memcpy(p, b + i, j - i);
+			p += j - i;
+			if ((i = j) == n)
+				break;
+			if (b[i] < 0x80) {
+				*p++ = (char)b[i++];
+				continue;
+			}
+			l = json_utf8_len(b + i, n - i);
+			if (l > 0) {
+				memcpy(p, b + i, (size_t)l);
+				p += l;
+				i += (size_t)l;
+			} else {
+				memcpy(p, "\xef\xbf\xbd", 3);
+				p += 3;
+				i++;
+			}
+		}
+	*p++ = '\0';
+	*len = (uint32_t)(p - (d->arena + off) - 1);
+	d->used = (uint32_t)(p - d->arena);
+	return off;
+}
+
+/*
+ * Appends a node of type t, a child of the innermost open container, with
+ * the pending member name, and returns its index.
+ */
+static uint32_t
+d_node(struct jw *w, int t)
+{
+	struct jdoc *d = &w->doc;
+	struct jnode *nd;
+	uint32_t i;
+
+	if (d->n == d->cap) {
+		if (d->cap > UINT32_MAX / 2)
+			die("output record larger than 4 G nodes");
+		d->cap = d->cap != 0 ? d->cap * 2 : 64;
+		d->node = xreallocarray(d->node, d->cap, sizeof(*d->node));
+	}
+	i = d->n++;
+	nd = &d->node[i];
+	nd->type = (uint8_t)t;
+	nd->next = i + 1;
+	nd->len = 0;
+	nd->off = 0;
+	nd->key = w->key;
+	nd->keylen = w->key == JNOKEY ? 0 : w->keylen;
+	nd->line = w->line;
+	nd->col = w->col;
+	w->key = JNOKEY;
+	if (w->depth > 0)
+		d->node[w->open[w->depth]].len++;
+	return i;
+}
+
+/* A string or number node: n bytes of s, repaired unless valid. */
+static void
+d_string(struct jw *w, int t, const char *s, size_t n, int valid)
+{
+	uint32_t i, off, len;
+
+	off = d_text(w, s, n, valid, &len);
+	i = d_node(w, t);
+	w->doc.node[i].off = off;
+	w->doc.node[i].len = len;
+}
+
+static void
+d_key(struct jw *w, const char *k, size_t n, int valid)
+{
+	w->key = d_text(w, k, n, valid, &w->keylen);
+}
+
+static void
+d_open(struct jw *w, int t)
+{
+	uint32_t i;
+
+	if (w->depth == JR_MAX_DEPTH)
+		die("output nested deeper than %d levels", JR_MAX_DEPTH);
+	i = d_node(w, t);
+	w->open[++w->depth] = i;
+}
+
+static void
+d_close(struct jw *w)
+{
+	w->doc.node[w->open[w->depth--]].next = w->doc.n;
+}
+
+/*
+ * Node i of src and its subtree, copied with their positions.  The first
+ * copy of a record gives its position to the nodes the writer made before
+ * it, and to those it makes after.
+ */
+static void
+d_copy(struct jw *w, const struct jdoc *src, uint32_t i)
+{
+	struct jdoc *d = &w->doc;
+	const struct jnode *sn;
+	struct jnode *nd;
+	uint32_t j, at, n, k, len;
+	int depth;
+
+	if (!w->placed) {
+		w->placed = 1;
+		w->line = src->node[i].line;
+		w->col = src->node[i].col;
+		for (k = 0; k < d->n; k++) {
+			d->node[k].line = w->line;
+			d->node[k].col = w->col;
+		}
+	}
+	/* The root takes the pending name and counts in its parent. */
+	at = d_node(w, src->node[i].type);
+	n = src->node[i].next - i;
+	if (d->cap - d->n < n - 1) {
+		if (n - 1 > UINT32_MAX / 2 - d->n)
+			die("output record larger than 4 G nodes");
+		while (d->cap - d->n < n - 1)
+			d->cap *= 2;
+		d->node = xreallocarray(d->node, d->cap, sizeof(*d->node));
+	}
+	d->n += n - 1;
+	/*
+	 * Containers are as deep as the text backend would nest them, and
+	 * refused where it would be: w->open past the depth holds where
+	 * each open one ends, scratch that nothing else reads.
+	 */
+	depth = w->depth;
+	for (j = i; j < i + n; j++) {
+		sn = &src->node[j];
+		nd = &d->node[at + (j - i)];
+		while (depth > w->depth && w->open[depth] <= j)
+			depth--;
+		if (sn->type == JT_ARRAY || sn->type == JT_OBJECT) {
+			if (depth == JR_MAX_DEPTH)
+				die("output nested deeper than %d levels",
+				    JR_MAX_DEPTH);
+			w->open[++depth] = sn->next;
+		}
+		nd->type = sn->type;
+		nd->next = sn->next - i + at;
+		nd->len = sn->len;
+		nd->line = sn->line;
+		nd->col = sn->col;
+		if (j != i) {
+			nd->key = sn->key == JNOKEY ? JNOKEY :
+			    d_text(w, jdoc_key(src, j), sn->keylen, 1, &len);
+			nd->keylen = sn->keylen;
+		}
+		nd->off = sn->type == JT_STRING || sn->type == JT_NUMBER ?
+		    d_text(w, jdoc_str(src, j), sn->len, 1, &len) : 0;
+	}
+}
+
+/* Closes the record, hands it over and empties the doc for the next. */
+static void
+d_end(struct jw *w)
+{
+	d_close(w);
+	if (!w->failed && w->fn(w->arg, &w->doc) < 0)
+		w->failed = 1;
+	jdoc_reset(&w->doc);
+	w->key = JNOKEY;
+	w->placed = 0;
+	w->line = w->col = 0;
 }
 
 struct ndin {

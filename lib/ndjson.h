@@ -7,7 +7,12 @@
  * UTF-8 replaced by U+FFFD so that every line is valid JSON.  Every record
  * starts with jw_record(), which writes its "kind".
  *
- * The writer buffers output and writes whole records; a failed write is
+ * A writer has one of two backends: text to a FILE (jw_new), or documents
+ * handed to a function as each record ends (jw_new_doc), so that a stage
+ * run in-process gives its consumer the records without printing and
+ * parsing them again.
+ *
+ * The text writer buffers output and writes whole records; a failed write is
  * fatal (exit 1, "<prog>: <stdout>: <reason>"), so no tool carries on
  * writing into a full disk.  The FILE is borrowed; jw_free() flushes but
  * does not close it (finish() does).  String arguments are borrowed for the
@@ -29,12 +34,39 @@
 
 struct jw;
 
-struct jw *jw_new(FILE *);
+/* A writer of NDJSON text to fp. */
+struct jw *jw_new(FILE *fp);
+
+/*
+ * A writer of documents instead of text, for a consumer in the same
+ * process: each record (jw_record() or jw_crecord() up to jw_end()) is
+ * built as the jdoc that ndin_next() would read from the line the text
+ * writer writes (the same node types, member names in the same order,
+ * string bytes with jw_string()'s repairs made, number texts, len and
+ * next), and jw_end() hands it to fn(arg, doc); no text is made.  Every
+ * jw_* call works as in text mode, and a record nested too deep is fatal
+ * alike.
+ *
+ * Nodes that jw_jdoc() copies keep their source's line and col, so that
+ * jdoc_error() on them points into the file the source was read from;
+ * the nodes the writer makes itself take those of the record's first
+ * copied node, or 0 and 0 when it has none.
+ *
+ * The doc passed to fn is the writer's, valid only during the call, and
+ * its memory is reused for the next record.  fn returns 0, or -1 to
+ * refuse the record (having reported why): the writer then drops every
+ * later record unseen, and jw_failed() says so.
+ */
+struct jw *jw_new_doc(int (*fn)(void *arg, const struct jdoc *doc),
+    void *arg);
+
+/* 1 once a document writer's fn refused a record; 0 for a text writer. */
+int jw_failed(const struct jw *);
 
 /* Flushes what is buffered and frees the writer; NULL is allowed. */
 void jw_free(struct jw *);
 
-/* Writes buffered output now. */
+/* Writes buffered output now; nothing for a document writer. */
 void jw_flush(struct jw *);
 
 /*
