@@ -591,6 +591,19 @@ jw_jdoc(struct jw *w, const struct jdoc *d, uint32_t i)
 	}
 }
 
+void
+jw_jdoc_record(struct jw *w, const struct jdoc *d)
+{
+	if (DOC(w)) {
+		if (!w->failed && w->fn(w->arg, d) < 0)
+			w->failed = 1;
+		return;
+	}
+	jw_jdoc(w, d, 0);
+	putch(w, '\n');
+	w->more[0] = 0;
+}
+
 /*
  * The document backend.  A record is built in w->doc node by node, as the
  * reader would have built it from the line the text backend writes: the

@@ -139,6 +139,12 @@ void jw_null(struct jw *);
 void jw_us(struct jw *, int64_t ns);
 /* Node i of doc and everything below it; its strings as jw_string_valid(). */
 void jw_jdoc(struct jw *, const struct jdoc *, uint32_t i);
+/*
+ * A whole record read or built elsewhere (an object at node 0 with its
+ * "kind" first), passed on as it is: one line of text, or the same
+ * document handed to a document writer's fn.
+ */
+void jw_jdoc_record(struct jw *, const struct jdoc *);
 
 /*
  * Reading records: ndin reads NDJSON (plain or gzip) one record per line

@@ -437,8 +437,10 @@ static void	kv_add(struct oprank *, struct agg *, size_t, const struct stat *);
 static size_t	primary(const struct oprank *);
 static void	put_detail(struct oprank *, struct jw *, struct agg *);
 static size_t	xindex(struct oprank *, size_t);
-static int64_t	kv_get(const struct oprank *, const struct agg *, size_t, size_t);
-static void	kv_put(const struct oprank *, struct agg *, size_t, size_t, int64_t);
+static int64_t	kv_get(const struct oprank *, const struct agg *, size_t,
+		    size_t);
+static void	kv_put(const struct oprank *, struct agg *, size_t, size_t,
+		    int64_t);
 static int64_t	rank_key(struct oprank *, const struct agg *, size_t);
 static int64_t	rank_total(struct oprank *, const struct agg *, size_t);
 static void	put_rank_summaries(struct oprank *, struct jw *);

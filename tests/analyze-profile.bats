@@ -59,6 +59,62 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	cmp "$BATS_TEST_TMPDIR/1.json" "$BATS_TEST_TMPDIR/2.json"
 }
 
+# piped DIR TRACE...: what the trace branch wrote when it was tr-extract
+# into a tee, op-rank and mem-segments: DIR/trace.ndjson, op-rank's, and
+# DIR/trace-memory.ndjson, mem-segments's on the memory records, profiler
+# steps and trace records, picked by the head of the line as the tee did.
+piped() {
+	local dir=$1
+	shift
+	mkdir "$dir"
+	tr-extract "$@" >"$dir/records.ndjson" 2>/dev/null || return
+	op-rank "$dir/records.ndjson" >"$dir/trace.ndjson" || return
+	grep -E '^\{"kind":"(memory|trace)"|^\{"kind":"event","name":"ProfilerStep#' \
+	    "$dir/records.ndjson" | mem-segments >"$dir/trace-memory.ndjson"
+}
+
+@test "analyze-profile: the trace stage in one process gives the piped stages' files and report, on every trace fixture" {
+	bin=$BATS_TEST_TMPDIR/bin
+	stub_stages "$bin"
+	cd "$TOP/fixtures"
+	runs=(example/trace.json.gz op-rank/*.json.gz tr-extract/*.json
+	    tr-extract/*.json.gz "op-rank/sampled_rank-0.json.gz op-rank/sampled_rank-1.json.gz")
+	if [ -d "$SHARED/traces/param_dlrm_8rank" ]; then
+		runs+=("$(echo "$SHARED"/traces/param_dlrm_8rank/*.pt.trace.json)")
+	fi
+	n=0
+	for run in "${runs[@]}"; do
+		read -ra traces <<<"$run"
+		set --
+		for t in "${traces[@]}"; do
+			set -- "$@" --cpu-trace "$t"
+		done
+		d=$BATS_TEST_TMPDIR/$n
+		n=$((n + 1))
+		rm -f "$bin"/files/*
+		if ! piped "$d" "${traces[@]}"; then
+			run -1 "$bin/analyze-profile" "$@" --md-out "$d/a.md"
+			continue
+		fi
+		run -0 "$bin/analyze-profile" "$@" --md-out "$d/a.md" \
+		    --json-out "$d/a.json"
+		cmp "$d/trace.ndjson" "$bin/files/trace.ndjson"
+		cmp "$d/trace-memory.ndjson" "$bin/files/trace-memory.ndjson"
+		# And the report of the piped files is the report.
+		cp "$bin/files/inputs.ndjson" "$d/"
+		(cd "$d" && rubric-apply trace.ndjson trace-memory.ndjson \
+		    inputs.ndjson >findings.ndjson &&
+		    report-md trace.ndjson trace-memory.ndjson inputs.ndjson \
+		    findings.ndjson >p.md &&
+		    report-md -j trace.ndjson trace-memory.ndjson inputs.ndjson \
+		    findings.ndjson >p.json)
+		cmp "$d/p.md" "$d/a.md"
+		cmp "$d/p.json" "$d/a.json"
+	done
+	# Most of them make a report.
+	[ "$(ls "$BATS_TEST_TMPDIR"/*/a.json | wc -l)" -ge 15 ]
+}
+
 @test "analyze-profile: a bad input fails with the stage's message, no output file" {
 	need_shared memsnap/pickle
 	p=$(ls "$SHARED"/memsnap/pickle/* | head -n 1)
@@ -121,26 +177,27 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 }
 
 @test "analyze-profile: a progress line on a terminal, none elsewhere" {
-	# The stages are the tools beside analyze-profile; here tr-extract
-	# holds the trace open, unread, for two seconds before it starts.
+	# The stages are the tools beside analyze-profile; here mem-segments
+	# holds the snapshot open, unread, for two seconds before it starts.
 	bin=$BATS_TEST_TMPDIR/bin
 	mkdir "$bin"
 	cp "$TOOLS/analyze-profile" "$bin/"
 	for t in "$TOOLS"/*; do
 		[ -e "$bin/${t##*/}" ] || ln -s "$t" "$bin/"
 	done
-	rm "$bin/tr-extract"
-	printf '#!/bin/sh\nexec 3<"$1"\nsleep 2\nexec 3<&-\nexec %s "$@"\n' \
-	    "$TOOLS/tr-extract" >"$bin/tr-extract"
-	chmod +x "$bin/tr-extract"
+	rm "$bin/mem-segments"
+	printf '#!/bin/sh\n[ $# -eq 0 ] || exec 3<"$1"\nsleep 2\nexec 3<&-\nexec %s "$@"\n' \
+	    "$TOOLS/mem-segments" >"$bin/mem-segments"
+	chmod +x "$bin/mem-segments"
 	trace=$TOP/fixtures/example/trace.json.gz
+	snap=$TOP/fixtures/example/memory_snapshot.json.gz
 	run -0 script -qec "'$bin/analyze-profile' --cpu-trace '$trace' \
-	    --md-out '$BATS_TEST_TMPDIR/tty.md'" /dev/null
-	assert_output --partial $'\ranalyze-profile: trace 0%\e[K'
+	    --memory-json '$snap' --md-out '$BATS_TEST_TMPDIR/tty.md'" /dev/null
+	assert_output --partial $'\ranalyze-profile: trace read memory 0%\e[K'
 	# The line is wiped before the prompt comes back.
 	[[ $output == *$'\r\e[K' ]]
 	run -0 --separate-stderr "$bin/analyze-profile" --cpu-trace "$trace" \
-	    --md-out "$BATS_TEST_TMPDIR/pipe.md"
+	    --memory-json "$snap" --md-out "$BATS_TEST_TMPDIR/pipe.md"
 	assert_output ''
 	[ -z "$stderr" ]
 	cmp "$BATS_TEST_TMPDIR/tty.md" "$BATS_TEST_TMPDIR/pipe.md"
@@ -184,7 +241,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	printf '{}\n' >broken.json
 	run -1 --separate-stderr analyze-profile --cpu-trace broken.json
 	[[ $stderr != *'no events'* ]]
-	assert_stderr --partial 'analyze-profile: tr-extract failed'
+	assert_stderr --partial 'analyze-profile: the trace stage failed'
 }
 
 @test "analyze-profile: an output that is an input or the other output is refused first" {
@@ -208,12 +265,12 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 
 @test "analyze-profile: an output that cannot be written is refused before the stages" {
 	cd "$BATS_TEST_TMPDIR"
-	# A tr-extract that would leave a mark, were it run.
+	# A mem-segments that would leave a mark, were it run.
 	bin=$BATS_TEST_TMPDIR/bin
 	mkdir "$bin"
 	cp "$TOOLS/analyze-profile" "$bin/"
-	printf '#!/bin/sh\ntouch "%s/ran"\n' "$BATS_TEST_TMPDIR" >"$bin/tr-extract"
-	chmod +x "$bin/tr-extract"
+	printf '#!/bin/sh\ntouch "%s/ran"\n' "$BATS_TEST_TMPDIR" >"$bin/mem-segments"
+	chmod +x "$bin/mem-segments"
 	t=$TOP/fixtures/example/trace.json.gz
 	run -1 --separate-stderr "$bin/analyze-profile" --cpu-trace "$t" --md-out nodir/r.md
 	assert_stderr 'analyze-profile: nodir/r.md: No such file or directory'
@@ -223,17 +280,18 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 }
 
 # stub_stages DIR: analyze-profile in DIR with the real stages beside it,
-# except that op-rank, rubric-apply and report-md first log their
-# arguments, and the context record they are given, into DIR/log.  The two
-# report-md run at once, so each stage's entry is one write.
+# except that rubric-apply and report-md first log their arguments, and the
+# context record they are given, into DIR/log, and rubric-apply copies the
+# files it reads into DIR/files.  The two report-md run at once, so each
+# stage's entry is one write.
 stub_stages() {
 	local bin=$1 t s
-	mkdir "$bin"
+	mkdir "$bin" "$bin/files"
 	cp "$TOOLS/analyze-profile" "$bin/"
 	for t in "$TOOLS"/*; do
 		[ -e "$bin/${t##*/}" ] || ln -s "$t" "$bin/"
 	done
-	for s in op-rank rubric-apply report-md; do
+	for s in rubric-apply report-md; do
 		rm "$bin/$s"
 		cat >"$bin/$s" <<-STUB
 		#!/bin/bash
@@ -242,6 +300,7 @@ stub_stages() {
 		entry+=\$'\\n'
 		for a; do
 			case \$a in */context.ndjson) entry+=\$(cat "\$a")\$'\\n' ;; esac
+			[ $s != rubric-apply ] || cp "\$a" "$bin/files/"
 		done
 		printf '%s' "\$entry" >>"$bin/log"
 		exec "$TOOLS/$s" "\$@"
@@ -337,8 +396,10 @@ stub_stages() {
 	    --context context.yaml --phase forward --json-out "$BATS_TEST_TMPDIR/r.json"
 	run -0 jq -r .kind "$BATS_TEST_TMPDIR/r.json"
 	assert_output report
-	run -0 grep -c '^op-rank --phase forward$' "$bin/log"
-	assert_output 1
+	# The phase reached the operator ranking.
+	run -0 bats_pipe tr-extract "$TOP/fixtures/example/trace.json.gz" \| \
+	    op-rank --phase forward
+	assert_output - <"$bin/files/trace.ndjson"
 	# The record is the first operand of rubric-apply and of both report-md.
 	run -0 grep -cE '^(rubric-apply|report-md|report-md -j) [^ ]*/context\.ndjson [^ ]*/trace\.ndjson ' "$bin/log"
 	assert_output 3
@@ -358,8 +419,8 @@ stub_stages() {
 	cmp "$BATS_TEST_TMPDIR/r.json" "$FIXTURES/example.json"
 	run -1 grep -c 'context' "$bin/log"
 	assert_output 0
-	run -0 grep -cx 'op-rank' "$bin/log"
-	assert_output 1
+	run -0 bats_pipe tr-extract example/trace.json.gz \| op-rank
+	assert_output - <"$bin/files/trace.ndjson"
 }
 
 # dlrm DIR: the 8 DLRM ranks in DIR under PyTorch's own names, three gzipped.
@@ -426,8 +487,8 @@ dlrm() {
 	cp "$t" run/worker0.2.pt.trace.json
 	run -1 --separate-stderr analyze-profile --cpu-trace run --md-out r.md
 	assert_stderr "$(printf '%s\n' \
-	    'op-rank: run/worker0.1.pt.trace.json and run/worker0.2.pt.trace.json: both rank 0, same window' \
-	    'analyze-profile: op-rank failed (exit status 1)')"
+	    'analyze-profile: run/worker0.1.pt.trace.json and run/worker0.2.pt.trace.json: both rank 0, same window' \
+	    'analyze-profile: the trace stage failed (exit status 1)')"
 	[ ! -e r.md ]
 	[ -z "$(compgen -G '.r.md.*')" ]
 	# The same step an hour later is another window of rank 0.
@@ -516,8 +577,9 @@ dlrm() {
 # safely and checked before it.
 
 # slow_stages DIR: analyze-profile in DIR with the real stages beside it,
-# except tr-extract, which writes its pid into DIR/tr-extract.pid and then
-# sleeps instead of reading: a run that is in progress until it is stopped.
+# except the mem-segments of the trace branch (the one that reads standard
+# input), which writes its pid into DIR/mem-segments.pid and then sleeps
+# instead of reading: a run that is in progress until it is stopped.
 slow_stages() {
 	local bin=$1 t
 	mkdir "$bin"
@@ -525,10 +587,10 @@ slow_stages() {
 	for t in "${BUILD:-$TOP}"/bin/*; do
 		[ -e "$bin/${t##*/}" ] || ln -s "$t" "$bin/"
 	done
-	rm "$bin/tr-extract"
-	printf '#!/bin/sh\necho $$ >"%s/tr-extract.pid"\nexec sleep 60\n' \
-	    "$bin" >"$bin/tr-extract"
-	chmod +x "$bin/tr-extract"
+	rm "$bin/mem-segments"
+	printf '#!/bin/sh\n[ $# -eq 0 ] || exec %s "$@"\necho $$ >"%s/mem-segments.pid"\nexec sleep 60\n' \
+	    "${BUILD:-$TOP}/bin/mem-segments" "$bin" >"$bin/mem-segments"
+	chmod +x "$bin/mem-segments"
 }
 
 # wait_for CMD...: polls CMD for up to ten seconds.
@@ -606,13 +668,13 @@ children() {
 	mkdir "$BATS_TEST_TMPDIR/w"
 	cd "$BATS_TEST_TMPDIR/w"
 	printf 'not json\n' >bad.json
-	# tr-extract would sleep for a minute: the bad snapshot ends it.
+	# mem-segments would sleep for a minute: the bad snapshot ends it.
 	run -1 --separate-stderr timeout 20 "$bin/analyze-profile" \
 	    --cpu-trace "$TOP/fixtures/example/trace.json.gz" \
 	    --memory-json bad.json --md-out r.md
 	assert_stderr --regexp 'analyze-profile: (mem-segments|churn-score) failed \(exit status 1\)'
 	[[ $stderr != *'killed by signal'* ]]
-	run ! kill -0 "$(cat "$bin/tr-extract.pid")"
+	run ! kill -0 "$(cat "$bin/mem-segments.pid")"
 	[ -z "$(ls -A "$TMPDIR")" ]
 	run -0 ls -A
 	assert_output bad.json
@@ -624,16 +686,16 @@ children() {
 	bin=$BATS_TEST_TMPDIR/bin
 	slow_stages "$bin"
 	for sig in INT TERM HUP; do
-		rm -f "$bin/tr-extract.pid"
+		rm -f "$bin/mem-segments.pid"
 		# A shell without job control starts it with SIGINT ignored.
 		env --default-signal=INT,TERM,HUP "$bin/analyze-profile" \
 		    --cpu-trace "$TOP/fixtures/example/trace.json.gz" \
 		    --md-out "$BATS_TEST_TMPDIR/out/r.md" \
 		    --json-out "$BATS_TEST_TMPDIR/out/r.json" 3>&- &
 		pid=$!
-		# tr-extract, the tee, op-rank and mem-segments at least.
-		wait_for test -s "$bin/tr-extract.pid"
-		wait_for children "$pid" 4
+		# mem-segments at least, which reads nothing until stopped.
+		wait_for test -s "$bin/mem-segments.pid"
+		wait_for children "$pid" 1
 		kids=$(pgrep -P "$pid")
 		kill -s "$sig" "$pid"
 		st=0
@@ -735,5 +797,5 @@ children() {
 The inputs are cut short or disagree with themselves in places; the analysis went on with what they hold.
 
 - \`$f\`: the event array has no closing ']'; the trace may be cut off"
-	assert_stderr --partial "tr-extract: $f: warning: the event array has no closing ']'; the trace may be cut off"
+	assert_stderr --partial "analyze-profile: $f: warning: the event array has no closing ']'; the trace may be cut off"
 }

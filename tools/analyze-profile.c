@@ -1,9 +1,11 @@
 /*
  * analyze-profile: the whole report from a memory snapshot and/or profiler
  * traces, with the interface of the original analyze_profile.py.
- * It runs the mrp tools as a pipeline: the trace branch (tr-extract, then
- * op-rank and mem-segments fed by one tee) and the memory branch
- * (mem-segments and churn-score) in parallel, then rubric-apply and
+ * It runs the mrp tools as a pipeline: the trace branch (the extractor of
+ * tr-extract feeding the aggregator of op-rank in one process, with no
+ * NDJSON between them, and mem-segments on what it reads of a trace) and
+ * the memory branch (mem-segments and churn-score) in parallel, then
+ * rubric-apply and
  * report-md on what they wrote into a private temporary directory (with
  * --html-out also report-svg, and report-html on the charted Markdown).  What
  * the user says of the run (--context, --set, --phase, --objective) reaches
@@ -29,21 +31,21 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "extract.h"
 #include "gzin.h"
 #include "inputrec.h"
 #include "jqx.h"
 #include "ndjson.h"
+#include "oprank.h"
 #include "pyyaml.h"
 #include "recset.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
 #define MAXPROC		16
-#ifndef TEE_BUFSIZE
-#define TEE_BUFSIZE	(1 << 20)
-#endif
-/* The tee's exit status when a trace has no events. */
-#define TEE_NOEVENTS	3
+#define COPY_BUFSIZE	(1 << 20)
+/* The trace stage's exit status when a trace has no events. */
+#define NOEVENTS	3
 /* The name a pipe's copy has for a moment in the temporary directory. */
 #define PIPE_COPY	"pipe"
 
@@ -128,14 +130,15 @@ struct context {
 struct proc {
 	pid_t		 pid;
 	const char	*name;
-	int		 tee;		/* may exit TEE_NOEVENTS */
+	int		 traces;	/* the trace stage: may exit NOEVENTS */
 };
 
-struct outbuf {
-	int	 fd;
-	char	*buf;
-	size_t	 n;
-	int	 failed;
+/* The trace stage's sink for the extractor's records. */
+struct tracesink {
+	struct oprank	*op;
+	struct jw	*mem;		/* to mem-segments */
+	const char	*file;		/* the trace being read */
+	int		 events;	/* its trace record counts some */
 };
 
 /*
@@ -170,7 +173,7 @@ struct run {
 	int		 tmpfd;		/* tmp, open for unlinkat(); -1 */
 	struct proc	 p[MAXPROC];
 	int		 np;
-	int		 noevents;	/* the tee saw a trace without events */
+	int		 noevents;	/* a trace without events was seen */
 	const struct traces *tr;	/* for the progress line */
 	struct output	 out[NOUT];
 	struct fdin	*in;
@@ -223,11 +226,10 @@ static void	traces_add(struct traces *, const char *);
 static int	is_trace_name(const char *);
 static int	cmpname(const void *, const void *);
 static void	traces_free(struct traces *);
-static void	tee_records(int in, int all, int mem, const struct traces *,
-		    const char *empty);
-static char	*record_head(const char *);
+static void	trace_stage(const struct traces *, const char *phase, int out,
+		    int mem, const char *empty) __attribute__((noreturn));
+static int	on_record(void *, const struct jdoc *);
 static void	report_empty(const struct traces *, const char *);
-static int64_t	trace_events(const char *);
 static int	snapshot_empty(const char *);
 static int	same_file(const char *, const char *);
 static char	*canonical(const char *);
@@ -235,8 +237,6 @@ static int	is_chardev(const char *);
 static void	check_outputs(const char *md, const char *json,
 		    const char *html, const struct traces *, const char *mem,
 		    const char *ctx);
-static void	out_put(struct outbuf *, const char *, size_t);
-static void	out_flush(struct outbuf *);
 static int	write_all(int, const char *, size_t);
 static void	hash_inputs(const char *, const struct traces *,
 		    const char *);
@@ -279,11 +279,11 @@ main(int argc, char *argv[])
 	struct traces tr = { NULL, 0 };
 	const char *mem = NULL, *mdout = NULL, *jsonout = NULL, *base = NULL;
 	const char *htmlout = NULL, *hav[16];
-	const char *phase = NULL, *objective = NULL, **sets, **targs, **tav;
+	const char *phase = NULL, *objective = NULL, **sets, **targs;
 	char f[8][PATH_MAX + 32], btmp[PATH_MAX + 32], charts[PATH_MAX + 32];
 	char *slash, phasebuf[32];
 	const char *av[16];
-	int ch, fd[2], all[2], memp[2], hp[2], out, status = 0, n, i, behind;
+	int ch, memp[2], hp[2], out, status = 0, n, i, behind;
 	int nsets = 0, ntargs = 0, hasctx;
 	sigset_t mask;
 	size_t k;
@@ -430,39 +430,17 @@ main(int argc, char *argv[])
 	context_free(&ctx);
 
 	if (tr.n > 0) {
-		if (pipe(fd) == -1 || pipe(all) == -1 || pipe(memp) == -1)
+		if (pipe(memp) == -1)
 			die("pipe:");
-		/* Large pipes let the stages run side by side, not in turns. */
-		widen_pipe(fd[0]);
-		widen_pipe(all[0]);
-		/* One tr-extract reads every trace, in order. */
-		tav = xcalloc(tr.n + 2, sizeof(*tav));
-		tav[0] = "tr-extract";
-		for (k = 0; k < tr.n; k++)
-			tav[k + 1] = tr.v[k];
-		spawn(&r, "tr-extract", tav, -1, fd[1]);
-		free(tav);
-		close(fd[1]);
-		if (fork_child(&r, "tee") == 0) {
-			close(all[0]);
-			close(memp[0]);
-			tee_records(fd[0], all[1], memp[1], &tr, f[7]);
-		}
-		r.p[r.np - 1].tee = 1;
-		close(fd[0]);
-		close(all[1]);
-		close(memp[1]);
-		av[0] = "op-rank";
-		av[1] = NULL;
-		if (phase != NULL) {
-			av[1] = "--phase";
-			av[2] = phase;
-			av[3] = NULL;
-		}
+		widen_pipe(memp[0]);
 		out = open_out(f[0]);
-		spawn(&r, "op-rank", av, all[0], out);
+		if (fork_child(&r, "the trace stage") == 0) {
+			close(memp[0]);
+			trace_stage(&tr, phase, out, memp[1], f[7]);
+		}
+		r.p[r.np - 1].traces = 1;
 		close(out);
-		close(all[0]);
+		close(memp[1]);
 		av[0] = "mem-segments";
 		av[1] = NULL;
 		out = open_out(f[1]);
@@ -486,11 +464,11 @@ main(int argc, char *argv[])
 	if (fork_child(&r, "sha256") == 0)
 		hash_inputs(f[4], &tr, mem);
 	/*
-	 * The trace branch is the critical path: tr-extract, the tee and
-	 * op-rank work in step, and op-rank still sorts and nests alone once
-	 * the stream ends.  The snapshot branch and the hashing give way to
-	 * it and run on the time it leaves idle instead of slowing it.  Where
-	 * the priority cannot be changed they merely compete, as before.
+	 * The trace branch is the critical path: the trace stage reads every
+	 * trace, then sorts and nests what remains once they end, with
+	 * mem-segments beside it.  The snapshot branch and the hashing give
+	 * way to it and run on the time it leaves idle instead of slowing it.
+	 * Where the priority cannot be changed they merely compete.
 	 */
 	if (tr.n > 0)
 		for (i = behind; i < r.np; i++)
@@ -633,7 +611,7 @@ fork_child(struct run *r, const char *name)
 	if (pid > 0) {
 		r->p[r->np].pid = pid;
 		r->p[r->np].name = name;
-		r->p[r->np].tee = 0;
+		r->p[r->np].traces = 0;
 		r->np++;
 		signals_restore(&mask);
 		return pid;
@@ -701,159 +679,80 @@ close_from(const struct run *r, int lo)
 }
 
 /*
- * Copies the records of tr-extract to op-rank whole, and to mem-segments
- * only those it reads from a trace: the "memory" records, the
- * "ProfilerStep#" slices and the "trace" records.  The writer puts kind
- * first and an event's name second, so the first bytes of a line decide.
- * Every byte passes through here, so lines are found with memchr and the
- * kept ones leave in large writes.
+ * The trace branch in one process: the extractor of tr-extract builds each
+ * record as a jdoc and hands it to the aggregator of op-rank, with no text
+ * between them, and writes to mem-segments (mem) the records it reads of a
+ * trace: the "memory" records, the "ProfilerStep#" slices and the "trace"
+ * records.  op-rank's records go to out.  The traces without events are
+ * listed by index in empty, for report_empty(), and make the exit status
+ * NOEVENTS.
  */
 static void
-tee_records(int in, int all, int mem, const struct traces *tr,
+trace_stage(const struct traces *tr, const char *phase, int out, int mem,
     const char *empty)
 {
-	enum { KEEP_TRACE = 1 };
-	static const char *const keep[] = {
-		"{\"kind\":\"memory\"",
-		"{\"kind\":\"trace\"",	/* KEEP_TRACE */
-		"{\"kind\":\"event\",\"name\":\"ProfilerStep#",
-		NULL
-	};
-	enum { DECIDING, PASSING, DROPPING } state = DECIDING;
-	char *buf, *p, *end, *nl, *stop, head[64];
-	struct outbuf kept = { .fd = mem };
-	struct strbuf rec = { 0 };
-	size_t hn = 0, take, k, klen, i;
-	char **heads;
-	unsigned char *full;
-	int intrace = 0, none = 0;
-	ssize_t n;
-	FILE *fp;
+	struct oprank_opts o = { NULL, 0, 0, -1, 0 };
+	struct extract_opts xo = { 0 };
+	struct tracesink sink = { 0 };
+	struct jw *w;
+	FILE *memfp, *outfp, *fp;
+	size_t i;
+	int none = 0;
 
-	/* Which traces have a record with events, by its head. */
-	heads = xcalloc(tr->n, sizeof(*heads));
-	full = xcalloc(tr->n, 1);
-	for (i = 0; i < tr->n; i++)
-		heads[i] = record_head(tr->v[i]);
-	buf = xmalloc(TEE_BUFSIZE);
-	kept.buf = xmalloc(TEE_BUFSIZE);
-	while ((n = read(in, buf, TEE_BUFSIZE)) != 0) {
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			warnmsg("tee: read:");
-			_exit(1);
-		}
-		if (write_all(all, buf, (size_t)n) != 0) {
-			/* op-rank stopped and says why: end as a pipe would. */
-			if (errno == EPIPE) {
-				signal(SIGPIPE, SIG_DFL);
-				raise(SIGPIPE);
-			}
-			_exit(1);
-		}
-		for (p = buf, end = buf + n; p < end; ) {
-			if (state != DECIDING) {
-				nl = memchr(p, '\n', (size_t)(end - p));
-				stop = nl != NULL ? nl + 1 : end;
-				if (state == PASSING)
-					out_put(&kept, p, (size_t)(stop - p));
-				if (intrace)
-					sb_put(&rec, p, (size_t)(stop - p));
-				p = stop;
-				if (nl != NULL) {
-					state = DECIDING;
-					hn = 0;
-				}
-				if (nl != NULL && intrace) {
-					if (trace_events(rec.s) > 0)
-						for (i = 0; i < tr->n; i++)
-							if (strncmp(rec.s, heads[i],
-							    strlen(heads[i])) == 0)
-								full[i] = 1;
-					rec.len = 0;
-					intrace = 0;
-				}
-				continue;
-			}
-			/* The head may arrive in pieces; the newline stays. */
-			take = sizeof(head) - hn;
-			if (take > (size_t)(end - p))
-				take = (size_t)(end - p);
-			if ((nl = memchr(p, '\n', take)) != NULL)
-				take = (size_t)(nl - p);
-			memcpy(head + hn, p, take);
-			hn += take;
-			p += take;
-			if (nl == NULL && hn < sizeof(head))
-				continue;
-			state = DROPPING;
-			for (k = 0; keep[k] != NULL; k++) {
-				klen = strlen(keep[k]);
-				if (hn >= klen &&
-				    memcmp(head, keep[k], klen) == 0) {
-					state = PASSING;
-					out_put(&kept, head, hn);
-					break;
-				}
-			}
-			/* The trace records say how many events there were. */
-			if (state == PASSING && k == KEEP_TRACE) {
-				intrace = 1;
-				sb_put(&rec, head, hn);
-			}
-		}
-	}
-	out_flush(&kept);
-	free(buf);
-	free(kept.buf);
-	sb_free(&rec);
-	/* The traces without events, by their index, for report_empty(). */
-	if ((fp = fopen(empty, "w")) == NULL)
-		_exit(1);
+	/* mem-segments stopped and says why: end as a pipe's writer would. */
+	signal(SIGPIPE, SIG_DFL);
+	if ((memfp = fdopen(mem, "w")) == NULL ||
+	    (outfp = fdopen(out, "w")) == NULL ||
+	    (fp = fopen(empty, "w")) == NULL)
+		die("fdopen:");
+	if (phase != NULL)
+		o.phase = oprank_phase(phase);
+	sink.op = oprank_new(&o);
+	sink.mem = jw_new(memfp);
+	w = jw_new_doc(on_record, &sink);
 	for (i = 0; i < tr->n; i++) {
-		if (!full[i]) {
+		sink.file = tr->v[i];
+		sink.events = 0;
+		if (extract_trace(tr->v[i], w, &xo) != 0)
+			_exit(1);
+		if (!sink.events) {
 			fprintf(fp, "%zu\n", i);
 			none = 1;
 		}
-		free(heads[i]);
 	}
-	free(heads);
-	free(full);
-	if (fclose(fp) != 0)
-		_exit(1);
-	_exit(none ? TEE_NOEVENTS : 0);
-}
-
-/*
- * How tr-extract's trace record of path begins: its kind, then its file
- * as the writer escapes it, then the next member.
- */
-static char *
-record_head(const char *path)
-{
-	struct jw *w;
-	char *s = NULL;
-	size_t n = 0;
-	FILE *fp;
-
-	if ((fp = open_memstream(&s, &n)) == NULL)
-		die("open_memstream:");
-	w = jw_new(fp);
-	jw_record(w, "trace");
-	jw_key(w, "file");
-	jw_cstring(w, path);
-	jw_end(w);
 	jw_free(w);
-	if (fclose(fp) != 0 || n < 2)
-		die("open_memstream:");
-	/* "...}\n" becomes "...,". */
-	s[n - 2] = ',';
-	s[n - 1] = '\0';
-	return s;
+	jw_free(sink.mem);
+	if (fclose(memfp) != 0 || fclose(fp) != 0)
+		die("%s:", empty);
+	w = jw_new(outfp);
+	oprank_write(sink.op, w, 0);
+	jw_free(w);
+	if (fclose(outfp) != 0)
+		die("write:");
+	oprank_free(sink.op);
+	_exit(none ? NOEVENTS : 0);
 }
 
-/* Names each trace the tee found without events. */
+static int
+on_record(void *arg, const struct jdoc *rec)
+{
+	struct tracesink *sink = arg;
+	const char *kind = ndin_kind(rec), *name;
+	int64_t events;
+
+	if (strcmp(kind, "memory") == 0 || (strcmp(kind, "event") == 0 &&
+	    jdoc_get_str(rec, 0, "name", &name, NULL) == 0 &&
+	    strncmp(name, "ProfilerStep#", 13) == 0))
+		jw_jdoc_record(sink->mem, rec);
+	else if (strcmp(kind, "trace") == 0) {
+		jw_jdoc_record(sink->mem, rec);
+		if (jdoc_get_i64(rec, 0, "events", &events) == 0 && events > 0)
+			sink->events = 1;
+	}
+	return oprank_record(sink->op, sink->file, rec);
+}
+
+/* Names each trace the trace stage found without events. */
 static void
 report_empty(const struct traces *tr, const char *empty)
 {
@@ -963,21 +862,6 @@ traces_free(struct traces *tr)
 }
 
 /*
- * The "events" member of a trace record.  The writer escapes every quote
- * inside a string, so the first ,"events": is the record's own member.
- */
-static int64_t
-trace_events(const char *s)
-{
-	static const char key[] = ",\"events\":";
-	const char *p;
-
-	if (s == NULL || (p = strstr(s, key)) == NULL)
-		return 0;
-	return strtoll(p + sizeof(key) - 1, NULL, 10);
-}
-
-/*
  * Whether the records of mem-segments in path describe an empty snapshot:
  * no segments and no trace entries in any summary.
  */
@@ -1001,34 +885,6 @@ snapshot_empty(const char *path)
 	ndin_close(in);
 	jdoc_free(&d);
 	return empty && rc != -1;
-}
-
-/*
- * Output to a reader that may stop early: once a write fails, the rest is
- * dropped, and the reader's own exit status tells why.
- */
-static void
-out_put(struct outbuf *o, const char *p, size_t n)
-{
-	if (o->failed)
-		return;
-	if (o->n + n > TEE_BUFSIZE) {
-		out_flush(o);
-		if (n > TEE_BUFSIZE) {
-			o->failed = write_all(o->fd, p, n) != 0;
-			return;
-		}
-	}
-	memcpy(o->buf + o->n, p, n);
-	o->n += n;
-}
-
-static void
-out_flush(struct outbuf *o)
-{
-	if (!o->failed && o->n > 0)
-		o->failed = write_all(o->fd, o->buf, o->n) != 0;
-	o->n = 0;
 }
 
 static int
@@ -1108,8 +964,8 @@ wait_all(struct run *r, int inputs, const char *mem)
 		if (i == r->np)
 			continue;
 		failed = 1;
-		if (r->p[i].tee && WIFEXITED(st) &&
-		    WEXITSTATUS(st) == TEE_NOEVENTS) {
+		if (r->p[i].traces && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == NOEVENTS) {
 			r->noevents = 1;
 			failed = 0;
 		} else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
@@ -1489,8 +1345,8 @@ copy_pipe(struct run *r, const char *path)
 	if (unlinkat(r->tmpfd, PIPE_COPY, 0) != 0)
 		die("%s/%s:", r->tmp, PIPE_COPY);
 	r->in[r->nin - 1].copy = copy;
-	buf = xmalloc(TEE_BUFSIZE);
-	while ((n = read(fd, buf, TEE_BUFSIZE)) != 0) {
+	buf = xmalloc(COPY_BUFSIZE);
+	while ((n = read(fd, buf, COPY_BUFSIZE)) != 0) {
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
