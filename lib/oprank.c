@@ -119,6 +119,16 @@ struct thsum {
 	int64_t		 count, busy;
 };
 
+/*
+ * A thread's busy time in one rank, when the thread itself is kept in
+ * the sum over all ranks only (a merge's pass 1): the rank summary wants
+ * the busiest of the rank's threads and nothing else of them.
+ */
+struct rankthr {
+	const struct thsum	*t;	/* in the run's all */
+	int64_t			 busy;
+};
+
 struct step {
 	int64_t	num, ts, cpu_end, end;	/* ns from the trace's origin */
 };
@@ -152,6 +162,8 @@ struct agg {
 	 * of a rank that is not the primary one, not st.
 	 */
 	int64_t		 self;
+	struct rankthr	*rthr;		/* light: the threads, by busy only */
+	size_t		 nrthr, caprthr;
 	int32_t		*kv32;		/* while every value fits */
 	int64_t		*kv64;		/* once one does not */
 	size_t		 nkv;
@@ -360,6 +372,8 @@ static void	stat_merge(struct stat *, const struct stat *);
 static void	agg_fit(struct agg *, size_t);
 static struct thsum *thsum_get(struct agg *, const struct jid *,
 		    const struct jid *, const char *);
+static void	rankthr_add(struct agg *, const struct thsum *, int64_t);
+static int64_t	rank_busy(const struct agg *);
 static struct devsum *devsum_get(struct agg *, const struct jid *);
 static void	devsum_add(struct devsum *, const struct devsum *);
 static void	agg_merge(struct agg *, const struct agg *);
@@ -1968,6 +1982,43 @@ thsum_get(struct agg *a, const struct jid *pid, const struct jid *tid,
 	return ts;
 }
 
+/* Adds busy time of thread t, which all holds, to rank a's own. */
+static void
+rankthr_add(struct agg *a, const struct thsum *t, int64_t busy)
+{
+	size_t i;
+
+	for (i = 0; i < a->nrthr && a->rthr[i].t != t; i++)
+		;
+	if (i == a->nrthr) {
+		if (a->nrthr == a->caprthr) {
+			a->caprthr = a->caprthr ? 2 * a->caprthr : 2;
+			a->rthr = xreallocarray(a->rthr, a->caprthr,
+			    sizeof(*a->rthr));
+		}
+		a->rthr[a->nrthr++] = (struct rankthr){ t, 0 };
+	}
+	a->rthr[i].busy += busy;
+}
+
+/* The busy time of the rank's busiest thread, or -1 without threads. */
+static int64_t
+rank_busy(const struct agg *a)
+{
+	struct strent **ent = strmap_sorted(&a->threads);
+	int64_t busy = -1;
+	size_t i;
+
+	for (i = 0; i < a->threads.count; i++)
+		if (((struct thsum *)ent[i]->val)->busy > busy)
+			busy = ((struct thsum *)ent[i]->val)->busy;
+	free(ent);
+	for (i = 0; i < a->nrthr; i++)
+		if (a->rthr[i].busy > busy)
+			busy = a->rthr[i].busy;
+	return busy;
+}
+
 static struct devsum *
 devsum_get(struct agg *a, const struct jid *dev)
 {
@@ -2079,6 +2130,7 @@ agg_free(struct agg *a)
 	free(a->steps);
 	strmap_free(&a->threads, thsum_free);
 	strmap_free(&a->devs, devsum_free);
+	free(a->rthr);
 	free(a->kv32);
 	free(a->kv64);
 }
@@ -3138,7 +3190,7 @@ put_rank_summaries(struct oprank *r, struct jw *w)
 	for (j = 0; j < r->nranks; j++) {
 		const struct agg *a = r->ranks[j];
 		struct devsum g;
-		int64_t busy = -1;
+		int64_t busy;
 
 		if (a->rank < 0)
 			continue;
@@ -3155,12 +3207,7 @@ put_rank_summaries(struct oprank *r, struct jw *w)
 			jw_key(w, "max_step");
 			jw_us(w, ss.max);
 		}
-		ent = strmap_sorted(&a->threads);
-		for (i = 0; i < a->threads.count; i++)
-			if (((struct thsum *)ent[i]->val)->busy > busy)
-				busy = ((struct thsum *)ent[i]->val)->busy;
-		free(ent);
-		if (busy >= 0) {
+		if ((busy = rank_busy(a)) >= 0) {
 			jw_key(w, "cpu_busy");
 			jw_int(w, busy);
 		}
@@ -3775,7 +3822,11 @@ partial_record(struct oprank *r, const char *kind)
 			return -1;
 		if (jdoc_get_str(d, 0, "name", &s, NULL) < 0)
 			s = NULL;
-		ts = thsum_get(a, &pid, &tid, s);
+		if (r->light && !r->pass2) {
+			ts = thsum_get(&r->all, &pid, &tid, s);
+			rankthr_add(a, ts, v[1]);
+		} else
+			ts = thsum_get(a, &pid, &tid, s);
 		ts->count += v[0];
 		ts->busy += v[1];
 		return 0;
@@ -3909,6 +3960,8 @@ merge_again(struct oprank *r, int argc, char *argv[])
 	keep = *a;
 	keep.st = keep.pst = NULL;
 	keep.steps = NULL;
+	keep.rthr = NULL;
+	keep.nrthr = keep.caprthr = 0;
 	memset(&keep.threads, 0, sizeof(keep.threads));
 	memset(&keep.devs, 0, sizeof(keep.devs));
 	keep.nst = keep.capst = keep.nsteps = keep.capsteps = 0;

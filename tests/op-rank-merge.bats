@@ -416,10 +416,14 @@ partials() {
 }
 
 # The two passes over files: a merge of 64 ranks keeps of each only what
-# crosses ranks, so its peak memory stays near that of one rank (it was
-# 1.8 times as much when every rank's aggregates were kept whole).
+# crosses ranks, so its peak memory stays within 10 % of that of one rank
+# (it was 1.8 times as much when every rank's aggregates were kept whole,
+# 1.11 times while each rank kept its threads and glibc put each file's
+# buffers back into the heap).  Without address randomisation the figure
+# is the same from run to run.
 @test "a merge of 64 ranks' files takes little more memory than of one" {
 	[ -x /usr/bin/time ] || skip "needs GNU time"
+	setarch -R true 2>/dev/null || skip "needs setarch -R"
 	run -0 dlrm
 	mapfile -t files <<<"$output"
 	partials "$T/d" -- "${files[@]}"
@@ -429,10 +433,12 @@ partials() {
 		    | if .kind == "op_partial_window" then .file = "w\($k)" else . end' \
 		    "$T/d/p$((k % 8)).ndjson" >"$T/r/p$k.ndjson"
 	done
-	/usr/bin/time -f %M -o "$T/one" op-rank --merge "$T/r/p0.ndjson" >/dev/null
-	/usr/bin/time -f %M -o "$T/all" op-rank --merge "$T"/r/p*.ndjson >"$T/r.out"
+	/usr/bin/time -f %M -o "$T/one" setarch -R "$TOOLS/op-rank" --merge \
+	    "$T/r/p0.ndjson" >/dev/null
+	/usr/bin/time -f %M -o "$T/all" setarch -R "$TOOLS/op-rank" --merge \
+	    "$T"/r/p*.ndjson >"$T/r.out"
 	one=$(tail -n 1 "$T/one") all=$(tail -n 1 "$T/all")
-	sanitized op-rank || [ "$((all * 100))" -le "$((one * 125))" ] ||
+	sanitized op-rank || [ "$((all * 100))" -le "$((one * 110))" ] ||
 	    fail "64 ranks: $all KB, one: $one KB"
 	[ "$(grep -c '"kind":"rank_summary"' "$T/r.out")" -eq 64 ]
 }

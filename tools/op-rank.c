@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -77,8 +78,19 @@ main(int argc, char *argv[])
 	argv += optind;
 
 	r = oprank_new(&o);
-	if (merge)
+	if (merge) {
+#ifdef M_MMAP_THRESHOLD
+		/*
+		 * Each file's read buffers are mapped apart and unmapped at its
+		 * end.  glibc would raise its threshold past them after the
+		 * first and take the next from the heap, where what the merge
+		 * keeps of each rank lands meanwhile: memory would grow with
+		 * the number of files, not with what is kept of them.
+		 */
+		mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
 		rc = oprank_merge(r, argc, argv, partial);
+	}
 	else {
 		if (argc == 0)
 			rc = oprank_file(r, NULL);
