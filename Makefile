@@ -38,11 +38,14 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TOOL_OBJ := $(TOOLS:%=$(BUILD)/tools/%.o)
 BINS := $(TOOLS:%=$(BUILD)/bin/%)
 FUZZERS := $(basename $(notdir $(wildcard tests/fuzz/*.c)))
+# Test programs that check the library from inside, for the bats suite.
+TESTBINS := $(basename $(notdir $(wildcard tests/bin/*.c)))
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
 RUBRIC := $(wildcard rubric/*)
 PIPELINE := $(wildcard pipelines/*)
-DEPS := $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(FUZZERS:%=$(BUILD)/fuzz/%.d)
+DEPS := $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(FUZZERS:%=$(BUILD)/fuzz/%.d) \
+	$(TESTBINS:%=$(BUILD)/testbin/%.d)
 
 all: $(BINS) rubric/interpretation.md
 
@@ -75,7 +78,7 @@ rubric/interpretation.md: $(RUBRIC_SRC) $(BUILD)/bin/rubric-apply \
 deps:
 	@.ci/deps
 
-check: all
+check: all testbins
 	BUILD=$(abspath $(BUILD)) $(BATS) tests
 	$(MANDOC) -T lint -W warning $(MAN1) $(MAN5)
 
@@ -119,6 +122,15 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/lib/libutil.a | deps
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(CPPFLAGS) -Ilib -Itools \
 	    -MMD -MP -o $@ $< $(BUILD)/lib/libutil.a $(LIBS) $(LDLIBS)
 
+# The harnesses' checks without libFuzzer, compiled like the tools (and
+# with the sanitizers under make asan), run by bats on named files.
+testbins: $(TESTBINS:%=$(BUILD)/testbin/%)
+
+$(BUILD)/testbin/%: tests/bin/%.c $(BUILD)/lib/libutil.a | deps
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) $(LDFLAGS) -Ilib -Itests/fuzz \
+	    -MMD -MP -o $@ $< $(BUILD)/lib/libutil.a $(LIBS) $(LDLIBS)
+
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man5
@@ -139,9 +151,10 @@ uninstall:
 	    $(DESTDIR)$(MRPDIR) 2>/dev/null || :
 
 clean:
-	rm -rf bin build-asan build-fuzz tools/*.o tools/*.d lib/*.o lib/*.d lib/libutil.a
+	rm -rf bin testbin build-asan build-fuzz tools/*.o tools/*.d lib/*.o lib/*.d lib/libutil.a
 
-.PHONY: all deps check check-slurm asan example bench fuzz fuzzers install uninstall \
+.PHONY: all deps check check-slurm asan example bench fuzz fuzzers testbins \
+	install uninstall \
 	clean
 
 -include $(DEPS)

@@ -318,3 +318,26 @@ setup() {
 	run -1 --separate-stderr bash -c "printf '(x' | tr-extract"
 	assert_stderr "tr-extract: <stdin>:1:1: not JSON: unexpected character '('"
 }
+
+# lib/extract through the writer's document backend (jw_new_doc), as
+# analyze-profile runs it in-process: on every trace fixture, with and
+# without -a, the records handed over as jdocs must be the nodes ndin reads
+# back from tr-extract's text, and written out with jw_jdoc() that text
+# byte for byte (testbin/trace-check; tests/fuzz/trace.c fuzzes the same).
+@test "records built as documents are the records written as text" {
+	local check="${BUILD:-$TOP}/testbin/trace-check" f n=0
+	local -a files=()
+	[ -x "$check" ] || fail "$check is not built; run make check"
+	while IFS= read -r f; do
+		files+=("$f")
+	done < <(cd "$TOP" && find fixtures -name '*.json*' | sort)
+	files+=(tests/corpus/tr-extract/*)
+	# A file name that is not UTF-8: the one string the writer repairs.
+	cp "$TOP/fixtures/tr-extract/handmade_begin_end.json" \
+	    "$BATS_TEST_TMPDIR/t$(printf '\377\001')x.json"
+	cd "$TOP"
+	run -0 --separate-stderr "$check" "${files[@]}" \
+	    "$BATS_TEST_TMPDIR/t$(printf '\377\001')x.json"
+	refute_output
+	[ "${#files[@]}" -gt 40 ]
+}
