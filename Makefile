@@ -128,7 +128,7 @@ testbins: $(TESTBINS:%=$(BUILD)/testbin/%)
 
 $(BUILD)/testbin/%: tests/bin/%.c $(BUILD)/lib/libutil.a | deps
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(CPPFLAGS) -Ilib -Itests/fuzz \
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) $(LDFLAGS) -Ilib -Itests/fuzz \
 	    -MMD -MP -o $@ $< $(BUILD)/lib/libutil.a $(LIBS) $(LDLIBS)
 
 install: all

@@ -5,7 +5,6 @@
  * (jw_new) or jdocs handed to an in-process consumer (jw_new_doc) alike.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,9 +23,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "err.h"
+#include "json.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -110,6 +112,33 @@ grammar_ok(const char *s, size_t n)
 			return 0;
 	}
 	return i == n;
+}
+
+/*
+ * The first node where a and b differ in type, len, next, member name or
+ * text, or -1 when none does: a document the writer built (jw_new_doc)
+ * against what the reader reads from the text the writer writes.
+ * Positions and arena offsets are not compared.
+ */
+static inline long
+fuzz_diff_nodes(const struct jdoc *a, const struct jdoc *b)
+{
+	const struct jnode *x, *y;
+	uint32_t i;
+
+	for (i = 0; i < a->n && i < b->n; i++) {
+		x = &a->node[i];
+		y = &b->node[i];
+		if (x->type != y->type || x->len != y->len ||
+		    x->next != y->next ||
+		    (x->key == JNOKEY) != (y->key == JNOKEY) ||
+		    (x->key != JNOKEY && (x->keylen != y->keylen ||
+		    memcmp(jdoc_key(a, i), jdoc_key(b, i), x->keylen) != 0)) ||
+		    ((x->type == JT_STRING || x->type == JT_NUMBER) &&
+		    memcmp(jdoc_str(a, i), jdoc_str(b, i), x->len + 1) != 0))
+			return (long)i;
+	}
+	return a->n == b->n ? -1 : (long)i;
 }
 
 #endif

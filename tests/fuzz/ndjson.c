@@ -7,7 +7,10 @@
  * output is then read beside the input: each written line must give the
  * same members, the same strings and the same number texts, and each
  * number must convert back to the value that was written: what a tool
- * writes, the next tool reads unchanged.
+ * writes, the next tool reads unchanged.  The same records are then built
+ * as documents (jw_new_doc), and each must have the nodes that reading
+ * its written line gives: what a stage hands over in-process is what the
+ * next stage would have read.
  */
 #include "fuzz.h"
 
@@ -19,6 +22,14 @@
 
 static FILE	*out;		/* the written record */
 static char	 outpath[64];	/* out again, for ndin_open() */
+
+/* The document writer's consumer: the written lines, read back. */
+struct docs {
+	struct ndin	*again;
+	struct jdoc	 back;
+};
+
+static int	take(void *, const struct jdoc *);
 
 /* Node a of x and node b of y hold the same value. */
 static int
@@ -200,13 +211,26 @@ same_record(const struct jdoc *d, const struct jdoc *back)
 	    same_numbers(d, back, k);
 }
 
+/* Each document is the next written line, read back. */
+static int
+take(void *arg, const struct jdoc *doc)
+{
+	struct docs *p = arg;
+
+	if (ndin_next(p->again, &p->back) != 1 ||
+	    fuzz_diff_nodes(&p->back, doc) >= 0)
+		abort();
+	return 0;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct jdoc d = { 0 }, back = { 0 };
 	struct ndin *in, *again;
 	struct jw *w;
-	uint64_t n = 0;
+	struct docs docs = { 0 };
+	uint64_t n = 0, m;
 
 	fuzz_init("fuzz-ndjson");
 	if (out == NULL) {
@@ -233,7 +257,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((in = ndin_open("/proc/self/fd/0")) == NULL ||
 	    (again = ndin_open(outpath)) == NULL)
 		abort();
-	for (; n > 0; n--)
+	for (m = n; m > 0; m--)
 		if (ndin_next(in, &d) != 1 || (writable(&d) &&
 		    (ndin_next(again, &back) != 1 || !same_record(&d, &back))))
 			abort();
@@ -241,6 +265,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	ndin_close(in);
 	ndin_close(again);
+	/* The records once more, built as documents. */
+	if ((in = ndin_open("/proc/self/fd/0")) == NULL ||
+	    (docs.again = ndin_open(outpath)) == NULL)
+		abort();
+	w = jw_new_doc(take, &docs);
+	for (m = n; m > 0; m--)
+		if (ndin_next(in, &d) != 1)
+			abort();
+		else if (writable(&d))
+			put_record(w, &d);
+	if (jw_failed(w) || ndin_next(docs.again, &docs.back) != 0)
+		abort();
+	jw_free(w);
+	ndin_close(in);
+	ndin_close(docs.again);
+	jdoc_free(&docs.back);
 	jdoc_free(&d);
 	jdoc_free(&back);
 	return 0;

@@ -41,8 +41,6 @@ struct pass {
 static FILE	*check_text;	/* pass 1's output */
 static FILE	*check_again;	/* pass 2's records written out again */
 
-static int	same_nodes(struct pass *, const struct jdoc *,
-		    const struct jdoc *);
 static int	take(void *, const struct jdoc *);
 static int	refuse(void *, const struct jdoc *);
 static void	rewrite(struct jw *, const struct jdoc *);
@@ -65,36 +63,6 @@ mismatch(struct pass *p, const char *fmt, ...)
 	p->bad = 1;
 }
 
-/* Node for node, what ndin_next() read and what the writer built. */
-static int
-same_nodes(struct pass *p, const struct jdoc *a, const struct jdoc *b)
-{
-	const struct jnode *x, *y;
-	uint32_t i;
-
-	if (a->n != b->n) {
-		mismatch(p, "%u nodes read, %u built", a->n, b->n);
-		return 0;
-	}
-	for (i = 0; i < a->n; i++) {
-		x = &a->node[i];
-		y = &b->node[i];
-		if (x->type != y->type || x->len != y->len ||
-		    x->next != y->next || (x->key == JNOKEY) !=
-		    (y->key == JNOKEY) || (x->key != JNOKEY &&
-		    (x->keylen != y->keylen || memcmp(jdoc_key(a, i),
-		    jdoc_key(b, i), x->keylen) != 0)) ||
-		    ((x->type == JT_STRING || x->type == JT_NUMBER) &&
-		    memcmp(jdoc_str(a, i), jdoc_str(b, i), x->len + 1) != 0)) {
-			mismatch(p, "node %u differs: type %d/%d len %u/%u"
-			    " next %u/%u", i, x->type, y->type, x->len,
-			    y->len, x->next, y->next);
-			return 0;
-		}
-	}
-	return 1;
-}
-
 /* A record as one line: its members after "kind", each by jw_jdoc(). */
 static void
 rewrite(struct jw *w, const struct jdoc *d)
@@ -115,6 +83,7 @@ take(void *arg, const struct jdoc *d)
 {
 	struct pass *p = arg;
 	uint32_t i;
+	long k;
 
 	p->records++;
 	if (d->n < 2 || d->node[0].type != JT_OBJECT ||
@@ -136,8 +105,9 @@ take(void *arg, const struct jdoc *d)
 			    d->node[0].line, d->node[0].col);
 	if (ndin_next(p->text, &p->want) != 1)
 		mismatch(p, "one more record than the text has");
-	else
-		same_nodes(p, &p->want, d);
+	else if ((k = fuzz_diff_nodes(&p->want, d)) >= 0)
+		mismatch(p, "node %ld differs (%u nodes read, %u built)", k,
+		    p->want.n, d->n);
 	rewrite(p->out, d);
 	return 0;
 }
