@@ -702,9 +702,10 @@ trace_stage(const struct traces *tr, const char *phase, int out, int mem,
 	/* mem-segments stopped and says why: end as a pipe's writer would. */
 	signal(SIGPIPE, SIG_DFL);
 	if ((memfp = fdopen(mem, "w")) == NULL ||
-	    (outfp = fdopen(out, "w")) == NULL ||
-	    (fp = fopen(empty, "w")) == NULL)
+	    (outfp = fdopen(out, "w")) == NULL)
 		die("fdopen:");
+	if ((fp = fopen(empty, "w")) == NULL)
+		die("%s:", empty);
 	if (phase != NULL)
 		o.phase = oprank_phase(phase);
 	sink.op = oprank_new(&o);
@@ -722,13 +723,15 @@ trace_stage(const struct traces *tr, const char *phase, int out, int mem,
 	}
 	jw_free(w);
 	jw_free(sink.mem);
-	if (fclose(memfp) != 0 || fclose(fp) != 0)
+	if (fclose(fp) != 0)
 		die("%s:", empty);
+	if (fclose(memfp) != 0)
+		die("mem-segments: write:");
 	w = jw_new(outfp);
 	oprank_write(sink.op, w, 0);
 	jw_free(w);
 	if (fclose(outfp) != 0)
-		die("write:");
+		die("trace.ndjson: write:");
 	oprank_free(sink.op);
 	_exit(none ? NOEVENTS : 0);
 }

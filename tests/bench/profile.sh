@@ -25,7 +25,8 @@ profile() {
 	    "$(stat -c %s "$1")" \
 	    "'$stub/analyze-profile' --cpu-trace '$1' --json-out /dev/null"
 	# The largest process of each stage; analyze-profile itself (its
-	# tee and hash are forks of it) is measured by measure, whole.
+	# trace stage, the extractor and the ranking in one process, and the
+	# hashing are forks of it) is measured by measure, whole.
 	awk '{ if ($1 > peak[$2]) peak[$2] = $1 }
 	    END { for (t in peak) print t, peak[t] }' "$STAGE_RSS" |
 	    sort >"$stub/$2.peaks"

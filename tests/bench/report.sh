@@ -1,5 +1,6 @@
-# The whole report (analyze-profile: tr-extract, op-rank, mem-segments,
-# churn-score, rubric-apply, report-md) on the 1 GB trace plus the 500 MB
+# The whole report (analyze-profile: its trace stage, the extractor and
+# the ranking in one process, then mem-segments, churn-score,
+# rubric-apply, report-md) on the 1 GB trace plus the 500 MB
 # snapshot that mem.sh builds, side by side with tr-extract alone on the
 # same trace: the target is under 2x, with the branches on both cores.
 # Each runs three times, the three in turn, so that all of them see the
