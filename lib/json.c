@@ -849,7 +849,7 @@ isdigit_(unsigned char c)
  * Whether a number or word may end before c: "12h" is not 12 and then
  * junk, while what follows "12" in "12[" is the next token's to refuse.
  */
-static int
+static inline int
 token_end(unsigned char c)
 {
 	switch (c) {
@@ -1805,6 +1805,38 @@ jnum_int64(const char *s, size_t len, int64_t *v)
 	return 0;
 }
 
+/*
+ * jnum_us_to_ns() for what traces hold, digits with a fraction or without:
+ * at most 15 of them before the point, so that the nanoseconds fit in
+ * int64 without a check.  Returns -1 for anything else, which the general
+ * code takes.
+ */
+static int
+us_to_ns_short(const char *s, size_t len, int64_t *ns)
+{
+	size_t i, nf = 0;
+	int64_t acc = 0;
+
+	for (i = 0; i < len && i < 16 && isdigit_((unsigned char)s[i]); i++)
+		acc = acc * 10 + (s[i] - '0');
+	if (i == 0 || i == 16)
+		return -1;
+	if (i < len && s[i] == '.') {
+		/* Digits past the third decimal are truncated. */
+		for (i++; i < len && isdigit_((unsigned char)s[i]); i++, nf++)
+			if (nf < 3)
+				acc = acc * 10 + (s[i] - '0');
+		if (nf > 3)
+			nf = 3;
+	}
+	if (i != len)
+		return -1;
+	for (; nf < 3; nf++)
+		acc *= 10;
+	*ns = acc;
+	return 0;
+}
+
 int
 jnum_us_to_ns(const char *s, size_t len, int64_t *ns)
 {
@@ -1817,6 +1849,10 @@ jnum_us_to_ns(const char *s, size_t len, int64_t *ns)
 	if (i < len && s[i] == '-') {
 		neg = 1;
 		i++;
+	}
+	if (us_to_ns_short(s + i, len - i, &acc) == 0) {
+		*ns = neg ? -acc : acc;
+		return 0;
 	}
 	for (; i < len && isdigit_((unsigned char)s[i]); i++)
 		if (nd < JR_MAX_NUMBER)
