@@ -1763,18 +1763,6 @@ jdoc_error(const char *file, const struct jdoc *d, uint32_t i,
 	return -1;
 }
 
-const char *
-jdoc_str(const struct jdoc *d, uint32_t i)
-{
-	return d->arena + d->node[i].off;
-}
-
-const char *
-jdoc_key(const struct jdoc *d, uint32_t i)
-{
-	return d->node[i].key == JNOKEY ? "" : d->arena + d->node[i].key;
-}
-
 int
 jnum_int64(const char *s, size_t len, int64_t *v)
 {
