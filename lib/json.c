@@ -89,6 +89,13 @@ static int	pickle_name(const unsigned char *, size_t *, size_t);
 static uint32_t	arena_put(struct jdoc *, const char *, size_t);
 static int	add_node(struct jreader *, struct jdoc *, const struct jtoken *,
 		    enum jtype, uint32_t, uint32_t);
+static size_t	number_len(const unsigned char *);
+static inline size_t string_end(const struct jreader *, size_t);
+static inline uint32_t arena_put_buf(struct jdoc *, const unsigned char *,
+		    size_t);
+static int	fast_value(struct jreader *, struct jdoc *, uint32_t *, int *,
+		    uint32_t *, uint32_t *);
+static int	us_to_ns_short(const char *, size_t, int64_t *);
 
 struct jreader *
 jr_open(struct gzin *in, int flags)

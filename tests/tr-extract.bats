@@ -349,8 +349,10 @@ setup() {
 # own) and before more, must give what it gives alone, its column moved by
 # the prefix, under every stage-1 kernel.
 @test "errors and repairs deep in a long trace are told as in a short one" {
-	local ev='{"ph":"X","cat":"k","name":"a","pid":1,"tid":1,"ts":1.5,"dur":2,"args":{"s":[[1,2],[]],"b":true,"n":null,"f":false,"u":"\u00e9\u00e9"}},'
-	local pre="" nl="" post k c want bad
+	local ev='{"ph":"X","cat":"k","name":"a","pid":1,"tid":1,"ts":1.5,'
+	local pre="" nl="" post k c want bad tmp=$BATS_TEST_TMPDIR
+	ev+='"dur":2,"args":{"s":[[1,2],[]],"b":true,"n":null,"f":false,'
+	ev+='"u":"\u00e9\u00e9"}},'
 	for k in $(seq 1800); do pre+=$ev; nl+=$ev$'\n'; done
 	post=${pre:0:$((20 * ${#ev} - 1))}
 	for bad in '{"ph":"X","ts":12h}' '{"ph":"X","ts":1,"x":nullx}' \
@@ -364,25 +366,27 @@ setup() {
 	    '{"ph":"X",ts:1}' '{"ph":"X","ts":1,"a":[tru]}' \
 	    '{"ph":"X","ts":99999999999999999999}' \
 	    '{"ph":1,"ts":1}' '{"ph":"X","ts":"1","dur":1}'; do
-		printf '[%s]' "$bad" > "$BATS_TEST_TMPDIR/one.json"
-		printf '[%s%s,%s]' "$pre" "$bad" "$post" > "$BATS_TEST_TMPDIR/long.json"
-		printf '[%s%s,%s]' "$nl" "$bad" "$post" > "$BATS_TEST_TMPDIR/lines.json"
-		run --separate-stderr tr-extract -a "$BATS_TEST_TMPDIR/one.json"
+		printf '[%s]' "$bad" > "$tmp/one.json"
+		printf '[%s%s,%s]' "$pre" "$bad" "$post" > "$tmp/long.json"
+		printf '[%s%s,%s]' "$nl" "$bad" "$post" > "$tmp/lines.json"
+		run --separate-stderr tr-extract -a "$tmp/one.json"
 		want=$stderr
+		c=$(sed -n 's/^[^:]*: [^:]*:1:\([0-9]*\):.*/\1/p' <<< "$want")
+		[ -n "$c" ] || [ -z "$want" ]
 		for k in c sse2 avx2; do
 			case $k in
 			sse2|avx2) grep -qw "$k" /proc/cpuinfo || continue ;;
 			esac
 			run --separate-stderr env MRP_SIMD=$k tr-extract -a \
-			    "$BATS_TEST_TMPDIR/long.json"
-			c=$(sed -n 's/^[^:]*: [^:]*:1:\([0-9]*\):.*/\1/p' <<< "$want")
-			[ -z "$c" ] ||
-			    assert_equal "$stderr" "$(sed "s|one.json:1:$c:|long.json:1:$((c + ${#pre})):|" <<< "$want")"
-			[ -n "$c" ] || assert_equal "$stderr" "${want//one.json/long.json}"
+			    "$tmp/long.json"
+			assert_equal "$stderr" "$(sed \
+			    "s|one.json:1:$c:|long.json:1:$((c + ${#pre})):|" \
+			    <<< "$want")"
 			run --separate-stderr env MRP_SIMD=$k tr-extract -a \
-			    "$BATS_TEST_TMPDIR/lines.json"
-			[ -z "$c" ] ||
-			    assert_equal "$stderr" "$(sed "s|one.json:1:$c:|lines.json:1801:$((c - 1)):|" <<< "$want")"
+			    "$tmp/lines.json"
+			assert_equal "$stderr" "$(sed \
+			    "s|one.json:1:$c:|lines.json:1801:$((c - 1)):|" \
+			    <<< "$want")"
 		done
 	done
 }
