@@ -89,6 +89,13 @@ static int	pickle_name(const unsigned char *, size_t *, size_t);
 static uint32_t	arena_put(struct jdoc *, const char *, size_t);
 static int	add_node(struct jreader *, struct jdoc *, const struct jtoken *,
 		    enum jtype, uint32_t, uint32_t);
+static size_t	number_len(const unsigned char *);
+static inline size_t string_end(const struct jreader *, size_t);
+static inline uint32_t arena_put_buf(struct jdoc *, const unsigned char *,
+		    size_t);
+static int	fast_value(struct jreader *, struct jdoc *, uint32_t *, int *,
+		    uint32_t *, uint32_t *);
+static int	us_to_ns_short(const char *, size_t, int64_t *);
 
 struct jreader *
 jr_open(struct gzin *in, int flags)
@@ -849,7 +856,7 @@ isdigit_(unsigned char c)
  * Whether a number or word may end before c: "12h" is not 12 and then
  * junk, while what follows "12" in "12[" is the next token's to refuse.
  */
-static int
+static inline int
 token_end(unsigned char c)
 {
 	switch (c) {
@@ -1275,18 +1282,339 @@ add_node(struct jreader *r, struct jdoc *d, const struct jtoken *t,
 	return 0;
 }
 
+/*
+ * Bytes that must lie ahead for fast_value() to take a number or a word
+ * as lex_number() and lex_word() would, without a refill: the longest
+ * number and the byte after it.
+ */
+#define FAST_ROOM	(JR_MAX_NUMBER + 2)
+
+/*
+ * The length of the number at b when it is valid and ends as lex_number()
+ * wants, or 0 for anything else, which lex_number() then refuses itself.
+ * The buffer's zeroed PAD stops the digit loops past the data.
+ */
+static size_t
+number_len(const unsigned char *b)
+{
+	size_t i = b[0] == '-';
+
+	if (b[i] == '0')
+		i++;
+	else if (isdigit_(b[i]))
+		while (isdigit_(b[i]))
+			i++;
+	else
+		return 0;
+	if (b[i] == '.') {
+		if (!isdigit_(b[++i]))
+			return 0;
+		while (isdigit_(b[i]))
+			i++;
+	}
+	if (b[i] == 'e' || b[i] == 'E') {
+		i++;
+		if (b[i] == '+' || b[i] == '-')
+			i++;
+		if (!isdigit_(b[i]))
+			return 0;
+		while (isdigit_(b[i]))
+			i++;
+	}
+	if (i > JR_MAX_NUMBER || !token_end(b[i]))
+		return 0;
+	return i;
+}
+
+/*
+ * The index of the quote that ends the string whose text starts at i, or
+ * 0 when it needs lex_string_slow() (escapes, control characters, invalid
+ * UTF-8) or runs past the data.
+ */
+static inline size_t
+string_end(const struct jreader *r, size_t i)
+{
+	const unsigned char *b = r->buf;
+	int n;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w, m;
+
+	/*
+	 * Most names and values are a few bytes long: a word of them first,
+	 * inline.  The lowest byte marked is exact (see below()), and one
+	 * past end is the PAD's zero.
+	 */
+	memcpy(&w, b + i, 8);
+	m = below(w ^ ONES * '"', 1) | below(w ^ ONES * '\\', 1) |
+	    below(w, 0x20) | (w & HIGHS);
+	i = m != 0 ? i + (size_t)__builtin_ctzll(m) / 8 :
+	    r->k->string(b, i + 8, r->end);
+#else
+	i = r->k->string(b, i, r->end);
+#endif
+	for (;;) {
+		if (b[i] == '"' && i < r->end)
+			return i;
+		if (b[i] < 0x80 || (n = json_utf8_len(b + i, r->end - i)) <= 0)
+			return 0;
+		i = r->k->string(b, i + (size_t)n, r->end);
+	}
+}
+
+/*
+ * arena_put() for a text in the reader's buffer: a short one is copied as
+ * one 32-byte block, which the PAD after the data allows on the source
+ * side and the slack kept here on the arena's.
+ */
+static inline uint32_t
+arena_put_buf(struct jdoc *d, const unsigned char *s, size_t len)
+{
+	uint32_t off = d->used;
+
+	if ((size_t)d->used + len + 1 + PAD > d->size) {
+		while ((size_t)d->used + len + 1 + PAD > d->size)
+			d->size = d->size ? d->size * 2 : 4096;
+		d->arena = xrealloc(d->arena, d->size);
+	}
+	if (len < PAD)
+		memcpy(d->arena + off, s, PAD);
+	else
+		memcpy(d->arena + off, s, len);
+	d->arena[off + len] = '\0';
+	d->used += (uint32_t)(len + 1);
+	return off;
+}
+
+/*
+ * Skips the blanks at *p for fast_value(), with skip_ws() for any but one
+ * space, which moves the buffer when it refills it.  Returns 1 when a
+ * token starts at *p with FAST_ROOM bytes after it, 0 when there is not
+ * that room, -1 on error.
+ */
+static inline __attribute__((always_inline)) int
+fast_blank(struct jreader *r, const unsigned char **b, size_t *p,
+    size_t *end)
+{
+	if (*end - *p <= FAST_ROOM)
+		return 0;
+	if ((*b)[*p] == ' ')
+		++*p;
+	if ((*b)[*p] <= ' ') {
+		r->pos = *p;
+		if (skip_ws(r) < 0)
+			return -1;
+		*b = r->buf;
+		*p = r->pos;
+		*end = r->end;
+	}
+	return *end - *p > FAST_ROOM;
+}
+
+/*
+ * jr_value()'s loop for the tokens that need no refill, repair or message,
+ * which are nearly all of them: punctuation, and strings, numbers and words
+ * that end well inside the buffer.  Where it is in the grammar is where it
+ * is in the code, so there is no state to switch on per token; r->state is
+ * set only when it stops.  It stops before any other token, and
+ * next_token() takes that one, so that each error, limit and repair is
+ * still made in one place with its position.  open and *depth are
+ * jr_value()'s containers, *key and *keylen its pending member name.
+ * Returns 1 when the value is complete, 0 for next_token() to go on, -1 on
+ * error.
+ */
+static int
+fast_value(struct jreader *r, struct jdoc *d, uint32_t *open, int *depthp,
+    uint32_t *key, uint32_t *keylen)
+{
+	const unsigned char *b = r->buf;
+	size_t p = r->pos, end = r->end, i, len, next;
+	enum state st;
+	enum jtype type;
+	struct jnode *nd;
+	int depth = *depthp, rc;
+	unsigned char c;
+	char top = r->stack[r->depth - 1];
+
+	switch (r->state) {
+	case S_COMMA_OR_END:
+		goto comma_or_end;
+	case S_FIRST_KEY_OR_END:
+		goto first_key_or_end;
+	case S_KEY:
+		goto member;
+	case S_FIRST_VALUE_OR_END:
+		goto first_value_or_end;
+	case S_VALUE:
+		goto value;
+	default:
+		return 0;
+	}
+
+comma_or_end:
+	st = S_COMMA_OR_END;
+	if ((rc = fast_blank(r, &b, &p, &end)) <= 0)
+		goto out;
+	if (b[p] == ',') {
+		p++;
+		if (top == '{')
+			goto member;
+		goto value;
+	}
+	if (b[p] == (top == '{' ? '}' : ']'))
+		goto close;
+	goto stop;
+
+first_key_or_end:
+	st = S_FIRST_KEY_OR_END;
+	if ((rc = fast_blank(r, &b, &p, &end)) <= 0)
+		goto out;
+	if (b[p] == '}')
+		goto close;
+	goto member_here;
+member:
+	st = S_KEY;
+	if ((rc = fast_blank(r, &b, &p, &end)) <= 0)
+		goto out;
+member_here:
+	/* A blank before the ':' is next_token()'s. */
+	if (b[p] != '"' || (i = string_end(r, p + 1)) == 0 || b[i + 1] != ':')
+		goto stop;
+	*keylen = (uint32_t)(i - p - 1);
+	*key = arena_put_buf(d, b + p + 1, i - p - 1);
+	p = i + 2;
+	goto value;
+
+first_value_or_end:
+	st = S_FIRST_VALUE_OR_END;
+	if ((rc = fast_blank(r, &b, &p, &end)) <= 0)
+		goto out;
+	if (b[p] == ']')
+		goto close;
+	goto value_here;
+value:
+	st = S_VALUE;
+	if ((rc = fast_blank(r, &b, &p, &end)) <= 0)
+		goto out;
+value_here:
+	/* len is what add_node() would count. */
+	len = 0;
+	switch (c = b[p]) {
+	case '{':
+	case '[':
+		if (r->depth == JR_MAX_DEPTH)
+			goto stop;
+		type = c == '{' ? JT_OBJECT : JT_ARRAY;
+		next = p + 1;
+		break;
+	case '"':
+		if ((i = string_end(r, p + 1)) == 0)
+			goto stop;
+		type = JT_STRING;
+		len = i - p - 1;
+		next = i + 1;
+		break;
+	case 't':
+		if (memcmp(b + p, "true", 4) != 0 || !token_end(b[p + 4]))
+			goto stop;
+		type = JT_TRUE;
+		next = p + 4;
+		break;
+	case 'f':
+		if (memcmp(b + p, "false", 5) != 0 || !token_end(b[p + 5]))
+			goto stop;
+		type = JT_FALSE;
+		next = p + 5;
+		break;
+	case 'n':
+		if (memcmp(b + p, "null", 4) != 0 || !token_end(b[p + 4]))
+			goto stop;
+		type = JT_NULL;
+		next = p + 4;
+		break;
+	default:
+		if ((len = number_len(b + p)) == 0)
+			goto stop;
+		type = JT_NUMBER;
+		next = p + len;
+		break;
+	}
+	if ((size_t)d->used + (size_t)d->n * sizeof(*nd) + len > JR_MAX_VALUE)
+		goto stop;
+	if (d->n == d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 64;
+		d->node = xreallocarray(d->node, d->cap, sizeof(*d->node));
+	}
+	d->node[open[depth - 1]].len++;
+	nd = &d->node[d->n++];
+	nd->type = (uint8_t)type;
+	nd->next = d->n;
+	nd->len = (uint32_t)len;
+	nd->off = 0;
+	nd->key = *key;
+	nd->keylen = *keylen;
+	nd->line = r->line;
+	nd->col = r->base + p - r->line_start + 1;
+	*key = JNOKEY;
+	*keylen = 0;
+	switch (type) {
+	case JT_STRING:
+		nd->off = arena_put_buf(d, b + p + 1, len);
+		break;
+	case JT_NUMBER:
+		nd->off = arena_put_buf(d, b + p, len);
+		break;
+	case JT_OBJECT:
+	case JT_ARRAY:
+		r->stack[r->depth++] = top = (char)c;
+		open[depth++] = d->n - 1;
+		p = next;
+		if (c == '{')
+			goto first_key_or_end;
+		goto first_value_or_end;
+	default:
+		break;
+	}
+	p = next;
+	goto comma_or_end;
+
+close:
+	p++;
+	d->node[open[--depth]].next = d->n;
+	if (--r->depth > 0)
+		top = r->stack[r->depth - 1];
+	if (depth > 0)
+		goto comma_or_end;
+	if (r->depth == 0) {
+		st = S_AFTER_TOP;
+		r->top_end_line = r->line;
+	} else
+		st = S_COMMA_OR_END;
+	rc = 1;
+	goto out;
+stop:
+	rc = 0;
+out:
+	r->pos = p;
+	r->state = st;
+	*depthp = depth;
+	return rc;
+}
+
 int
 jr_value(struct jreader *r, struct jdoc *d)
 {
 	uint32_t open[JR_MAX_DEPTH];
 	uint32_t key = JNOKEY, keylen = 0;
-	int depth = 0;
+	int depth = 0, rc;
 	struct jtoken t;
 	enum jtok tok;
 	enum jtype type;
 
 	jdoc_reset(d);
 	for (;;) {
+		if (depth > 0 && (rc = fast_value(r, d, open, &depth, &key,
+		    &keylen)) != 0)
+			return rc;
 		tok = next_token(r, &t);
 		switch (tok) {
 		case J_ERROR:
@@ -1442,18 +1770,6 @@ jdoc_error(const char *file, const struct jdoc *d, uint32_t i,
 	return -1;
 }
 
-const char *
-jdoc_str(const struct jdoc *d, uint32_t i)
-{
-	return d->arena + d->node[i].off;
-}
-
-const char *
-jdoc_key(const struct jdoc *d, uint32_t i)
-{
-	return d->node[i].key == JNOKEY ? "" : d->arena + d->node[i].key;
-}
-
 int
 jnum_int64(const char *s, size_t len, int64_t *v)
 {
@@ -1484,6 +1800,38 @@ jnum_int64(const char *s, size_t len, int64_t *v)
 	return 0;
 }
 
+/*
+ * jnum_us_to_ns() for what traces hold, digits with a fraction or without:
+ * at most 15 of them before the point, so that the nanoseconds fit in
+ * int64 without a check.  Returns -1 for anything else, which the general
+ * code takes.
+ */
+static int
+us_to_ns_short(const char *s, size_t len, int64_t *ns)
+{
+	size_t i, nf = 0;
+	int64_t acc = 0;
+
+	for (i = 0; i < len && i < 16 && isdigit_((unsigned char)s[i]); i++)
+		acc = acc * 10 + (s[i] - '0');
+	if (i == 0 || i == 16)
+		return -1;
+	if (i < len && s[i] == '.') {
+		/* Digits past the third decimal are truncated. */
+		for (i++; i < len && isdigit_((unsigned char)s[i]); i++, nf++)
+			if (nf < 3)
+				acc = acc * 10 + (s[i] - '0');
+		if (nf > 3)
+			nf = 3;
+	}
+	if (i != len)
+		return -1;
+	for (; nf < 3; nf++)
+		acc *= 10;
+	*ns = acc;
+	return 0;
+}
+
 int
 jnum_us_to_ns(const char *s, size_t len, int64_t *ns)
 {
@@ -1496,6 +1844,10 @@ jnum_us_to_ns(const char *s, size_t len, int64_t *ns)
 	if (i < len && s[i] == '-') {
 		neg = 1;
 		i++;
+	}
+	if (us_to_ns_short(s + i, len - i, &acc) == 0) {
+		*ns = neg ? -acc : acc;
+		return 0;
 	}
 	for (; i < len && isdigit_((unsigned char)s[i]); i++)
 		if (nd < JR_MAX_NUMBER)

@@ -202,11 +202,22 @@ __attribute__((format(printf, 4, 5)))
 int jdoc_error(const char *file, const struct jdoc *d, uint32_t i,
     const char *fmt, ...);
 
-/* The text of a string or number node; borrowed from the arena. */
-const char *jdoc_str(const struct jdoc *, uint32_t i);
+/*
+ * The text of a string or number node; borrowed from the arena.  Inline,
+ * as this and jdoc_key() are called for every member a tool looks at.
+ */
+static inline const char *
+jdoc_str(const struct jdoc *d, uint32_t i)
+{
+	return d->arena + d->node[i].off;
+}
 
 /* The name of a member node; borrowed from the arena. */
-const char *jdoc_key(const struct jdoc *, uint32_t i);
+static inline const char *
+jdoc_key(const struct jdoc *d, uint32_t i)
+{
+	return d->node[i].key == JNOKEY ? "" : d->arena + d->node[i].key;
+}
 
 /*
  * Parses an integral JSON number text into *v.  Returns 0, or -1 when it has

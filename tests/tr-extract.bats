@@ -341,3 +341,52 @@ setup() {
 	refute_output
 	[ "${#files[@]}" -gt 40 ]
 }
+
+# jr_value() reads most tokens in a loop of its own and leaves each error,
+# limit and repair to the token reader, and the last few hundred bytes of
+# the input too; the fixtures above are too short to reach that loop.  Each
+# case here, behind 250 kB of events on one line (or on lines of their
+# own) and before more, must give what it gives alone, its column moved by
+# the prefix, under every stage-1 kernel.
+@test "errors and repairs deep in a long trace are told as in a short one" {
+	local ev='{"ph":"X","cat":"k","name":"a","pid":1,"tid":1,"ts":1.5,'
+	local pre="" nl="" post k c want bad tmp=$BATS_TEST_TMPDIR
+	ev+='"dur":2,"args":{"s":[[1,2],[]],"b":true,"n":null,"f":false,'
+	ev+='"u":"\u00e9\u00e9"}},'
+	for k in $(seq 1800); do pre+=$ev; nl+=$ev$'\n'; done
+	post=${pre:0:$((20 * ${#ev} - 1))}
+	for bad in '{"ph":"X","ts":12h}' '{"ph":"X","ts":1,"x":nullx}' \
+	    '{"ph":"X","name":"C:\data","ts":1}' '{"ph":"X","ts":-}' \
+	    '{"ph":"X","ts":1,"args":{"x":N/A,"y":NaN,"z":-Infinity}}' \
+	    '{"ph":"X","name":"a	b","ts":1,"dur":2}' \
+	    $'{"ph":"X","name":"\xff","ts":1,"dur":2}' \
+	    '{"ph" : "X","ts" :1,"dur": 2 ,"args":{ }}' '{"ph":"X","ts":1,}' \
+	    '{"ph":"X","ts":1]' '{"ph":"X","ts":[1}' '{"ph":"X" "ts":1}' \
+	    '{"ph":"X","ts":01}' '{"ph":"X","ts":1.}' '{"ph":"X","ts":1e}' \
+	    '{"ph":"X",ts:1}' '{"ph":"X","ts":1,"a":[tru]}' \
+	    '{"ph":"X","ts":99999999999999999999}' \
+	    '{"ph":1,"ts":1}' '{"ph":"X","ts":"1","dur":1}'; do
+		printf '[%s]' "$bad" > "$tmp/one.json"
+		printf '[%s%s,%s]' "$pre" "$bad" "$post" > "$tmp/long.json"
+		printf '[%s%s,%s]' "$nl" "$bad" "$post" > "$tmp/lines.json"
+		run --separate-stderr tr-extract -a "$tmp/one.json"
+		want=$stderr
+		c=$(sed -n 's/^[^:]*: [^:]*:1:\([0-9]*\):.*/\1/p' <<< "$want")
+		[ -n "$c" ] || [ -z "$want" ]
+		for k in c sse2 avx2; do
+			case $k in
+			sse2|avx2) grep -qw "$k" /proc/cpuinfo || continue ;;
+			esac
+			run --separate-stderr env MRP_SIMD=$k tr-extract -a \
+			    "$tmp/long.json"
+			assert_equal "$stderr" "$(sed \
+			    "s|one.json:1:$c:|long.json:1:$((c + ${#pre})):|" \
+			    <<< "$want")"
+			run --separate-stderr env MRP_SIMD=$k tr-extract -a \
+			    "$tmp/lines.json"
+			assert_equal "$stderr" "$(sed \
+			    "s|one.json:1:$c:|lines.json:1801:$((c - 1)):|" \
+			    <<< "$want")"
+		done
+	done
+}
