@@ -1,10 +1,8 @@
 # The HTML report (--html-out: report-svg, a second report-md and
-# report-html) on a 250 MB trace plus the 500 MB snapshot that mem.sh
+# report-html) on a 250 MB trace plus the 500 MB snapshot that run
 # builds: the page's size (target under 3 MB) and the run's time with and
 # without --html-out (target: at most 30 % more), fastest of three runs
 # each, taken in turn.
-SNAP=$BENCH_DIR/memsnap-500m.json
-[ -s "$SNAP" ] || { echo "bench: html.sh needs $SNAP (mem.sh)" >&2; exit 1; }
 bytes=$(( $(stat -c %s "$T250") + $(stat -c %s "$SNAP") ))
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -1,13 +1,11 @@
 # The whole report (analyze-profile: its trace stage, the extractor and
 # the ranking in one process, then mem-segments, churn-score,
 # rubric-apply, report-md) on the 1 GB trace plus the 500 MB
-# snapshot that mem.sh builds, side by side with tr-extract alone on the
+# snapshot that run builds, side by side with tr-extract alone on the
 # same trace: the target is under 2x, with the branches on both cores.
 # Each runs three times, the three in turn, so that all of them see the
 # same machine; the ratio is of the fastest runs, as the slower ones measure
 # whatever else the machine was doing.
-SNAP=$BENCH_DIR/memsnap-500m.json
-[ -s "$SNAP" ] || { echo "bench: report.sh needs $SNAP (mem.sh)" >&2; exit 1; }
 bytes=$(( $(stat -c %s "$BIG") + $(stat -c %s "$SNAP") ))
 
 # seconds LINE: the wall seconds in a line that measure printed.
