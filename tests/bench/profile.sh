@@ -7,6 +7,8 @@
 # analyze-profile, which runs its stages from its own directory.
 stub=$(mktemp -d)
 trap 'rm -rf "$stub"' EXIT
+# The copy finds no rubric beside it, which its trace stage reads.
+export MRP_RUBRIC=$TOP/rubric
 cp "$BIN/analyze-profile" "$stub/"
 for tool in "$BIN"/*; do
 	t=$(basename "$tool")
