@@ -5,12 +5,12 @@
  * tr-extract feeding the aggregator of op-rank in one process, with no
  * NDJSON between them, and mem-segments on what it reads of a trace) and
  * the memory branch (mem-segments and churn-score) in parallel, then
- * rubric-apply and
- * report-md on what they wrote into a private temporary directory (with
- * --html-out also report-svg, and report-html on the charted Markdown).  What
- * the user says of the run (--context, --set, --phase, --objective) reaches
- * those two as one "context" record.  The first stage to fail, or a
- * signal, stops all of them, and nothing they made is left behind.
+ * rubric-apply and report-md on what they wrote into a private temporary
+ * directory (with --html-out also report-svg, and report-html on the
+ * charted Markdown).  What the user says of the run (--context, --set,
+ * --phase, --objective) reaches those two as one "context" record.  The
+ * first stage to fail, or a signal, stops all of them, and nothing they
+ * made is left behind.
  */
 #include <sys/resource.h>
 #include <sys/stat.h>
