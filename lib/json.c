@@ -86,6 +86,7 @@ static enum jtok value_done(struct jreader *, enum jtok);
 static enum jtok at_eof(struct jreader *, struct jtoken *);
 static int	is_pickle(struct jreader *);
 static int	pickle_name(const unsigned char *, size_t *, size_t);
+static inline void arena_room(struct jdoc *, size_t);
 static uint32_t	arena_put(struct jdoc *, const char *, size_t);
 static int	add_node(struct jreader *, struct jdoc *, const struct jtoken *,
 		    enum jtype, uint32_t, uint32_t);
@@ -1232,16 +1233,26 @@ jdoc_free(struct jdoc *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/*
+ * Room in the arena for len bytes and their NUL, and PAD bytes of slack
+ * after them, which arena_put_buf()'s block copies write into.
+ */
+static inline void
+arena_room(struct jdoc *d, size_t len)
+{
+	if ((size_t)d->used + len + 1 + PAD > d->size) {
+		while ((size_t)d->used + len + 1 + PAD > d->size)
+			d->size = d->size ? d->size * 2 : 4096;
+		d->arena = xrealloc(d->arena, d->size);
+	}
+}
+
 static uint32_t
 arena_put(struct jdoc *d, const char *s, size_t len)
 {
 	uint32_t off = d->used;
 
-	if ((size_t)d->used + len + 1 > d->size) {
-		while ((size_t)d->used + len + 1 > d->size)
-			d->size = d->size ? d->size * 2 : 4096;
-		d->arena = xrealloc(d->arena, d->size);
-	}
+	arena_room(d, len);
 	memcpy(d->arena + off, s, len);
 	d->arena[off + len] = '\0';
 	d->used += (uint32_t)(len + 1);
@@ -1371,11 +1382,7 @@ arena_put_buf(struct jdoc *d, const unsigned char *s, size_t len)
 {
 	uint32_t off = d->used;
 
-	if ((size_t)d->used + len + 1 + PAD > d->size) {
-		while ((size_t)d->used + len + 1 + PAD > d->size)
-			d->size = d->size ? d->size * 2 : 4096;
-		d->arena = xrealloc(d->arena, d->size);
-	}
+	arena_room(d, len);
 	if (len < PAD)
 		memcpy(d->arena + off, s, PAD);
 	else

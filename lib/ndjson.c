@@ -69,6 +69,7 @@ static void	d_key(struct jw *, const char *, size_t, int);
 static void	d_open(struct jw *, int);
 static void	d_close(struct jw *);
 static void	d_copy(struct jw *, const struct jdoc *, uint32_t);
+static void	d_hand(struct jw *, const struct jdoc *);
 static void	d_end(struct jw *);
 
 struct jw *
@@ -600,8 +601,7 @@ void
 jw_jdoc_record(struct jw *w, const struct jdoc *d)
 {
 	if (DOC(w)) {
-		if (!w->failed && w->fn(w->arg, d) < 0)
-			w->failed = 1;
+		d_hand(w, d);
 		return;
 	}
 	jw_jdoc(w, d, 0);
@@ -809,13 +809,20 @@ d_copy(struct jw *w, const struct jdoc *src, uint32_t i)
 	}
 }
 
+/* Hands a record to fn, unless it has refused one before. */
+static void
+d_hand(struct jw *w, const struct jdoc *d)
+{
+	if (!w->failed && w->fn(w->arg, d) < 0)
+		w->failed = 1;
+}
+
 /* Closes the record, hands it over and empties the doc for the next. */
 static void
 d_end(struct jw *w)
 {
 	d_close(w);
-	if (!w->failed && w->fn(w->arg, &w->doc) < 0)
-		w->failed = 1;
+	d_hand(w, &w->doc);
 	jdoc_reset(&w->doc);
 	w->key = JNOKEY;
 	w->placed = 0;

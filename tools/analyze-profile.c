@@ -742,16 +742,16 @@ on_record(void *arg, const struct jdoc *rec)
 	struct tracesink *sink = arg;
 	const char *kind = ndin_kind(rec), *name;
 	int64_t events;
+	int trace = strcmp(kind, "trace") == 0;
 
-	if (strcmp(kind, "memory") == 0 || (strcmp(kind, "event") == 0 &&
+	if (trace && jdoc_get_i64(rec, 0, "events", &events) == 0 &&
+	    events > 0)
+		sink->events = 1;
+	if (trace || strcmp(kind, "memory") == 0 ||
+	    (strcmp(kind, "event") == 0 &&
 	    jdoc_get_str(rec, 0, "name", &name, NULL) == 0 &&
 	    strncmp(name, "ProfilerStep#", 13) == 0))
 		jw_jdoc_record(sink->mem, rec);
-	else if (strcmp(kind, "trace") == 0) {
-		jw_jdoc_record(sink->mem, rec);
-		if (jdoc_get_i64(rec, 0, "events", &events) == 0 && events > 0)
-			sink->events = 1;
-	}
 	return oprank_record(sink->op, sink->file, rec);
 }
 
