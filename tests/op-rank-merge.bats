@@ -11,10 +11,12 @@ setup() {
 	T="$BATS_TEST_TMPDIR"
 }
 
-# The DLRM traces, one per rank, in rank order.
+# files: the DLRM traces, one per rank, in rank order; the test is
+# skipped without them.  Not through run, whose subshell a skip would end
+# instead of the test.
 dlrm() {
 	need_shared traces/param_dlrm_8rank
-	ls "$DLRM"/worker*.pt.trace.json
+	files=("$DLRM"/worker*.pt.trace.json)
 }
 
 # partials DIR OPTION... -- FILE...: one partial per trace, DIR/p<n>.ndjson
@@ -38,8 +40,7 @@ partials() {
 }
 
 @test "tr-extract numbers each file alike alone and among all" {
-	run -0 dlrm
-	mapfile -t files <<<"$output"
+	dlrm
 	tr-extract "${files[@]}" >"$T/all.ndjson"
 	for f in "${files[@]}"; do
 		tr-extract "$f"
@@ -48,8 +49,7 @@ partials() {
 }
 
 @test "DLRM 8 ranks: the merged partials are the one pass, in any order" {
-	run -0 dlrm
-	mapfile -t files <<<"$output"
+	dlrm
 	partials "$T/d" -- "${files[@]}"
 	# The slowest rank's summary and the summary across ranks.
 	[ "$(grep -c '"kind":"cpu_summary"' "$T/d/all.out")" -eq 2 ]
@@ -66,8 +66,7 @@ partials() {
 }
 
 @test "DLRM 8 ranks: merged as a tree, the partials are the one pass" {
-	run -0 dlrm
-	mapfile -t files <<<"$output"
+	dlrm
 	partials "$T/d" -- "${files[@]}"
 	cd "$T/d"
 	op-rank --partial --merge p0.ndjson p1.ndjson >a.ndjson
@@ -92,8 +91,7 @@ partials() {
 }
 
 @test "DLRM 8 ranks: -n, -k and --phase give the same merge" {
-	run -0 dlrm
-	mapfile -t files <<<"$output"
+	dlrm
 	for opts in "-n 3" "--phase backward" "-k gpu -n 5" \
 	    "-k mean -p forward" "-k self -p communication"; do
 		rm -rf "$T/o"
@@ -109,8 +107,7 @@ partials() {
 }
 
 @test "one trace's partial merged alone is the one pass over it" {
-	run -0 dlrm
-	mapfile -t files <<<"$output"
+	dlrm
 	for f in "${files[0]}" "${files[5]}" "$OPRANK/sampled_rank-1.json.gz"; do
 		tr-extract "$f" | op-rank >"$T/one.out"
 		tr-extract "$f" | op-rank --partial | op-rank --merge - \
@@ -120,8 +117,7 @@ partials() {
 }
 
 @test "merged output keeps each rank's records together, ranks increasing" {
-	run -0 dlrm
-	mapfile -t files <<<"$output"
+	dlrm
 	partials "$T/d" -- "${files[@]}"
 	run -0 bash -o pipefail -c "op-rank -a --merge '$T'/d/p{6,1,4,3,7,0,2,5}.ndjson |
 	    jq -r 'select(.kind != \"op_ranks\" and .kind != \"rank_summary\") | .rank // \"all\"' | uniq | paste -sd' '"
@@ -401,8 +397,7 @@ partials() {
 # Files are read twice, the primary rank's records in the second pass;
 # pipes and stdin cannot be, and are merged in one pass: the same records.
 @test "partials from pipes merge as the same files do" {
-	run -0 dlrm
-	mapfile -t files <<<"$output"
+	dlrm
 	partials "$T/d" -- "${files[@]}"
 	cd "$T/d"
 	op-rank --merge <(cat p3.ndjson) p{0,1,2}.ndjson <(cat p4.ndjson) \
@@ -424,8 +419,7 @@ partials() {
 @test "a merge of 64 ranks' files takes little more memory than of one" {
 	[ -x /usr/bin/time ] || skip "needs GNU time"
 	setarch -R true 2>/dev/null || skip "needs setarch -R"
-	run -0 dlrm
-	mapfile -t files <<<"$output"
+	dlrm
 	partials "$T/d" -- "${files[@]}"
 	mkdir "$T/r"
 	for k in $(seq 0 63); do
