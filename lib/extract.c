@@ -103,7 +103,6 @@ static int	check_time(struct trace *, const struct jdoc *,
 static void	rank_from_name(struct trace *);
 static void	put_trace(struct trace *);
 static void	put_repairs(struct trace *);
-static void	jdoc_copy(struct jdoc *, const struct jdoc *);
 
 int
 extract_trace(const char *path, struct jw *w, const struct extract_opts *o)
@@ -639,24 +638,6 @@ begin_end(struct trace *t, struct ev *e, char ph)
 	see_time(t, ob->ts, dur);
 	emit_complete(t, &t->doc, &be, ob->ts, dur);
 	return 0;
-}
-
-static void
-jdoc_copy(struct jdoc *dst, const struct jdoc *src)
-{
-	if (dst->cap < src->n) {
-		dst->cap = src->n;
-		dst->node = xreallocarray(dst->node, dst->cap,
-		    sizeof(*dst->node));
-	}
-	if (dst->size < src->used) {
-		dst->size = src->used;
-		dst->arena = xrealloc(dst->arena, dst->size);
-	}
-	memcpy(dst->node, src->node, src->n * sizeof(*src->node));
-	memcpy(dst->arena, src->arena, src->used);
-	dst->n = src->n;
-	dst->used = src->used;
 }
 
 static void

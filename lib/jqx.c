@@ -142,9 +142,9 @@ jqx_from_jdoc(const struct jdoc *d, uint32_t i)
 	case JT_TRUE:
 		return jv_true();
 	case JT_NUMBER:
-		return jv_number(strtod(d->arena + n->off, NULL));
+		return jv_number(strtod(jdoc_str(d, i), NULL));
 	case JT_STRING:
-		return jv_string_sized(d->arena + n->off, (int)n->len);
+		return jv_string_sized(jdoc_str(d, i), (int)n->len);
 	case JT_ARRAY:
 		v = jv_array();
 		for (c = i + 1; c < n->next; c = d->node[c].next)
@@ -153,8 +153,8 @@ jqx_from_jdoc(const struct jdoc *d, uint32_t i)
 	default:
 		v = jv_object();
 		for (c = i + 1; c < n->next; c = d->node[c].next)
-			v = jv_object_set(v, jv_string_sized(d->arena +
-			    d->node[c].key, (int)d->node[c].keylen),
+			v = jv_object_set(v, jv_string_sized(jdoc_key(d, c),
+			    (int)d->node[c].keylen),
 			    jqx_from_jdoc(d, c));
 		return v;
 	}

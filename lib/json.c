@@ -62,7 +62,23 @@ struct jreader {
 	enum jerr	 errkind;
 	char		 err[256];
 	uint64_t	 eline, ecol;
+	/*
+	 * While jr_value() reads into doc: the input from text_start on is
+	 * the value's text, copied to doc's text up to buf[mark] when fill()
+	 * is about to drop it, and the rest when the value is complete.
+	 */
+	struct jdoc	*doc;
+	size_t		 mark;
+	uint64_t	 text_start;
 };
+
+/* JTEXT is free in an offset: a jdoc is at most JR_MAX_VALUE bytes. */
+#if JR_MAX_VALUE > JTEXT
+#error "JTEXT must lie above every offset"
+#endif
+
+/* The repaired N/A's string, which is not in the input. */
+static const char na_text[] = "N/A";
 
 static const struct kernel *kernel(void);
 static int	fill(struct jreader *, size_t *);
@@ -86,7 +102,8 @@ static enum jtok value_done(struct jreader *, enum jtok);
 static enum jtok at_eof(struct jreader *, struct jtoken *);
 static int	is_pickle(struct jreader *);
 static int	pickle_name(const unsigned char *, size_t *, size_t);
-static inline void arena_room(struct jdoc *, size_t);
+static void	buf_room(char **, uint32_t *, size_t);
+static int	keep_text(struct jreader *, size_t);
 static uint32_t	arena_put(struct jdoc *, const char *, size_t);
 static int	add_node(struct jreader *, struct jdoc *, const struct jtoken *,
 		    enum jtype, uint32_t, uint32_t);
@@ -94,6 +111,7 @@ static size_t	number_len(const unsigned char *);
 static inline size_t string_end(const struct jreader *, size_t);
 static inline uint32_t arena_put_buf(struct jdoc *, const unsigned char *,
 		    size_t);
+static int	read_value(struct jreader *, struct jdoc *);
 static int	fast_value(struct jreader *, struct jdoc *, uint32_t *, int *,
 		    uint32_t *, uint32_t *);
 static int	us_to_ns_short(const char *, size_t, int64_t *);
@@ -221,6 +239,11 @@ fill(struct jreader *r, size_t *keep)
 	size_t k = *keep;
 
 	if (k > 0) {
+		if (r->doc != NULL) {
+			if (keep_text(r, k) < 0)
+				return -1;
+			r->mark = 0;
+		}
 		memmove(r->buf, r->buf + k, r->end - k);
 		r->base += k;
 		r->end -= k;
@@ -495,6 +518,16 @@ kernel(void)
 	return chosen = &kernels[i];
 }
 
+/* The value's text starts at pos. */
+static void
+mark_text(struct jreader *r)
+{
+	r->mark = r->pos;
+	r->text_start = r->base + r->pos;
+	r->doc->start.line = r->line;
+	r->doc->start.col = r->text_start - r->line_start + 1;
+}
+
 static int
 skip_ws(struct jreader *r)
 {
@@ -507,6 +540,9 @@ skip_ws(struct jreader *r)
 			r->line += nl;
 			r->line_start = r->base + after;
 		}
+		/* Blanks before a value are not its text. */
+		if (r->doc != NULL && r->doc->n == 0)
+			mark_text(r);
 		if (r->pos < r->end || r->eof)
 			return 0;
 		keep = r->pos;
@@ -951,7 +987,7 @@ lex_word(struct jreader *r, struct jtoken *t)
 			continue;
 		if (words[i].tok == J_STRING) {
 			repaired(r, &r->rep.na, r->pos);
-			t->s = "N/A";
+			t->s = na_text;
 			t->len = 3;
 		} else if (i >= 4)
 			repaired(r, &r->rep.nonfinite, r->pos);
@@ -1107,8 +1143,9 @@ next_token(struct jreader *r, struct jtoken *t)
 		if ((r->pos == r->end || r->buf[r->pos] <= ' ') &&
 		    skip_ws(r) < 0)
 			return J_ERROR;
+		t->off = r->base + r->pos;
 		t->line = r->line;
-		t->col = r->base + r->pos - r->line_start + 1;
+		t->col = t->off - r->line_start + 1;
 		t->s = NULL;
 		t->len = 0;
 		if (r->pos == r->end)
@@ -1223,6 +1260,9 @@ jdoc_reset(struct jdoc *d)
 {
 	d->n = 0;
 	d->used = 0;
+	d->textlen = 0;
+	d->start.line = d->start.col = 0;
+	d->nwhere = 0;
 }
 
 void
@@ -1230,21 +1270,108 @@ jdoc_free(struct jdoc *d)
 {
 	free(d->node);
 	free(d->arena);
+	free(d->text);
+	free(d->where);
 	memset(d, 0, sizeof(*d));
 }
 
-/*
- * Room in the arena for len bytes and their NUL, and PAD bytes of slack
- * after them, which arena_put_buf()'s block copies write into.
- */
-static inline void
-arena_room(struct jdoc *d, size_t len)
+void
+jdoc_copy(struct jdoc *dst, const struct jdoc *src)
 {
-	if ((size_t)d->used + len + 1 + PAD > d->size) {
-		while ((size_t)d->used + len + 1 + PAD > d->size)
-			d->size = d->size ? d->size * 2 : 4096;
-		d->arena = xrealloc(d->arena, d->size);
+	if (dst->cap < src->n) {
+		dst->cap = src->n;
+		dst->node = xreallocarray(dst->node, dst->cap,
+		    sizeof(*dst->node));
 	}
+	buf_room(&dst->arena, &dst->size, src->used);
+	buf_room(&dst->text, &dst->textsize, src->textlen);
+	if (dst->wcap < src->nwhere) {
+		dst->wcap = src->nwhere;
+		dst->where = xreallocarray(dst->where, dst->wcap,
+		    sizeof(*dst->where));
+	}
+	memcpy(dst->node, src->node, src->n * sizeof(*src->node));
+	memcpy(dst->arena, src->arena, src->used);
+	memcpy(dst->text, src->text, src->textlen);
+	if (src->nwhere > 0)
+		memcpy(dst->where, src->where,
+		    src->nwhere * sizeof(*src->where));
+	dst->n = src->n;
+	dst->used = src->used;
+	dst->textlen = src->textlen;
+	dst->start = src->start;
+	dst->nwhere = src->nwhere;
+}
+
+struct jpos
+jdoc_where(const struct jdoc *d, uint32_t i)
+{
+	struct jpos at;
+
+	jdoc_where_all(d, i, 1, &at);
+	return at;
+}
+
+void
+jdoc_where_all(const struct jdoc *d, uint32_t i, uint32_t n,
+    struct jpos *pos)
+{
+	const char *text = d->text, *nl;
+	uint64_t line = d->start.line;
+	uint32_t k, seen = 0, after = 0, at;
+
+	if (d->nwhere > 0) {
+		for (k = 0; k < n; k++)
+			pos[k] = d->where[d->node[i + k].at];
+		return;
+	}
+	/*
+	 * The text is as read but for NULs, put where quotes were, and its
+	 * nodes are in the order of their offsets: one pass counts the lines.
+	 */
+	for (k = 0; k < n; k++) {
+		at = d->node[i + k].at;
+		while ((nl = memchr(text + seen, '\n', at - seen)) != NULL) {
+			line++;
+			seen = after = (uint32_t)(nl - text) + 1;
+		}
+		seen = at;
+		pos[k].line = line;
+		pos[k].col = after == 0 ? d->start.col + at : at - after + 1;
+	}
+}
+
+/* Room in buf, which has *size bytes, for want bytes and PAD bytes more. */
+static void
+buf_room(char **buf, uint32_t *size, size_t want)
+{
+	if (want + PAD > *size) {
+		while (want + PAD > *size)
+			*size = *size ? *size * 2 : 4096;
+		*buf = xrealloc(*buf, *size);
+	}
+}
+
+/*
+ * Copies the text from buf[mark] up to buf[k], which fill() is about to
+ * drop, or jr_value() to leave; buf[k] is then the new mark.
+ */
+static int
+keep_text(struct jreader *r, size_t k)
+{
+	struct jdoc *d = r->doc;
+	size_t n = k - r->mark;
+
+	if ((size_t)d->textlen + n > JR_MAX_VALUE) {
+		fail_here(r, JE_LIMIT, r->pos, "value larger than %u bytes",
+		    JR_MAX_VALUE);
+		return -1;
+	}
+	buf_room(&d->text, &d->textsize, (size_t)d->textlen + n);
+	memcpy(d->text + d->textlen, r->buf + r->mark, n);
+	d->textlen += (uint32_t)n;
+	r->mark = k;
+	return 0;
 }
 
 static uint32_t
@@ -1252,11 +1379,40 @@ arena_put(struct jdoc *d, const char *s, size_t len)
 {
 	uint32_t off = d->used;
 
-	arena_room(d, len);
+	buf_room(&d->arena, &d->size, (size_t)off + len + 1);
 	memcpy(d->arena + off, s, len);
 	d->arena[off + len] = '\0';
 	d->used += (uint32_t)(len + 1);
 	return off;
+}
+
+/*
+ * Whether the value read into d would pass JR_MAX_VALUE with its text up
+ * to buf[p], one more node and len more bytes of arena.
+ */
+static inline int
+too_large(const struct jreader *r, const struct jdoc *d, size_t p,
+    size_t len)
+{
+	return r->base + p - r->text_start + d->used +
+	    ((uint64_t)d->n + 1) * sizeof(struct jnode) + len > JR_MAX_VALUE;
+}
+
+/*
+ * Where the string of t goes: where it lies in the text, when it lies in
+ * the buffer as it was written, its closing quote made the NUL (the reader
+ * is past it); else a copy in the arena.
+ */
+static uint32_t
+text_or_arena(struct jreader *r, struct jdoc *d, const struct jtoken *t)
+{
+	size_t i;
+
+	if (t->s == r->scratch || t->s == na_text)
+		return arena_put(d, t->s, t->len);
+	i = (size_t)((const unsigned char *)t->s - r->buf);
+	r->buf[i + t->len] = '\0';
+	return JTEXT | (uint32_t)(r->base + i - r->text_start);
 }
 
 static int
@@ -1265,8 +1421,7 @@ add_node(struct jreader *r, struct jdoc *d, const struct jtoken *t,
 {
 	struct jnode *nd;
 
-	if ((size_t)d->used + (size_t)d->n * sizeof(*nd) + t->len >
-	    JR_MAX_VALUE) {
+	if (too_large(r, d, r->pos, t->len)) {
 		jr_fail(r, t->line, t->col, "value larger than %u bytes",
 		    JR_MAX_VALUE);
 		r->errkind = JE_LIMIT;
@@ -1279,17 +1434,17 @@ add_node(struct jreader *r, struct jdoc *d, const struct jtoken *t,
 	nd = &d->node[d->n++];
 	nd->type = (uint8_t)type;
 	nd->next = d->n;
-	nd->len = 0;
+	nd->len = (uint32_t)t->len;
 	nd->off = 0;
 	nd->key = key;
 	nd->keylen = keylen;
-	nd->line = t->line;
-	nd->col = t->col;
-	if (type == JT_STRING || type == JT_NUMBER) {
-		nd = &d->node[d->n - 1];
+	nd->at = (uint32_t)(t->off - r->text_start);
+	if (type == JT_STRING)
+		nd->off = text_or_arena(r, d, t);
+	else if (type == JT_NUMBER)
 		nd->off = arena_put(d, t->s, t->len);
-		nd->len = (uint32_t)t->len;
-	}
+	else
+		nd->len = 0;
 	return 0;
 }
 
@@ -1375,14 +1530,14 @@ string_end(const struct jreader *r, size_t i)
 /*
  * arena_put() for a text in the reader's buffer: a short one is copied as
  * one 32-byte block, which the PAD after the data allows on the source
- * side and the slack kept here on the arena's.
+ * side and buf_room()'s slack on the arena's.
  */
 static inline uint32_t
 arena_put_buf(struct jdoc *d, const unsigned char *s, size_t len)
 {
 	uint32_t off = d->used;
 
-	arena_room(d, len);
+	buf_room(&d->arena, &d->size, (size_t)off + len + 1);
 	if (len < PAD)
 		memcpy(d->arena + off, s, PAD);
 	else
@@ -1399,7 +1554,7 @@ arena_put_buf(struct jdoc *d, const unsigned char *s, size_t len)
  * that room, -1 on error.
  */
 static inline __attribute__((always_inline)) int
-fast_blank(struct jreader *r, const unsigned char **b, size_t *p,
+fast_blank(struct jreader *r, unsigned char **b, size_t *p,
     size_t *end)
 {
 	if (*end - *p <= FAST_ROOM)
@@ -1433,7 +1588,7 @@ static int
 fast_value(struct jreader *r, struct jdoc *d, uint32_t *open, int *depthp,
     uint32_t *key, uint32_t *keylen)
 {
-	const unsigned char *b = r->buf;
+	unsigned char *b = r->buf;
 	size_t p = r->pos, end = r->end, i, len, next;
 	enum state st;
 	enum jtype type;
@@ -1487,7 +1642,8 @@ member_here:
 	if (b[p] != '"' || (i = string_end(r, p + 1)) == 0 || b[i + 1] != ':')
 		goto stop;
 	*keylen = (uint32_t)(i - p - 1);
-	*key = arena_put_buf(d, b + p + 1, i - p - 1);
+	*key = JTEXT | (uint32_t)(r->base + p + 1 - r->text_start);
+	b[i] = '\0';
 	p = i + 2;
 	goto value;
 
@@ -1545,7 +1701,7 @@ value_here:
 		next = p + len;
 		break;
 	}
-	if ((size_t)d->used + (size_t)d->n * sizeof(*nd) + len > JR_MAX_VALUE)
+	if (too_large(r, d, next, len))
 		goto stop;
 	if (d->n == d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 64;
@@ -1559,13 +1715,13 @@ value_here:
 	nd->off = 0;
 	nd->key = *key;
 	nd->keylen = *keylen;
-	nd->line = r->line;
-	nd->col = r->base + p - r->line_start + 1;
+	nd->at = (uint32_t)(r->base + p - r->text_start);
 	*key = JNOKEY;
 	*keylen = 0;
 	switch (type) {
 	case JT_STRING:
-		nd->off = arena_put_buf(d, b + p + 1, len);
+		nd->off = JTEXT | (nd->at + 1);
+		b[next - 1] = '\0';
 		break;
 	case JT_NUMBER:
 		nd->off = arena_put_buf(d, b + p, len);
@@ -1610,6 +1766,22 @@ out:
 int
 jr_value(struct jreader *r, struct jdoc *d)
 {
+	int rc;
+
+	jdoc_reset(d);
+	r->doc = d;
+	mark_text(r);
+	if ((rc = read_value(r, d)) == 1 && keep_text(r, r->pos) < 0)
+		rc = -1;
+	if (rc != 1)
+		jdoc_reset(d);
+	r->doc = NULL;
+	return rc;
+}
+
+static int
+read_value(struct jreader *r, struct jdoc *d)
+{
 	uint32_t open[JR_MAX_DEPTH];
 	uint32_t key = JNOKEY, keylen = 0;
 	int depth = 0, rc;
@@ -1617,7 +1789,6 @@ jr_value(struct jreader *r, struct jdoc *d)
 	enum jtok tok;
 	enum jtype type;
 
-	jdoc_reset(d);
 	for (;;) {
 		if (depth > 0 && (rc = fast_value(r, d, open, &depth, &key,
 		    &keylen)) != 0)
@@ -1638,7 +1809,7 @@ jr_value(struct jreader *r, struct jdoc *d)
 				return -1;
 			}
 			keylen = (uint32_t)t.len;
-			key = arena_put(d, t.s, t.len);
+			key = text_or_arena(r, d, &t);
 			continue;
 		case J_END_OBJECT:
 		case J_END_ARRAY:
@@ -1702,7 +1873,7 @@ jdoc_get(const struct jdoc *d, uint32_t obj, const char *key)
 		return -1;
 	for (i = obj + 1; i < d->node[obj].next; i = d->node[i].next)
 		if (d->node[i].keylen == len &&
-		    memcmp(d->arena + d->node[i].key, key, len) == 0)
+		    memcmp(jdoc_key(d, i), key, len) == 0)
 			found = (int)i;
 	return found;
 }
@@ -1767,13 +1938,14 @@ jdoc_error(const char *file, const struct jdoc *d, uint32_t i,
     const char *fmt, ...)
 {
 	char msg[256];
+	struct jpos at;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	warnmsg("%s:%" PRIu64 ":%" PRIu64 ": %s", file, d->node[i].line,
-	    d->node[i].col, msg);
+	at = jdoc_where(d, i);
+	warnmsg("%s:%" PRIu64 ":%" PRIu64 ": %s", file, at.line, at.col, msg);
 	return -1;
 }
 

@@ -6,8 +6,9 @@
  *  - jr_next() pulls one token at a time; its string is borrowed and valid
  *    only until the next call on the same reader.
  *  - jr_value() reads the next complete value into a jdoc, a flat array of
- *    nodes whose strings live in the jdoc's own arena; the jdoc stays valid
- *    until it is reused or freed.  jr_skip() reads past the next value.
+ *    nodes whose strings live in the jdoc's own memory (most of them where
+ *    they lie in its copy of the value's text); the jdoc stays valid until
+ *    it is reused or freed.  jr_skip() reads past the next value.
  * Memory is one input buffer, one string scratch and whatever the caller's
  * jdocs hold; all of it is limited (JR_MAX_*), so hostile input is refused
  * with a message instead of exhausting memory.
@@ -38,7 +39,7 @@
 #define JR_MAX_DEPTH	512		/* nesting levels */
 #define JR_MAX_STRING	(16u << 20)	/* bytes in one string */
 #define JR_MAX_NUMBER	256		/* characters in one number */
-#define JR_MAX_VALUE	(64u << 20)	/* bytes of arena in one jdoc */
+#define JR_MAX_VALUE	(64u << 20)	/* bytes of a jdoc: text, arena, nodes */
 
 enum jtok {
 	J_ERROR = -1,
@@ -95,6 +96,7 @@ struct jtoken {
 	enum jtok	 type;
 	const char	*s;	/* key or string (UTF-8), number text */
 	size_t		 len;
+	uint64_t	 off;	/* input offset of its first byte */
 	uint64_t	 line;
 	uint64_t	 col;
 };
@@ -103,10 +105,15 @@ struct jnode {
 	uint8_t		type;	/* enum jtype */
 	uint32_t	next;	/* index just past this value's subtree */
 	uint32_t	len;	/* string/number bytes; children of a container */
-	uint32_t	off;	/* string/number text in the arena */
-	uint32_t	key;	/* member name in the arena, or JNOKEY */
+	uint32_t	off;	/* string/number text: see jdoc_str() */
+	uint32_t	key;	/* member name (see jdoc_key()), or JNOKEY */
 	uint32_t	keylen;
-	uint64_t	line;	/* where the value starts */
+	uint32_t	at;	/* where the value starts: see jdoc_where() */
+};
+
+/* A line and column (1-based, the column in bytes), or 0:0 for none. */
+struct jpos {
+	uint64_t	line;
 	uint64_t	col;
 };
 
@@ -116,13 +123,31 @@ struct jnode {
  * A parsed value: node 0 is the root; the children of a container at i are
  * i + 1, then each child's next, up to node[i].next.  Strings and number
  * texts are NUL-terminated in the arena.
+ *
+ * jr_value() copies the value's input text to text as it reads, a block
+ * at a time, and leaves each string without an escape where it lies in that
+ * copy, its closing quote made a NUL: its off or key is then JTEXT and the
+ * offset in the text.  Numbers, and strings it had to rewrite (escapes,
+ * repairs), are copied to the arena.  A node's at is its offset in the
+ * text, which starts at line and column start; the line and column of a
+ * node are counted from there only when asked for.  A jdoc made another
+ * way (the writer's) has no text and keeps its nodes' positions in where,
+ * at being the index.
  */
 struct jdoc {
 	struct jnode	*node;
 	uint32_t	 n, cap;
 	char		*arena;
 	uint32_t	 used, size;
+	char		*text;
+	uint32_t	 textlen, textsize;
+	struct jpos	 start;
+	struct jpos	*where;
+	uint32_t	 nwhere, wcap;
 };
+
+/* The bit of off and key that places them in the text; see struct jdoc. */
+#define JTEXT	0x80000000u
 
 /* Takes ownership of in; flags are JR_* above. */
 struct jreader *jr_open(struct gzin *in, int flags);
@@ -176,6 +201,16 @@ void jdoc_reset(struct jdoc *);
 /* Frees a jdoc's memory; the struct itself is the caller's. */
 void jdoc_free(struct jdoc *);
 
+/* Makes dst a copy of src, reusing dst's memory. */
+void jdoc_copy(struct jdoc *dst, const struct jdoc *src);
+
+/* Where node i starts in the input. */
+struct jpos jdoc_where(const struct jdoc *, uint32_t i);
+
+/* Where nodes i to i + n - 1 start, into pos[0] to pos[n - 1]. */
+void jdoc_where_all(const struct jdoc *, uint32_t i, uint32_t n,
+    struct jpos *pos);
+
 /* The member of object node obj named key (the last one, if repeated). */
 int jdoc_get(const struct jdoc *, uint32_t obj, const char *key);
 
@@ -202,21 +237,28 @@ __attribute__((format(printf, 4, 5)))
 int jdoc_error(const char *file, const struct jdoc *d, uint32_t i,
     const char *fmt, ...);
 
+/* A NUL-terminated string of d at off, a node's off or key; borrowed. */
+static inline const char *
+jdoc_at(const struct jdoc *d, uint32_t off)
+{
+	return off & JTEXT ? d->text + (off & ~JTEXT) : d->arena + off;
+}
+
 /*
- * The text of a string or number node; borrowed from the arena.  Inline,
- * as this and jdoc_key() are called for every member a tool looks at.
+ * The text of a string or number node; borrowed.  Inline, as this and
+ * jdoc_key() are called for every member a tool looks at.
  */
 static inline const char *
 jdoc_str(const struct jdoc *d, uint32_t i)
 {
-	return d->arena + d->node[i].off;
+	return jdoc_at(d, d->node[i].off);
 }
 
-/* The name of a member node; borrowed from the arena. */
+/* The name of a member node; borrowed. */
 static inline const char *
 jdoc_key(const struct jdoc *d, uint32_t i)
 {
-	return d->node[i].key == JNOKEY ? "" : d->arena + d->node[i].key;
+	return d->node[i].key == JNOKEY ? "" : jdoc_at(d, d->node[i].key);
 }
 
 /*

@@ -370,15 +370,15 @@ doc_int(struct msnap *ms, const struct jdoc *d, uint32_t obj,
 	if (n->type == JT_NULL)
 		return 0;
 	if (n->type != JT_NUMBER)
-		return msnap_fail(ms, n->line, n->col, "\"%s\" is not a number",
-		    key);
+		return jdoc_error(ms->name, d, (uint32_t)i,
+		    "\"%s\" is not a number", key);
 	if (jnum_int64(jdoc_str(d, (uint32_t)i), n->len, v) < 0)
-		return msnap_fail(ms, n->line, n->col,
+		return jdoc_error(ms->name, d, (uint32_t)i,
 		    "\"%s\" is not an integer: %s", key,
 		    jdoc_str(d, (uint32_t)i));
 	if (!sign_ok && *v < 0)
-		return msnap_fail(ms, n->line, n->col, "\"%s\" is negative: %"
-		    PRId64, key, *v);
+		return jdoc_error(ms->name, d, (uint32_t)i,
+		    "\"%s\" is negative: %" PRId64, key, *v);
 	return 1;
 }
 
@@ -580,8 +580,8 @@ read_segment(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 			    &s.pool_id[0]) < 0 ||
 			    jnum_int64(jdoc_str(d, 2), d->node[2].len,
 			    &s.pool_id[1]) < 0)
-				return msnap_fail(ms, d->node[0].line,
-				    d->node[0].col, "\"segment_pool_id\" is"
+				return jdoc_error(ms->name, d, 0,
+				    "\"segment_pool_id\" is"
 				    " not a pair of integers");
 			s.has_pool_id = 1;
 			see_era(ms, ERA_2_1);
@@ -680,10 +680,10 @@ read_block(struct msnap *ms, struct mseg *s)
 	int64_t v;
 
 	if (d->node[0].type != JT_OBJECT)
-		return msnap_fail(ms, d->node[0].line, d->node[0].col,
+		return jdoc_error(ms->name, d, 0,
 		    "block is not an object");
 	if (s->nblocks == MS_MAX_BLOCKS)
-		return msnap_fail(ms, d->node[0].line, d->node[0].col,
+		return jdoc_error(ms->name, d, 0,
 		    "segment has more than %u blocks", MS_MAX_BLOCKS);
 	if (s->nblocks == ms->bcap) {
 		ms->bcap = ms->bcap ? ms->bcap * 2 : 64;
@@ -693,10 +693,10 @@ read_block(struct msnap *ms, struct mseg *s)
 	b = &ms->blocks[s->nblocks];
 	b->site = NULL;
 	if ((rc = doc_int(ms, d, 0, "size", &b->size, 0)) <= 0)
-		return rc < 0 ? -1 : msnap_fail(ms, d->node[0].line,
-		    d->node[0].col, "block has no \"size\"");
+		return rc < 0 ? -1 : jdoc_error(ms->name, d, 0,
+		    "block has no \"size\"");
 	if (jdoc_get_str(d, 0, "state", &st, NULL) < 0)
-		return msnap_fail(ms, d->node[0].line, d->node[0].col,
+		return jdoc_error(ms->name, d, 0,
 		    "block has no \"state\" string");
 	if (strcmp(st, "active_allocated") == 0)
 		b->state = MS_ALLOCATED;
@@ -706,7 +706,7 @@ read_block(struct msnap *ms, struct mseg *s)
 	else if (strcmp(st, "inactive") == 0)
 		b->state = MS_INACTIVE;
 	else
-		return msnap_fail(ms, d->node[0].line, d->node[0].col,
+		return jdoc_error(ms->name, d, 0,
 		    "unknown block state \"%s\"", st);
 	if ((rc = doc_int(ms, d, 0, "requested_size", &b->requested, 0)) < 0)
 		return -1;
@@ -717,7 +717,7 @@ read_block(struct msnap *ms, struct mseg *s)
 	if (rc == 0)
 		b->address = -1;
 	else if (__builtin_add_overflow(b->address, b->size, &v))
-		return msnap_fail(ms, d->node[0].line, d->node[0].col,
+		return jdoc_error(ms->name, d, 0,
 		    "\"address\" + \"size\" is beyond 64 bits");
 	else
 		see_era(ms, ERA_2_1);
@@ -775,6 +775,7 @@ read_entry(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 {
 	const struct jdoc *d = &ms->doc;
 	struct mtrace e;
+	struct jpos at;
 	int64_t end;
 	int rc, i;
 
@@ -782,8 +783,9 @@ read_entry(struct msnap *ms, const struct msnap_ops *ops, void *arg,
 	e.device = dev;
 	e.seq = seq;
 	e.doc = d;
-	e.line = d->node[0].line;
-	e.col = d->node[0].col;
+	at = jdoc_where(d, 0);
+	e.line = at.line;
+	e.col = at.col;
 	if (d->node[0].type != JT_OBJECT)
 		return msnap_fail(ms, e.line, e.col,
 		    "trace entry is not an object");

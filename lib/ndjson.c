@@ -46,8 +46,7 @@ struct jw {
 	struct jdoc	 doc;
 	uint32_t	 open[JR_MAX_DEPTH + 1];	/* containers being built */
 	uint32_t	 key, keylen;	/* the pending member name, or JNOKEY */
-	int		 placed;	/* a node was copied: line, col are its */
-	uint64_t	 line, col;
+	int		 placed;	/* a node was copied: where[0] is its */
 };
 
 static void	put(struct jw *, const void *, size_t);
@@ -70,6 +69,7 @@ static void	d_open(struct jw *, int);
 static void	d_close(struct jw *);
 static void	d_copy(struct jw *, const struct jdoc *, uint32_t);
 static void	d_hand(struct jw *, const struct jdoc *);
+static void	d_begin(struct jw *);
 static void	d_end(struct jw *);
 
 struct jw *
@@ -92,7 +92,7 @@ jw_new_doc(int (*fn)(void *, const struct jdoc *), void *arg)
 	w = xcalloc(1, sizeof(*w));
 	w->fn = fn;
 	w->arg = arg;
-	w->key = JNOKEY;
+	d_begin(w);
 	return w;
 }
 
@@ -700,8 +700,7 @@ d_node(struct jw *w, int t)
 	nd->off = 0;
 	nd->key = w->key;
 	nd->keylen = w->key == JNOKEY ? 0 : w->keylen;
-	nd->line = w->line;
-	nd->col = w->col;
+	nd->at = 0;
 	w->key = JNOKEY;
 	if (w->depth > 0)
 		d->node[w->open[w->depth]].len++;
@@ -746,7 +745,7 @@ d_close(struct jw *w)
 /*
  * Node i of src and its subtree, copied with their positions.  The first
  * copy of a record gives its position to the nodes the writer made before
- * it, and to those it makes after.
+ * it, and to those it makes after: theirs is where[0].
  */
 static void
 d_copy(struct jw *w, const struct jdoc *src, uint32_t i)
@@ -754,21 +753,24 @@ d_copy(struct jw *w, const struct jdoc *src, uint32_t i)
 	struct jdoc *d = &w->doc;
 	const struct jnode *sn;
 	struct jnode *nd;
-	uint32_t j, at, n, k, len;
+	uint32_t j, at, n, len;
 	int depth;
 
-	if (!w->placed) {
-		w->placed = 1;
-		w->line = src->node[i].line;
-		w->col = src->node[i].col;
-		for (k = 0; k < d->n; k++) {
-			d->node[k].line = w->line;
-			d->node[k].col = w->col;
-		}
-	}
 	/* The root takes the pending name and counts in its parent. */
 	at = d_node(w, src->node[i].type);
 	n = src->node[i].next - i;
+	if (d->wcap - d->nwhere < n) {
+		if (n > UINT32_MAX / 2 - d->nwhere)
+			die("output record larger than 4 G nodes");
+		while (d->wcap - d->nwhere < n)
+			d->wcap *= 2;
+		d->where = xreallocarray(d->where, d->wcap, sizeof(*d->where));
+	}
+	jdoc_where_all(src, i, n, d->where + d->nwhere);
+	if (!w->placed) {
+		w->placed = 1;
+		d->where[0] = d->where[d->nwhere];
+	}
 	if (d->cap - d->n < n - 1) {
 		if (n - 1 > UINT32_MAX / 2 - d->n)
 			die("output record larger than 4 G nodes");
@@ -797,8 +799,7 @@ d_copy(struct jw *w, const struct jdoc *src, uint32_t i)
 		nd->type = sn->type;
 		nd->next = sn->next - i + at;
 		nd->len = sn->len;
-		nd->line = sn->line;
-		nd->col = sn->col;
+		nd->at = d->nwhere++;
 		if (j != i) {
 			nd->key = sn->key == JNOKEY ? JNOKEY :
 			    d_text(w, jdoc_key(src, j), sn->keylen, 1, &len);
@@ -823,10 +824,24 @@ d_end(struct jw *w)
 {
 	d_close(w);
 	d_hand(w, &w->doc);
-	jdoc_reset(&w->doc);
+	d_begin(w);
+}
+
+/* Empties the doc for a record, which has no position until it is placed. */
+static void
+d_begin(struct jw *w)
+{
+	struct jdoc *d = &w->doc;
+
+	jdoc_reset(d);
+	if (d->wcap == 0) {
+		d->wcap = 64;
+		d->where = xreallocarray(NULL, d->wcap, sizeof(*d->where));
+	}
+	d->where[0].line = d->where[0].col = 0;
+	d->nwhere = 1;
 	w->key = JNOKEY;
 	w->placed = 0;
-	w->line = w->col = 0;
 }
 
 struct ndin {
@@ -851,16 +866,18 @@ int
 ndin_next(struct ndin *n, struct jdoc *d)
 {
 	const char *kind;
+	struct jpos at;
 	int rc;
 
 	rc = jr_value(n->r, d);
 	if (rc == 1) {
-		n->line = d->node[0].line;
+		at = jdoc_where(d, 0);
+		n->line = at.line;
 		if (d->node[0].type != JT_OBJECT)
-			jr_fail(n->r, d->node[0].line, d->node[0].col,
+			jr_fail(n->r, at.line, at.col,
 			    "record is not an object");
 		else if (jdoc_get_str(d, 0, "kind", &kind, NULL) < 0)
-			jr_fail(n->r, d->node[0].line, d->node[0].col,
+			jr_fail(n->r, at.line, at.col,
 			    "record has no \"kind\" string");
 		else
 			return 1;

@@ -40,7 +40,7 @@ setup() { load test_helper; }
 	local f=$BATS_TEST_TMPDIR/v.json
 	{
 		printf '[{"ph":"X","name":"x","ts":1,"dur":1,"args":{"a":['
-		yes 0, | head -n 2000000 | tr -d '\n'
+		yes 0, | head -n 3000000 | tr -d '\n'
 		printf '0]}}]'
 	} > "$f"
 	run -1 --separate-stderr tr-extract -a "$f"
@@ -54,7 +54,7 @@ setup() { load test_helper; }
 		printf '{"segments":[{"device":0,"address":0,"total_size":0,'
 		printf '"allocated_size":0,"active_size":0,"stream":0,'
 		printf '"segment_type":"large","blocks":[{"size":0,"state":"inactive","x":['
-		yes 0, | head -n 2000000 | tr -d '\n'
+		yes 0, | head -n 3000000 | tr -d '\n'
 		printf '0]}]}]}'
 	} > "$f"
 	run -1 --separate-stderr mem-segments "$f"

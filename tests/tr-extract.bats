@@ -342,6 +342,15 @@ setup() {
 	[ "${#files[@]}" -gt 40 ]
 }
 
+# A value's line and column are counted from its copy of the input only
+# when an error needs them: a raw newline in a string is a line, "\n" is not.
+@test "a data error inside an indented event is placed at its member" {
+	printf '[\n {\n  "ph": "X",\n  "name": "a\\nb",\n  "cat": "x\ny",\n  "ts": 1,\n    "dur": "2"\n }\n]\n' \
+	    > "$BATS_TEST_TMPDIR/ind.json"
+	run -1 --separate-stderr tr-extract "$BATS_TEST_TMPDIR/ind.json"
+	assert_stderr "tr-extract: $BATS_TEST_TMPDIR/ind.json:8:12: \"dur\" is not a number"
+}
+
 # jr_value() reads most tokens in a loop of its own and leaves each error,
 # limit and repair to the token reader, and the last few hundred bytes of
 # the input too; the fixtures above are too short to reach that loop.  Each

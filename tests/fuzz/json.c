@@ -8,7 +8,9 @@
  * crash.  What it returns is checked against what the header promises:
  * strings are valid UTF-8 (repairs included), numbers follow RFC 8259's
  * grammar and convert consistently, a jdoc's nodes form a well-made tree,
- * and an error has a message and a line and column.
+ * and an error has a message and a line and column.  A second reader of
+ * the same bytes follows with jr_next() alone: each jdoc's nodes must be
+ * the values of its tokens, with their text, line and column.
  */
 #include "fuzz.h"
 
@@ -119,13 +121,16 @@ check_token(const struct jtoken *t, enum jtok tok)
 		check_number(t->s, t->len);
 }
 
-/* The arena text at off, len bytes, NUL-ended. */
+/* The string at off (a node's off or key), len bytes, NUL-ended. */
 static const char *
-arena_text(const struct jdoc *d, uint32_t off, uint32_t len)
+doc_text(const struct jdoc *d, uint32_t off, uint32_t len)
 {
-	if ((uint64_t)off + len >= d->used || d->arena[off + len] != '\0')
+	uint32_t in = off & JTEXT ? d->textlen : d->used;
+
+	if ((uint64_t)(off & ~JTEXT) + len >= in ||
+	    jdoc_at(d, off)[len] != '\0')
 		abort();
-	return d->arena + off;
+	return jdoc_at(d, off);
 }
 
 /* Checks node i, whose subtree must end by limit; returns its next. */
@@ -136,13 +141,12 @@ check_node(const struct jdoc *d, uint32_t i, uint32_t limit, int member)
 	uint32_t c, count = 0;
 	const char *key;
 
-	if (nd->next <= i || nd->next > limit || nd->line == 0 ||
-	    nd->col == 0)
+	if (nd->next <= i || nd->next > limit)
 		abort();
 	if (member) {
 		if (nd->key == JNOKEY)
 			abort();
-		key = arena_text(d, nd->key, nd->keylen);
+		key = doc_text(d, nd->key, nd->keylen);
 		check_string(key, nd->keylen);
 	} else if (nd->key != JNOKEY)
 		abort();
@@ -156,12 +160,12 @@ check_node(const struct jdoc *d, uint32_t i, uint32_t limit, int member)
 	case JT_NUMBER:
 		if (nd->next != i + 1)
 			abort();
-		check_number(arena_text(d, nd->off, nd->len), nd->len);
+		check_number(doc_text(d, nd->off, nd->len), nd->len);
 		break;
 	case JT_STRING:
 		if (nd->next != i + 1)
 			abort();
-		check_string(arena_text(d, nd->off, nd->len), nd->len);
+		check_string(doc_text(d, nd->off, nd->len), nd->len);
 		break;
 	case JT_ARRAY:
 	case JT_OBJECT:
@@ -203,6 +207,69 @@ check_lookups(const struct jdoc *d)
 	}
 }
 
+/*
+ * The tokens of mirror that make up the value read into d (rc 1), or the
+ * end that jr_value() found instead (rc 0).
+ */
+static void
+check_mirror(struct jreader *mirror, const struct jdoc *d, int rc)
+{
+	struct jtoken t;
+	struct jpos at;
+	enum jtok tok;
+	uint32_t i = 0;
+	int depth = 0;
+
+	do {
+		tok = jr_next(mirror, &t);
+		if (rc == 0) {
+			if (tok != J_EOF && tok != J_END_OBJECT &&
+			    tok != J_END_ARRAY)
+				abort();
+			return;
+		}
+		if (tok == J_KEY)
+			continue;
+		if (tok == J_END_OBJECT || tok == J_END_ARRAY) {
+			depth--;
+			continue;
+		}
+		if (i == d->n)
+			abort();
+		at = jdoc_where(d, i);
+		if (at.line != t.line || at.col != t.col)
+			abort();
+		switch (tok) {
+		case J_BEGIN_OBJECT:
+		case J_BEGIN_ARRAY:
+			depth++;
+			if (d->node[i].type != (tok == J_BEGIN_OBJECT ?
+			    JT_OBJECT : JT_ARRAY))
+				abort();
+			break;
+		case J_STRING:
+		case J_NUMBER:
+			if (d->node[i].type != (tok == J_STRING ? JT_STRING :
+			    JT_NUMBER) || d->node[i].len != t.len ||
+			    memcmp(jdoc_str(d, i), t.s, t.len) != 0)
+				abort();
+			break;
+		case J_TRUE:
+		case J_FALSE:
+		case J_NULL:
+			if (d->node[i].type != (tok == J_TRUE ? JT_TRUE :
+			    tok == J_FALSE ? JT_FALSE : JT_NULL))
+				abort();
+			break;
+		default:
+			abort();
+		}
+		i++;
+	} while (depth > 0);
+	if (i != d->n)
+		abort();
+}
+
 static void
 check_doc(const struct jdoc *d)
 {
@@ -214,12 +281,13 @@ check_doc(const struct jdoc *d)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct jreader *r;
-	struct jtoken t;
+	struct jreader *r, *mirror;
+	struct jtoken t, mt;
 	struct jdoc doc = { 0 };
 	enum jtok tok;
 	uint64_t seed, steps;
 	int rc = 0, op;
+	char path[64];
 
 	fuzz_init("fuzz-json");
 	if (size == 0)
@@ -230,6 +298,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((r = jr_open(gzin_open(NULL), op & (JR_STREAM | JR_OPEN_ARRAY)))
 	    == NULL)
 		abort();
+	/* The same bytes, with an offset of their own. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fileno(fuzz_file));
+	if ((mirror = jr_open(gzin_open(path), op & (JR_STREAM |
+	    JR_OPEN_ARRAY))) == NULL)
+		abort();
 	/* Each call consumes input or ends it; the bound stops a loop. */
 	for (steps = 0; steps < 4 * (uint64_t)size + 16; steps++) {
 		/* Bit 2: tokens only, the common way to walk big inputs. */
@@ -239,12 +312,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (tok == J_ERROR || tok == J_EOF)
 				break;
 			check_token(&t, tok);
+			if (jr_next(mirror, &mt) != tok || mt.line != t.line ||
+			    mt.col != t.col)
+				abort();
 		} else if (op < 6) {
 			if ((rc = jr_value(r, &doc)) < 0)
 				break;
 			if (rc == 1)
 				check_doc(&doc);
-		} else if (jr_skip(r, op == 7) < 0)
+			check_mirror(mirror, &doc, rc);
+		} else if (jr_skip(r, op == 7) < 0 ||
+		    jr_skip(mirror, op == 7) < 0)
 			break;
 	}
 	if (jr_errkind(r) != JE_NONE) {
@@ -260,6 +338,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)jr_repairs(r);
 	(void)jr_offset(r);
 	jr_close(r);
+	jr_close(mirror);
 	jdoc_free(&doc);
 	return 0;
 }

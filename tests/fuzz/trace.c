@@ -82,6 +82,7 @@ static int
 take(void *arg, const struct jdoc *d)
 {
 	struct pass *p = arg;
+	struct jpos root, at;
 	uint32_t i;
 	long k;
 
@@ -97,12 +98,12 @@ take(void *arg, const struct jdoc *d)
 	 * the copies come from a file, at line 1 or later: a record is placed
 	 * all over or (nothing copied) not at all.
 	 */
+	root = jdoc_where(d, 0);
 	for (i = 1; i < d->n; i++)
-		if ((d->node[i].line == 0) != (d->node[0].line == 0))
+		if (((at = jdoc_where(d, i)).line == 0) != (root.line == 0))
 			mismatch(p, "node %u is at %" PRIu64 ":%" PRIu64
 			    ", the record at %" PRIu64 ":%" PRIu64, i,
-			    d->node[i].line, d->node[i].col,
-			    d->node[0].line, d->node[0].col);
+			    at.line, at.col, root.line, root.col);
 	if (ndin_next(p->text, &p->want) != 1)
 		mismatch(p, "one more record than the text has");
 	else if ((k = fuzz_diff_nodes(&p->want, d)) >= 0)
