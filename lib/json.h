@@ -122,7 +122,7 @@ struct jpos {
 /*
  * A parsed value: node 0 is the root; the children of a container at i are
  * i + 1, then each child's next, up to node[i].next.  Strings and number
- * texts are NUL-terminated in the arena.
+ * texts are NUL-terminated.
  *
  * jr_value() copies the value's input text to text as it reads, a block
  * at a time, and leaves each string without an escape where it lies in that
