@@ -1354,7 +1354,7 @@ buf_room(char **buf, uint32_t *size, size_t want)
 
 /*
  * Copies the text from buf[mark] up to buf[k], which fill() is about to
- * drop, or jr_value() to leave; buf[k] is then the new mark.
+ * drop, or jr_value() to leave.
  */
 static int
 keep_text(struct jreader *r, size_t k)
@@ -1370,7 +1370,6 @@ keep_text(struct jreader *r, size_t k)
 	buf_room(&d->text, &d->textsize, (size_t)d->textlen + n);
 	memcpy(d->text + d->textlen, r->buf + r->mark, n);
 	d->textlen += (uint32_t)n;
-	r->mark = k;
 	return 0;
 }
 
@@ -1384,6 +1383,13 @@ arena_put(struct jdoc *d, const char *s, size_t len)
 	d->arena[off + len] = '\0';
 	d->used += (uint32_t)(len + 1);
 	return off;
+}
+
+/* The offset in the value's text of buf[i]. */
+static inline uint32_t
+text_at(const struct jreader *r, size_t i)
+{
+	return (uint32_t)(r->base + i - r->text_start);
 }
 
 /*
@@ -1412,7 +1418,7 @@ text_or_arena(struct jreader *r, struct jdoc *d, const struct jtoken *t)
 		return arena_put(d, t->s, t->len);
 	i = (size_t)((const unsigned char *)t->s - r->buf);
 	r->buf[i + t->len] = '\0';
-	return JTEXT | (uint32_t)(r->base + i - r->text_start);
+	return JTEXT | text_at(r, i);
 }
 
 static int
@@ -1642,7 +1648,7 @@ member_here:
 	if (b[p] != '"' || (i = string_end(r, p + 1)) == 0 || b[i + 1] != ':')
 		goto stop;
 	*keylen = (uint32_t)(i - p - 1);
-	*key = JTEXT | (uint32_t)(r->base + p + 1 - r->text_start);
+	*key = JTEXT | text_at(r, p + 1);
 	b[i] = '\0';
 	p = i + 2;
 	goto value;
@@ -1715,7 +1721,7 @@ value_here:
 	nd->off = 0;
 	nd->key = *key;
 	nd->keylen = *keylen;
-	nd->at = (uint32_t)(r->base + p - r->text_start);
+	nd->at = text_at(r, p);
 	*key = JNOKEY;
 	*keylen = 0;
 	switch (type) {

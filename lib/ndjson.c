@@ -69,6 +69,7 @@ static void	d_open(struct jw *, int);
 static void	d_close(struct jw *);
 static void	d_copy(struct jw *, const struct jdoc *, uint32_t);
 static void	d_hand(struct jw *, const struct jdoc *);
+static void	*d_room(void *, uint32_t *, uint32_t, uint32_t, size_t);
 static void	d_begin(struct jw *);
 static void	d_end(struct jw *);
 
@@ -676,6 +677,24 @@ d_text(struct jw *w, const char *s, size_t n, int valid, uint32_t *len)
 }
 
 /*
+ * arr, an array of *cap elements of size bytes with used in use, with room
+ * for more after them.
+ */
+static void *
+d_room(void *arr, uint32_t *cap, uint32_t used, uint32_t more, size_t size)
+{
+	if (*cap - used >= more)
+		return arr;
+	if (more > UINT32_MAX / 2 - used)
+		die("output record larger than 4 G nodes");
+	if (*cap == 0)
+		*cap = 64;
+	while (*cap - used < more)
+		*cap *= 2;
+	return xreallocarray(arr, *cap, size);
+}
+
+/*
  * Appends a node of type t, a child of the innermost open container, with
  * the pending member name, and returns its index.
  */
@@ -686,12 +705,7 @@ d_node(struct jw *w, int t)
 	struct jnode *nd;
 	uint32_t i;
 
-	if (d->n == d->cap) {
-		if (d->cap > UINT32_MAX / 2)
-			die("output record larger than 4 G nodes");
-		d->cap = d->cap != 0 ? d->cap * 2 : 64;
-		d->node = xreallocarray(d->node, d->cap, sizeof(*d->node));
-	}
+	d->node = d_room(d->node, &d->cap, d->n, 1, sizeof(*d->node));
 	i = d->n++;
 	nd = &d->node[i];
 	nd->type = (uint8_t)t;
@@ -759,25 +773,14 @@ d_copy(struct jw *w, const struct jdoc *src, uint32_t i)
 	/* The root takes the pending name and counts in its parent. */
 	at = d_node(w, src->node[i].type);
 	n = src->node[i].next - i;
-	if (d->wcap - d->nwhere < n) {
-		if (n > UINT32_MAX / 2 - d->nwhere)
-			die("output record larger than 4 G nodes");
-		while (d->wcap - d->nwhere < n)
-			d->wcap *= 2;
-		d->where = xreallocarray(d->where, d->wcap, sizeof(*d->where));
-	}
+	d->where = d_room(d->where, &d->wcap, d->nwhere, n,
+	    sizeof(*d->where));
 	jdoc_where_all(src, i, n, d->where + d->nwhere);
 	if (!w->placed) {
 		w->placed = 1;
 		d->where[0] = d->where[d->nwhere];
 	}
-	if (d->cap - d->n < n - 1) {
-		if (n - 1 > UINT32_MAX / 2 - d->n)
-			die("output record larger than 4 G nodes");
-		while (d->cap - d->n < n - 1)
-			d->cap *= 2;
-		d->node = xreallocarray(d->node, d->cap, sizeof(*d->node));
-	}
+	d->node = d_room(d->node, &d->cap, d->n, n - 1, sizeof(*d->node));
 	d->n += n - 1;
 	/*
 	 * Containers are as deep as the text backend would nest them, and
@@ -834,10 +837,7 @@ d_begin(struct jw *w)
 	struct jdoc *d = &w->doc;
 
 	jdoc_reset(d);
-	if (d->wcap == 0) {
-		d->wcap = 64;
-		d->where = xreallocarray(NULL, d->wcap, sizeof(*d->where));
-	}
+	d->where = d_room(d->where, &d->wcap, 0, 1, sizeof(*d->where));
 	d->where[0].line = d->where[0].col = 0;
 	d->nwhere = 1;
 	w->key = JNOKEY;
