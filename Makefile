@@ -1,6 +1,15 @@
 # mrp: one non-recursive Makefile for every tool, the library, the man
 # pages and the tests.  "make BUILD=dir" builds out of tree; "make asan"
 # builds into build-asan/ with the sanitizers and runs the whole suite there.
+#
+# lib/ is in folders by layer, lowest first: base (errors, allocation,
+# strings, maps, hashing), io (gzip, the JSON reader, the NDJSON writer,
+# YAML, spill files), the artifact analyses side by side (trace, memory,
+# snippet: none includes another), report (rubric, jq glue, record sets),
+# then tools/, one program each.  A module includes headers of its own
+# folder and of lower layers only, as "layer/name.h" from -Ilib; tools never
+# include each other.  make check runs tests/layers, which reads the
+# #include lines and names any that breaks this.
 .SUFFIXES:
 .DELETE_ON_ERROR:
 
@@ -33,7 +42,7 @@ ALL_LDFLAGS = $(LDFLAGS) $(SAN_CFLAGS)
 LIBS = -Wl,--as-needed -ljq -lyaml -lz -lm
 
 TOOLS := $(basename $(notdir $(wildcard tools/*.c)))
-LIB_SRC := $(wildcard lib/*.c)
+LIB_SRC := $(wildcard lib/*/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TOOL_OBJ := $(TOOLS:%=$(BUILD)/tools/%.o)
 BINS := $(TOOLS:%=$(BUILD)/bin/%)
@@ -79,6 +88,7 @@ deps:
 	@.ci/deps
 
 check: all testbins
+	tests/layers
 	BUILD=$(abspath $(BUILD)) $(BATS) tests
 	$(MANDOC) -T lint -W warning $(MAN1) $(MAN5)
 
@@ -151,7 +161,8 @@ uninstall:
 	    $(DESTDIR)$(MRPDIR) 2>/dev/null || :
 
 clean:
-	rm -rf bin testbin build-asan build-fuzz tools/*.o tools/*.d lib/*.o lib/*.d lib/libutil.a
+	rm -rf bin testbin build-asan build-fuzz tools/*.o tools/*.d \
+	    lib/*/*.o lib/*/*.d lib/libutil.a
 
 .PHONY: all deps check check-slurm asan example bench fuzz fuzzers testbins \
 	install uninstall \

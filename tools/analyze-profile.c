@@ -30,17 +30,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "extract.h"
-#include "gzin.h"
-#include "inputrec.h"
-#include "jqx.h"
-#include "ndjson.h"
-#include "oprank.h"
-#include "pyyaml.h"
-#include "recset.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "io/gzin.h"
+#include "io/inputrec.h"
+#include "io/ndjson.h"
+#include "io/pyyaml.h"
+#include "report/jqx.h"
+#include "report/recset.h"
+#include "trace/extract.h"
+#include "trace/oprank.h"
 
 #define MAXPROC		16
 #define COPY_BUFSIZE	(1 << 20)

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "memsnap.h"
-#include "memtl.h"
-#include "ndjson.h"
-#include "operands.h"
-#include "xalloc.h"
+#include "base/err.h"
+#include "base/operands.h"
+#include "base/xalloc.h"
+#include "io/ndjson.h"
+#include "memory/memsnap.h"
+#include "memory/memtl.h"
 
 #define TOP_PEAK	10	/* largest live blocks listed at the peak */
 #define MAX_OOMS	16	/* oom events listed one by one */

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "memsnap.h"
-#include "ndjson.h"
-#include "operands.h"
-#include "xalloc.h"
+#include "base/err.h"
+#include "base/operands.h"
+#include "base/xalloc.h"
+#include "io/ndjson.h"
+#include "memory/memsnap.h"
 
 /* Allocation sites listed per segment. */
 #define TOP_SITES	3

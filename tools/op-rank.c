@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "err.h"
-#include "ndjson.h"
-#include "oprank.h"
-#include "xalloc.h"
+#include "base/err.h"
+#include "base/xalloc.h"
+#include "io/ndjson.h"
+#include "trace/oprank.h"
 
 static void	usage(void) __attribute__((noreturn));
 

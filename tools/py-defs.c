@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "ndjson.h"
-#include "pysrc.h"
+#include "base/err.h"
+#include "io/ndjson.h"
+#include "snippet/pysrc.h"
 
 struct sel {
 	const char	*qualname;	/* -n, or NULL */

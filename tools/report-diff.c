@@ -10,11 +10,11 @@
 
 #include <jv.h>
 
-#include "err.h"
-#include "jqx.h"
-#include "ndjson.h"
-#include "recset.h"
-#include "rubric.h"
+#include "base/err.h"
+#include "io/ndjson.h"
+#include "report/jqx.h"
+#include "report/recset.h"
+#include "report/rubric.h"
 
 static void	usage(void);
 static int	read_report(const char *, jv *);

@@ -17,11 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "gzin.h"
-#include "json.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "io/gzin.h"
+#include "io/json.h"
 
 /* A chart above this is not one of ours (report-svg bounds its output). */
 #define SVG_MAX		(2 * 1024 * 1024)

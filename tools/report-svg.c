@@ -17,13 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "json.h"
-#include "ndjson.h"
-#include "operands.h"
-#include "strbuf.h"
-#include "strmap.h"
-#include "xalloc.h"
+#include "base/err.h"
+#include "base/operands.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
+#include "base/xalloc.h"
+#include "io/json.h"
+#include "io/ndjson.h"
 
 #define MAX_DRAW	2000	/* points drawn per chart, all panels */
 #define MAX_BUCKETS	500	/* buckets kept of one timeline */

@@ -13,12 +13,12 @@
 
 #include <jv.h>
 
-#include "err.h"
-#include "jqx.h"
-#include "ndjson.h"
-#include "recset.h"
-#include "rubric.h"
-#include "xalloc.h"
+#include "base/err.h"
+#include "base/xalloc.h"
+#include "io/ndjson.h"
+#include "report/jqx.h"
+#include "report/recset.h"
+#include "report/rubric.h"
 
 /* Records kept per kind, rank and class: the rules look at the top ones. */
 #define KEEP	64

@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "ndjson.h"
-#include "pyyaml.h"
-#include "snipcfg.h"
-#include "xalloc.h"
+#include "base/err.h"
+#include "base/xalloc.h"
+#include "io/ndjson.h"
+#include "io/pyyaml.h"
+#include "snippet/snipcfg.h"
 
 /* A profile config is a page of YAML; anything this big is not one. */
 #define MAX_CONFIG	(4 << 20)

@@ -15,14 +15,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "githead.h"
-#include "ndjson.h"
-#include "pysrc.h"
-#include "sha256.h"
-#include "snipcfg.h"
-#include "strbuf.h"
-#include "xalloc.h"
+#include "base/err.h"
+#include "base/githead.h"
+#include "base/sha256.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "io/ndjson.h"
+#include "snippet/pysrc.h"
+#include "snippet/snipcfg.h"
 
 #define DEFAULT_DIR	"inference_profiling/snippets"
 #define RANGE_TABLE	"snippet-ranges.tsv"

@@ -17,12 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "githead.h"
-#include "ndjson.h"
-#include "pyyaml.h"
-#include "snipcfg.h"
-#include "xalloc.h"
+#include "base/err.h"
+#include "base/githead.h"
+#include "base/xalloc.h"
+#include "io/ndjson.h"
+#include "io/pyyaml.h"
+#include "snippet/snipcfg.h"
 
 #define MAX_CONFIG	(4 << 20)
 #define MAX_MANIFEST	(64 << 20)

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "extract.h"
-#include "ndjson.h"
-#include "operands.h"
+#include "base/err.h"
+#include "base/operands.h"
+#include "io/ndjson.h"
+#include "trace/extract.h"
 
 static void	usage(void) __attribute__((noreturn));
 static int	extract(const char *, void *);

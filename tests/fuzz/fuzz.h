@@ -26,8 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "json.h"
+#include "base/err.h"
+#include "io/json.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

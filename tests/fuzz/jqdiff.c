@@ -23,8 +23,8 @@
 
 #include <jv.h>
 
-#include "gzin.h"
-#include "json.h"
+#include "io/gzin.h"
+#include "io/json.h"
 
 struct buf {
 	char	*s;

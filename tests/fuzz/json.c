@@ -17,8 +17,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "gzin.h"
-#include "json.h"
+#include "io/gzin.h"
+#include "io/json.h"
 
 /*
  * A small PRNG (xorshift64*) for harnesses that choose among API calls: the

@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
-#include "ndjson.h"
+#include "io/json.h"
+#include "io/ndjson.h"
 
 static FILE	*out;		/* the written record */
 static char	 outpath[64];	/* out again, for ndin_open() */

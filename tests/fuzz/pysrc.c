@@ -17,8 +17,8 @@
 
 #include <string.h>
 
-#include "pysrc.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
+#include "snippet/pysrc.h"
 
 static void
 check_defs(const struct pysrc *s)

@@ -24,9 +24,9 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "extract.h"
-#include "json.h"
-#include "ndjson.h"
+#include "io/json.h"
+#include "io/ndjson.h"
+#include "trace/extract.h"
 
 struct pass {
 	const char	*name;		/* for messages */

@@ -13,8 +13,8 @@
  * with "snip-lint FILE".
  */
 #include "fuzz.h"
-#include "gzin.h"
-#include "json.h"
+#include "io/gzin.h"
+#include "io/json.h"
 
 int	snip_lint_main(int, char *[]);
 

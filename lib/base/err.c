@@ -1,0 +1,137 @@
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+
+static const char *progname = "mrp";
+
+static void	vreport(const char *, va_list)
+		    __attribute__((format(printf, 1, 0)));
+
+void
+setprogname(const char *argv0)
+{
+	const char *slash;
+
+	if (argv0 == NULL || *argv0 == '\0')
+		return;
+	slash = strrchr(argv0, '/');
+	progname = slash != NULL ? slash + 1 : argv0;
+}
+
+const char *
+getprogname(void)
+{
+	return progname;
+}
+
+/*
+ * errno is saved first: stdio calls below may change it.  The line is
+ * written at once: the stages of a pipeline share a stderr, and an
+ * unbuffered stderr would interleave their pieces.
+ */
+static void
+vreport(const char *fmt, va_list ap)
+{
+	char line[4096];
+	int saved = errno, len;
+	size_t n = strlen(fmt), used;
+
+	fflush(stdout);
+	len = snprintf(line, sizeof(line), "%s: ", progname);
+	used = len < 0 ? 0 : (size_t)len;
+	if (used < sizeof(line)) {
+		len = vsnprintf(line + used, sizeof(line) - used, fmt, ap);
+		used += len < 0 ? 0 : (size_t)len;
+	}
+	if (n > 0 && fmt[n - 1] == ':' && used < sizeof(line)) {
+		len = snprintf(line + used, sizeof(line) - used, " %s",
+		    strerror(saved));
+		used += len < 0 ? 0 : (size_t)len;
+	}
+	/* A longer message is cut, but still ends its line. */
+	if (used > sizeof(line) - 2)
+		used = sizeof(line) - 2;
+	line[used++] = '\n';
+	fwrite(line, 1, used, stderr);
+	fflush(stderr);
+}
+
+void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void
+die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fmt, ap);
+	va_end(ap);
+	exit(2);
+}
+
+void
+warnmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fmt, ap);
+	va_end(ap);
+}
+
+int
+error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
+finish(int status)
+{
+	int failed;
+
+	failed = fflush(stdout) != 0 || ferror(stdout);
+	if (fclose(stdout) != 0)
+		failed = 1;
+	if (failed) {
+		warnmsg("<stdout>: write failed:");
+		return 1;
+	}
+	return status;
+}
+
+long long
+parse_num(const char *s, long long min, long long max, const char *what)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0')
+		die_usage("%s is invalid: %s", what, s);
+	if ((errno == ERANGE && v == LLONG_MAX) || v > max)
+		die_usage("%s is too large: %s", what, s);
+	if ((errno == ERANGE && v == LLONG_MIN) || v < min)
+		die_usage("%s is too small: %s", what, s);
+	return v;
+}

@@ -1,0 +1,291 @@
+/*
+ * spill: records under a memory budget, sorted runs in an unlinked
+ * temporary file, read back by a k-way merge.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/xalloc.h"
+#include "io/spill.h"
+
+#define READBUF	65536	/* at most, bytes of each run's window */
+
+static void	spill_run(struct spill *);
+static void	spool_file(struct spool *);
+static int	in_order(const struct spill *);
+static void	src_fill(const struct spillcur *, struct spillsrc *);
+static int	src_less(const struct spillcur *, size_t, size_t);
+static void	heap_down(struct spillcur *, size_t);
+
+void
+spill_init(struct spill *sp, struct spool *pool, size_t size,
+    int (*cmp)(const void *, const void *))
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->pool = pool;
+	sp->size = size;
+	sp->cmp = cmp;
+}
+
+void
+spill_add(struct spill *sp, const void *rec)
+{
+	size_t cap;
+
+	if (sp->n == sp->cap) {
+		cap = sp->cap ? sp->cap * 2 : 256;
+		/* Growing past the budget writes a run instead. */
+		if (sp->n > 0 && sp->pool->used - sp->cap * sp->size +
+		    cap * sp->size > sp->pool->budget) {
+			spill_run(sp);
+			cap = 256;
+		}
+		sp->mem = xreallocarray(sp->mem, cap, sp->size);
+		sp->pool->used += (cap - sp->cap) * sp->size;
+		sp->cap = cap;
+	}
+	memcpy(sp->mem + sp->n * sp->size, rec, sp->size);
+	sp->n++;
+}
+
+/* Checking costs one pass; sorting what is in order costs far more. */
+static int
+in_order(const struct spill *sp)
+{
+	size_t i;
+
+	for (i = 1; i < sp->n; i++)
+		if (sp->cmp(sp->mem + (i - 1) * sp->size,
+		    sp->mem + i * sp->size) > 0)
+			return 0;
+	return 1;
+}
+
+/* Writes the records in memory as a sorted run and frees their memory. */
+static void
+spill_run(struct spill *sp)
+{
+	const char *p;
+	size_t left;
+	ssize_t w;
+
+	struct spool *pool = sp->pool;
+	off_t off;
+
+	if (!in_order(sp))
+		qsort(sp->mem, sp->n, sp->size, sp->cmp);
+	if (!pool->open)
+		spool_file(pool);
+	p = sp->mem;
+	left = sp->n * sp->size;
+	for (off = pool->end; left > 0;) {
+		if ((w = pwrite(pool->fd, p, left, off)) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("temporary file: write:");
+		}
+		p += w;
+		left -= (size_t)w;
+		off += w;
+	}
+	if (sp->nruns == 0)
+		pool->nrun++;
+	sp->runs = xreallocarray(sp->runs, sp->nruns + 1, sizeof(*sp->runs));
+	sp->runs[sp->nruns].off = pool->end;
+	sp->runs[sp->nruns++].n = sp->n;
+	pool->end = off;
+	free(sp->mem);
+	sp->mem = NULL;
+	sp->pool->used -= sp->cap * sp->size;
+	sp->n = sp->cap = 0;
+}
+
+/*
+ * Unlinked at once: no name to clean up after any signal.  A file size
+ * limit (ulimit -f) must fail the write, not kill the process.
+ */
+static void
+spool_file(struct spool *pool)
+{
+	const char *dir;
+	char path[4096];
+	int len;
+
+	if ((dir = getenv("TMPDIR")) == NULL || *dir == '\0')
+		dir = "/tmp";
+	len = snprintf(path, sizeof(path), "%s/spill.XXXXXX", dir);
+	if (len < 0 || (size_t)len >= sizeof(path))
+		die("TMPDIR is too long");
+	if ((pool->fd = mkstemp(path)) < 0)
+		die("%s: cannot make a temporary file:", dir);
+	if (unlink(path) < 0)
+		die("%s:", path);
+	pool->open = 1;
+	pool->end = 0;
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+void
+spill_open(struct spillcur *c, struct spill *sp)
+{
+	struct spillsrc *s;
+	size_t i;
+
+	if (!in_order(sp))
+		qsort(sp->mem, sp->n, sp->size, sp->cmp);
+	memset(c, 0, sizeof(*c));
+	c->sp = sp;
+	c->nsrc = sp->nruns + 1;
+	c->src = xcalloc(c->nsrc, sizeof(*c->src));
+	c->heap = xreallocarray(NULL, c->nsrc, sizeof(*c->heap));
+	c->rec = xmalloc(sp->size);
+	/* The windows of many runs must fit in the budget too. */
+	c->win = sp->pool->budget / c->nsrc / sp->size;
+	if (c->win > READBUF / sp->size)
+		c->win = READBUF / sp->size;
+	if (c->win == 0)
+		c->win = 1;
+	for (i = 0; i < sp->nruns; i++) {
+		s = &c->src[i];
+		s->off = sp->runs[i].off;
+		s->left = sp->runs[i].n;
+		src_fill(c, s);
+	}
+	/* Memory comes last: it holds the latest records. */
+	s = &c->src[sp->nruns];
+	s->n = sp->n;
+	src_fill(c, s);
+	for (i = 0; i < c->nsrc; i++)
+		if (c->src[i].p != NULL)
+			c->heap[c->nheap++] = i;
+	for (i = c->nheap / 2; i-- > 0;)
+		heap_down(c, i);
+}
+
+/* Points s->p at the run's next record, reading a window when needed. */
+static void
+src_fill(const struct spillcur *c, struct spillsrc *s)
+{
+	const struct spill *sp = c->sp;
+	size_t want, got;
+	ssize_t r;
+
+	if (s->i < s->n) {
+		s->p = (s->buf != NULL ? s->buf : sp->mem) + s->i++ * sp->size;
+		return;
+	}
+	if (s->left == 0) {
+		s->p = NULL;
+		return;
+	}
+	want = c->win < s->left ? c->win : s->left;
+	if (s->buf == NULL)
+		s->buf = xreallocarray(NULL, c->win, sp->size);
+	for (got = 0; got < want * sp->size; got += (size_t)r) {
+		r = pread(sp->pool->fd, s->buf + got, want * sp->size - got,
+		    s->off + (off_t)got);
+		if (r < 0 && errno == EINTR) {
+			r = 0;
+			continue;
+		}
+		if (r <= 0)
+			die("temporary file: read:");
+	}
+	s->off += (off_t)(want * sp->size);
+	s->left -= want;
+	s->n = want;
+	s->i = 1;
+	s->p = s->buf;
+}
+
+/* Equal records: the earlier source, which holds the earlier records. */
+static int
+src_less(const struct spillcur *c, size_t a, size_t b)
+{
+	int r = c->sp->cmp(c->src[a].p, c->src[b].p);
+
+	return r < 0 || (r == 0 && a < b);
+}
+
+static void
+heap_down(struct spillcur *c, size_t i)
+{
+	size_t l, m, t;
+
+	for (;;) {
+		m = i;
+		l = 2 * i + 1;
+		if (l < c->nheap && src_less(c, c->heap[l], c->heap[m]))
+			m = l;
+		if (l + 1 < c->nheap && src_less(c, c->heap[l + 1],
+		    c->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = c->heap[i];
+		c->heap[i] = c->heap[m];
+		c->heap[m] = t;
+		i = m;
+	}
+}
+
+const void *
+spill_next(struct spillcur *c)
+{
+	size_t size = c->sp->size;
+	struct spillsrc *s;
+
+	if (c->nheap == 0)
+		return NULL;
+	/* A copy: refilling the window would overwrite the record. */
+	s = &c->src[c->heap[0]];
+	memcpy(c->rec, s->p, size);
+	src_fill(c, s);
+	if (s->p == NULL)
+		c->heap[0] = c->heap[--c->nheap];
+	heap_down(c, 0);
+	return c->rec;
+}
+
+void
+spillcur_free(struct spillcur *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nsrc; i++)
+		free(c->src[i].buf);
+	free(c->src);
+	free(c->heap);
+	free(c->rec);
+	memset(c, 0, sizeof(*c));
+}
+
+void
+spill_free(struct spill *sp)
+{
+	struct spool *pool = sp->pool;
+
+	free(sp->mem);
+	pool->used -= sp->cap * sp->size;
+	/* The last runs gone, the file starts again from nothing. */
+	if (sp->nruns > 0 && --pool->nrun == 0) {
+		if (ftruncate(pool->fd, 0) < 0)
+			die("temporary file: truncate:");
+		pool->end = 0;
+	}
+	free(sp->runs);
+	memset(sp, 0, sizeof(*sp));
+}
+
+void
+spool_free(struct spool *pool)
+{
+	if (pool->open)
+		close(pool->fd);
+	pool->open = 0;
+}

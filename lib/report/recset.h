@@ -1,0 +1,60 @@
+/*
+ * recset: the records of one or more NDJSON inputs gathered as one jq
+ * value, so that a jq program (a rubric, a report template) can look at
+ * all of them at once.
+ *
+ * The value is {"records": {kind: [record, ...]}, "counts": {kind: n}}.
+ * Records keep their input order.  Memory stays bounded: of each group of
+ * records with the same kind, rank and class, only the first cap are kept
+ * (the tools write ranked kinds best first, so these are the top ones);
+ * counts still counts every record.
+ *
+ * Ownership: the recset owns its jv values until recset_take() hands them
+ * to the caller; recset_free() frees what is left.
+ */
+#ifndef RECSET_H
+#define RECSET_H
+
+#include <stddef.h>
+
+#include <jv.h>
+
+#include "base/strmap.h"
+
+struct recset {
+	jv		 records;
+	jv		 counts;
+	struct strmap	 groups;	/* kind, rank, class -> records kept */
+	size_t		 cap;
+	size_t		 total;		/* records read */
+};
+
+/* Starts an empty set keeping at most cap records per group. */
+void recset_init(struct recset *, size_t cap);
+
+/*
+ * Adds every record of path (stdin for NULL or "-").  Returns 0; 1 when
+ * the file could not be opened (after a warning); -1 after reporting a
+ * malformed record as "prog: file:line:col: what".
+ */
+int recset_read(struct recset *, const char *path);
+
+/*
+ * recset_read() of each of argc paths in turn, or of stdin when argc is 0;
+ * the first malformed record ends the reading.  Returns 0; 1 when a file
+ * could not be opened; -1 after a malformed record.
+ */
+int recset_read_operands(struct recset *, int argc, char *argv[]);
+
+/* Adds one record (consumed): an object with a string "kind". */
+void recset_add(struct recset *, jv rec);
+
+/*
+ * The gathered value, handed to the caller; the set is left empty but
+ * still needs recset_free().
+ */
+jv recset_take(struct recset *);
+
+void recset_free(struct recset *);
+
+#endif

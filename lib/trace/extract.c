@@ -1,0 +1,875 @@
+/*
+ * extract: tr-extract's logic, a PyTorch profiler trace (Chrome trace JSON,
+ * plain or gzip) turned into records, one per event, and one "trace" record
+ * last.  The records go through a writer, so they become NDJSON text
+ * (jw_new) or jdocs handed to an in-process consumer (jw_new_doc) alike.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/strmap.h"
+#include "base/xalloc.h"
+#include "io/gzin.h"
+#include "io/json.h"
+#include "io/ndjson.h"
+#include "trace/extract.h"
+
+/* Whether member node i of d is named lit, a string literal. */
+#define KEY_IS(d, i, lit) ((d)->node[i].keylen == sizeof(lit) - 1 && \
+	memcmp(jdoc_key(d, i), lit, sizeof(lit) - 1) == 0)
+
+/* 'B' events open at once on one thread: real nesting is a few dozen deep. */
+#define MAX_OPEN	4096
+
+/* Distinct categories counted one by one; the rest go under "(more)". */
+#define MAX_CATS	1024
+
+/* An open 'B' event waiting for its 'E'. */
+struct open_begin {
+	struct jdoc	doc;
+	int64_t		ts;
+};
+
+struct thread_stack {
+	struct open_begin	*v;
+	size_t			 n, cap;
+};
+
+/* The fields of one event, as node indices into its jdoc (-1: absent). */
+struct ev {
+	int	ph, name, cat, pid, tid, ts, dur, args, id, bp, scope;
+	int	stream, correlation, external_id, device;	/* in args */
+	int64_t	ts_ns, dur_ns;
+};
+
+struct trace {
+	const char	*file;
+	struct jreader	*r;
+	struct jw	*w;
+	int		 args;		/* extract_opts.args */
+	int		 seen;		/* the input was not empty */
+	int		 array_form;
+	int		 has_events;	/* an object with traceEvents */
+	struct jdoc	 doc;		/* the current event */
+	struct jdoc	 devprops;	/* deviceProperties, when present */
+	struct jdoc	 dist;		/* distributedInfo, when present */
+	char		*schema;	/* number texts, when present */
+	char		*basetime;
+	char		*timeunit;
+	int64_t		 rank;		/* -1: unknown */
+	const char	*rank_from;
+	int		 rank_in_events;
+	int		 have_origin;
+	int64_t		 origin;	/* ns, the first event's ts */
+	int64_t		 first, last;	/* ns, window of timed events */
+	uint64_t	 events;
+	uint64_t	 by_ph[128];
+	uint64_t	 other_ph;
+	struct strmap	 cats;
+	uint64_t	 more_cats, no_cat;
+	struct strmap	 stacks;	/* "pid\ntid" -> struct thread_stack */
+	uint64_t	 unmatched_begin;
+};
+
+static int	read_top(struct trace *);
+static int	read_events(struct trace *);
+static int	at_end(struct trace *);
+static int	event(struct trace *);
+static int	fields(struct trace *, struct ev *);
+static int	reader_failed(struct trace *);
+static int	str_is(const struct jdoc *, int, const char *);
+static void	put_common(struct trace *, const struct jdoc *,
+		    const struct ev *);
+static void	end_record(struct trace *);
+static void	put_member(struct jw *, const struct jdoc *, int,
+		    struct jwkey);
+static void	put_arg(struct jw *, const struct jdoc *, int, const char *,
+		    struct jwkey);
+static void	emit_complete(struct trace *, const struct jdoc *,
+		    const struct ev *, int64_t, int64_t);
+static void	emit_metadata(struct trace *, const struct ev *);
+static int	begin_end(struct trace *, struct ev *, char);
+static void	stack_key(const struct jdoc *, int, int, char *, size_t,
+		    size_t *);
+static void	thread_stack_free(void *);
+static void	count_cat(struct trace *, const struct ev *);
+static void	see_time(struct trace *, int64_t, int64_t);
+static int	check_time(struct trace *, const struct jdoc *,
+		    const struct ev *, int64_t, int64_t);
+static void	rank_from_name(struct trace *);
+static void	put_trace(struct trace *);
+static void	put_repairs(struct trace *);
+
+int
+extract_trace(const char *path, struct jw *w, const struct extract_opts *o)
+{
+	struct trace t;
+	struct gzin *in;
+	int rc;
+
+	if ((in = gzin_open(path)) == NULL) {
+		warnmsg("%s:", path);
+		return 1;
+	}
+	memset(&t, 0, sizeof(t));
+	t.file = gzin_name(in);
+	t.w = w;
+	t.args = o->args;
+	t.rank = -1;
+	t.r = jr_open(in, JR_OPEN_ARRAY);
+	rank_from_name(&t);
+	rc = read_top(&t);
+	if (rc == 0 && jr_unclosed(t.r))
+		warnmsg("%s: warning: the event array has no closing ']';"
+		    " the trace may be cut off", t.file);
+	if (rc == 0 && t.unmatched_begin > 0)
+		warnmsg("%s: %" PRIu64 " 'B' events never ended", t.file,
+		    t.unmatched_begin);
+	if (rc == 0 && t.seen)
+		put_trace(&t);
+	if (rc == 0)
+		put_repairs(&t);
+	if (jw_failed(w))
+		rc = -1;
+	jr_close(t.r);
+	jdoc_free(&t.doc);
+	jdoc_free(&t.devprops);
+	jdoc_free(&t.dist);
+	free(t.schema);
+	free(t.basetime);
+	free(t.timeunit);
+	strmap_free(&t.cats, NULL);
+	strmap_free(&t.stacks, thread_stack_free);
+	return rc == 0 ? 0 : -1;
+}
+
+static int
+reader_failed(struct trace *t)
+{
+	if (jr_errkind(t->r) == JE_PICKLE)
+		warnmsg("%s:%" PRIu64 ":%" PRIu64 ": %s; re-export the trace"
+		    " as JSON with prof.export_chrome_trace(\"trace.json\")",
+		    t->file, jr_errline(t->r), jr_errcol(t->r),
+		    jr_error(t->r));
+	else if (jr_errkind(t->r) == JE_IO)
+		warnmsg("%s: %s", t->file, jr_error(t->r));
+	else
+		warnmsg("%s:%" PRIu64 ":%" PRIu64 ": %s", t->file,
+		    jr_errline(t->r), jr_errcol(t->r), jr_error(t->r));
+	return -1;
+}
+
+/* The top level: a bare array of events, or an object with traceEvents. */
+static int
+read_top(struct trace *t)
+{
+	struct jtoken tok;
+	enum jtok k;
+
+	k = jr_next(t->r, &tok);
+	if (k == J_EOF)
+		return 0;
+	t->seen = 1;
+	if (k == J_BEGIN_ARRAY) {
+		t->array_form = 1;
+		if (read_events(t) < 0)
+			return -1;
+		return at_end(t);
+	}
+	if (k != J_BEGIN_OBJECT) {
+		if (k == J_ERROR)
+			return reader_failed(t);
+		jr_fail(t->r, tok.line, tok.col,
+		    "not a trace: expected an object or an array of events");
+		return reader_failed(t);
+	}
+	while ((k = jr_next(t->r, &tok)) == J_KEY) {
+		if (tok.len == 11 && memcmp(tok.s, "traceEvents", 11) == 0) {
+			k = jr_next(t->r, &tok);
+			if (k != J_BEGIN_ARRAY) {
+				if (k != J_ERROR)
+					jr_fail(t->r, tok.line, tok.col,
+					    "traceEvents is not an array");
+				return reader_failed(t);
+			}
+			t->has_events = 1;
+			if (read_events(t) < 0)
+				return -1;
+			continue;
+		}
+		if (tok.len == 16 && memcmp(tok.s, "deviceProperties", 16) == 0) {
+			if (jr_value(t->r, &t->devprops) < 0)
+				return reader_failed(t);
+			continue;
+		}
+		if (tok.len == 15 && memcmp(tok.s, "distributedInfo", 15) == 0) {
+			int i;
+			int64_t rank;
+
+			if (jr_value(t->r, &t->dist) < 0)
+				return reader_failed(t);
+			i = jdoc_get(&t->dist, 0, "rank");
+			if (i >= 0 && t->dist.node[i].type == JT_NUMBER &&
+			    jnum_int64(jdoc_str(&t->dist, (uint32_t)i),
+			    t->dist.node[i].len, &rank) == 0) {
+				t->rank = rank;
+				t->rank_from = "distributedInfo";
+			}
+			continue;
+		}
+		if ((tok.len == 13 && memcmp(tok.s, "schemaVersion", 13) == 0) ||
+		    (tok.len == 19 &&
+		    memcmp(tok.s, "baseTimeNanoseconds", 19) == 0) ||
+		    (tok.len == 15 &&
+		    memcmp(tok.s, "displayTimeUnit", 15) == 0)) {
+			char **slot = tok.s[0] == 's' ? &t->schema :
+			    tok.s[0] == 'b' ? &t->basetime : &t->timeunit;
+			int want = tok.s[0] == 'd' ? JT_STRING : JT_NUMBER;
+
+			if (jr_value(t->r, &t->doc) < 0)
+				return reader_failed(t);
+			if (t->doc.node[0].type == want) {
+				free(*slot);
+				*slot = xstrdup(jdoc_str(&t->doc, 0));
+			}
+			continue;
+		}
+		if (jr_skip(t->r, 0) < 0)
+			return reader_failed(t);
+	}
+	if (k == J_ERROR)
+		return reader_failed(t);
+	if (!t->has_events) {
+		warnmsg("%s: not a trace: the object has no \"traceEvents\""
+		    " array", t->file);
+		return -1;
+	}
+	return at_end(t);
+}
+
+/* The top-level value is complete; nothing may follow it. */
+static int
+at_end(struct trace *t)
+{
+	struct jtoken tok;
+
+	if (jr_next(t->r, &tok) == J_ERROR)
+		return reader_failed(t);
+	return 0;
+}
+
+static int
+read_events(struct trace *t)
+{
+	int rc;
+
+	/* Events that come before a later distributedInfo cannot carry it. */
+	t->rank_in_events = t->rank >= 0;
+	while ((rc = jr_value(t->r, &t->doc)) == 1) {
+		/* A consumer that refused a record has reported why. */
+		if (jw_failed(t->w) || event(t) < 0)
+			return -1;
+	}
+	if (rc < 0)
+		return reader_failed(t);
+	return 0;
+}
+
+static int
+str_is(const struct jdoc *d, int i, const char *s)
+{
+	return i >= 0 && d->node[i].type == JT_STRING &&
+	    strcmp(jdoc_str(d, (uint32_t)i), s) == 0;
+}
+
+/* Finds the members an event may have; the last of repeated keys wins. */
+static int
+fields(struct trace *t, struct ev *e)
+{
+	const struct jdoc *d = &t->doc;
+	uint32_t i;
+	const char *k;
+
+	memset(e, -1, sizeof(*e));
+	e->ts_ns = e->dur_ns = 0;
+	if (d->node[0].type != JT_OBJECT)
+		return jdoc_error(t->file, d, 0, "event is not an object");
+	for (i = 1; i < d->node[0].next; i = d->node[i].next) {
+		k = jdoc_key(d, i);
+		switch (k[0]) {
+		case 'a': if (KEY_IS(d, i, "args")) e->args = (int)i; break;
+		case 'b': if (KEY_IS(d, i, "bp")) e->bp = (int)i; break;
+		case 'c': if (KEY_IS(d, i, "cat")) e->cat = (int)i; break;
+		case 'd': if (KEY_IS(d, i, "dur")) e->dur = (int)i; break;
+		case 'i': if (KEY_IS(d, i, "id")) e->id = (int)i; break;
+		case 'n': if (KEY_IS(d, i, "name")) e->name = (int)i; break;
+		case 'p':
+			if (KEY_IS(d, i, "ph"))
+				e->ph = (int)i;
+			else if (KEY_IS(d, i, "pid"))
+				e->pid = (int)i;
+			break;
+		case 's': if (KEY_IS(d, i, "s")) e->scope = (int)i; break;
+		case 't':
+			if (KEY_IS(d, i, "ts"))
+				e->ts = (int)i;
+			else if (KEY_IS(d, i, "tid"))
+				e->tid = (int)i;
+			break;
+		}
+	}
+	if (e->ph < 0 || d->node[e->ph].type != JT_STRING ||
+	    d->node[e->ph].len == 0)
+		return jdoc_error(t->file, d, e->ph < 0 ? 0 : e->ph,
+		    "event has no \"ph\" string");
+	if (e->ts >= 0) {
+		if (d->node[e->ts].type != JT_NUMBER)
+			return jdoc_error(t->file, d, e->ts, "\"ts\" is not a number");
+		if (jnum_us_to_ns(jdoc_str(d, (uint32_t)e->ts),
+		    d->node[e->ts].len, &e->ts_ns) < 0)
+			return jdoc_error(t->file, d, e->ts,
+			    "\"ts\" is out of range: %s",
+			    jdoc_str(d, (uint32_t)e->ts));
+	}
+	if (e->dur >= 0) {
+		if (d->node[e->dur].type != JT_NUMBER)
+			return jdoc_error(t->file, d, e->dur, "\"dur\" is not a number");
+		if (jnum_us_to_ns(jdoc_str(d, (uint32_t)e->dur),
+		    d->node[e->dur].len, &e->dur_ns) < 0)
+			return jdoc_error(t->file, d, e->dur,
+			    "\"dur\" is out of range: %s",
+			    jdoc_str(d, (uint32_t)e->dur));
+	}
+	if (e->args >= 0 && d->node[e->args].type != JT_OBJECT)
+		e->args = -1;
+	if (e->args >= 0)
+		for (i = (uint32_t)e->args + 1; i < d->node[e->args].next;
+		    i = d->node[i].next) {
+			if (KEY_IS(d, i, "stream"))
+				e->stream = (int)i;
+			else if (KEY_IS(d, i, "correlation"))
+				e->correlation = (int)i;
+			else if (KEY_IS(d, i, "External id") ||
+			    (KEY_IS(d, i, "external id") &&
+			    e->external_id < 0))
+				/* PyTorch 1.9 spelled it in lower case. */
+				e->external_id = (int)i;
+			else if (KEY_IS(d, i, "device"))
+				e->device = (int)i;
+		}
+	return 0;
+}
+
+static int
+event(struct trace *t)
+{
+	const struct jdoc *d = &t->doc;
+	struct ev e;
+	char ph;
+
+	if (fields(t, &e) < 0)
+		return -1;
+	ph = jdoc_str(d, (uint32_t)e.ph)[0];
+	t->events++;
+	if ((unsigned char)ph < 128 && d->node[e.ph].len == 1)
+		t->by_ph[(unsigned char)ph]++;
+	else
+		t->other_ph++;
+	count_cat(t, &e);
+	if (ph == 'M') {
+		emit_metadata(t, &e);
+		return 0;
+	}
+	if (e.ts < 0) {
+		if (ph == '\0' || strchr("XBEiIsftC", ph) == NULL)
+			return 0;
+		return jdoc_error(t->file, d, 0, "'%c' event has no \"ts\"", ph);
+	}
+	if (!t->have_origin) {
+		/*
+		 * A whole microsecond, so that relative times keep the same
+		 * sub-microsecond digits as the trace and truncate alike.
+		 */
+		if (__builtin_sub_overflow(e.ts_ns,
+		    (e.ts_ns % 1000 + 1000) % 1000, &t->origin))
+			return jdoc_error(t->file, d, e.ts,
+			    "\"ts\" is out of range: %s",
+			    jdoc_str(d, (uint32_t)e.ts));
+		t->have_origin = 1;
+		t->first = t->last = e.ts_ns;
+	}
+	if (d->node[e.ph].len != 1)
+		return 0;
+	if (strchr("XBEiIsftC", ph) != NULL &&
+	    check_time(t, d, &e, e.ts_ns, ph == 'X' ? e.dur_ns : 0) < 0)
+		return -1;
+	switch (ph) {
+	case 'X':
+		see_time(t, e.ts_ns, e.dur_ns);
+		emit_complete(t, d, &e, e.ts_ns, e.dur_ns);
+		break;
+	case 'B':
+	case 'E':
+		return begin_end(t, &e, ph);
+	case 'i':
+	case 'I':
+		see_time(t, e.ts_ns, 0);
+		if (str_is(d, e.name, "[memory]")) {
+			jw_record(t->w, "memory");
+			put_common(t, d, &e);
+			put_arg(t->w, d, e.args, "Bytes", JW_KEY("bytes"));
+			put_arg(t->w, d, e.args, "Total Allocated",
+			    JW_KEY("total_allocated"));
+			put_arg(t->w, d, e.args, "Total Reserved",
+			    JW_KEY("total_reserved"));
+			put_arg(t->w, d, e.args, "Device Type",
+			    JW_KEY("device_type"));
+			put_arg(t->w, d, e.args, "Device Id",
+			    JW_KEY("device_id"));
+			put_arg(t->w, d, e.args, "Addr", JW_KEY("addr"));
+		} else {
+			jw_record(t->w, "instant");
+			put_common(t, d, &e);
+			put_member(t->w, d, e.scope, JW_KEY("scope"));
+			if (t->args)
+				put_member(t->w, d, e.args, JW_KEY("args"));
+		}
+		end_record(t);
+		break;
+	case 'C':
+		see_time(t, e.ts_ns, 0);
+		jw_record(t->w, "counter");
+		put_common(t, d, &e);
+		jw_key(t->w, "values");
+		if (e.args >= 0)
+			jw_jdoc(t->w, d, (uint32_t)e.args);
+		else {
+			jw_begin_object(t->w);
+			jw_end_object(t->w);
+		}
+		end_record(t);
+		break;
+	case 's':
+	case 't':
+	case 'f':
+		see_time(t, e.ts_ns, 0);
+		jw_record(t->w, "flow");
+		jw_key(t->w, "ph");
+		jw_string(t->w, &ph, 1);
+		put_common(t, d, &e);
+		put_member(t->w, d, e.id, JW_KEY("id"));
+		put_member(t->w, d, e.bp, JW_KEY("bp"));
+		end_record(t);
+		break;
+	}
+	return 0;
+}
+
+/* name, cat, pid, tid, ts: what every timed record starts with. */
+static void
+put_common(struct trace *t, const struct jdoc *d, const struct ev *e)
+{
+	struct jw *w = t->w;
+
+	put_member(w, d, e->name, JW_KEY("name"));
+	put_member(w, d, e->cat, JW_KEY("cat"));
+	put_member(w, d, e->pid, JW_KEY("pid"));
+	put_member(w, d, e->tid, JW_KEY("tid"));
+	jw_key(w, "ts");
+	jw_us(w, e->ts_ns - t->origin);
+}
+
+/* Ends a timed record with the rank, when it is known this early. */
+static void
+end_record(struct trace *t)
+{
+	if (t->rank_in_events) {
+		jw_key(t->w, "rank");
+		jw_int(t->w, t->rank);
+	}
+	jw_end(t->w);
+}
+
+static void
+put_member(struct jw *w, const struct jdoc *d, int i, struct jwkey as)
+{
+	if (i < 0)
+		return;
+	jw_put_key(w, as);
+	jw_jdoc(w, d, (uint32_t)i);
+}
+
+static void
+put_arg(struct jw *w, const struct jdoc *d, int args, const char *name,
+    struct jwkey as)
+{
+	if (args >= 0)
+		put_member(w, d, jdoc_get(d, (uint32_t)args, name), as);
+}
+
+static void
+emit_complete(struct trace *t, const struct jdoc *d, const struct ev *e,
+    int64_t ts, int64_t dur)
+{
+	struct jw *w = t->w;
+	struct ev at = *e;
+
+	at.ts_ns = ts;
+	jw_record(w, "event");
+	put_common(t, d, &at);
+	jw_key(w, "dur");
+	jw_us(w, dur);
+	put_member(w, d, e->stream, JW_KEY("stream"));
+	put_member(w, d, e->correlation, JW_KEY("correlation"));
+	put_member(w, d, e->external_id, JW_KEY("external_id"));
+	put_member(w, d, e->device, JW_KEY("device"));
+	if (t->args)
+		put_member(w, d, e->args, JW_KEY("args"));
+	end_record(t);
+}
+
+static void
+emit_metadata(struct trace *t, const struct ev *e)
+{
+	static const struct {
+		const char	*event, *kind, *arg, *as;
+	} meta[] = {
+		{ "process_name", "process", "name", "name" },
+		{ "process_labels", "process", "labels", "labels" },
+		{ "process_sort_index", "process", "sort_index", "sort_index" },
+		{ "thread_name", "thread", "name", "name" },
+		{ "thread_sort_index", "thread", "sort_index", "sort_index" },
+	};
+	const struct jdoc *d = &t->doc;
+	struct jw *w = t->w;
+	size_t i;
+	int arg;
+
+	for (i = 0; i < sizeof(meta) / sizeof(meta[0]); i++)
+		if (str_is(d, e->name, meta[i].event))
+			break;
+	if (i == sizeof(meta) / sizeof(meta[0]) || e->args < 0 ||
+	    (arg = jdoc_get(d, (uint32_t)e->args, meta[i].arg)) < 0)
+		return;
+	jw_crecord(w, meta[i].kind);
+	put_member(w, d, e->pid, JW_KEY("pid"));
+	if (meta[i].kind[0] == 't' && e->tid >= 0) {
+		jw_key(w, "tid");
+		jw_jdoc(w, d, (uint32_t)e->tid);
+	}
+	jw_ckey(w, meta[i].as);
+	jw_jdoc(w, d, (uint32_t)arg);
+	jw_end(w);
+}
+
+/* The stack key: the JSON texts of pid and tid, which may be strings. */
+static void
+stack_key(const struct jdoc *d, int pid, int tid, char *buf, size_t size,
+    size_t *len)
+{
+	int n;
+
+	n = snprintf(buf, size, "%c%s\n%c%s",
+	    pid < 0 ? '-' : d->node[pid].type == JT_STRING ? 's' : 'n',
+	    pid < 0 ? "" : d->node[pid].type <= JT_TRUE ? "" :
+	    jdoc_str(d, (uint32_t)pid),
+	    tid < 0 ? '-' : d->node[tid].type == JT_STRING ? 's' : 'n',
+	    tid < 0 ? "" : d->node[tid].type <= JT_TRUE ? "" :
+	    jdoc_str(d, (uint32_t)tid));
+	*len = n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
+static int
+begin_end(struct trace *t, struct ev *e, char ph)
+{
+	const struct jdoc *d = &t->doc;
+	struct thread_stack *st;
+	struct open_begin *ob;
+	struct strent *ent;
+	struct ev be;
+	struct jdoc tmp;
+	char key[512];
+	size_t len;
+	int64_t dur;
+
+	stack_key(d, e->pid, e->tid, key, sizeof(key), &len);
+	if (ph == 'B') {
+		ent = strmap_put(&t->stacks, key, len);
+		if ((st = ent->val) == NULL)
+			st = ent->val = xcalloc(1, sizeof(*st));
+		if (st->n == MAX_OPEN)
+			return jdoc_error(t->file, d, 0, "more than %d 'B' events open on one"
+			    " thread", MAX_OPEN);
+		if (st->n == st->cap) {
+			st->cap = st->cap ? st->cap * 2 : 8;
+			st->v = xreallocarray(st->v, st->cap, sizeof(*st->v));
+			memset(st->v + st->n, 0,
+			    (st->cap - st->n) * sizeof(*st->v));
+		}
+		ob = &st->v[st->n++];
+		jdoc_copy(&ob->doc, d);
+		ob->ts = e->ts_ns;
+		t->unmatched_begin++;
+		return 0;
+	}
+	ent = strmap_get(&t->stacks, key, len);
+	if (ent == NULL || (st = ent->val) == NULL || st->n == 0)
+		return jdoc_error(t->file, d, 0, "'E' event with no 'B' before it on its"
+		    " thread");
+	ob = &st->v[--st->n];
+	t->unmatched_begin--;
+	if (e->ts_ns < ob->ts)
+		return jdoc_error(t->file, d, e->ts, "'E' event ends before its 'B' begins");
+	if (__builtin_sub_overflow(e->ts_ns, ob->ts, &dur))
+		return jdoc_error(t->file, d, e->ts, "'E' event is too far from"
+		    " its 'B' for 64-bit nanoseconds");
+	if (check_time(t, d, e, ob->ts, dur) < 0)
+		return -1;
+	/* The 'B' event's fields describe the slice; its doc is a copy. */
+	tmp = t->doc;
+	t->doc = ob->doc;
+	ob->doc = tmp;
+	if (fields(t, &be) < 0)
+		return -1;
+	see_time(t, ob->ts, dur);
+	emit_complete(t, &t->doc, &be, ob->ts, dur);
+	return 0;
+}
+
+static void
+thread_stack_free(void *p)
+{
+	struct thread_stack *st = p;
+	size_t i;
+
+	if (st == NULL)
+		return;
+	for (i = 0; i < st->cap; i++)
+		jdoc_free(&st->v[i].doc);
+	free(st->v);
+	free(st);
+}
+
+static void
+count_cat(struct trace *t, const struct ev *e)
+{
+	const struct jdoc *d = &t->doc;
+	struct strent *ent;
+	const char *s;
+	size_t len;
+
+	if (e->cat < 0 || d->node[e->cat].type != JT_STRING) {
+		t->no_cat++;
+		return;
+	}
+	s = jdoc_str(d, (uint32_t)e->cat);
+	len = d->node[e->cat].len;
+	if ((ent = strmap_get(&t->cats, s, len)) == NULL) {
+		if (t->cats.count >= MAX_CATS) {
+			t->more_cats++;
+			return;
+		}
+		ent = strmap_put(&t->cats, s, len);
+	}
+	ent->n++;
+}
+
+/*
+ * Whether an event at ts lasting dur keeps every time of the trace, and
+ * the span of them all, within int64 nanoseconds from the origin: then
+ * see_time() and every time written can be computed without overflow.
+ * Reports the error at the event's "ts" or "dur" when not.
+ */
+static int
+check_time(struct trace *t, const struct jdoc *d, const struct ev *e,
+    int64_t ts, int64_t dur)
+{
+	int64_t end, first, last, x;
+
+	if (__builtin_add_overflow(ts, dur > 0 ? dur : 0, &end))
+		return jdoc_error(t->file, d, e->dur >= 0 ? e->dur : e->ts,
+		    "\"ts\" + \"dur\" is beyond 64-bit nanoseconds");
+	first = ts < t->first ? ts : t->first;
+	last = end > t->last ? end : t->last;
+	if (__builtin_sub_overflow(last, first, &x) ||
+	    __builtin_sub_overflow(first, t->origin, &x) ||
+	    __builtin_sub_overflow(last, t->origin, &x))
+		return jdoc_error(t->file, d, e->ts, "\"ts\" is too far from"
+		    " the trace's other times for 64-bit nanoseconds");
+	return 0;
+}
+
+static void
+see_time(struct trace *t, int64_t ts, int64_t dur)
+{
+	int64_t end = ts + (dur > 0 ? dur : 0);
+
+	if (ts < t->first)
+		t->first = ts;
+	if (end > t->last)
+		t->last = end;
+}
+
+/*
+ * rank-3, rank_3, rank[3], worker3: how launchers and users name per-rank
+ * files (tensorboard_trace_handler's worker_name, say worker0.<ts>...).
+ */
+static void
+rank_from_name(struct trace *t)
+{
+	static const char *const words[] = { "rank", "worker" };
+	const char *p, *base;
+	int64_t rank = 0;
+	size_t w, len;
+	int digits = 0;
+
+	base = strrchr(t->file, '/');
+	base = base != NULL ? base + 1 : t->file;
+	for (w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+		len = strlen(words[w]);
+		for (p = base; (p = strstr(p, words[w])) != NULL; p += len) {
+			const char *q = p + len;
+
+			if (*q == '-' || *q == '_' || *q == '[')
+				q++;
+			for (rank = 0, digits = 0; isdigit((unsigned char)*q) &&
+			    digits < 9; q++, digits++)
+				rank = rank * 10 + (*q - '0');
+			if (digits > 0) {
+				t->rank = rank;
+				t->rank_from = "file name";
+				return;
+			}
+		}
+	}
+}
+
+static void
+put_trace(struct trace *t)
+{
+	struct jw *w = t->w;
+	struct strent **cats;
+	size_t i;
+	int k;
+	char ph[2] = { 0, 0 };
+
+	jw_record(w, "trace");
+	jw_key(w, "file");
+	jw_cstring(w, t->file);
+	jw_key(w, "format");
+	jw_cstring(w, t->array_form ? "array" : "object");
+	if (jr_unclosed(t->r)) {
+		jw_key(w, "complete");
+		jw_bool(w, 0);
+	}
+	jw_key(w, "schema_version");
+	if (t->schema != NULL)
+		jw_number(w, t->schema, strlen(t->schema));
+	else
+		jw_null(w);
+	jw_key(w, "rank");
+	if (t->rank >= 0)
+		jw_int(w, t->rank);
+	else
+		jw_null(w);
+	jw_key(w, "rank_from");
+	jw_cstring_or_null(w, t->rank_from);
+	if (t->dist.n > 0 && t->dist.node[0].type == JT_OBJECT) {
+		put_arg(w, &t->dist, 0, "world_size", JW_KEY("world_size"));
+		put_arg(w, &t->dist, 0, "backend", JW_KEY("backend"));
+		jw_key(w, "distributed_info");
+		jw_jdoc(w, &t->dist, 0);
+	}
+	if (t->devprops.n > 0) {
+		jw_key(w, "device_properties");
+		jw_jdoc(w, &t->devprops, 0);
+	}
+	if (t->basetime != NULL) {
+		jw_key(w, "base_time_ns");
+		jw_number(w, t->basetime, strlen(t->basetime));
+	}
+	if (t->timeunit != NULL) {
+		jw_key(w, "display_time_unit");
+		/* A copy of what the reader read, up to a NUL: valid. */
+		jw_string_valid(w, t->timeunit, strlen(t->timeunit));
+	}
+	jw_key(w, "origin_ns");
+	jw_int(w, t->origin);
+	jw_key(w, "start");
+	jw_us(w, t->first - t->origin);
+	jw_key(w, "end");
+	jw_us(w, t->last - t->origin);
+	jw_key(w, "window");
+	jw_us(w, t->last - t->first);
+	jw_key(w, "events");
+	jw_uint(w, t->events);
+	jw_key(w, "by_ph");
+	jw_begin_object(w);
+	for (k = 0; k < 128; k++) {
+		if (t->by_ph[k] == 0)
+			continue;
+		ph[0] = (char)k;
+		jw_ckey(w, ph);
+		jw_uint(w, t->by_ph[k]);
+	}
+	if (t->other_ph > 0) {
+		jw_key(w, "(other)");
+		jw_uint(w, t->other_ph);
+	}
+	jw_end_object(w);
+	jw_key(w, "by_cat");
+	jw_begin_object(w);
+	cats = strmap_sorted(&t->cats);
+	for (i = 0; i < t->cats.count; i++) {
+		jw_ckey(w, cats[i]->key);
+		jw_uint(w, cats[i]->n);
+	}
+	free(cats);
+	if (t->no_cat > 0) {
+		jw_key(w, "(none)");
+		jw_uint(w, t->no_cat);
+	}
+	if (t->more_cats > 0) {
+		jw_key(w, "(more)");
+		jw_uint(w, t->more_cats);
+	}
+	jw_end_object(w);
+	jw_key(w, "unmatched_begin");
+	jw_uint(w, t->unmatched_begin);
+	jw_key(w, "repairs");
+	{
+		const struct jrepairs *rp = jr_repairs(t->r);
+
+		jw_begin_object(w);
+		jw_key(w, "control");
+		jw_uint(w, rp->control);
+		jw_key(w, "utf8");
+		jw_uint(w, rp->utf8);
+		jw_key(w, "na");
+		jw_uint(w, rp->na);
+		jw_key(w, "nonfinite");
+		jw_uint(w, rp->nonfinite);
+		jw_end_object(w);
+	}
+	jw_end(w);
+}
+
+/* One warning per file that needed repairs, pointing at the first. */
+static void
+put_repairs(struct trace *t)
+{
+	const struct jrepairs *rp = jr_repairs(t->r);
+	uint64_t n = rp->control + rp->utf8 + rp->na + rp->nonfinite;
+
+	if (n == 0)
+		return;
+	warnmsg("%s:%" PRIu64 ":%" PRIu64 ": warning: repaired %" PRIu64
+	    " invalid JSON value%s (control %" PRIu64 ", utf8 %" PRIu64
+	    ", N/A %" PRIu64 ", NaN/Infinity %" PRIu64 ")", t->file,
+	    rp->first_line, rp->first_col, n, n == 1 ? "" : "s", rp->control,
+	    rp->utf8, rp->na, rp->nonfinite);
+}

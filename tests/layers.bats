@@ -1,0 +1,51 @@
+#!/usr/bin/env bats
+# tests/layers, the layering check of make check: it passes on the tree,
+# and names each include that reaches up or sideways.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+	tree=$BATS_TEST_TMPDIR/tree
+	mkdir "$tree"
+	cp -R "$TOP/lib" "$TOP/tools" "$tree"
+}
+
+# Adds an include line after the first line of a file of the copy.
+plant() {
+	sed -i "1a #include \"$2\"" "$tree/$1"
+}
+
+@test "the tree keeps its layers" {
+	run -0 "$TOP/tests/layers"
+	assert_output ''
+	run -0 "$TOP/tests/layers" "$tree"
+}
+
+@test "a module that includes a higher layer is named" {
+	plant lib/io/json.c report/rubric.h
+	run -1 "$TOP/tests/layers" "$tree"
+	assert_line 'lib/io/json.c:2: #include "report/rubric.h": io may not include report (a higher layer)'
+	assert_line --partial 'includes break the layering'
+}
+
+@test "an analysis that includes another beside it is named" {
+	plant lib/memory/memtl.h trace/oprank.h
+	run -1 "$TOP/tests/layers" "$tree"
+	assert_output --partial 'lib/memory/memtl.h:2: #include "trace/oprank.h": memory may not include trace (a layer beside it)'
+}
+
+@test "a tool that includes another tool is named, and so is a bare name" {
+	plant tools/op-rank.c tr-extract.c
+	plant lib/base/strmap.c xalloc.h
+	run -1 "$TOP/tests/layers" "$tree"
+	assert_line 'tools/op-rank.c:2: #include "tr-extract.c": not a lib/ header named by its layer'
+	assert_line 'lib/base/strmap.c:2: #include "xalloc.h": not a lib/ header named by its layer'
+}
+
+@test "an include of no module is named" {
+	plant lib/report/jqx.c io/nosuch.h
+	run -1 "$TOP/tests/layers" "$tree"
+	assert_line 'lib/report/jqx.c:2: #include "io/nosuch.h": no lib/io/nosuch.h'
+}
+
