@@ -1,0 +1,438 @@
+/*
+ * opagg: the sums.  Per name (count, total, self, min, max, GPU self and
+ * total), per thread, per device and per rank, and their merge from trace
+ * to rank and from rank to the run; and, across ranks, each operator's
+ * ranking key kept in 32 bits while every value fits.  Also the small
+ * helpers every file uses: sorting, growing arrays, medians.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "trace/opcore.h"
+
+static void	thsum_free(void *);
+static void	devsum_free(void *);
+static size_t	xindex(struct oprank *, size_t);
+static int64_t	kv_get(const struct oprank *, const struct agg *, size_t,
+		    size_t);
+static void	kv_put(const struct oprank *, struct agg *, size_t, size_t,
+		    int64_t);
+
+/* qsort(3), which must not be given a null array even when it is empty. */
+void
+op_sortv(void *p, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(p, n, size, cmp);
+}
+
+void *
+op_grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : 16;
+	return xreallocarray(p, *cap, size);
+}
+
+void
+op_stat_add(struct stat *s, int64_t total, int64_t self)
+{
+	if (s->count == 0 || total < s->min)
+		s->min = total;
+	if (s->count == 0 || total > s->max)
+		s->max = total;
+	s->count++;
+	s->total += total;
+	s->self += self;
+}
+
+void
+op_stat_merge(struct stat *d, const struct stat *s)
+{
+	if (s->count == 0)
+		return;
+	if (d->count == 0 || s->min < d->min)
+		d->min = s->min;
+	if (d->count == 0 || s->max > d->max)
+		d->max = s->max;
+	d->count += s->count;
+	d->total += s->total;
+	d->self += s->self;
+	d->gpu_self += s->gpu_self;
+	d->gpu_total += s->gpu_total;
+}
+
+/*
+ * Makes room for names below n.  The room grows by doubling, as a merge
+ * fits a rank to each new name it reads; nst stays exact, for the loops
+ * over names.
+ */
+void
+op_agg_fit(struct agg *a, size_t n)
+{
+	size_t cap;
+
+	if (n <= a->nst)
+		return;
+	if (n > a->capst) {
+		cap = a->capst * 2 > n ? a->capst * 2 : n;
+		a->st = xreallocarray(a->st, cap, sizeof(*a->st));
+		memset(a->st + a->capst, 0, (cap - a->capst) *
+		    sizeof(*a->st));
+		a->pst = xreallocarray(a->pst, cap, sizeof(*a->pst));
+		memset(a->pst + a->capst, 0, (cap - a->capst) *
+		    sizeof(*a->pst));
+		a->capst = cap;
+	}
+	a->nst = n;
+}
+
+/*
+ * A rank's sum for a thread; the key is what tells threads apart, here and
+ * in a merge of partials.  Of the names a thread had in the windows of its
+ * rank, the one that sorts first stays, whatever order they come in.
+ */
+struct thsum *
+op_thsum_get(struct agg *a, const struct jid *pid, const struct jid *tid,
+    const char *name)
+{
+	struct thsum *ts;
+	struct strent *e;
+	char key[512];
+	int len;
+
+	len = snprintf(key, sizeof(key), "%c%s\n%c%s",
+	    pid->text == NULL ? '-' : pid->str ? 's' : 'n',
+	    pid->text ? pid->text : "",
+	    tid->text == NULL ? '-' : tid->str ? 's' : 'n',
+	    tid->text ? tid->text : "");
+	if (len < 0 || (size_t)len >= sizeof(key))
+		len = (int)sizeof(key) - 1;
+	e = strmap_put(&a->threads, key, (size_t)len);
+	if ((ts = e->val) == NULL) {
+		ts = e->val = xcalloc(1, sizeof(*ts));
+		op_jid_copy(&ts->pid, pid);
+		op_jid_copy(&ts->tid, tid);
+	}
+	if (name != NULL && (ts->name == NULL || strcmp(name, ts->name) < 0)) {
+		free(ts->name);
+		ts->name = xstrdup(name);
+	}
+	return ts;
+}
+
+/* Adds busy time of thread t, which all holds, to rank a's own. */
+void
+op_rankthr_add(struct agg *a, const struct thsum *t, int64_t busy)
+{
+	size_t i;
+
+	for (i = 0; i < a->nrthr && a->rthr[i].t != t; i++)
+		;
+	if (i == a->nrthr) {
+		if (a->nrthr == a->caprthr) {
+			a->caprthr = a->caprthr ? 2 * a->caprthr : 2;
+			a->rthr = xreallocarray(a->rthr, a->caprthr,
+			    sizeof(*a->rthr));
+		}
+		a->rthr[a->nrthr++] = (struct rankthr){ t, 0 };
+	}
+	a->rthr[i].busy += busy;
+}
+
+/* The busy time of the rank's busiest thread, or -1 without threads. */
+int64_t
+op_rank_busy(const struct agg *a)
+{
+	struct strent **ent = strmap_sorted(&a->threads);
+	int64_t busy = -1;
+	size_t i;
+
+	for (i = 0; i < a->threads.count; i++)
+		if (((struct thsum *)ent[i]->val)->busy > busy)
+			busy = ((struct thsum *)ent[i]->val)->busy;
+	free(ent);
+	for (i = 0; i < a->nrthr; i++)
+		if (a->rthr[i].busy > busy)
+			busy = a->rthr[i].busy;
+	return busy;
+}
+
+struct devsum *
+op_devsum_get(struct agg *a, const struct jid *dev)
+{
+	struct devsum *ds;
+	struct strent *e;
+
+	e = strmap_put(&a->devs, dev->text ? dev->text : "",
+	    dev->text ? strlen(dev->text) : 0);
+	if ((ds = e->val) == NULL) {
+		ds = e->val = xcalloc(1, sizeof(*ds));
+		op_jid_copy(&ds->dev, dev);
+	}
+	return ds;
+}
+
+void
+op_devsum_add(struct devsum *dd, const struct devsum *ds)
+{
+	dd->window += ds->window;
+	dd->busy += ds->busy;
+	dd->comp += ds->comp;
+	dd->comm += ds->comm;
+	dd->memcpy += ds->memcpy;
+	dd->xcomm += ds->xcomm;
+	dd->xmemcpy += ds->xmemcpy;
+	dd->events += ds->events;
+}
+
+void
+op_agg_merge(struct agg *dst, const struct agg *src)
+{
+	struct strent **ent;
+	struct thsum *ts, *tt;
+	size_t i;
+	int p;
+
+	op_agg_fit(dst, src->nst);
+	for (i = 0; i < src->nst; i++) {
+		op_stat_merge(&dst->st[i], &src->st[i]);
+		op_stat_merge(&dst->pst[i], &src->pst[i]);
+	}
+	ent = strmap_sorted(&src->threads);
+	for (i = 0; i < src->threads.count; i++) {
+		ts = ent[i]->val;
+		tt = op_thsum_get(dst, &ts->pid, &ts->tid, ts->name);
+		tt->count += ts->count;
+		tt->busy += ts->busy;
+	}
+	free(ent);
+	ent = strmap_sorted(&src->devs);
+	for (i = 0; i < src->devs.count; i++)
+		op_devsum_add(op_devsum_get(dst,
+		    &((struct devsum *)ent[i]->val)->dev), ent[i]->val);
+	free(ent);
+	for (p = 0; p < NPHASE; p++) {
+		dst->ph_self[p] += src->ph_self[p];
+		dst->ph_gpu[p] += src->ph_gpu[p];
+	}
+	for (i = 0; i < src->nsteps; i++) {
+		dst->steps = op_grow(dst->steps, &dst->capsteps, dst->nsteps,
+		    sizeof(*dst->steps));
+		dst->steps[dst->nsteps++] = src->steps[i];
+	}
+	dst->rt_count += src->rt_count;
+	dst->rt_total += src->rt_total;
+	dst->launch_count += src->launch_count;
+	dst->launch += src->launch;
+	dst->sync_count += src->sync_count;
+	dst->sync += src->sync;
+	dst->traces += src->traces;
+	dst->cpu_events += src->cpu_events;
+	dst->gpu_events += src->gpu_events;
+	if (src->have_time) {
+		if (!dst->have_time || src->start < dst->start)
+			dst->start = src->start;
+		if (!dst->have_time || src->end > dst->end)
+			dst->end = src->end;
+		if (!dst->have_time || src->origin < dst->origin)
+			dst->origin = src->origin;
+		dst->have_time = 1;
+	}
+}
+
+static void
+thsum_free(void *p)
+{
+	struct thsum *t = p;
+
+	op_jid_free(&t->pid);
+	op_jid_free(&t->tid);
+	free(t->name);
+	free(t);
+}
+
+static void
+devsum_free(void *p)
+{
+	struct devsum *d = p;
+
+	op_jid_free(&d->dev);
+	free(d);
+}
+
+void
+op_agg_free(struct agg *a)
+{
+	free(a->st);
+	free(a->pst);
+	free(a->steps);
+	strmap_free(&a->threads, thsum_free);
+	strmap_free(&a->devs, devsum_free);
+	free(a->rthr);
+	free(a->kv32);
+	free(a->kv64);
+}
+
+int64_t
+op_self_total(const struct oprank *r, const struct agg *a)
+{
+	int64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < a->nst; i++)
+		if (r->names.v[i].cls == C_OP || r->names.v[i].cls == C_ANN)
+			sum += a->st[i].self;
+	return sum;
+}
+
+int
+op_cmpi64(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+/* The median of m > 0 sorted values: halfway between two when m is even. */
+double
+op_median(const int64_t *v, size_t m)
+{
+	return m % 2 ? (double)v[m / 2] :
+	    ((double)v[m / 2 - 1] + (double)v[m / 2]) / 2;
+}
+
+/*
+ * The index of name id among the operators and annotations, which is
+ * what a rank keeps of each across ranks; SIZE_MAX for other names.
+ */
+static size_t
+xindex(struct oprank *r, size_t id)
+{
+	int cls;
+
+	for (; r->nxof < r->names.n; r->nxof++) {
+		r->xof = op_grow(r->xof, &r->capxof, r->nxof, sizeof(*r->xof));
+		cls = r->names.v[r->nxof].cls;
+		r->xof[r->nxof] = cls == C_OP || cls == C_ANN ?
+		    (uint32_t)r->nx++ : UINT32_MAX;
+	}
+	return r->xof[id] == UINT32_MAX ? SIZE_MAX : r->xof[id];
+}
+
+/* A rank's value t (0: the key, 1: the total) of xindex x, or ABSENT. */
+static int64_t
+kv_get(const struct oprank *r, const struct agg *a, size_t x, size_t t)
+{
+	size_t i = x * r->kvw + t;
+
+	if (x >= a->nkv)
+		return ABSENT;
+	if (a->kv64 != NULL)
+		return a->kv64[i];
+	return a->kv32[i] == KV_NONE ? ABSENT : a->kv32[i];
+}
+
+/*
+ * Stores a value of a name the rank has room for.  Values take 32 bits
+ * while they fit, as most do (CPU totals to 35 minutes): a merge keeps
+ * them of every rank; the first that does not widens the rank's all.
+ */
+static void
+kv_put(const struct oprank *r, struct agg *a, size_t x, size_t t, int64_t v)
+{
+	size_t i, n;
+
+	if (a->kv64 == NULL && (v <= KV_NONE || v > INT32_MAX)) {
+		n = a->nkv * r->kvw;
+		a->kv64 = xreallocarray(NULL, n, sizeof(*a->kv64));
+		for (i = 0; i < n; i++)
+			a->kv64[i] = a->kv32[i] == KV_NONE ? ABSENT :
+			    a->kv32[i];
+		free(a->kv32);
+		a->kv32 = NULL;
+	}
+	i = x * r->kvw + t;
+	if (a->kv64 != NULL)
+		a->kv64[i] = v;
+	else
+		a->kv32[i] = (int32_t)v;
+}
+
+/*
+ * Adds a stat of name id to the rank's op_ranks key and total: windows of
+ * one rank add up, but for the key max.
+ */
+void
+op_kv_add(struct oprank *r, struct agg *a, size_t id, const struct stat *s)
+{
+	enum key key = r->key == K_MEAN ? K_TOTAL : r->key;
+	size_t cap, i, x;
+	int64_t v, cur;
+
+	if (s->count == 0 || (x = xindex(r, id)) == SIZE_MAX)
+		return;
+	if (x >= a->nkv) {
+		/*
+		 * Those known so far, in steps of 16: a merge keeps this of
+		 * every rank, and meets its names one by one.
+		 */
+		cap = (x >= r->nx ? x + 1 : r->nx) + 15;
+		cap -= cap % 16;
+		if (a->kv64 != NULL) {
+			a->kv64 = xreallocarray(a->kv64, cap * r->kvw,
+			    sizeof(*a->kv64));
+			for (i = a->nkv * r->kvw; i < cap * r->kvw; i++)
+				a->kv64[i] = ABSENT;
+		} else {
+			a->kv32 = xreallocarray(a->kv32, cap * r->kvw,
+			    sizeof(*a->kv32));
+			for (i = a->nkv * r->kvw; i < cap * r->kvw; i++)
+				a->kv32[i] = KV_NONE;
+		}
+		a->nkv = cap;
+	}
+	v = (int64_t)op_keyval(s, key);
+	if ((cur = kv_get(r, a, x, 0)) != ABSENT)
+		v = key == K_MAX ? (v > cur ? v : cur) : cur + v;
+	kv_put(r, a, x, 0, v);
+	if (r->kvw == 2) {
+		cur = kv_get(r, a, x, 1);
+		kv_put(r, a, x, 1, cur == ABSENT ? s->total : cur + s->total);
+	}
+}
+
+/* The rank's op_ranks key of name id, or ABSENT. */
+int64_t
+op_rank_key(struct oprank *r, const struct agg *a, size_t id)
+{
+	size_t x = xindex(r, id);
+
+	return x == SIZE_MAX ? ABSENT : kv_get(r, a, x, 0);
+}
+
+/* The rank's total of name id, or ABSENT. */
+int64_t
+op_rank_total(struct oprank *r, const struct agg *a, size_t id)
+{
+	size_t x = xindex(r, id);
+
+	return x == SIZE_MAX ? ABSENT : kv_get(r, a, x, r->kvw - 1);
+}
+
+/*
+ * The primary rank, whose detail the output holds: the one with the most
+ * CPU self time, the first of those in rank order.
+ */
+size_t
+op_primary(const struct oprank *r)
+{
+	size_t i, best = 0;
+
+	for (i = 1; i < r->nranks; i++)
+		if (r->ranks[i]->self > r->ranks[best]->self)
+			best = i;
+	return best;
+}

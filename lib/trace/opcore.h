@@ -1,0 +1,434 @@
+/*
+ * opcore: the operator aggregator's private types, tables and the
+ * functions its files share.  Only lib/trace/op*.c include it; everyone
+ * else uses oprank.h.  The aggregator is split by what each file owns:
+ *
+ *	oprank.c	the entry points: options, tables loaded, teardown
+ *	opfamily.c	the class, phase, family and precision tables, and
+ *			names interned into them
+ *	opintake.c	records in: events, threads and trace records, pid
+ *			and tid as written, which trace and rank they are
+ *	opnest.c	each thread's call trees: self time, and what the
+ *			runtime calls under each operator launched
+ *	opgpu.c		GPU work joined to the runtime calls that launched
+ *			it, its phases, and each device's timeline
+ *	opagg.c		the sums by name, thread, device and rank, and their
+ *			merge across traces and ranks
+ *	opout.c		one rank's records, op to cpu_summary
+ *	opranks.c	the records across ranks, and the order of all output
+ *	oppartial.c	op_partial records out, and merged back in
+ *
+ * Functions that one file gives another are named op_*; the rest are
+ * static.  Ownership is as oprank.h says: a struct oprank owns everything
+ * reachable from it (tables, names, spills, sums) and oprank_free() frees
+ * it all.
+ */
+#ifndef OPCORE_H
+#define OPCORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/strmap.h"
+#include "io/json.h"
+#include "io/ndjson.h"
+#include "io/spill.h"
+#include "trace/oprank.h"
+
+#define TABLE_NAME	"op-families.tsv"
+#define PREC_NAME	"kernel-precision.tsv"
+#define TOP_N		5	/* entries in the summaries' top lists */
+#define PARTIAL_VERSION	1	/* of the op_partial records */
+#define MEMORY		(16 << 20)	/* bytes of events held, by default */
+
+/* What a name is; the class is part of the interned key. */
+enum { C_OP, C_ANN, C_PY, C_GPU, NCLASS };
+extern const char *const clsname[NCLASS];
+
+enum {
+	PH_FWD, PH_BWD, PH_OPT, PH_DATA, PH_COMM, PH_OTHER, NPHASE,
+	PH_NONE = NPHASE
+};
+extern const char *const phasename[NPHASE];
+
+/* GPU time classes, in precedence order for ival_exposed(). */
+enum { G_COMP, G_COMM, G_MEMCPY, NGCLS };
+
+/* The precisions of gemm_precision records, in their order. */
+#define NPREC	8
+extern const char *const precname[NPREC];
+
+enum key { K_TOTAL, K_SELF, K_COUNT, K_MEAN, K_MAX, K_GPU };
+#define NKEY	(K_GPU + 1)
+extern const char *const keyname[NKEY];
+
+struct rule {
+	int	 gpu;
+	int	 family;
+	char	*pattern;
+};
+
+/*
+ * The family table, or the precision table; "other" (or "unknown") is
+ * family nfam, after the table's own.
+ */
+struct table {
+	struct rule	*r;
+	size_t		 n, cap;
+	char		**fam;
+	size_t		 nfam, capfam;
+};
+
+struct name {
+	const char	*s;	/* borrowed from the map's key, past the class */
+	int		 cls;
+	int		 family;
+	int		 mark;	/* the phase the name marks, or PH_NONE */
+	int		 gcls;	/* a kernel's timeline class, G_* */
+	int		 prec;	/* a kernel's precision: precname[] */
+	int		 mm;	/* a kernel in family gemm or conv */
+};
+
+struct names {
+	struct strmap		 map;
+	struct name		*v;
+	size_t			 n, cap;
+	char			*buf;
+	size_t			 bufcap;
+	const struct table	*tab, *prec;
+	int			 famcomm, fammemcpy, famgemm, famconv;
+	int			*precof; /* table family -> precname[] */
+};
+
+/* Per name: CPU times in whole µs as key_averages() has them, GPU in ns. */
+struct stat {
+	int64_t	count, total, self, min, max;
+	int64_t	gpu_self, gpu_total;
+};
+
+/* A pid or tid as the trace wrote it: a number's text or a string. */
+struct jid {
+	char	*text;		/* NULL when absent */
+	int	 str;
+};
+
+struct thsum {
+	struct jid	 pid, tid;
+	char		*name;
+	int64_t		 count, busy;
+};
+
+/*
+ * A thread's busy time in one rank, when the thread itself is kept in
+ * the sum over all ranks only (a merge's pass 1): the rank summary wants
+ * the busiest of the rank's threads and nothing else of them.
+ */
+struct rankthr {
+	const struct thsum	*t;	/* in the run's all */
+	int64_t			 busy;
+};
+
+struct step {
+	int64_t	num, ts, cpu_end, end;	/* ns from the trace's origin */
+};
+
+struct devsum {
+	struct jid	dev;
+	int64_t		window, busy, comp, comm, memcpy, xcomm, xmemcpy;
+	int64_t		events;
+};
+
+/* Everything known about a trace, then about a rank. */
+struct agg {
+	int64_t		 rank;		/* -1: unknown */
+	struct stat	*st;		/* by name id */
+	struct stat	*pst;		/* by name id, in -p phase */
+	size_t		 nst, capst;
+	struct strmap	 threads;	/* -> struct thsum */
+	struct strmap	 devs;		/* -> struct devsum */
+	int64_t		 ph_self[NPHASE], ph_gpu[NPHASE];
+	struct step	*steps;
+	size_t		 nsteps, capsteps;
+	int64_t		 rt_count, rt_total, launch_count, launch;
+	int64_t		 sync_count, sync;
+	int64_t		 traces, cpu_events, gpu_events;
+	int		 have_time;
+	int64_t		 start, end, origin;	/* absolute ns */
+	/*
+	 * Across ranks: self_total(), and by xindex() each operator's and
+	 * annotation's op_ranks key (and total, when the key is not the
+	 * total), read through kv_get().  A two-pass merge keeps only these
+	 * of a rank that is not the primary one, not st.
+	 */
+	int64_t		 self;
+	struct rankthr	*rthr;		/* light: the threads, by busy only */
+	size_t		 nrthr, caprthr;
+	int32_t		*kv32;		/* while every value fits */
+	int64_t		*kv64;		/* once one does not */
+	size_t		 nkv;
+};
+
+#define ABSENT	INT64_MIN
+#define KV_NONE	INT32_MIN	/* ABSENT in kv32 */
+
+/* A CPU event kept for nesting: exact ns as read. */
+struct cev {
+	int64_t		ts, dur;
+	uint32_t	name, seq;
+};
+
+/* A runtime call as read, to find what it launched. */
+struct rcall {
+	int64_t		 corr, ts;
+	uint32_t	 seq;
+	struct thr	*th;
+};
+
+/* A runtime call that launched GPU work, and what that work was. */
+struct rev {
+	int64_t		ts, corr;
+	int64_t		sum, comm, end;	/* of its GPU work */
+	uint32_t	seq;
+};
+
+/* The phase a runtime call gave its GPU work, in the order of the calls. */
+struct link {
+	int64_t		corr;
+	uint64_t	order;
+	int		phase;
+};
+
+/* One end of a GPU event on its device's timeline. */
+struct gedge {
+	int64_t	t;
+	int32_t	cls, delta;
+};
+
+/* A thread's events, in spills: read back in order, whatever their number. */
+struct thr {
+	struct jid	 pid, tid;
+	char		*name;
+	struct spill	 ops, py;	/* struct cev, by cmpcev */
+	struct spill	 rt;		/* struct rev, by cmprev, at the end */
+};
+
+struct dev {
+	struct jid	 dev;
+	struct spill	 edges;		/* struct gedge, by cmpgedge */
+	int64_t		 n, lo, hi;	/* events, their window */
+};
+
+/* A GPU event that names the runtime call that launched it. */
+struct gev {
+	int64_t		corr, dur, end;
+	uint32_t	name, seq;
+	int		comm;
+};
+
+/*
+ * A trace's GPU work is joined to the runtime calls that launched it by
+ * sorting both by correlation id, not in a table of every id.
+ */
+struct trace {
+	int		 any;
+	uint32_t	 seq;
+	struct strmap	 threads;	/* -> struct thr */
+	struct strmap	 devs;		/* -> struct dev */
+	struct spill	 gk;		/* struct gev, by cmpgev */
+	struct spill	 rc;		/* struct rcall, by cmprcall */
+	struct spill	 links;		/* struct link, by cmplink */
+	uint64_t	 order;		/* of the next link */
+	struct agg	 a;
+};
+
+/* The rank and window of a trace read so far, to tell a copy from a window. */
+struct seen {
+	int64_t		 rank;		/* -1: unknown */
+	int64_t		 start, end;	/* absolute ns */
+	char		*file;
+};
+
+struct oprank {
+	struct spool	 pool;		/* $MRP_OP_RANK_MEMORY */
+	struct names	 names;
+	struct table	 tab, prec;
+	struct trace	 t;
+	struct agg	**ranks, *cur;	/* cur: the rank last looked up */
+	size_t		 nranks;
+	struct agg	 all;		/* light: every rank's st and pst */
+	int		 light;		/* merge pass 1: st of ranks not kept */
+	int		 pass2;		/* merge pass 2: the primary rank only */
+	int64_t		 primary;	/* its rank, in pass 2 */
+	int		 every;		/* -a: every rank's detail */
+	uint32_t	*xof;		/* name id -> xindex() */
+	size_t		 nxof, capxof, nx;
+	size_t		 kvw;		/* values per name in kv: 1 or 2 */
+	struct seen	*seen;
+	size_t		 nseen;
+	struct jdoc	 in;		/* what oprank_file() reads into */
+	const struct jdoc *doc;		/* the record at hand */
+	enum key	 key;
+	int		 phase;		/* -p, or PH_NONE */
+	long long	 limit;
+	const char	*file;
+	char		 famsum[65], precsum[65];	/* table digests */
+};
+
+/* An operator open on the runtime stack: its exact end, its index. */
+struct rtopen {
+	int64_t	end;
+	size_t	i;
+};
+
+/* A Python frame open while nesting. */
+struct pyopen {
+	int64_t		end, d, childsum;	/* end in truncated µs */
+	uint32_t	name;
+};
+
+/* A whole call tree in the window: events lo..hi of the thread. */
+struct seg {
+	size_t	lo, hi;
+	int64_t	maxend;		/* the latest exact end in it */
+};
+
+/*
+ * Nesting one thread, as a stream of its operators in order.  The window
+ * holds the call trees not yet finished: events off..off+n of the thread,
+ * indexed by their place in the thread (every index here is one).  A tree
+ * is finished once no runtime call left can land in it, so memory grows
+ * with the largest tree, not with the thread.  Kept across threads.
+ */
+struct nest {
+	struct cev	*v;
+	int64_t		*parent;	/* -1: a root */
+	int32_t		*nchild;
+	uint8_t		*del, *mark;
+	int64_t		*childsum, *gdir, *gsub;
+	size_t		 off, n, cap;
+	size_t		*stack;		/* the tree being built */
+	size_t		 sp, capstack;
+	struct rtopen	*rs;		/* the runtime calls' stack */
+	size_t		 nrs, caprs;
+	struct pyopen	*ps;
+	size_t		 nps, capps;
+	struct seg	*seg;		/* built, not finished */
+	size_t		 nseg, capseg;
+	size_t		 next;		/* the next operator the runtime sees */
+	int64_t		 bs, be, busy, count;	/* the thread's busy time */
+	int		 open;
+};
+
+/* A sort item: a value to rank by and the name that breaks ties. */
+struct item {
+	double		 v;
+	const char	*s;
+	size_t		 i;
+};
+
+/* A step-time summary of put_sstat(). */
+struct sstat {
+	size_t	n, slow;
+	int64_t	total, min, max, med2, above;
+	double	mean, std;
+};
+
+/* opfamily.c */
+char	*op_find_table(const char *name);
+void	op_load_table(struct table *t, const char *path, const char *none);
+void	op_table_free(struct table *t);
+int	op_family_index(const struct table *t, const char *s);
+void	op_check_prec(struct names *nm, const struct table *t,
+	    const char *path);
+int	op_prefix(const char *s, const char *p);
+uint32_t	op_intern(struct names *nm, int cls, const char *s, size_t len);
+const char	*op_family_name(const struct oprank *r, int f);
+void	op_digest_file(const char *path, char hex[65]);
+
+/* opintake.c */
+int	op_get_jid(const struct jdoc *d, int i, struct jid *id);
+void	op_jid_copy(struct jid *dst, const struct jid *src);
+void	op_jid_free(struct jid *id);
+void	op_put_jid(struct jw *w, const char *key, const struct jid *id);
+int	op_get_rank(struct oprank *r, int64_t *rank);
+int	op_same_window(struct oprank *r, const char *file, int64_t rank,
+	    int64_t start, int64_t end);
+struct agg	*op_rank_agg(struct oprank *r, int64_t rank);
+void	op_trace_init(struct trace *t, struct spool *pool);
+void	op_trace_free(struct trace *t);
+
+/* opnest.c */
+int	op_cmpcev(const void *a, const void *b);
+int	op_cmprev(const void *a, const void *b);
+int	op_cmpstep(const void *a, const void *b);
+void	op_nest_free(struct nest *nb);
+void	op_nest_cpu(struct oprank *r, struct nest *nb, struct thr *th);
+void	op_nest_py(struct oprank *r, struct nest *nb, struct thr *th);
+
+/* opgpu.c */
+int	op_cmprcall(const void *a, const void *b);
+int	op_cmplink(const void *a, const void *b);
+int	op_cmpgev(const void *a, const void *b);
+int	op_cmpgedge(const void *a, const void *b);
+void	op_link_step(struct trace *t, const struct rev *c);
+void	op_timeline(struct trace *t, struct dev *dev);
+void	op_gpu_join(struct trace *t);
+void	op_gpu_phases(struct oprank *r);
+
+/* opagg.c */
+void	op_sortv(void *p, size_t n, size_t size, int (*cmp)(const void *,
+	    const void *));
+void	*op_grow(void *p, size_t *cap, size_t n, size_t size);
+void	op_stat_add(struct stat *s, int64_t total, int64_t self);
+void	op_stat_merge(struct stat *d, const struct stat *s);
+void	op_agg_fit(struct agg *a, size_t n);
+struct thsum	*op_thsum_get(struct agg *a, const struct jid *pid,
+	    const struct jid *tid, const char *name);
+void	op_rankthr_add(struct agg *a, const struct thsum *t, int64_t busy);
+int64_t	op_rank_busy(const struct agg *a);
+struct devsum	*op_devsum_get(struct agg *a, const struct jid *dev);
+void	op_devsum_add(struct devsum *dd, const struct devsum *ds);
+void	op_agg_merge(struct agg *dst, const struct agg *src);
+void	op_agg_free(struct agg *a);
+int64_t	op_self_total(const struct oprank *r, const struct agg *a);
+int	op_cmpi64(const void *a, const void *b);
+double	op_median(const int64_t *v, size_t m);
+void	op_kv_add(struct oprank *r, struct agg *a, size_t id,
+	    const struct stat *s);
+int64_t	op_rank_key(struct oprank *r, const struct agg *a, size_t id);
+int64_t	op_rank_total(struct oprank *r, const struct agg *a, size_t id);
+size_t	op_primary(const struct oprank *r);
+
+/* opout.c */
+double	op_keyval(const struct stat *s, enum key k);
+int	op_cmpclass(const void *a, const void *b);
+double	op_round3(double x);
+void	op_put_rank(struct jw *w, int64_t rank);
+void	op_put_ops(struct oprank *r, struct jw *w, const struct agg *a,
+	    int cls);
+void	op_put_thread(struct jw *w, const struct thsum *ts);
+void	op_put_threads(struct oprank *r, struct jw *w, const struct agg *a);
+void	op_put_families(struct oprank *r, struct jw *w, const struct agg *a);
+void	op_put_phases(struct jw *w, const struct agg *a);
+void	op_step_stats(const int64_t *dur, size_t n, struct sstat *s);
+void	op_put_sstat(struct jw *w, const struct sstat *s, int64_t slowest);
+int64_t	*op_step_durs(const struct agg *a);
+void	op_put_steps(struct jw *w, const struct agg *a, int stats);
+void	op_put_kernels(struct oprank *r, struct jw *w, const struct agg *a);
+void	op_put_precision(struct oprank *r, struct jw *w, const struct agg *a);
+void	op_put_devs(struct jw *w, const struct agg *a);
+void	op_put_runtime(struct jw *w, const struct agg *a);
+void	op_put_summary(struct oprank *r, struct jw *w, const struct agg *a,
+	    size_t nranks);
+
+/* opranks.c */
+int	op_cmprank(const void *a, const void *b);
+void	op_output(struct oprank *r, struct jw *w);
+
+/* oppartial.c */
+void	op_output_partial(struct oprank *r, struct jw *w);
+int	op_merge_file(struct oprank *r, const char *path);
+int	op_reread(int argc, char *argv[]);
+int	op_merge_again(struct oprank *r, int argc, char *argv[]);
+
+#endif

@@ -1,0 +1,317 @@
+/*
+ * opfamily: the names an operator, annotation, Python frame or kernel can
+ * have, and what each means.  Owns the class, phase and precision names;
+ * reads the families table (rubric/op-families.tsv) and the precision
+ * table (kernel-precision.tsv), found as the tools find the rubric, and
+ * their digests; interns every name once, with its class, family, the
+ * phase it marks and, for a kernel, its timeline class and precision.
+ */
+#include <ctype.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/sha256.h"
+#include "base/xalloc.h"
+#include "trace/opcore.h"
+
+static const char clschar[NCLASS] = { 'o', 'a', 'p', 'g' };
+
+const char *const clsname[NCLASS] = {
+	"op", "annotation", "python", "kernel"
+};
+
+const char *const phasename[NPHASE] = {
+	"forward", "backward", "optimizer", "dataloader", "communication",
+	"other"
+};
+
+const char *const precname[NPREC] = {
+	"fp4", "fp8", "bf16", "fp16", "tf32", "fp32", "fp64", "int8"
+};
+
+const char *const keyname[NKEY] = {
+	"total", "self", "count", "mean", "max", "gpu"
+};
+
+static int	family_of(const struct table *, int, const char *);
+static char	*lower(const char *);
+static int	has_nccl(const char *);
+static int	mark_of(const char *);
+
+/*
+ * A table beside the tools: $MRP_RUBRIC, then rubric/ or share/mrp/rubric/
+ * next to the directory that holds this program.
+ */
+char *
+op_find_table(const char *name)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 64], *slash;
+	const char *env;
+	ssize_t n;
+	int len;
+
+	if ((env = getenv("MRP_RUBRIC")) != NULL && *env != '\0') {
+		len = snprintf(path, sizeof(path), "%s/%s", env, name);
+		if (len < 0 || (size_t)len >= sizeof(path))
+			die_usage("MRP_RUBRIC is too long");
+		return xstrdup(path);
+	}
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')) != NULL)
+			*slash = '\0';
+		snprintf(path, sizeof(path), "%s/../rubric/%s", exe, name);
+		if (access(path, R_OK) == 0)
+			return xstrdup(path);
+		snprintf(path, sizeof(path), "%s/../share/mrp/rubric/%s", exe,
+		    name);
+		if (access(path, R_OK) == 0)
+			return xstrdup(path);
+	}
+	die_usage("cannot find %s: name %s MRP_RUBRIC", name,
+	    strcmp(name, TABLE_NAME) == 0 ? "it with -f or the directory in" :
+	    "the directory in");
+}
+
+/* none is the family of what matches no rule, which no rule may name. */
+void
+op_load_table(struct table *t, const char *path, const char *none)
+{
+	FILE *fp;
+	char *line = NULL, *scope, *fam, *pat;
+	const char *p;
+	size_t cap = 0, i, lineno = 0;
+	ssize_t len;
+
+	if ((fp = fopen(path, "r")) == NULL)
+		die_usage("%s:", path);
+	while ((len = getline(&line, &cap, fp)) != -1) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' ||
+		    line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (len == 0 || line[0] == '#')
+			continue;
+		scope = line;
+		if ((fam = strchr(scope, '\t')) == NULL ||
+		    (pat = strchr(fam + 1, '\t')) == NULL) {
+			fclose(fp);
+			die_usage("%s:%zu: expected scope, family and pattern"
+			    " separated by tabs", path, lineno);
+		}
+		*fam++ = '\0';
+		*pat++ = '\0';
+		if ((strcmp(scope, "cpu") != 0 && strcmp(scope, "gpu") != 0) ||
+		    *fam == '\0' || *pat == '\0' || strchr(pat, '\t') != NULL ||
+		    strcmp(fam, none) == 0) {
+			p = strcmp(scope, "cpu") != 0 &&
+			    strcmp(scope, "gpu") != 0 ? "scope is not cpu or gpu" :
+			    strcmp(fam, none) == 0 ?
+			    "is what matches no rule" :
+			    "empty family or pattern, or a fourth column";
+			fclose(fp);
+			if (strcmp(fam, none) == 0)
+				die_usage("%s:%zu: \"%s\" %s", path, lineno,
+				    none, p);
+			die_usage("%s:%zu: %s", path, lineno, p);
+		}
+		for (i = 0; i < t->nfam; i++)
+			if (strcmp(t->fam[i], fam) == 0)
+				break;
+		if (i == t->nfam) {
+			t->fam = op_grow(t->fam, &t->capfam, t->nfam,
+			    sizeof(*t->fam));
+			t->fam[t->nfam++] = xstrdup(fam);
+		}
+		t->r = op_grow(t->r, &t->cap, t->n, sizeof(*t->r));
+		t->r[t->n].gpu = scope[0] == 'g';
+		t->r[t->n].family = (int)i;
+		t->r[t->n].pattern = lower(pat);
+		t->n++;
+	}
+	if (ferror(fp)) {
+		fclose(fp);
+		die_usage("%s:", path);
+	}
+	free(line);
+	fclose(fp);
+}
+
+void
+op_table_free(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->r[i].pattern);
+	for (i = 0; i < t->nfam; i++)
+		free(t->fam[i]);
+	free(t->r);
+	free(t->fam);
+}
+
+/* The family index; t->nfam is "other". */
+static int
+family_of(const struct table *t, int gpu, const char *name)
+{
+	char *s = lower(name);
+	size_t i;
+	int f = (int)t->nfam;
+
+	for (i = 0; i < t->n; i++)
+		if (t->r[i].gpu == gpu &&
+		    fnmatch(t->r[i].pattern, s, 0) == 0)
+		{
+			f = t->r[i].family;
+			break;
+		}
+	free(s);
+	return f;
+}
+
+/* The index of the family named s, or -1 when the table has none. */
+int
+op_family_index(const struct table *t, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfam; i++)
+		if (strcmp(t->fam[i], s) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Every precision the table names is one of precname[]. */
+void
+op_check_prec(struct names *nm, const struct table *t, const char *path)
+{
+	size_t i, j;
+
+	nm->precof = xreallocarray(NULL, t->nfam + 1, sizeof(*nm->precof));
+	for (i = 0; i < t->nfam; i++) {
+		for (j = 0; j < NPREC; j++)
+			if (strcmp(t->fam[i], precname[j]) == 0)
+				break;
+		if (j == NPREC)
+			die_usage("%s: unknown precision: %s", path, t->fam[i]);
+		nm->precof[i] = (int)j;
+	}
+	nm->precof[t->nfam] = (int)NPREC;	/* unknown */
+}
+
+/* A copy in lower case: patterns and names match ignoring case. */
+static char *
+lower(const char *s)
+{
+	char *p = xstrdup(s), *q;
+
+	for (q = p; *q != '\0'; q++)
+		*q = (char)tolower((unsigned char)*q);
+	return p;
+}
+
+static int
+has_nccl(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (strncasecmp(s, "nccl", 4) == 0)
+			return 1;
+	return 0;
+}
+
+int
+op_prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* The phase an operator or annotation marks for itself and what it calls. */
+static int
+mark_of(const char *s)
+{
+	if (op_prefix(s, "nccl:") || op_prefix(s, "gloo:") ||
+	    op_prefix(s, "c10d::") || op_prefix(s, "record_param_comms"))
+		return PH_COMM;
+	if (op_prefix(s, "autograd::engine::evaluate_function") ||
+	    op_prefix(s, "## backward ##") || strstr(s, "Backward") != NULL)
+		return PH_BWD;
+	if (op_prefix(s, "Optimizer.") || op_prefix(s, "## optimizer ##") ||
+	    op_prefix(s, "## zero_grad ##"))
+		return PH_OPT;
+	if (op_prefix(s, "enumerate(DataLoader)") ||
+	    op_prefix(s, "enumerate(DataPipe)") ||
+	    op_prefix(s, "## load_batch ##"))
+		return PH_DATA;
+	if (op_prefix(s, "## forward ##") ||
+	    op_prefix(s, "DistributedDataParallel.forward"))
+		return PH_FWD;
+	return PH_NONE;
+}
+
+uint32_t
+op_intern(struct names *nm, int cls, const char *s, size_t len)
+{
+	struct strent *e;
+	struct name *n;
+
+	if (nm->bufcap < len + 1) {
+		nm->bufcap = len + 64;
+		nm->buf = xrealloc(nm->buf, nm->bufcap);
+	}
+	nm->buf[0] = clschar[cls];
+	memcpy(nm->buf + 1, s, len);
+	e = strmap_put(&nm->map, nm->buf, len + 1);
+	if (e->val != NULL)
+		return (uint32_t)(uintptr_t)e->val - 1;
+	nm->v = op_grow(nm->v, &nm->cap, nm->n, sizeof(*nm->v));
+	n = &nm->v[nm->n];
+	n->s = e->key + 1;
+	n->cls = cls;
+	n->family = family_of(nm->tab, cls == C_GPU, n->s);
+	n->mark = cls == C_OP || cls == C_ANN ? mark_of(n->s) : PH_NONE;
+	/* The family says what the hardware does; "nccl" always counts. */
+	n->gcls = G_COMP;
+	n->prec = (int)NPREC;
+	n->mm = 0;
+	if (cls == C_GPU) {
+		if (has_nccl(n->s) || n->family == nm->famcomm)
+			n->gcls = G_COMM;
+		else if (n->family == nm->fammemcpy)
+			n->gcls = G_MEMCPY;
+		n->mm = n->family == nm->famgemm || n->family == nm->famconv;
+		if (n->mm)
+			n->prec = nm->precof[family_of(nm->prec, 1, n->s)];
+	}
+	e->val = (void *)(uintptr_t)(nm->n + 1);
+	return (uint32_t)nm->n++;
+}
+
+const char *
+op_family_name(const struct oprank *r, int f)
+{
+	return (size_t)f < r->tab.nfam ? r->tab.fam[f] : "other";
+}
+
+/* The digest of a table, which a partial's aggregates depend on. */
+void
+op_digest_file(const char *path, char hex[65])
+{
+	struct sha256 c;
+	char buf[8192];
+	size_t n;
+	FILE *fp;
+
+	if ((fp = fopen(path, "rb")) == NULL)
+		die_usage("%s:", path);
+	sha256_init(&c);
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		sha256_update(&c, buf, n);
+	if (ferror(fp))
+		die("%s:", path);
+	fclose(fp);
+	sha256_hex(&c, hex);
+}

@@ -1,0 +1,573 @@
+/*
+ * opintake: tr-extract's records in, one at a time, from NDJSON or from an
+ * in-process writer.  Owns the trace being read (its threads and devices,
+ * their events spilled under the memory budget), pid and tid kept as the
+ * trace wrote them, the rank and window of every trace read so far (a copy
+ * is an error, a window is not), and each rank's sums, which a finished
+ * trace is nested (opnest.c), joined to its GPU work (opgpu.c) and merged
+ * into.  Data errors are reported at the record's node.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/xalloc.h"
+#include "trace/opcore.h"
+
+static int	str_is(const char *, const char *, const char *);
+static void	thr_free(void *);
+static void	dev_free(void *);
+static int	on_event(struct oprank *);
+static int	on_thread(struct oprank *);
+static void	on_trace(struct oprank *, int64_t, int, int64_t, int64_t,
+		    int64_t);
+static int	trace_record(struct oprank *);
+static struct thr *get_thr(struct trace *, struct spool *,
+		    const struct jdoc *, int, int);
+static size_t	jid_key(char *, size_t, const struct jid *);
+
+int
+oprank_record(struct oprank *r, const char *file, const struct jdoc *d)
+{
+	const char *kind = ndin_kind(d);
+
+	r->file = file;
+	r->doc = d;
+	if (strcmp(kind, "event") == 0)
+		return on_event(r);
+	if (strcmp(kind, "thread") == 0)
+		return on_thread(r);
+	if (strcmp(kind, "trace") == 0)
+		return trace_record(r);
+	if (strcmp(kind, "op_partial") == 0)
+		return jdoc_error(file, d, 0, "a partial: merge it with --merge");
+	return 0;
+}
+
+int
+oprank_input_end(struct oprank *r, const char *file)
+{
+	if (!r->t.any)
+		return 0;
+	warnmsg("%s: input ends inside a trace: no \"trace\" record after"
+	    " its events", file);
+	on_trace(r, -1, 0, 0, 0, 0);
+	return 1;
+}
+
+int
+oprank_file(struct oprank *r, const char *path)
+{
+	struct ndin *in;
+	const char *file;
+	int rc;
+
+	if ((in = ndin_open(path)) == NULL) {
+		warnmsg("%s:", path);
+		return 1;
+	}
+	file = ndin_name(in);
+	while ((rc = ndin_next(in, &r->in)) == 1)
+		if ((rc = oprank_record(r, file, &r->in)) < 0)
+			break;
+	if (rc == 0)
+		rc = oprank_input_end(r, file);
+	ndin_close(in);
+	return rc;
+}
+
+int
+op_get_jid(const struct jdoc *d, int i, struct jid *id)
+{
+	id->text = NULL;
+	id->str = 0;
+	if (i < 0)
+		return 0;
+	if (d->node[i].type == JT_STRING)
+		id->str = 1;
+	else if (d->node[i].type != JT_NUMBER)
+		return -1;
+	id->text = (char *)jdoc_str(d, (uint32_t)i);
+	return 0;
+}
+
+void
+op_jid_copy(struct jid *dst, const struct jid *src)
+{
+	dst->text = src->text != NULL ? xstrdup(src->text) : NULL;
+	dst->str = src->str;
+}
+
+void
+op_jid_free(struct jid *id)
+{
+	free(id->text);
+}
+
+void
+op_put_jid(struct jw *w, const char *key, const struct jid *id)
+{
+	if (id->text == NULL)
+		return;
+	jw_ckey(w, key);
+	if (id->str)
+		jw_cstring(w, id->text);
+	else
+		jw_number(w, id->text, strlen(id->text));
+}
+
+/* Writes id as a kind letter and its text, cut to fit in n bytes (n > 0). */
+static size_t
+jid_key(char *buf, size_t n, const struct jid *id)
+{
+	size_t len;
+
+	if (id->text == NULL) {
+		buf[0] = '-';
+		return 1;
+	}
+	buf[0] = id->str ? 's' : 'n';
+	if ((len = strlen(id->text)) > n - 1)
+		len = n - 1;
+	memcpy(buf + 1, id->text, len);
+	return len + 1;
+}
+
+/* The thread of pid/tid nodes, created on first sight. */
+static struct thr *
+get_thr(struct trace *t, struct spool *pool, const struct jdoc *d, int pid,
+    int tid)
+{
+	struct jid p, q;
+	struct strent *e;
+	struct thr *th;
+	char key[512];
+	size_t n;
+
+	op_get_jid(d, pid, &p);
+	op_get_jid(d, tid, &q);
+	/* Every CPU event comes here: no snprintf. */
+	n = jid_key(key, sizeof(key) - 2, &p);
+	key[n++] = '\n';
+	n += jid_key(key + n, sizeof(key) - n, &q);
+	e = strmap_put(&t->threads, key, n);
+	if ((th = e->val) == NULL) {
+		th = e->val = xcalloc(1, sizeof(*th));
+		op_jid_copy(&th->pid, &p);
+		op_jid_copy(&th->tid, &q);
+		spill_init(&th->ops, pool, sizeof(struct cev), op_cmpcev);
+		spill_init(&th->py, pool, sizeof(struct cev), op_cmpcev);
+		spill_init(&th->rt, pool, sizeof(struct rev), op_cmprev);
+	}
+	return th;
+}
+
+static int
+str_is(const char *s, const char *a, const char *b)
+{
+	return strcmp(s, a) == 0 || (b != NULL && strcmp(s, b) == 0);
+}
+
+static int
+on_event(struct oprank *r)
+{
+	const struct jdoc *d = r->doc;
+	struct trace *t = &r->t;
+	int name = -1, cat = -1, pid = -1, tid = -1, ts = -1, dur = -1;
+	int corr = -1, device = -1, cls, gcls = -1;
+	const char *k, *c, *s;
+	int64_t tsns, durns, cv = 0;
+	struct jid dv;
+	struct thr *th;
+	struct strent *e;
+	struct dev *dev;
+	uint32_t i, id;
+	size_t len;
+
+	/* One pass over the keys, by first letter: this runs per record. */
+	for (i = 1; i < d->node[0].next; i = d->node[i].next) {
+		k = jdoc_key(d, i);
+		switch (k[0]) {
+		case 'n':
+			if (strcmp(k, "name") == 0)
+				name = (int)i;
+			break;
+		case 'c':
+			if (strcmp(k, "cat") == 0)
+				cat = (int)i;
+			else if (strcmp(k, "correlation") == 0)
+				corr = (int)i;
+			break;
+		case 'p':
+			if (strcmp(k, "pid") == 0)
+				pid = (int)i;
+			break;
+		case 't':
+			if (strcmp(k, "tid") == 0)
+				tid = (int)i;
+			else if (strcmp(k, "ts") == 0)
+				ts = (int)i;
+			break;
+		case 'd':
+			if (strcmp(k, "dur") == 0)
+				dur = (int)i;
+			else if (strcmp(k, "device") == 0)
+				device = (int)i;
+			break;
+		}
+	}
+	c = cat >= 0 && d->node[cat].type == JT_STRING ?
+	    jdoc_str(d, (uint32_t)cat) : NULL;
+	if (c == NULL || str_is(c, "cpu_op", "Operator") ||
+	    strcmp(c, "user_annotation") == 0)
+		cls = C_OP;
+	else if (strcmp(c, "python_function") == 0)
+		cls = C_PY;
+	else if (str_is(c, "kernel", "Kernel") ||
+	    strcmp(c, "mtia_ccp_events") == 0) {
+		cls = C_GPU;
+		gcls = G_COMP;
+	} else if (str_is(c, "gpu_memset", "Memset")) {
+		cls = C_GPU;
+		gcls = G_COMP;
+	} else if (str_is(c, "gpu_memcpy", "Memcpy")) {
+		cls = C_GPU;
+		gcls = G_MEMCPY;
+	} else if (str_is(c, "cuda_runtime", "Runtime") ||
+	    str_is(c, "cuda_driver", "mtia_runtime") ||
+	    str_is(c, "xpu_runtime", "privateuse1_runtime"))
+		cls = -1;
+	else
+		return 0;
+
+	if (ts < 0 || d->node[ts].type != JT_NUMBER)
+		return jdoc_error(r->file, d, ts < 0 ? 0 : (uint32_t)ts,
+		    "event has no \"ts\" number");
+	if (dur < 0 || d->node[dur].type != JT_NUMBER)
+		return jdoc_error(r->file, d, dur < 0 ? 0 : (uint32_t)dur,
+		    "event has no \"dur\" number");
+	if (jnum_us_to_ns(jdoc_str(d, (uint32_t)ts), d->node[ts].len,
+	    &tsns) < 0)
+		return jdoc_error(r->file, d, (uint32_t)ts, "\"ts\" is out of range");
+	if (jnum_us_to_ns(jdoc_str(d, (uint32_t)dur), d->node[dur].len,
+	    &durns) < 0)
+		return jdoc_error(r->file, d, (uint32_t)dur, "\"dur\" is out of range");
+	if (durns < 0)
+		durns = 0;
+	if (tsns > INT64_MAX - durns)
+		return jdoc_error(r->file, d, (uint32_t)dur, "\"dur\" is out of range");
+	if ((pid >= 0 && d->node[pid].type != JT_NUMBER &&
+	    d->node[pid].type != JT_STRING) ||
+	    (tid >= 0 && d->node[tid].type != JT_NUMBER &&
+	    d->node[tid].type != JT_STRING))
+		return jdoc_error(r->file, d, (uint32_t)(pid >= 0 &&
+		    d->node[pid].type != JT_NUMBER &&
+		    d->node[pid].type != JT_STRING ? pid : tid),
+		    "\"pid\" and \"tid\" must be numbers or strings");
+	if (corr >= 0 && (d->node[corr].type != JT_NUMBER ||
+	    jnum_int64(jdoc_str(d, (uint32_t)corr), d->node[corr].len,
+	    &cv) < 0))
+		corr = -1;
+	if (name >= 0 && d->node[name].type == JT_STRING) {
+		s = jdoc_str(d, (uint32_t)name);
+		len = d->node[name].len;
+	} else {
+		s = "(no name)";
+		len = strlen(s);
+	}
+	t->any = 1;
+
+	if (cls == -1) {
+		t->a.rt_count++;
+		t->a.rt_total += durns;
+		if (strstr(s, "Launch") != NULL) {
+			t->a.launch_count++;
+			t->a.launch += durns;
+		} else if (str_is(s, "cudaDeviceSynchronize",
+		    "cudaStreamSynchronize") ||
+		    str_is(s, "cudaEventSynchronize", "cudaMemcpy") ||
+		    str_is(s, "hipDeviceSynchronize", "hipStreamSynchronize") ||
+		    str_is(s, "hipEventSynchronize", "hipMemcpy")) {
+			t->a.sync_count++;
+			t->a.sync += durns;
+		}
+		if (corr >= 0) {
+			th = get_thr(t, &r->pool, d, pid, tid);
+			spill_add(&t->rc, &(struct rcall){ cv, tsns, t->seq++,
+			    th });
+		}
+		return 0;
+	}
+
+	if (cls == C_GPU) {
+		id = op_intern(&r->names, C_GPU, s, len);
+		op_agg_fit(&t->a, r->names.n);
+		op_stat_add(&t->a.st[id], durns, durns);
+		t->a.gpu_events++;
+		if (gcls == G_COMP)
+			gcls = r->names.v[id].gcls;
+		if (corr >= 0)
+			spill_add(&t->gk, &(struct gev){ cv, durns,
+			    tsns + durns, id, t->seq++, gcls == G_COMM });
+		else if (r->phase == (r->names.v[id].gcls == G_COMM ?
+		    PH_COMM : PH_OTHER))
+			op_stat_add(&t->a.pst[id], durns, durns);
+		if (device >= 0 && d->node[device].type == JT_NUMBER)
+			op_get_jid(d, device, &dv);
+		else
+			op_get_jid(d, pid, &dv);
+		e = strmap_put(&t->devs, dv.text != NULL ? dv.text : "",
+		    dv.text != NULL ? strlen(dv.text) : 0);
+		if ((dev = e->val) == NULL) {
+			dev = e->val = xcalloc(1, sizeof(*dev));
+			op_jid_copy(&dev->dev, &dv);
+			spill_init(&dev->edges, &r->pool, sizeof(struct gedge),
+			    op_cmpgedge);
+			dev->lo = tsns;
+			dev->hi = tsns + durns;
+		}
+		dev->n++;
+		if (tsns < dev->lo)
+			dev->lo = tsns;
+		if (tsns + durns > dev->hi)
+			dev->hi = tsns + durns;
+		if (durns > 0) {
+			spill_add(&dev->edges, &(struct gedge){ tsns, gcls, 1 });
+			spill_add(&dev->edges, &(struct gedge){ tsns + durns,
+			    gcls, -1 });
+		}
+		return 0;
+	}
+
+	th = get_thr(t, &r->pool, d, pid, tid);
+	if (cls == C_PY) {
+		spill_add(&th->py, &(struct cev){ tsns, durns,
+		    op_intern(&r->names, C_PY, s, len), t->seq++ });
+		return 0;
+	}
+	/* record_function labels: "Optimizer.step#SGD.step", steps. */
+	if ((c != NULL && strcmp(c, "user_annotation") == 0) ||
+	    (memchr(s, '#', len) != NULL && strstr(s, "::") == NULL))
+		cls = C_ANN;
+	if (cls == C_ANN && op_prefix(s, "ProfilerStep#")) {
+		struct step *sp;
+
+		t->a.steps = op_grow(t->a.steps, &t->a.capsteps, t->a.nsteps,
+		    sizeof(*t->a.steps));
+		sp = &t->a.steps[t->a.nsteps++];
+		sp->num = strtoll(s + 13, NULL, 10);
+		sp->ts = tsns;
+		sp->cpu_end = sp->end = tsns + durns;
+		/* key_averages() groups every step under one name. */
+		s = "ProfilerStep*";
+		len = strlen(s);
+	}
+	t->a.cpu_events++;
+	spill_add(&th->ops, &(struct cev){ tsns, durns,
+	    op_intern(&r->names, cls, s, len), t->seq++ });
+	return 0;
+}
+
+static int
+on_thread(struct oprank *r)
+{
+	const struct jdoc *d = r->doc;
+	struct thr *th;
+	const char *s;
+
+	if (jdoc_get_str(d, 0, "name", &s, NULL) < 0)
+		return 0;
+	th = get_thr(&r->t, &r->pool, d, jdoc_get(d, 0, "pid"),
+	    jdoc_get(d, 0, "tid"));
+	free(th->name);
+	th->name = xstrdup(s);
+	return 0;
+}
+
+/* The record's "rank"; absent or null: none, -1. */
+int
+op_get_rank(struct oprank *r, int64_t *rank)
+{
+	const struct jdoc *d = r->doc;
+	int i;
+
+	*rank = -1;
+	i = jdoc_get(d, 0, "rank");
+	if (i >= 0 && d->node[i].type != JT_NULL &&
+	    (jdoc_get_i64(d, 0, "rank", rank) < 0 || *rank < 0))
+		return jdoc_error(r->file, d, (uint32_t)i,
+		    "\"rank\" is not a rank number");
+	return 0;
+}
+
+static int
+trace_record(struct oprank *r)
+{
+	const struct jdoc *d = r->doc;
+	int64_t rank, origin = 0, start = 0, end = 0, events;
+	int k;
+
+	if (op_get_rank(r, &rank) < 0)
+		return -1;
+	if (jdoc_get_i64(d, 0, "origin_ns", &origin) < 0 ||
+	    jdoc_get_ns(d, 0, "start", &start) < 0 ||
+	    jdoc_get_ns(d, 0, "end", &end) < 0)
+		return jdoc_error(r->file, d, 0, "\"trace\" record lacks \"origin_ns\","
+		    " \"start\" or \"end\"");
+	/* A trace without events has no window. */
+	if ((jdoc_get_i64(d, 0, "events", &events) < 0 || events != 0) &&
+	    op_same_window(r, (k = jdoc_get(d, 0, "file")) >= 0 &&
+	    d->node[k].type == JT_STRING ? jdoc_str(d, (uint32_t)k) : r->file,
+	    rank, origin + start, origin + end) != 0)
+		return -1;
+	r->t.any = 1;
+	on_trace(r, rank, 1, origin, origin + start, origin + end);
+	return 0;
+}
+
+/*
+ * Refuses a trace whose rank (or lack of one) an earlier trace had over an
+ * overlapping window: the same file twice, or two files of one process.
+ * Windows that only touch, or are apart, are parts of one run.  A merge
+ * checks the windows its partials carry the same way.
+ */
+int
+op_same_window(struct oprank *r, const char *file, int64_t rank, int64_t start,
+    int64_t end)
+{
+	const struct seen *s;
+	char rs[32];
+	size_t i;
+
+	for (i = 0; i < r->nseen; i++) {
+		s = &r->seen[i];
+		if (s->rank != rank)
+			continue;
+		if ((start < s->end && s->start < end) ||
+		    (start == s->start && end == s->end)) {
+			if (rank >= 0)
+				snprintf(rs, sizeof(rs), "rank %" PRId64, rank);
+			else
+				snprintf(rs, sizeof(rs), "without a rank");
+			return error("%s and %s: both %s, same window", s->file,
+			    file, rs);
+		}
+	}
+	r->seen = xreallocarray(r->seen, r->nseen + 1, sizeof(*r->seen));
+	r->seen[r->nseen].rank = rank;
+	r->seen[r->nseen].start = start;
+	r->seen[r->nseen].end = end;
+	r->seen[r->nseen].file = xstrdup(file);
+	r->nseen++;
+	return 0;
+}
+
+/* A trace is complete: nest its threads and add it to its rank. */
+static void
+on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
+    int64_t start, int64_t end)
+{
+	struct trace *t = &r->t;
+	struct strent **ent;
+	struct nest nb;
+	struct agg *ra;
+	size_t i;
+
+	memset(&nb, 0, sizeof(nb));
+	op_agg_fit(&t->a, r->names.n);
+	op_sortv(t->a.steps, t->a.nsteps, sizeof(*t->a.steps), op_cmpstep);
+	op_gpu_join(t);
+	ent = strmap_sorted(&t->threads);
+	for (i = 0; i < t->threads.count; i++) {
+		op_nest_cpu(r, &nb, ent[i]->val);
+		op_nest_py(r, &nb, ent[i]->val);
+	}
+	free(ent);
+	op_nest_free(&nb);
+	op_gpu_phases(r);
+	ent = strmap_sorted(&t->devs);
+	for (i = 0; i < t->devs.count; i++)
+		op_timeline(t, ent[i]->val);
+	free(ent);
+
+	/* Steps leave the trace's time base for the rank's. */
+	for (i = 0; i < t->a.nsteps; i++) {
+		t->a.steps[i].ts += origin;
+		t->a.steps[i].cpu_end += origin;
+		t->a.steps[i].end += origin;
+	}
+	t->a.traces = 1;
+	if (timed) {
+		t->a.have_time = 1;
+		t->a.start = start;
+		t->a.end = end;
+		t->a.origin = origin;
+	}
+	ra = op_rank_agg(r, rank);
+	op_agg_merge(ra, &t->a);
+	op_trace_free(t);
+	op_trace_init(t, &r->pool);
+}
+
+struct agg *
+op_rank_agg(struct oprank *r, int64_t rank)
+{
+	struct agg *a;
+	size_t i, cap = r->nranks;
+
+	/* A partial's records come rank by rank. */
+	if (r->cur != NULL && r->cur->rank == rank)
+		return r->cur;
+	for (i = 0; i < r->nranks; i++)
+		if (r->ranks[i]->rank == rank)
+			return r->cur = r->ranks[i];
+	r->ranks = xreallocarray(r->ranks, cap + 1, sizeof(*r->ranks));
+	a = r->ranks[r->nranks++] = xcalloc(1, sizeof(*a));
+	a->rank = rank;
+	return r->cur = a;
+}
+
+static void
+thr_free(void *p)
+{
+	struct thr *t = p;
+
+	op_jid_free(&t->pid);
+	op_jid_free(&t->tid);
+	free(t->name);
+	spill_free(&t->ops);
+	spill_free(&t->py);
+	spill_free(&t->rt);
+	free(t);
+}
+
+static void
+dev_free(void *p)
+{
+	struct dev *d = p;
+
+	op_jid_free(&d->dev);
+	spill_free(&d->edges);
+	free(d);
+}
+
+void
+op_trace_init(struct trace *t, struct spool *pool)
+{
+	memset(t, 0, sizeof(*t));
+	spill_init(&t->gk, pool, sizeof(struct gev), op_cmpgev);
+	spill_init(&t->rc, pool, sizeof(struct rcall), op_cmprcall);
+	spill_init(&t->links, pool, sizeof(struct link), op_cmplink);
+}
+
+void
+op_trace_free(struct trace *t)
+{
+	strmap_free(&t->threads, thr_free);
+	strmap_free(&t->devs, dev_free);
+	spill_free(&t->gk);
+	spill_free(&t->rc);
+	spill_free(&t->links);
+	op_agg_free(&t->a);
+}

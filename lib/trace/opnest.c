@@ -1,0 +1,399 @@
+/*
+ * opnest: one thread's operators nested into call trees, as key_averages()
+ * nests them: each operator's total and self time in whole microseconds,
+ * the GPU time of the runtime calls under it (its own and its children's),
+ * and the steps those calls belong to.  Python frames nest apart.  Reads
+ * the thread's spills in order; memory grows with the largest call tree,
+ * not with the thread.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "trace/opcore.h"
+
+static int64_t	floordiv(int64_t, int64_t);
+static int64_t	us_start(const struct cev *);
+static int64_t	us_end(const struct cev *);
+static void	nest_fit(struct nest *, size_t);
+static void	nest_add(struct nest *, const struct cev *);
+static void	nest_built(struct oprank *, struct nest *, size_t);
+static void	nest_runtime(struct oprank *, struct nest *, int,
+		    struct spillcur *, const struct rev **, int64_t, int);
+static void	nest_finish(struct oprank *, struct nest *, int);
+
+static int64_t
+floordiv(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* key_averages() truncates start and duration to µs separately. */
+static int64_t
+us_start(const struct cev *e)
+{
+	return floordiv(e->ts, 1000);
+}
+
+static int64_t
+us_end(const struct cev *e)
+{
+	return floordiv(e->ts, 1000) + e->dur / 1000;
+}
+
+int
+op_cmpcev(const void *a, const void *b)
+{
+	const struct cev *x = a, *y = b;
+	int64_t xs = us_start(x), ys = us_start(y), xe, ye;
+
+	if (xs != ys)
+		return xs < ys ? -1 : 1;
+	xe = us_end(x);
+	ye = us_end(y);
+	if (xe != ye)
+		return xe > ye ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+int
+op_cmprev(const void *a, const void *b)
+{
+	const struct rev *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+int
+op_cmpstep(const void *a, const void *b)
+{
+	const struct step *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->num > y->num) - (x->num < y->num);
+}
+
+static void
+nest_fit(struct nest *nb, size_t n)
+{
+	if (n <= nb->cap)
+		return;
+	nb->cap = n > 2 * nb->cap ? n : 2 * nb->cap;
+	nb->v = xreallocarray(nb->v, nb->cap, sizeof(*nb->v));
+	nb->parent = xreallocarray(nb->parent, nb->cap, sizeof(*nb->parent));
+	nb->nchild = xreallocarray(nb->nchild, nb->cap, sizeof(*nb->nchild));
+	nb->del = xreallocarray(nb->del, nb->cap, sizeof(*nb->del));
+	nb->mark = xreallocarray(nb->mark, nb->cap, sizeof(*nb->mark));
+	nb->childsum = xreallocarray(nb->childsum, nb->cap,
+	    sizeof(*nb->childsum));
+	nb->gdir = xreallocarray(nb->gdir, nb->cap, sizeof(*nb->gdir));
+	nb->gsub = xreallocarray(nb->gsub, nb->cap, sizeof(*nb->gsub));
+}
+
+void
+op_nest_free(struct nest *nb)
+{
+	free(nb->v);
+	free(nb->parent);
+	free(nb->nchild);
+	free(nb->del);
+	free(nb->mark);
+	free(nb->childsum);
+	free(nb->gdir);
+	free(nb->gsub);
+	free(nb->stack);
+	free(nb->rs);
+	free(nb->ps);
+	free(nb->seg);
+}
+
+/*
+ * Adds the next event in (start, -end) order to the tree being built, as
+ * torch's EventList does: an event pops every open event it does not fit
+ * inside, in truncated µs, and the remaining top is its parent.
+ */
+static void
+nest_add(struct nest *nb, const struct cev *e)
+{
+	size_t i = nb->off + nb->n, w = nb->n;
+	int64_t p;
+
+	nest_fit(nb, nb->n + 1);
+	nb->v[w] = *e;
+	p = nb->sp > 0 ? (int64_t)nb->stack[nb->sp - 1] : -1;
+	nb->parent[w] = p;
+	nb->nchild[w] = 0;
+	nb->del[w] = 0;
+	nb->childsum[w] = 0;
+	nb->gdir[w] = 0;
+	nb->gsub[w] = 0;
+	if (p >= 0)
+		nb->nchild[p - (int64_t)nb->off]++;
+	nb->stack = op_grow(nb->stack, &nb->capstack, nb->sp,
+	    sizeof(*nb->stack));
+	nb->stack[nb->sp++] = i;
+	nb->n++;
+}
+
+/*
+ * The tree from lo to the window's end is built.  _remove_dup_nodes: an
+ * only child with its parent's name goes, and the parent adopts its
+ * children.  Parents sort before children, so one pass in order settles
+ * every chain.
+ */
+static void
+nest_built(struct oprank *r, struct nest *nb, size_t lo)
+{
+	const struct name *nm = r->names.v;
+	struct cev *v = nb->v;
+	struct seg *sg;
+	size_t i, w;
+	int64_t p, q;
+
+	nb->seg = op_grow(nb->seg, &nb->capseg, nb->nseg, sizeof(*nb->seg));
+	sg = &nb->seg[nb->nseg++];
+	sg->lo = lo;
+	sg->hi = nb->off + nb->n;
+	sg->maxend = INT64_MIN;
+	for (i = lo; i < sg->hi; i++) {
+		w = i - nb->off;
+		if (v[w].ts + v[w].dur > sg->maxend)
+			sg->maxend = v[w].ts + v[w].dur;
+		p = nb->parent[w];
+		q = p - (int64_t)nb->off;
+		if (p >= 0 && nb->del[q]) {
+			p = nb->parent[w] = nb->parent[q];
+			q = p - (int64_t)nb->off;
+		}
+		if (p >= 0 && v[q].name == v[w].name && nb->nchild[q] == 1) {
+			nb->del[w] = 1;
+			nb->nchild[q] = nb->nchild[w];
+		}
+		if (nb->del[w])
+			continue;
+		nb->mark[w] = (uint8_t)(nm[v[w].name].mark != PH_NONE ?
+		    nm[v[w].name].mark : p >= 0 ? nb->mark[q] : PH_NONE);
+		if (p >= 0)
+			nb->childsum[q] += us_end(&v[w]) - us_start(&v[w]);
+	}
+}
+
+/*
+ * Runtime calls in time order to the innermost operator open at their
+ * start: every call before until, or all when last.  Then finishes the
+ * trees that no call left can land in.  *cur is the next call, or NULL.
+ */
+static void
+nest_runtime(struct oprank *r, struct nest *nb, int bwd, struct spillcur *rc,
+    const struct rev **cur, int64_t until, int last)
+{
+	struct trace *t = &r->t;
+	struct agg *a = &t->a;
+	const struct name *nm = r->names.v;
+	const struct rev *c;
+	struct cev *v = nb->v;
+	size_t hi = nb->off + nb->n, w, o;
+	int ph;
+
+	for (; (c = *cur) != NULL && (last || c->ts < until);
+	    *cur = spill_next(rc)) {
+		/*
+		 * Operators of finished trees all ended before this call:
+		 * the stack would only push and pop them again.
+		 */
+		if (nb->next < nb->off)
+			nb->next = nb->off;
+		for (; nb->next < hi && v[nb->next - nb->off].ts <= c->ts;
+		    nb->next++) {
+			w = nb->next - nb->off;
+			if (nb->del[w])
+				continue;
+			while (nb->nrs > 0 && nb->rs[nb->nrs - 1].end < v[w].ts)
+				nb->nrs--;
+			nb->rs = op_grow(nb->rs, &nb->caprs, nb->nrs,
+			    sizeof(*nb->rs));
+			nb->rs[nb->nrs].end = v[w].ts + v[w].dur;
+			nb->rs[nb->nrs++].i = nb->next;
+		}
+		/* Such an operator (i < off) ended before c too. */
+		while (nb->nrs > 0 && (nb->rs[nb->nrs - 1].end < c->ts ||
+		    nb->rs[nb->nrs - 1].i < nb->off))
+			nb->nrs--;
+		if (nb->nrs > 0) {
+			o = nb->rs[nb->nrs - 1].i - nb->off;
+			nb->gdir[o] += c->sum;
+			ph = nb->mark[o] != PH_NONE ? nb->mark[o] :
+			    bwd ? PH_BWD : nm[v[o].name].cls == C_OP ?
+			    PH_FWD : PH_OTHER;
+		} else
+			ph = bwd ? PH_BWD : PH_OTHER;
+		spill_add(&t->links, &(struct link){ c->corr, t->order++,
+		    ph });
+		a->ph_gpu[PH_COMM] += c->comm;
+		a->ph_gpu[ph] += c->sum - c->comm;
+		op_link_step(t, c);
+	}
+	while (nb->nseg > 0 && (*cur == NULL ||
+	    (*cur)->ts > nb->seg[0].maxend))
+		nest_finish(r, nb, bwd);
+}
+
+/* Adds the window's first tree to the trace and drops it from the window. */
+static void
+nest_finish(struct oprank *r, struct nest *nb, int bwd)
+{
+	struct agg *a = &r->t.a;
+	const struct name *nm = r->names.v;
+	const struct seg sg = nb->seg[0];
+	struct cev *v = nb->v;
+	size_t i, w, n;
+	int64_t self, s, d;
+	int ph;
+
+	for (i = sg.hi; i-- > sg.lo;) {
+		w = i - nb->off;
+		if (nb->del[w])
+			continue;
+		nb->gsub[w] += nb->gdir[w];
+		if (nb->parent[w] >= 0)
+			nb->gsub[nb->parent[w] - (int64_t)nb->off] += nb->gsub[w];
+	}
+	for (i = sg.lo; i < sg.hi; i++) {
+		w = i - nb->off;
+		if (nb->del[w])
+			continue;
+		s = us_start(&v[w]);
+		d = us_end(&v[w]) - s;
+		nb->count++;
+		self = d - nb->childsum[w];
+		op_stat_add(&a->st[v[w].name], d, self);
+		a->st[v[w].name].gpu_self += nb->gdir[w];
+		a->st[v[w].name].gpu_total += nb->gsub[w];
+		ph = nb->mark[w] != PH_NONE ? nb->mark[w] : bwd ? PH_BWD :
+		    nm[v[w].name].cls == C_OP ? PH_FWD : PH_OTHER;
+		a->ph_self[ph] += self;
+		if (ph == r->phase) {
+			struct stat *ps = &a->pst[v[w].name];
+
+			op_stat_add(ps, d, self);
+			ps->gpu_self += nb->gdir[w];
+			ps->gpu_total += nb->gsub[w];
+		}
+		if (nb->open && s <= nb->be) {
+			if (s + d > nb->be)
+				nb->be = s + d;
+		} else {
+			if (nb->open)
+				nb->busy += nb->be - nb->bs;
+			nb->bs = s;
+			nb->be = s + d;
+			nb->open = 1;
+		}
+	}
+	n = sg.hi - nb->off;
+	nb->n -= n;
+	memmove(nb->v, nb->v + n, nb->n * sizeof(*nb->v));
+	memmove(nb->parent, nb->parent + n, nb->n * sizeof(*nb->parent));
+	memmove(nb->nchild, nb->nchild + n, nb->n * sizeof(*nb->nchild));
+	memmove(nb->del, nb->del + n, nb->n * sizeof(*nb->del));
+	memmove(nb->mark, nb->mark + n, nb->n * sizeof(*nb->mark));
+	memmove(nb->childsum, nb->childsum + n, nb->n *
+	    sizeof(*nb->childsum));
+	memmove(nb->gdir, nb->gdir + n, nb->n * sizeof(*nb->gdir));
+	memmove(nb->gsub, nb->gsub + n, nb->n * sizeof(*nb->gsub));
+	nb->off = sg.hi;
+	memmove(nb->seg, nb->seg + 1, --nb->nseg * sizeof(*nb->seg));
+}
+
+/*
+ * A thread's operators: trees built as they stream in, runtime calls
+ * linked, then self time and GPU time by name, phase and thread.
+ */
+void
+op_nest_cpu(struct oprank *r, struct nest *nb, struct thr *th)
+{
+	struct spillcur oc, rc;
+	const struct cev *e, *top;
+	const struct rev *cur;
+	struct thsum *ts;
+	size_t lo = 0;
+	int64_t s, en;
+	int bwd;
+
+	bwd = th->name != NULL && strstr(th->name, "autograd") != NULL;
+	nb->off = nb->n = nb->sp = nb->nrs = nb->nseg = nb->next = 0;
+	nb->bs = nb->be = nb->busy = nb->count = 0;
+	nb->open = 0;
+	spill_open(&oc, &th->ops);
+	spill_open(&rc, &th->rt);
+	cur = spill_next(&rc);
+	while ((e = spill_next(&oc)) != NULL) {
+		s = us_start(e);
+		en = us_end(e);
+		while (nb->sp > 0) {
+			top = &nb->v[nb->stack[nb->sp - 1] - nb->off];
+			if (s < us_end(top) && en <= us_end(top))
+				break;
+			nb->sp--;
+		}
+		/* A root: the tree before it is whole. */
+		if (nb->sp == 0 && nb->off + nb->n > lo) {
+			nest_built(r, nb, lo);
+			nest_runtime(r, nb, bwd, &rc, &cur, e->ts, 0);
+			lo = nb->off + nb->n;
+		}
+		nest_add(nb, e);
+	}
+	if (nb->off + nb->n > lo)
+		nest_built(r, nb, lo);
+	nest_runtime(r, nb, bwd, &rc, &cur, 0, 1);
+	spillcur_free(&oc);
+	spillcur_free(&rc);
+	if (nb->open)
+		nb->busy += nb->be - nb->bs;
+	if (nb->count == 0)
+		return;
+	ts = op_thsum_get(&r->t.a, &th->pid, &th->tid, th->name);
+	ts->count += nb->count;
+	ts->busy += nb->busy;
+}
+
+/*
+ * Python frames nest among themselves, with no duplicates to remove: a
+ * frame's self time is known when it closes, so only open ones are kept.
+ */
+void
+op_nest_py(struct oprank *r, struct nest *nb, struct thr *th)
+{
+	struct agg *a = &r->t.a;
+	struct spillcur pc;
+	const struct cev *e;
+	struct pyopen *f;
+	int64_t s, en;
+
+	nb->nps = 0;
+	spill_open(&pc, &th->py);
+	for (;;) {
+		e = spill_next(&pc);
+		s = e != NULL ? us_start(e) : 0;
+		en = e != NULL ? us_end(e) : 0;
+		while (nb->nps > 0 && (e == NULL ||
+		    s >= nb->ps[nb->nps - 1].end ||
+		    en > nb->ps[nb->nps - 1].end)) {
+			f = &nb->ps[--nb->nps];
+			op_stat_add(&a->st[f->name], f->d, f->d - f->childsum);
+		}
+		if (e == NULL)
+			break;
+		if (nb->nps > 0)
+			nb->ps[nb->nps - 1].childsum += en - s;
+		nb->ps = op_grow(nb->ps, &nb->capps, nb->nps, sizeof(*nb->ps));
+		nb->ps[nb->nps++] = (struct pyopen){ en, en - s, 0, e->name };
+	}
+	spillcur_free(&pc);
+}

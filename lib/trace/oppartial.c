@@ -1,0 +1,638 @@
+/*
+ * oppartial: op-rank --partial and --merge.  Writes a rank's sums as
+ * op_partial records, with the table digests and windows that make a merge
+ * safe; reads them back, refusing partials of other tables or versions,
+ * and merges them in one pass, or in two (every rank's light sums, then
+ * the primary rank's detail) when the files can be read again, so that
+ * memory does not grow with the ranks.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/xalloc.h"
+#include "trace/opcore.h"
+
+static void	put_stat(struct jw *, const struct stat *);
+static void	put_i64s(struct jw *, const char *, const int64_t *, size_t);
+static int	cmpseen(const void *, const void *);
+static size_t	put_rank_partial(struct oprank *, struct jw *,
+		    const struct agg *);
+static void	put_partial_head(struct oprank *, struct jw *);
+static uint32_t	member(const struct jdoc *, const char *);
+static int	get_num(struct oprank *, uint32_t, const char *, int64_t *);
+static int	get_nums(struct oprank *, const char *, int64_t *, size_t);
+static int	get_stat(struct oprank *, uint32_t, struct stat *);
+static int	partial_head(struct oprank *);
+static int	partial_name(struct oprank *, struct agg *);
+static int	partial_record(struct oprank *, const char *);
+
+/*
+ * Partials: a rank's aggregates as records, so that files can be ranked
+ * apart and merged into what one run over all of them writes.  Everything
+ * in them adds up or combines as min and max, so merging is associative
+ * and order-independent; the output sorts what it writes.
+ */
+
+static void
+put_stat(struct jw *w, const struct stat *s)
+{
+	jw_key(w, "count");
+	jw_int(w, s->count);
+	jw_key(w, "total");
+	jw_int(w, s->total);
+	jw_key(w, "self");
+	jw_int(w, s->self);
+	jw_key(w, "min");
+	jw_int(w, s->min);
+	jw_key(w, "max");
+	jw_int(w, s->max);
+	jw_key(w, "gpu_self");
+	jw_int(w, s->gpu_self);
+	jw_key(w, "gpu_total");
+	jw_int(w, s->gpu_total);
+}
+
+static void
+put_i64s(struct jw *w, const char *key, const int64_t *v, size_t n)
+{
+	size_t i;
+
+	jw_ckey(w, key);
+	jw_begin_array(w);
+	for (i = 0; i < n; i++)
+		jw_int(w, v[i]);
+	jw_end_array(w);
+}
+
+static int
+cmpseen(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return strcmp(x->file, y->file);
+}
+
+/* The rank's aggregates, in an order fixed by their keys. */
+static size_t
+put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
+{
+	struct strent **ent;
+	size_t i, n = 0;
+
+	jw_record(w, "op_partial_rank");
+	op_put_rank(w, a->rank);
+	jw_key(w, "traces");
+	jw_int(w, a->traces);
+	jw_key(w, "events");
+	jw_int(w, a->cpu_events);
+	jw_key(w, "gpu_events");
+	jw_int(w, a->gpu_events);
+	if (a->have_time) {
+		jw_key(w, "start");
+		jw_int(w, a->start);
+		jw_key(w, "end");
+		jw_int(w, a->end);
+		jw_key(w, "origin");
+		jw_int(w, a->origin);
+	}
+	put_i64s(w, "phase_self", a->ph_self, NPHASE);
+	put_i64s(w, "phase_gpu", a->ph_gpu, NPHASE);
+	jw_key(w, "runtime");
+	jw_begin_array(w);
+	jw_int(w, a->rt_count);
+	jw_int(w, a->rt_total);
+	jw_int(w, a->launch_count);
+	jw_int(w, a->launch);
+	jw_int(w, a->sync_count);
+	jw_int(w, a->sync);
+	jw_end_array(w);
+	jw_end(w);
+	n++;
+
+	ent = strmap_sorted(&r->names.map);
+	for (i = 0; i < r->names.map.count; i++) {
+		size_t id = (size_t)(uintptr_t)ent[i]->val - 1;
+		const struct name *nm = &r->names.v[id];
+
+		if (id >= a->nst || (a->st[id].count == 0 &&
+		    a->pst[id].count == 0))
+			continue;
+		jw_record(w, "op_partial_name");
+		op_put_rank(w, a->rank);
+		jw_key(w, "class");
+		jw_cstring(w, clsname[nm->cls]);
+		jw_key(w, "name");
+		jw_cstring(w, nm->s);
+		put_stat(w, &a->st[id]);
+		if (a->pst[id].count > 0) {
+			jw_key(w, "in_phase");
+			jw_begin_object(w);
+			put_stat(w, &a->pst[id]);
+			jw_end_object(w);
+		}
+		jw_end(w);
+		n++;
+	}
+	free(ent);
+
+	ent = strmap_sorted(&a->threads);
+	for (i = 0; i < a->threads.count; i++) {
+		const struct thsum *ts = ent[i]->val;
+
+		jw_record(w, "op_partial_thread");
+		op_put_rank(w, a->rank);
+		op_put_thread(w, ts);
+		jw_key(w, "count");
+		jw_int(w, ts->count);
+		jw_key(w, "busy");
+		jw_int(w, ts->busy);
+		jw_end(w);
+		n++;
+	}
+	free(ent);
+
+	ent = strmap_sorted(&a->devs);
+	for (i = 0; i < a->devs.count; i++) {
+		const struct devsum *d = ent[i]->val;
+
+		jw_record(w, "op_partial_device");
+		op_put_rank(w, a->rank);
+		op_put_jid(w, "device", &d->dev);
+		jw_key(w, "events");
+		jw_int(w, d->events);
+		jw_key(w, "window");
+		jw_int(w, d->window);
+		jw_key(w, "busy");
+		jw_int(w, d->busy);
+		jw_key(w, "computation");
+		jw_int(w, d->comp);
+		jw_key(w, "comm");
+		jw_int(w, d->comm);
+		jw_key(w, "memcpy");
+		jw_int(w, d->memcpy);
+		jw_key(w, "exposed_comm");
+		jw_int(w, d->xcomm);
+		jw_key(w, "exposed_memcpy");
+		jw_int(w, d->xmemcpy);
+		jw_end(w);
+		n++;
+	}
+	free(ent);
+
+	for (i = 0; i < a->nsteps; i++) {
+		const struct step *st = &a->steps[i];
+
+		jw_record(w, "op_partial_step");
+		op_put_rank(w, a->rank);
+		jw_key(w, "step");
+		jw_int(w, st->num);
+		jw_key(w, "ts");
+		jw_int(w, st->ts);
+		jw_key(w, "cpu_end");
+		jw_int(w, st->cpu_end);
+		jw_key(w, "end");
+		jw_int(w, st->end);
+		jw_end(w);
+		n++;
+	}
+	return n;
+}
+
+static void
+put_partial_head(struct oprank *r, struct jw *w)
+{
+	jw_record(w, "op_partial");
+	jw_key(w, "version");
+	jw_int(w, PARTIAL_VERSION);
+	jw_key(w, "key");
+	jw_cstring(w, keyname[r->key]);
+	jw_key(w, "limit");
+	jw_int(w, r->limit);
+	jw_key(w, "phase");
+	jw_cstring_or_null(w, r->phase != PH_NONE ? phasename[r->phase] :
+	    NULL);
+	jw_key(w, "families");
+	jw_cstring(w, r->famsum);
+	jw_key(w, "precisions");
+	jw_cstring(w, r->precsum);
+	jw_end(w);
+}
+
+void
+op_output_partial(struct oprank *r, struct jw *w)
+{
+	size_t i, n = 0;
+
+	put_partial_head(r, w);
+	op_sortv(r->seen, r->nseen, sizeof(*r->seen), cmpseen);
+	for (i = 0; i < r->nseen; i++) {
+		jw_record(w, "op_partial_window");
+		op_put_rank(w, r->seen[i].rank);
+		jw_key(w, "file");
+		jw_cstring(w, r->seen[i].file);
+		jw_key(w, "start");
+		jw_int(w, r->seen[i].start);
+		jw_key(w, "end");
+		jw_int(w, r->seen[i].end);
+		jw_end(w);
+		n++;
+	}
+	op_sortv(r->ranks, r->nranks, sizeof(*r->ranks), op_cmprank);
+	for (i = 0; i < r->nranks; i++) {
+		op_agg_fit(r->ranks[i], r->names.n);
+		op_sortv(r->ranks[i]->steps, r->ranks[i]->nsteps,
+		    sizeof(*r->ranks[i]->steps), op_cmpstep);
+		n += put_rank_partial(r, w, r->ranks[i]);
+	}
+	jw_record(w, "op_partial_end");
+	jw_key(w, "records");
+	jw_uint(w, n);
+	jw_end(w);
+}
+
+/* The node of the record's member key for messages, or the record's. */
+static uint32_t
+member(const struct jdoc *d, const char *key)
+{
+	int i = jdoc_get(d, 0, key);
+
+	return i >= 0 ? (uint32_t)i : 0;
+}
+
+/* Member key of the record as an integer, which it must have. */
+static int
+get_num(struct oprank *r, uint32_t obj, const char *key, int64_t *v)
+{
+	const struct jdoc *d = r->doc;
+	int i;
+
+	if (jdoc_get_i64(d, obj, key, v) == 0)
+		return 0;
+	i = jdoc_get(d, obj, key);
+	return jdoc_error(r->file, d, i >= 0 ? (uint32_t)i : obj,
+	    "\"%s\" record %s \"%s\" as an integer", ndin_kind(d),
+	    i >= 0 ? "does not have" : "lacks", key);
+}
+
+/* An array member of n integers. */
+static int
+get_nums(struct oprank *r, const char *key, int64_t *v, size_t n)
+{
+	const struct jdoc *d = r->doc;
+	uint32_t c;
+	size_t m = 0;
+	int i;
+
+	if ((i = jdoc_get(d, 0, key)) < 0 || d->node[i].type != JT_ARRAY)
+		return jdoc_error(r->file, d, member(d, key),
+		    "\"%s\" record lacks the array \"%s\"", ndin_kind(d), key);
+	if (d->node[i].len != n)
+		return jdoc_error(r->file, d, (uint32_t)i, "\"%s\" does not"
+		    " hold %zu integers", key, n);
+	for (c = (uint32_t)i + 1; m < n; c = d->node[c].next, m++)
+		if (d->node[c].type != JT_NUMBER ||
+		    jnum_int64(jdoc_str(d, c), d->node[c].len, &v[m]) < 0)
+			return jdoc_error(r->file, d, c, "\"%s\" holds a"
+			    " non-integer", key);
+	return 0;
+}
+
+static int
+get_stat(struct oprank *r, uint32_t obj, struct stat *s)
+{
+	if (get_num(r, obj, "count", &s->count) < 0 ||
+	    get_num(r, obj, "total", &s->total) < 0 ||
+	    get_num(r, obj, "self", &s->self) < 0 ||
+	    get_num(r, obj, "min", &s->min) < 0 ||
+	    get_num(r, obj, "max", &s->max) < 0 ||
+	    get_num(r, obj, "gpu_self", &s->gpu_self) < 0 ||
+	    get_num(r, obj, "gpu_total", &s->gpu_total) < 0)
+		return -1;
+	if (s->count < 0)
+		return jdoc_error(r->file, r->doc, obj, "negative \"count\"");
+	return 0;
+}
+
+/*
+ * The header must match this run: the same format, the same options (so
+ * that every partial of a merge was made alike) and the same tables.
+ */
+static int
+partial_head(struct oprank *r)
+{
+	const struct jdoc *d = r->doc;
+	const char *s, *ph;
+	int64_t v;
+	int i;
+
+	if (strcmp(ndin_kind(d), "op_partial") != 0)
+		return jdoc_error(r->file, d, 0, "not an op-rank partial:"
+		    " \"%s\" record before \"op_partial\"", ndin_kind(d));
+	if (get_num(r, 0, "version", &v) < 0)
+		return -1;
+	if (v != PARTIAL_VERSION)
+		return jdoc_error(r->file, d, member(d, "version"),
+		    "partial of version %" PRId64 ", not %d", v,
+		    PARTIAL_VERSION);
+	if (jdoc_get_str(d, 0, "key", &s, NULL) < 0)
+		return jdoc_error(r->file, d, member(d, "key"),
+		    "\"op_partial\" record lacks \"key\"");
+	if (strcmp(s, keyname[r->key]) != 0)
+		return jdoc_error(r->file, d, member(d, "key"),
+		    "partial made with -k %s, not -k %s", s, keyname[r->key]);
+	if (get_num(r, 0, "limit", &v) < 0)
+		return -1;
+	if (v != r->limit)
+		return jdoc_error(r->file, d, member(d, "limit"),
+		    "partial made with -n %" PRId64 ", not -n %lld", v,
+		    r->limit);
+	ph = r->phase != PH_NONE ? phasename[r->phase] : "none";
+	if ((i = jdoc_get(d, 0, "phase")) < 0 ||
+	    (d->node[i].type != JT_NULL && d->node[i].type != JT_STRING))
+		return jdoc_error(r->file, d, member(d, "phase"),
+		    "\"op_partial\" record lacks \"phase\"");
+	s = d->node[i].type == JT_NULL ? "none" : jdoc_str(d, (uint32_t)i);
+	/* "none" is no phase name: -p refuses it. */
+	if (strcmp(s, ph) != 0)
+		return jdoc_error(r->file, d, (uint32_t)i, "partial made with"
+		    " -p %s, not -p %s", s, ph);
+	if (jdoc_get_str(d, 0, "families", &s, NULL) < 0 ||
+	    strcmp(s, r->famsum) != 0)
+		return jdoc_error(r->file, d, member(d, "families"),
+		    "partial made with another family table");
+	if (jdoc_get_str(d, 0, "precisions", &s, NULL) < 0 ||
+	    strcmp(s, r->precsum) != 0)
+		return jdoc_error(r->file, d, member(d, "precisions"),
+		    "partial made with another precision table");
+	return 0;
+}
+
+static int
+partial_name(struct oprank *r, struct agg *a)
+{
+	const struct jdoc *d = r->doc;
+	struct stat st, ps;
+	const char *cls, *name;
+	size_t len;
+	uint32_t id;
+	int c, i;
+
+	if (jdoc_get_str(d, 0, "class", &cls, NULL) < 0)
+		return jdoc_error(r->file, d, 0, "\"op_partial_name\" lacks"
+		    " \"class\"");
+	for (c = 0; c < NCLASS; c++)
+		if (strcmp(cls, clsname[c]) == 0)
+			break;
+	if (c == NCLASS)
+		return jdoc_error(r->file, d, member(d, "class"),
+		    "unknown class: %s", cls);
+	if (jdoc_get_str(d, 0, "name", &name, &len) < 0)
+		return jdoc_error(r->file, d, 0, "\"op_partial_name\" lacks"
+		    " \"name\"");
+	memset(&ps, 0, sizeof(ps));
+	if (get_stat(r, 0, &st) < 0)
+		return -1;
+	if ((i = jdoc_get(d, 0, "in_phase")) >= 0 &&
+	    (d->node[i].type != JT_OBJECT || get_stat(r, (uint32_t)i,
+	    &ps) < 0))
+		return d->node[i].type != JT_OBJECT ? jdoc_error(r->file, d,
+		    (uint32_t)i, "\"in_phase\" is not an object") : -1;
+	id = op_intern(&r->names, c, name, len);
+	if (r->light && !r->pass2) {
+		/* Of a rank, what crosses ranks; the stats go to all. */
+		if (c == C_OP || c == C_ANN)
+			a->self += st.self;
+		op_kv_add(r, a, id, &st);
+		a = &r->all;
+	}
+	op_agg_fit(a, r->names.n);
+	op_stat_merge(&a->st[id], &st);
+	op_stat_merge(&a->pst[id], &ps);
+	return 0;
+}
+
+static int
+partial_record(struct oprank *r, const char *kind)
+{
+	const struct jdoc *d = r->doc;
+	struct agg *a, one;
+	struct thsum *ts;
+	struct jid pid, tid;
+	struct devsum ds;
+	struct step st;
+	const char *s;
+	int64_t rank, v[6];
+
+	if (op_get_rank(r, &rank) < 0)
+		return -1;
+	/* Pass 2 reads the primary rank, whose windows pass 1 checked. */
+	if (r->pass2 && (rank != r->primary ||
+	    strcmp(kind, "op_partial_window") == 0))
+		return 0;
+	a = op_rank_agg(r, rank);
+	if (strcmp(kind, "op_partial_name") == 0)
+		return partial_name(r, a);
+	if (strcmp(kind, "op_partial_rank") == 0) {
+		memset(&one, 0, sizeof(one));
+		if (get_num(r, 0, "traces", &one.traces) < 0 ||
+		    get_num(r, 0, "events", &one.cpu_events) < 0 ||
+		    get_num(r, 0, "gpu_events", &one.gpu_events) < 0 ||
+		    get_nums(r, "phase_self", one.ph_self, NPHASE) < 0 ||
+		    get_nums(r, "phase_gpu", one.ph_gpu, NPHASE) < 0 ||
+		    get_nums(r, "runtime", v, 6) < 0)
+			return -1;
+		one.rt_count = v[0];
+		one.rt_total = v[1];
+		one.launch_count = v[2];
+		one.launch = v[3];
+		one.sync_count = v[4];
+		one.sync = v[5];
+		if (jdoc_get(d, 0, "start") >= 0) {
+			if (get_num(r, 0, "start", &one.start) < 0 ||
+			    get_num(r, 0, "end", &one.end) < 0 ||
+			    get_num(r, 0, "origin", &one.origin) < 0)
+				return -1;
+			one.have_time = 1;
+		}
+		op_agg_merge(a, &one);
+		return 0;
+	}
+	if (strcmp(kind, "op_partial_thread") == 0) {
+		if (op_get_jid(d, jdoc_get(d, 0, "pid"), &pid) < 0 ||
+		    op_get_jid(d, jdoc_get(d, 0, "tid"), &tid) < 0)
+			return jdoc_error(r->file, d, 0, "\"pid\" or \"tid\""
+			    " is not a number or a string");
+		if (get_num(r, 0, "count", &v[0]) < 0 ||
+		    get_num(r, 0, "busy", &v[1]) < 0)
+			return -1;
+		if (jdoc_get_str(d, 0, "name", &s, NULL) < 0)
+			s = NULL;
+		if (r->light && !r->pass2) {
+			ts = op_thsum_get(&r->all, &pid, &tid, s);
+			op_rankthr_add(a, ts, v[1]);
+		} else
+			ts = op_thsum_get(a, &pid, &tid, s);
+		ts->count += v[0];
+		ts->busy += v[1];
+		return 0;
+	}
+	if (strcmp(kind, "op_partial_device") == 0) {
+		memset(&ds, 0, sizeof(ds));
+		if (op_get_jid(d, jdoc_get(d, 0, "device"), &ds.dev) < 0)
+			return jdoc_error(r->file, d, 0, "\"device\" is not"
+			    " a number or a string");
+		if (get_num(r, 0, "events", &ds.events) < 0 ||
+		    get_num(r, 0, "window", &ds.window) < 0 ||
+		    get_num(r, 0, "busy", &ds.busy) < 0 ||
+		    get_num(r, 0, "computation", &ds.comp) < 0 ||
+		    get_num(r, 0, "comm", &ds.comm) < 0 ||
+		    get_num(r, 0, "memcpy", &ds.memcpy) < 0 ||
+		    get_num(r, 0, "exposed_comm", &ds.xcomm) < 0 ||
+		    get_num(r, 0, "exposed_memcpy", &ds.xmemcpy) < 0)
+			return -1;
+		op_devsum_add(op_devsum_get(a, &ds.dev), &ds);
+		return 0;
+	}
+	if (strcmp(kind, "op_partial_step") == 0) {
+		if (get_num(r, 0, "step", &st.num) < 0 ||
+		    get_num(r, 0, "ts", &st.ts) < 0 ||
+		    get_num(r, 0, "cpu_end", &st.cpu_end) < 0 ||
+		    get_num(r, 0, "end", &st.end) < 0)
+			return -1;
+		/* From one: a merge keeps the steps of every rank. */
+		if (a->nsteps == a->capsteps) {
+			a->capsteps = a->capsteps ? a->capsteps * 2 : 1;
+			a->steps = xreallocarray(a->steps, a->capsteps,
+			    sizeof(*a->steps));
+		}
+		a->steps[a->nsteps++] = st;
+		return 0;
+	}
+	if (strcmp(kind, "op_partial_window") == 0) {
+		if (jdoc_get_str(d, 0, "file", &s, NULL) < 0)
+			return jdoc_error(r->file, d, 0, "\"op_partial_window\""
+			    " lacks \"file\"");
+		if (get_num(r, 0, "start", &v[0]) < 0 ||
+		    get_num(r, 0, "end", &v[1]) < 0)
+			return -1;
+		return op_same_window(r, s, rank, v[0], v[1]);
+	}
+	return jdoc_error(r->file, d, 0, "not a partial record: \"%s\"",
+	    kind);
+}
+
+/*
+ * Adds a partial: its header, its records and the "op_partial_end" that
+ * shows it whole.  Returns as oprank_file() does.
+ */
+int
+op_merge_file(struct oprank *r, const char *path)
+{
+	struct ndin *in;
+	const char *kind;
+	uint64_t n = 0;
+	int64_t want;
+	int rc, state = 0;	/* 0: before the header, 1: in, 2: ended */
+
+	if ((in = ndin_open(path)) == NULL) {
+		/* Pass 1 has said so. */
+		if (!r->pass2)
+			warnmsg("%s:", path);
+		return 1;
+	}
+	r->file = ndin_name(in);
+	r->doc = &r->in;
+	while ((rc = ndin_next(in, &r->in)) == 1) {
+		kind = ndin_kind(r->doc);
+		if (state == 0) {
+			rc = partial_head(r);
+			state = 1;
+		} else if (state == 2)
+			rc = jdoc_error(r->file, r->doc, 0, "\"%s\" record"
+			    " after \"op_partial_end\"", kind);
+		else if (strcmp(kind, "op_partial_end") == 0) {
+			if ((rc = get_num(r, 0, "records", &want)) == 0 &&
+			    (uint64_t)want != n)
+				rc = jdoc_error(r->file, r->doc, 0, "partial"
+				    " of %" PRId64 " records has %" PRIu64,
+				    want, n);
+			state = 2;
+		} else {
+			rc = partial_record(r, kind);
+			n++;
+		}
+		if (rc < 0)
+			break;
+	}
+	if (rc == 0 && state != 2)
+		rc = error("%s:%" PRIu64 ":1: partial ends without its"
+		    " \"op_partial_end\" record: cut short", r->file,
+		    state == 0 ? 1 : ndin_line(in) + 1);
+	ndin_close(in);
+	return rc;
+}
+
+/* Whether a merge may read its operands twice: files, not stdin or pipes. */
+int
+op_reread(int argc, char *argv[])
+{
+	int i;
+
+	for (i = 0; i < argc; i++)
+		if (!gzin_rereadable(argv[i]))
+			return 0;
+	return argc > 0;
+}
+
+/*
+ * Pass 2 of a merge: pass 1 kept of each rank what crosses ranks and
+ * summed the stats of all; this pass reads the primary rank's records
+ * again, so that memory does not grow with the number of ranks.
+ */
+int
+op_merge_again(struct oprank *r, int argc, char *argv[])
+{
+	struct agg *a, keep;
+	size_t i;
+	int rc = 0;
+
+	if (r->nranks == 0)
+		return 0;
+	op_sortv(r->ranks, r->nranks, sizeof(*r->ranks), op_cmprank);
+	for (i = 0; i < r->nranks; i++)
+		op_agg_merge(&r->all, r->ranks[i]);
+	a = r->ranks[op_primary(r)];
+	keep = *a;
+	keep.st = keep.pst = NULL;
+	keep.steps = NULL;
+	keep.rthr = NULL;
+	keep.nrthr = keep.caprthr = 0;
+	memset(&keep.threads, 0, sizeof(keep.threads));
+	memset(&keep.devs, 0, sizeof(keep.devs));
+	keep.nst = keep.capst = keep.nsteps = keep.capsteps = 0;
+	keep.rt_count = keep.rt_total = keep.launch_count = keep.launch = 0;
+	keep.sync_count = keep.sync = 0;
+	keep.traces = keep.cpu_events = keep.gpu_events = 0;
+	keep.have_time = 0;
+	keep.start = keep.end = keep.origin = 0;
+	memset(keep.ph_self, 0, sizeof(keep.ph_self));
+	memset(keep.ph_gpu, 0, sizeof(keep.ph_gpu));
+	a->kv32 = NULL;
+	a->kv64 = NULL;
+	op_agg_free(a);
+	*a = keep;
+	r->pass2 = 1;
+	r->primary = a->rank;
+	r->cur = NULL;
+	for (i = 0; i < (size_t)argc && rc >= 0; i++)
+		rc = op_merge_file(r, argv[i]);
+	return rc;
+}
