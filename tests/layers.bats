@@ -49,3 +49,11 @@ plant() {
 	assert_line 'lib/report/jqx.c:2: #include "io/nosuch.h": no lib/io/nosuch.h'
 }
 
+@test "a module over 1,000 lines must say why it is one file" {
+	seq 1001 | sed 's,.*,/* & */,' >"$tree/lib/base/long.c"
+	run -1 "$TOP/tests/layers" "$tree"
+	assert_output --partial 'lib/base/long.c: over 1,000 lines'
+	{ printf '/*\n * long: a test.\n * One file: a reason.\n */\n'
+	    seq 1001 | sed 's,.*,/* & */,'; } >"$tree/lib/base/long.c"
+	run -0 "$TOP/tests/layers" "$tree"
+}

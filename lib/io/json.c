@@ -1,3 +1,10 @@
+/*
+ * json: the streaming reader and the jdoc that json.h describes.
+ * One file: the tokenizer, jr_value()'s own loop and the scanning kernels
+ * are one hot path over the reader's state and its static inline helpers,
+ * and the compiler inlines across them only within one translation unit;
+ * the reader's speed (README, "Reading JSON") rests on that.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>

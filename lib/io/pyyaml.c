@@ -1,3 +1,9 @@
+/*
+ * pyyaml: the YAML loader that pyyaml.h describes.
+ * One file: libyaml's events, PyYAML's resolvers and constructors, and
+ * the Python conversions of the values (str(), int(), repr(), JSON) all
+ * work on one node type, built and freed only here.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>

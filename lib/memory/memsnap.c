@@ -1,3 +1,10 @@
+/*
+ * memsnap: the reader of snapshots and of tr-extract's memory records that
+ * memsnap.h describes.
+ * One file: both inputs are read through one struct msnap (told apart by
+ * their first object), with the same token helpers, warnings and interned
+ * sites, and the struct stays private here.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>

@@ -1,3 +1,10 @@
+/*
+ * snipcfg: a profiling snippet's config as the roboflow/inference runner
+ * reads it, and what the runner makes of it (snipcfg.h).
+ * One file: loading, validation, overrides, the run directory, the nsys
+ * command and the manifest are one contract with the runner
+ * (../shared/contracts), checked against it in one place.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
