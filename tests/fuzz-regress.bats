@@ -56,7 +56,7 @@ replay() {
 	assert_output "tr-extract: $TOP/tests/corpus/tr-extract/word-glued-nul.json:1:81: unexpected character 'n'"
 }
 
-# each_kernel CMD...: runs CMD under every stage-1 kernel of lib/json that
+# each_kernel CMD...: runs CMD under every stage-1 kernel of lib/io/json that
 # this CPU runs and fails unless each prints what the default one prints.
 each_kernel() {
 	local want k

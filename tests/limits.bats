@@ -1,8 +1,8 @@
 bats_require_minimum_version 1.5.0
 setup() { load test_helper; }
 
-# The limits that make hostile input cheap to refuse (lib/json.h JR_MAX_*,
-# lib/pyyaml's nesting, snip-lint's config size): each is a message with
+# The limits that make hostile input cheap to refuse (lib/io/json.h JR_MAX_*,
+# lib/io/pyyaml's nesting, snip-lint's config size): each is a message with
 # file:line:col, or file for a size, and exit 1.  The depth and number
 # limits of the JSON reader are tested in tr-extract.bats.
 
@@ -206,7 +206,7 @@ nested_defs() {
 	[ "${#lines[@]}" -eq 300000 ]
 }
 
-# Reader limits: lib/memsnap's blocks per segment, checked arithmetic in
+# Reader limits: lib/memory/memsnap's blocks per segment, checked arithmetic in
 # the snapshot and trace readers, and churn-score's replay.
 
 # snapshot N: a 2.0 snapshot of one segment of N blocks of 512 bytes.

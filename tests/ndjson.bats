@@ -1,7 +1,7 @@
 bats_require_minimum_version 1.5.0
 setup() { load test_helper; }
 
-# lib/ndjson's writer, through tr-extract: the strings a jdoc holds take
+# lib/io/ndjson's writer, through tr-extract: the strings a jdoc holds take
 # the path that skips the UTF-8 check and copies clean spans 16 bytes at a
 # time, with the last 16 bytes loaded again; names and keys known at
 # compile time are written as one fragment.  What comes out must be what

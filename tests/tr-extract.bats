@@ -319,7 +319,7 @@ setup() {
 	assert_stderr "tr-extract: <stdin>:1:1: not JSON: unexpected character '('"
 }
 
-# lib/extract through the writer's document backend (jw_new_doc), as
+# lib/trace/extract through the writer's document backend (jw_new_doc), as
 # analyze-profile runs it in-process: on every trace fixture, with and
 # without -a, the records handed over as jdocs must be the nodes ndin reads
 # back from tr-extract's text, and written out with jw_jdoc() that text

@@ -1,7 +1,7 @@
 /*
  * tr-extract: stream PyTorch profiler traces (Chrome trace JSON, plain or
  * gzip) into NDJSON records, one per event, and one "trace" record last.
- * The work is lib/extract's; this is its command line.
+ * The work is lib/trace/extract's; this is its command line.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /*
- * jqdiff: the streaming reader (lib/json) against libjq's parser as the
+ * jqdiff: the streaming reader (lib/io/json) against libjq's parser as the
  * oracle.  The same bytes go to jr_value() and to jv_parser; each value the
  * reader returns must be the value jq returns, and where one refuses the
- * other must refuse too, up to what the reader documents in lib/json.h:
+ * other must refuse too, up to what the reader documents in lib/io/json.h:
  *  - repairs: jq is given the input as the reader repairs it (invalid UTF-8
  *    and lone surrogate escapes become U+FFFD, raw control characters in
  *    strings are kept, a bare N/A is "N/A", NaN and Infinity are null);

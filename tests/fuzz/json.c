@@ -1,5 +1,5 @@
 /*
- * json: the streaming reader (lib/json) over arbitrary bytes.
+ * json: the streaming reader (lib/io/json) over arbitrary bytes.
  *
  * The first byte chooses the flags (JR_STREAM, JR_OPEN_ARRAY) and seeds the
  * choice, call by call, among jr_next(), jr_value(), jr_skip(r, 0) and

@@ -1,5 +1,5 @@
 /*
- * memsnap: the CUDA memory snapshot reader (lib/memsnap), every form it
+ * memsnap: the CUDA memory snapshot reader (lib/memory/memsnap), every form it
  * takes (1.13 list, 2.x object, tr-extract records), gzip included.
  *
  * An odd-sized input goes through mem-segments' own summarize(), compiled

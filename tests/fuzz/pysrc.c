@@ -1,6 +1,6 @@
 /*
- * pysrc: the Python definition finder (lib/pysrc), on the text of a file
- * as py-defs and snip-new scan it.
+ * pysrc: the Python definition finder (lib/snippet/pysrc), on the text of
+ * a file as py-defs and snip-new scan it.
  *
  * A file that scans must give a consistent picture: every token lies in
  * the text and on its lines, statements cover their lines in order, every

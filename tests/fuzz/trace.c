@@ -1,5 +1,5 @@
 /*
- * trace: lib/extract on any input, through both of the writer's backends.
+ * trace: lib/trace/extract on any input, through both of the writer's backends.
  *
  * Each input is extracted three times, on stdin as tr-extract reads it:
  *  1. to text, as tr-extract writes it;
