@@ -18,10 +18,10 @@
  *	opranks.c	the records across ranks, and the order of all output
  *	oppartial.c	op_partial records out, and merged back in
  *
- * Functions that one file gives another are named op_*; the rest are
- * static.  Ownership is as oprank.h says: a struct oprank owns everything
- * reachable from it (tables, names, spills, sums) and oprank_free() frees
- * it all.
+ * What one file gives another (functions, and the name tables) is named
+ * op_*; the rest is static.  Ownership is as oprank.h says: a struct
+ * oprank owns everything reachable from it (tables, names, spills, sums)
+ * and oprank_free() frees it all.
  */
 #ifndef OPCORE_H
 #define OPCORE_H
@@ -43,24 +43,24 @@
 
 /* What a name is; the class is part of the interned key. */
 enum { C_OP, C_ANN, C_PY, C_GPU, NCLASS };
-extern const char *const clsname[NCLASS];
+extern const char *const op_clsname[NCLASS];
 
 enum {
 	PH_FWD, PH_BWD, PH_OPT, PH_DATA, PH_COMM, PH_OTHER, NPHASE,
 	PH_NONE = NPHASE
 };
-extern const char *const phasename[NPHASE];
+extern const char *const op_phasename[NPHASE];
 
 /* GPU time classes, in precedence order for ival_exposed(). */
 enum { G_COMP, G_COMM, G_MEMCPY, NGCLS };
 
 /* The precisions of gemm_precision records, in their order. */
 #define NPREC	8
-extern const char *const precname[NPREC];
+extern const char *const op_precname[NPREC];
 
 enum key { K_TOTAL, K_SELF, K_COUNT, K_MEAN, K_MAX, K_GPU };
 #define NKEY	(K_GPU + 1)
-extern const char *const keyname[NKEY];
+extern const char *const op_keyname[NKEY];
 
 struct rule {
 	int	 gpu;
@@ -85,7 +85,7 @@ struct name {
 	int		 family;
 	int		 mark;	/* the phase the name marks, or PH_NONE */
 	int		 gcls;	/* a kernel's timeline class, G_* */
-	int		 prec;	/* a kernel's precision: precname[] */
+	int		 prec;	/* a kernel's precision: op_precname[] */
 	int		 mm;	/* a kernel in family gemm or conv */
 };
 
@@ -97,7 +97,7 @@ struct names {
 	size_t			 bufcap;
 	const struct table	*tab, *prec;
 	int			 famcomm, fammemcpy, famgemm, famconv;
-	int			*precof; /* table family -> precname[] */
+	int			*precof; /* table family -> op_precname[] */
 };
 
 /* Per name: CPU times in whole µs as key_averages() has them, GPU in ns. */

@@ -20,20 +20,20 @@
 
 static const char clschar[NCLASS] = { 'o', 'a', 'p', 'g' };
 
-const char *const clsname[NCLASS] = {
+const char *const op_clsname[NCLASS] = {
 	"op", "annotation", "python", "kernel"
 };
 
-const char *const phasename[NPHASE] = {
+const char *const op_phasename[NPHASE] = {
 	"forward", "backward", "optimizer", "dataloader", "communication",
 	"other"
 };
 
-const char *const precname[NPREC] = {
+const char *const op_precname[NPREC] = {
 	"fp4", "fp8", "bf16", "fp16", "tf32", "fp32", "fp64", "int8"
 };
 
-const char *const keyname[NKEY] = {
+const char *const op_keyname[NKEY] = {
 	"total", "self", "count", "mean", "max", "gpu"
 };
 
@@ -185,7 +185,7 @@ op_family_index(const struct table *t, const char *s)
 	return -1;
 }
 
-/* Every precision the table names is one of precname[]. */
+/* Every precision the table names is one of op_precname[]. */
 void
 op_check_prec(struct names *nm, const struct table *t, const char *path)
 {
@@ -194,7 +194,7 @@ op_check_prec(struct names *nm, const struct table *t, const char *path)
 	nm->precof = xreallocarray(NULL, t->nfam + 1, sizeof(*nm->precof));
 	for (i = 0; i < t->nfam; i++) {
 		for (j = 0; j < NPREC; j++)
-			if (strcmp(t->fam[i], precname[j]) == 0)
+			if (strcmp(t->fam[i], op_precname[j]) == 0)
 				break;
 		if (j == NPREC)
 			die_usage("%s: unknown precision: %s", path, t->fam[i]);

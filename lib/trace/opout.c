@@ -138,10 +138,10 @@ op_put_ops(struct oprank *r, struct jw *w, const struct agg *a, int cls)
 		op_put_rank(w, a->rank);
 		if (r->phase != PH_NONE) {
 			jw_key(w, "phase");
-			jw_cstring(w, phasename[r->phase]);
+			jw_cstring(w, op_phasename[r->phase]);
 		}
 		jw_key(w, "class");
-		jw_cstring(w, clsname[cls]);
+		jw_cstring(w, op_clsname[cls]);
 		jw_key(w, "place");
 		jw_uint(w, i + 1);
 		jw_key(w, "name");
@@ -310,7 +310,7 @@ op_put_phases(struct jw *w, const struct agg *a)
 		jw_record(w, "phase_total");
 		op_put_rank(w, a->rank);
 		jw_key(w, "phase");
-		jw_cstring(w, phasename[p]);
+		jw_cstring(w, op_phasename[p]);
 		jw_key(w, "self");
 		jw_int(w, a->ph_self[p]);
 		if (a->gpu_events > 0) {
@@ -469,7 +469,7 @@ op_put_kernels(struct oprank *r, struct jw *w, const struct agg *a)
 		op_put_rank(w, a->rank);
 		if (r->phase != PH_NONE) {
 			jw_key(w, "phase");
-			jw_cstring(w, phasename[r->phase]);
+			jw_cstring(w, op_phasename[r->phase]);
 		}
 		jw_key(w, "place");
 		jw_uint(w, i + 1);
@@ -522,7 +522,7 @@ op_put_precision(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_record(w, "gemm_precision");
 		op_put_rank(w, a->rank);
 		jw_key(w, "precision");
-		jw_cstring(w, i < NPREC ? precname[i] : "unknown");
+		jw_cstring(w, i < NPREC ? op_precname[i] : "unknown");
 		jw_key(w, "kernels");
 		jw_int(w, count[i]);
 		jw_key(w, "gpu_time");

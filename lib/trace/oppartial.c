@@ -128,7 +128,7 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_record(w, "op_partial_name");
 		op_put_rank(w, a->rank);
 		jw_key(w, "class");
-		jw_cstring(w, clsname[nm->cls]);
+		jw_cstring(w, op_clsname[nm->cls]);
 		jw_key(w, "name");
 		jw_cstring(w, nm->s);
 		put_stat(w, &a->st[id]);
@@ -213,11 +213,11 @@ put_partial_head(struct oprank *r, struct jw *w)
 	jw_key(w, "version");
 	jw_int(w, PARTIAL_VERSION);
 	jw_key(w, "key");
-	jw_cstring(w, keyname[r->key]);
+	jw_cstring(w, op_keyname[r->key]);
 	jw_key(w, "limit");
 	jw_int(w, r->limit);
 	jw_key(w, "phase");
-	jw_cstring_or_null(w, r->phase != PH_NONE ? phasename[r->phase] :
+	jw_cstring_or_null(w, r->phase != PH_NONE ? op_phasename[r->phase] :
 	    NULL);
 	jw_key(w, "families");
 	jw_cstring(w, r->famsum);
@@ -345,16 +345,16 @@ partial_head(struct oprank *r)
 	if (jdoc_get_str(d, 0, "key", &s, NULL) < 0)
 		return jdoc_error(r->file, d, member(d, "key"),
 		    "\"op_partial\" record lacks \"key\"");
-	if (strcmp(s, keyname[r->key]) != 0)
+	if (strcmp(s, op_keyname[r->key]) != 0)
 		return jdoc_error(r->file, d, member(d, "key"),
-		    "partial made with -k %s, not -k %s", s, keyname[r->key]);
+		    "partial made with -k %s, not -k %s", s, op_keyname[r->key]);
 	if (get_num(r, 0, "limit", &v) < 0)
 		return -1;
 	if (v != r->limit)
 		return jdoc_error(r->file, d, member(d, "limit"),
 		    "partial made with -n %" PRId64 ", not -n %lld", v,
 		    r->limit);
-	ph = r->phase != PH_NONE ? phasename[r->phase] : "none";
+	ph = r->phase != PH_NONE ? op_phasename[r->phase] : "none";
 	if ((i = jdoc_get(d, 0, "phase")) < 0 ||
 	    (d->node[i].type != JT_NULL && d->node[i].type != JT_STRING))
 		return jdoc_error(r->file, d, member(d, "phase"),
@@ -389,7 +389,7 @@ partial_name(struct oprank *r, struct agg *a)
 		return jdoc_error(r->file, d, 0, "\"op_partial_name\" lacks"
 		    " \"class\"");
 	for (c = 0; c < NCLASS; c++)
-		if (strcmp(cls, clsname[c]) == 0)
+		if (strcmp(cls, op_clsname[c]) == 0)
 			break;
 	if (c == NCLASS)
 		return jdoc_error(r->file, d, member(d, "class"),

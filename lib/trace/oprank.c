@@ -17,8 +17,8 @@ oprank_key(const char *s)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(keyname) / sizeof(keyname[0]); i++)
-		if (strcmp(s, keyname[i]) == 0)
+	for (i = 0; i < NKEY; i++)
+		if (strcmp(s, op_keyname[i]) == 0)
 			return (int)i;
 	return -1;
 }
@@ -30,7 +30,7 @@ oprank_phase(const char *s)
 
 	/* "other" is what no operator marks: not a focus. */
 	for (i = 0; i < PH_OTHER; i++)
-		if (strcmp(s, phasename[i]) == 0)
+		if (strcmp(s, op_phasename[i]) == 0)
 			return i;
 	return -1;
 }

@@ -69,11 +69,11 @@ put_op_ranks(struct oprank *r, struct jw *w)
 		op_sortv(v, m, sizeof(*v), op_cmpi64);
 		jw_record(w, "op_ranks");
 		jw_key(w, "class");
-		jw_cstring(w, clsname[r->names.v[it[i].i].cls]);
+		jw_cstring(w, op_clsname[r->names.v[it[i].i].cls]);
 		jw_key(w, "name");
 		jw_cstring(w, it[i].s);
 		jw_key(w, "key");
-		jw_cstring(w, keyname[key]);
+		jw_cstring(w, op_keyname[key]);
 		jw_key(w, "ranks");
 		jw_uint(w, m);
 		if (key == K_GPU) {
