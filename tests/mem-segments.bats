@@ -268,6 +268,17 @@ cs336-wedsonlin__medium_128_training"
 OUT
 }
 
+@test "a segment without blocks has no sites and no free runs" {
+	# Found by the fuzzer: the sites were sorted from a buffer that a
+	# blockless first segment never allocates.
+	run -0 --separate-stderr bash -c "mem-segments '$TOP/tests/fuzz/corpus/memsnap/crash-blockless-segment.odd' | jq -c 'select(.kind != \"memory_summary\") | [.kind, .top_sites, .runs, .largest_free]'"
+	assert_stderr ''
+	assert_output - <<'OUT'
+["segment",null,null,0]
+["segment_layout",null,[],null]
+OUT
+}
+
 @test "a trace cut off before its closing bracket becomes a warning record" {
 	local tr=$TOP/fixtures/tr-extract
 	run -0 --separate-stderr bats_pipe tr-extract "$tr/kineto_resnet50_array_head_open.json" \| mem-segments

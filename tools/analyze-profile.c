@@ -825,7 +825,7 @@ traces_add(struct traces *tr, const char *arg)
 		}
 		die("%s: no trace in the directory (none of %s)", arg, pat.s);
 	}
-	qsort(v, n, sizeof(*v), cmpname);
+	xqsort(v, n, sizeof(*v), cmpname);
 	tr->v = xreallocarray(tr->v, tr->n + n, sizeof(*tr->v));
 	memcpy(tr->v + tr->n, v, n * sizeof(*v));
 	tr->n += n;

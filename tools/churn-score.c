@@ -224,7 +224,7 @@ score(const char *path, void *arg)
 		memrec_write(ms, w);
 	else if (rc == 0 && msnap_form(ms) != MF_EMPTY) {
 		if (rp.ndev > 0)
-			qsort(rp.dev, rp.ndev, sizeof(*rp.dev), dev_cmp);
+			xqsort(rp.dev, rp.ndev, sizeof(*rp.dev), dev_cmp);
 		for (i = 0; i < rp.ndev; i++) {
 			if (!rp.dev[i].traced)
 				continue;
@@ -569,7 +569,7 @@ place(struct msnap *ms, struct dev *d)
 	size_t i;
 
 	if (d->touched.n > 0)
-		qsort(d->touched.v, d->touched.n, sizeof(int64_t), addr_cmp);
+		xqsort(d->touched.v, d->touched.n, sizeof(int64_t), addr_cmp);
 	for (i = 0; i < d->blocks.n; i++) {
 		if (is_touched(d, sb[i].addr))
 			continue;
@@ -577,7 +577,7 @@ place(struct msnap *ms, struct dev *d)
 		add_top(d, sb[i].addr, sb[i].size, sb[i].site, 1);
 	}
 	if (d->made.n > 0)
-		qsort(d->made.v, d->made.n, sizeof(struct seen), seen_cmp);
+		xqsort(d->made.v, d->made.n, sizeof(struct seen), seen_cmp);
 	for (i = 0; i < d->segs.n; i++)
 		if (first_made(d, seg[i]) == NULL)
 			d->unplaced++;

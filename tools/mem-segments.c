@@ -161,15 +161,15 @@ summarize(const char *path, void *arg)
 		memrec_timeline(ms, w);
 	} else if (rc == 0 && msnap_form(ms) != MF_EMPTY) {
 		if (s.nseg > 0)
-			qsort(s.seg, s.nseg, sizeof(*s.seg), seg_cmp);
+			xqsort(s.seg, s.nseg, sizeof(*s.seg), seg_cmp);
 		for (i = 0; i < s.nseg; i++)
 			put_segment(w, &s.seg[i]);
 		if (s.nlay > 0)
-			qsort(s.lay, s.nlay, sizeof(*s.lay), lay_cmp);
+			xqsort(s.lay, s.nlay, sizeof(*s.lay), lay_cmp);
 		for (i = 0; i < s.nlay; i++)
 			put_layout(w, &s.lay[i]);
 		if (s.ndev > 0)
-			qsort(s.dev, s.ndev, sizeof(*s.dev), dev_cmp);
+			xqsort(s.dev, s.ndev, sizeof(*s.dev), dev_cmp);
 		memset(&all, 0, sizeof(all));
 		all.requested_known = 1;
 		for (i = 0; i < s.ndev; i++) {
@@ -349,8 +349,13 @@ top_sites(struct snap *s, const struct mseg *g, struct segrec *r)
 		s->tmp[n].blocks = 1;
 		n++;
 	}
+	/* s->tmp may never have been allocated: memcpy(3) must not see it. */
+	if (n == 0) {
+		r->ntop = 0;
+		return;
+	}
 	/* Interned sites: equal strings are equal pointers. */
-	qsort(s->tmp, n, sizeof(*s->tmp), site_ptr_cmp);
+	xqsort(s->tmp, n, sizeof(*s->tmp), site_ptr_cmp);
 	for (i = 0, m = 0; i < n; i++) {
 		if (m > 0 && s->tmp[m - 1].site == s->tmp[i].site) {
 			s->tmp[m - 1].bytes += s->tmp[i].bytes;
@@ -358,7 +363,7 @@ top_sites(struct snap *s, const struct mseg *g, struct segrec *r)
 		} else
 			s->tmp[m++] = s->tmp[i];
 	}
-	qsort(s->tmp, m, sizeof(*s->tmp), site_rank_cmp);
+	xqsort(s->tmp, m, sizeof(*s->tmp), site_rank_cmp);
 	r->ntop = m < TOP_SITES ? (int)m : TOP_SITES;
 	memcpy(r->top, s->tmp, (size_t)r->ntop * sizeof(*r->top));
 }

@@ -1266,7 +1266,7 @@ draw_segments(struct jw *w, struct charts *c)
 
 	if (c->nseg == 0)
 		return;
-	qsort(c->seg, c->nseg, sizeof(*c->seg), lay_cmp);
+	xqsort(c->seg, c->nseg, sizeof(*c->seg), lay_cmp);
 	for (i = 1; i < c->nseg; i++)
 		devs |= c->seg[i].device != c->seg[0].device;
 	h = 60 + (int)c->nseg * (SEG_BAR + SEG_GAP) + 40;
@@ -1387,7 +1387,7 @@ draw_gpu(struct jw *w, struct charts *c)
 
 	if (c->ngpu == 0)
 		return;
-	qsort(c->gpu, c->ngpu, sizeof(*c->gpu), gpu_cmp);
+	xqsort(c->gpu, c->ngpu, sizeof(*c->gpu), gpu_cmp);
 	memset(&p, 0, sizeof(p));
 	p.x0 = 110;
 	p.y0 = 50;
@@ -1500,7 +1500,7 @@ draw_steps(struct jw *w, struct charts *c)
 
 	if (c->nsteps == 0)
 		return;
-	qsort(c->steps, c->nsteps, sizeof(*c->steps), ser_cmp);
+	xqsort(c->steps, c->nsteps, sizeof(*c->steps), ser_cmp);
 	for (i = 0; i < c->nsteps; i++)
 		if (c->steps[i].n > most)
 			most = c->steps[i].n;
@@ -1627,7 +1627,7 @@ top_families(struct charts *c, int gpu, char **name, double *v)
 		f[i].v = gpu ? fm->gpu : fm->cpu;
 	}
 	if (n > 0)
-		qsort(f, n, sizeof(*f), famv_cmp);
+		xqsort(f, n, sizeof(*f), famv_cmp);
 	rest = gpu ? c->fam_other.gpu : c->fam_other.cpu;
 	for (i = 0, k = 0; i < n; i++) {
 		if (k < MAX_FAMILIES && f[i].v > 0 &&

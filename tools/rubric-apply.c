@@ -132,7 +132,7 @@ main(int argc, char *argv[])
 		    jv_string_value(phase) : NULL);
 	jv_free(objective);
 	jv_free(phase);
-	qsort(hits, n, sizeof(*hits), hit_cmp);
+	xqsort(hits, n, sizeof(*hits), hit_cmp);
 	for (i = 0; i < n; i++) {
 		put_finding(w, &r, &hits[i], i + 1, measures);
 		jv_free(hits[i].v);

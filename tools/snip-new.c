@@ -770,7 +770,7 @@ helpers(struct snip *sn)
 		if (k == sn->nhelpers)
 			sn->helpers[sn->nhelpers++] = xmemdup(name, n);
 	}
-	qsort(sn->helpers, sn->nhelpers, sizeof(char *), cmp_str);
+	xqsort(sn->helpers, sn->nhelpers, sizeof(char *), cmp_str);
 }
 
 static int

@@ -117,7 +117,7 @@ strmap_sorted(const struct strmap *m)
 	for (i = 0; i < m->cap; i++)
 		if (m->tab[i].key != NULL)
 			v[n++] = &m->tab[i];
-	qsort(v, n, sizeof(*v), cmpent);
+	xqsort(v, n, sizeof(*v), cmpent);
 	return v;
 }
 

@@ -57,3 +57,10 @@ xmemdup(const void *s, size_t len)
 	p[len] = '\0';
 	return p;
 }
+
+void
+xqsort(void *p, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(p, n, size, cmp);
+}

@@ -17,5 +17,11 @@ void *xreallocarray(void *, size_t n, size_t size);
 char *xstrdup(const char *);
 /* Copies len bytes and adds a NUL. */
 char *xmemdup(const void *, size_t len);
+/*
+ * qsort(3) for arrays that may never have been allocated: qsort(3) must
+ * not be given a NULL base even for no elements.
+ */
+void xqsort(void *, size_t n, size_t size,
+    int (*cmp)(const void *, const void *));
 
 #endif

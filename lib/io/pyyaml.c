@@ -1106,7 +1106,7 @@ ynode_json(struct jw *w, const struct ynode *n)
 			k[i].key = py_str(n->v[2 * i]);
 			k[i].pair = i;
 		}
-		qsort(k, n->n, sizeof(*k), cmp_keys);
+		xqsort(k, n->n, sizeof(*k), cmp_keys);
 		jw_begin_object(w);
 		for (i = 0; i < n->n; i++) {
 			/* Of equal keys the last one wins, as in a dict. */

@@ -78,7 +78,7 @@ spill_run(struct spill *sp)
 	off_t off;
 
 	if (!in_order(sp))
-		qsort(sp->mem, sp->n, sp->size, sp->cmp);
+		xqsort(sp->mem, sp->n, sp->size, sp->cmp);
 	if (!pool->open)
 		spool_file(pool);
 	p = sp->mem;
@@ -137,7 +137,7 @@ spill_open(struct spillcur *c, struct spill *sp)
 	size_t i;
 
 	if (!in_order(sp))
-		qsort(sp->mem, sp->n, sp->size, sp->cmp);
+		xqsort(sp->mem, sp->n, sp->size, sp->cmp);
 	memset(c, 0, sizeof(*c));
 	c->sp = sp;
 	c->nsrc = sp->nruns + 1;

@@ -1256,7 +1256,7 @@ by_device(const struct msnap *ms)
 	ix = xreallocarray(NULL, ms->nev, sizeof(*ix));
 	for (i = 0; i < ms->nev; i++)
 		ix[i] = &ms->ev[i];
-	qsort(ix, ms->nev, sizeof(*ix), ev_cmp);
+	xqsort(ix, ms->nev, sizeof(*ix), ev_cmp);
 	return ix;
 }
 
@@ -1293,7 +1293,7 @@ ph_merge(struct msnap *ms)
 
 	if (ms->nph == 0)
 		return;
-	qsort(ms->ph, ms->nph, sizeof(*ms->ph), ph_name_cmp);
+	xqsort(ms->ph, ms->nph, sizeof(*ms->ph), ph_name_cmp);
 	for (i = 0; i < ms->nph; i++) {
 		if (n > 0 && strcmp(ms->ph[n - 1].name, ms->ph[i].name) == 0) {
 			end = ms->ph[i].start + ms->ph[i].dur;
@@ -1305,7 +1305,7 @@ ph_merge(struct msnap *ms)
 		ms->ph[n++] = ms->ph[i];
 	}
 	ms->nph = n;
-	qsort(ms->ph, ms->nph, sizeof(*ms->ph), ph_cmp);
+	xqsort(ms->ph, ms->nph, sizeof(*ms->ph), ph_cmp);
 }
 
 /* The step containing ts, or -1; steps are sorted by start. */

@@ -141,7 +141,7 @@ pick_sites(const struct memtl *tl, size_t peak, struct tsite **all,
 			n++;
 		}
 	if (n > 0)
-		qsort(v, n, sizeof(*v), ptr_cmp);
+		xqsort(v, n, sizeof(*v), ptr_cmp);
 	for (i = 0; i < n; i++)
 		if (m == 0 || v[m - 1].site != v[i].site)
 			v[m++] = v[i];
@@ -155,7 +155,7 @@ pick_sites(const struct memtl *tl, size_t peak, struct tsite **all,
 	for (i = 0; i < m; i++)
 		r[i] = &v[i];
 	if (m > 0)
-		qsort(r, m, sizeof(*r), rank_cmp);
+		xqsort(r, m, sizeof(*r), rank_cmp);
 	for (k = 0; k < m && k < MTL_SITES && r[k]->bytes > 0; k++) {
 		r[k]->slot = (int)k;
 		top[k] = r[k]->site;

@@ -134,7 +134,7 @@ rubric_load(struct rubric *r, const char *dir)
 		names[n++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), yaml_cmp);
+	xqsort(names, n, sizeof(*names), yaml_cmp);
 	for (i = 0; i < n; i++) {
 		load_file(r, dir, names[i]);
 		free(names[i]);

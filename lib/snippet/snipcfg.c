@@ -116,7 +116,7 @@ sdiag_sort(struct sdiags *d)
 		t[i].g = d->v[i];
 		t[i].i = i;
 	}
-	qsort(t, d->n, sizeof(*t), cmp_sdiag);
+	xqsort(t, d->n, sizeof(*t), cmp_sdiag);
 	for (i = 0; i < d->n; i++)
 		d->v[i] = t[i].g;
 	free(t);
@@ -843,7 +843,7 @@ image_paths(struct snipcfg *c, char ***out, size_t *np, struct sdiags *d)
 		closedir(dp);
 		free(dir);
 		if (n > 0)
-			qsort(paths, n, sizeof(*paths), cmp_str);
+			xqsort(paths, n, sizeof(*paths), cmp_str);
 	}
 	if (n == 0) {
 		free(paths);

@@ -19,14 +19,6 @@ static int64_t	kv_get(const struct oprank *, const struct agg *, size_t,
 static void	kv_put(const struct oprank *, struct agg *, size_t, size_t,
 		    int64_t);
 
-/* qsort(3), which must not be given a null array even when it is empty. */
-void
-op_sortv(void *p, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(p, n, size, cmp);
-}
-
 void *
 op_grow(void *p, size_t *cap, size_t n, size_t size)
 {

@@ -376,8 +376,6 @@ void	op_gpu_join(struct trace *t);
 void	op_gpu_phases(struct oprank *r);
 
 /* opagg.c */
-void	op_sortv(void *p, size_t n, size_t size, int (*cmp)(const void *,
-	    const void *));
 void	*op_grow(void *p, size_t *cap, size_t n, size_t size);
 void	op_stat_add(struct stat *s, int64_t total, int64_t self);
 void	op_stat_merge(struct stat *d, const struct stat *s);

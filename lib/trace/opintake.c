@@ -476,7 +476,7 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 
 	memset(&nb, 0, sizeof(nb));
 	op_agg_fit(&t->a, r->names.n);
-	op_sortv(t->a.steps, t->a.nsteps, sizeof(*t->a.steps), op_cmpstep);
+	xqsort(t->a.steps, t->a.nsteps, sizeof(*t->a.steps), op_cmpstep);
 	op_gpu_join(t);
 	ent = strmap_sorted(&t->threads);
 	for (i = 0; i < t->threads.count; i++) {

@@ -109,7 +109,7 @@ ranked(const struct oprank *r, const struct agg *a, const struct stat *st,
 		it[n].s = r->names.v[i].s;
 		it[n++].i = i;
 	}
-	op_sortv(it, n, sizeof(*it), cmpitem);
+	xqsort(it, n, sizeof(*it), cmpitem);
 	return n;
 }
 
@@ -189,7 +189,7 @@ threads_ranked(const struct agg *a, struct item *it)
 		it[i].i = (size_t)(uintptr_t)ent[i]->val;
 	}
 	free(ent);
-	op_sortv(it, a->threads.count, sizeof(*it), cmpitem);
+	xqsort(it, a->threads.count, sizeof(*it), cmpitem);
 	return a->threads.count;
 }
 
@@ -361,7 +361,7 @@ op_step_stats(const int64_t *dur, size_t n, struct sstat *s)
 	 */
 	durs = xreallocarray(NULL, n, sizeof(*durs));
 	memcpy(durs, dur, n * sizeof(*durs));
-	qsort(durs, n, sizeof(*durs), int64_cmp);
+	xqsort(durs, n, sizeof(*durs), int64_cmp);
 	s->med2 = durs[(n - 1) / 2] + durs[n / 2];
 	for (i = 0; i < n; i++)
 		if (2 * durs[i] > s->med2)

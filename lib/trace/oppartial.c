@@ -232,7 +232,7 @@ op_output_partial(struct oprank *r, struct jw *w)
 	size_t i, n = 0;
 
 	put_partial_head(r, w);
-	op_sortv(r->seen, r->nseen, sizeof(*r->seen), cmpseen);
+	xqsort(r->seen, r->nseen, sizeof(*r->seen), cmpseen);
 	for (i = 0; i < r->nseen; i++) {
 		jw_record(w, "op_partial_window");
 		op_put_rank(w, r->seen[i].rank);
@@ -245,10 +245,10 @@ op_output_partial(struct oprank *r, struct jw *w)
 		jw_end(w);
 		n++;
 	}
-	op_sortv(r->ranks, r->nranks, sizeof(*r->ranks), op_cmprank);
+	xqsort(r->ranks, r->nranks, sizeof(*r->ranks), op_cmprank);
 	for (i = 0; i < r->nranks; i++) {
 		op_agg_fit(r->ranks[i], r->names.n);
-		op_sortv(r->ranks[i]->steps, r->ranks[i]->nsteps,
+		xqsort(r->ranks[i]->steps, r->ranks[i]->nsteps,
 		    sizeof(*r->ranks[i]->steps), op_cmpstep);
 		n += put_rank_partial(r, w, r->ranks[i]);
 	}
@@ -606,7 +606,7 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 
 	if (r->nranks == 0)
 		return 0;
-	op_sortv(r->ranks, r->nranks, sizeof(*r->ranks), op_cmprank);
+	xqsort(r->ranks, r->nranks, sizeof(*r->ranks), op_cmprank);
 	for (i = 0; i < r->nranks; i++)
 		op_agg_merge(&r->all, r->ranks[i]);
 	a = r->ranks[op_primary(r)];

@@ -48,7 +48,7 @@ put_op_ranks(struct oprank *r, struct jw *w)
 		it[n].s = r->names.v[i].s;
 		it[n++].i = i;
 	}
-	op_sortv(it, n, sizeof(*it), op_cmpclass);
+	xqsort(it, n, sizeof(*it), op_cmpclass);
 	if (r->limit > 0 && (size_t)r->limit < n)
 		n = (size_t)r->limit;
 	for (i = 0; i < n; i++) {
@@ -66,7 +66,7 @@ put_op_ranks(struct oprank *r, struct jw *w)
 				sv = x;
 			}
 		}
-		op_sortv(v, m, sizeof(*v), op_cmpi64);
+		xqsort(v, m, sizeof(*v), op_cmpi64);
 		jw_record(w, "op_ranks");
 		jw_key(w, "class");
 		jw_cstring(w, op_clsname[r->names.v[it[i].i].cls]);
@@ -190,7 +190,7 @@ put_rank_summaries(struct oprank *r, struct jw *w)
 		for (j = m = 0; j < r->nranks; j++)
 			if ((v[m] = op_rank_total(r, r->ranks[j], i)) != ABSENT)
 				m++;
-		op_sortv(v, m, sizeof(*v), op_cmpi64);
+		xqsort(v, m, sizeof(*v), op_cmpi64);
 		med[i] = m == 0 ? 0 : op_median(v, m);
 	}
 	for (j = 0; j < r->nranks; j++) {
@@ -299,7 +299,7 @@ put_wall_steps(struct oprank *r, struct jw *w)
 	}
 	if (n == 0)
 		return;
-	op_sortv(v, n, sizeof(*v), cmpwstep);
+	xqsort(v, n, sizeof(*v), cmpwstep);
 	for (i = m = 0; i < n; i++)
 		if (i == 0 || v[i].num != v[m - 1].num)
 			v[m++] = v[i];
@@ -327,11 +327,11 @@ op_output(struct oprank *r, struct jw *w)
 {
 	size_t i, j, p;
 
-	op_sortv(r->ranks, r->nranks, sizeof(*r->ranks), op_cmprank);
+	xqsort(r->ranks, r->nranks, sizeof(*r->ranks), op_cmprank);
 	for (i = 0; i < r->nranks; i++) {
 		struct agg *a = r->ranks[i];
 
-		op_sortv(a->steps, a->nsteps, sizeof(*a->steps), op_cmpstep);
+		xqsort(a->steps, a->nsteps, sizeof(*a->steps), op_cmpstep);
 		if (r->light)
 			continue;
 		op_agg_fit(a, r->names.n);
