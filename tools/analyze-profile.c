@@ -32,6 +32,7 @@
 
 #include "base/err.h"
 #include "base/strbuf.h"
+#include "base/usage.h"
 #include "base/xalloc.h"
 #include "io/gzin.h"
 #include "io/inputrec.h"
@@ -246,22 +247,69 @@ static long long child_pos(pid_t, const char *);
 static void	cleanup(struct run *);
 static jv	baseline_read(const char *);
 static void	baseline_write(const char *, jv);
+static const char *option_for(const char *);
+
+static const struct optdoc options[] = {
+	{ "--baseline file", "an earlier run's JSON report, to compare with" },
+	{ "--context file", "what is known of the run, a YAML mapping" },
+	{ "--cpu-trace file",
+	    "a profiler trace, or a directory of them (repeatable)" },
+	{ "--html-out file", "also write the report as one HTML page" },
+	{ "--json-out file", "also write the JSON report" },
+	{ "--md-out file", "write the Markdown report here, not to stdout" },
+	{ "--memory-json file", "a CUDA memory snapshot, JSON or gzip" },
+	{ "--objective objective", "throughput, memory or latency" },
+	{ "--phase phase",
+	    "forward, backward, optimizer, dataloader or communication" },
+	{ "--set key=value", "one item of the context (repeatable)" },
+	OPTDOC_HELP,
+	OPTDOC_END
+};
+static const struct usage use = {
+	"[--baseline file] [--context file] [--cpu-trace file] "
+	    "[--html-out file] [--json-out file] [--md-out file] "
+	    "[--memory-json file] [--objective objective] [--phase phase] "
+	    "[--set key=value]",
+	"the whole report from a CUDA memory snapshot and profiler traces",
+	options
+};
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [--baseline file] [--context file] "
-	    "[--cpu-trace file] [--html-out file] "
-	    "[--json-out file] [--md-out file] [--memory-json file] "
-	    "[--objective objective] [--phase phase] [--set key=value]\n",
-	    getprogname());
-	exit(2);
+	usage_error(&use);
+}
+
+/*
+ * The option an operand was probably meant for, by its name alone: the
+ * file is not opened before the command line is right.
+ */
+static const char *
+option_for(const char *operand)
+{
+	const char *base = strrchr(operand, '/');
+	size_t n;
+
+	base = base != NULL && base[1] != '\0' ? base + 1 : operand;
+	n = strlen(base);
+	if (strstr(base, "snap") != NULL || strstr(base, "memory") != NULL ||
+	    (n > 7 && strcmp(base + n - 7, ".pickle") == 0) ||
+	    (n > 4 && strcmp(base + n - 4, ".pkl") == 0))
+		return "--memory-json";
+	if ((n > 5 && strcmp(base + n - 5, ".yaml") == 0) ||
+	    (n > 4 && strcmp(base + n - 4, ".yml") == 0))
+		return "--context";
+	if (n > 5 && strcmp(base + n - 5, ".json") == 0 &&
+	    strstr(base, "report") != NULL)
+		return "--baseline";
+	return "--cpu-trace";
 }
 
 int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
 		{ "baseline", required_argument, NULL, 'B' },
 		{ "context", required_argument, NULL, 'C' },
 		{ "cpu-trace", required_argument, NULL, 't' },
@@ -298,7 +346,7 @@ main(int argc, char *argv[])
 	r.baseline = jv_null();
 	sets = xcalloc((size_t)argc, sizeof(*sets));
 	targs = xcalloc((size_t)argc, sizeof(*targs));
-	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'B':
 			base = optarg;
@@ -330,6 +378,8 @@ main(int argc, char *argv[])
 		case 't':
 			targs[ntargs++] = optarg;
 			break;
+		case 'h':
+			usage_help(&use);
 		default:
 			usage();
 		}
@@ -339,7 +389,10 @@ main(int argc, char *argv[])
 	hasctx = ctx.file != NULL || nsets > 0 || phase != NULL ||
 	    objective != NULL;
 	/* A context alone, without inputs, is its record on stdout. */
-	if (argc > 0 || (ntargs == 0 && mem == NULL && (!hasctx ||
+	if (argc > 0)
+		die_usage("%s: not an option; did you mean %s %s?", argv[0],
+		    option_for(argv[0]), argv[0]);
+	if ((ntargs == 0 && mem == NULL && (!hasctx ||
 	    mdout != NULL || jsonout != NULL || htmlout != NULL ||
 	    base != NULL)))
 		usage();

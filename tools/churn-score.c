@@ -2,6 +2,7 @@
  * churn-score: replay the device_traces of CUDA memory snapshots and say how
  * hard the caching allocator churns: one "churn" record per device.
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "base/err.h"
 #include "base/operands.h"
+#include "base/usage.h"
 #include "base/xalloc.h"
 #include "io/ndjson.h"
 #include "memory/memsnap.h"
@@ -166,22 +168,37 @@ static void	put_timeline(struct jw *, struct msnap *, const struct dev *);
 static void	put_or_null(struct jw *, const char *, int, int64_t);
 static void	put_ratio(struct jw *, const char *, double, double);
 
+static const struct optdoc options[] = {
+	OPTDOC_HELP,
+	OPTDOC_END
+};
+static const struct usage use = {
+	"[file ...]",
+	"replay CUDA memory snapshot traces and score allocator churn",
+	options
+};
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [file ...]\n", getprogname());
-	exit(2);
+	usage_error(&use);
 }
 
 int
 main(int argc, char *argv[])
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct jw *w;
 	int ch, status = 0;
 
 	setprogname(argv[0]);
-	while ((ch = getopt(argc, argv, "")) != -1) {
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'h':
+			usage_help(&use);
 		default:
 			usage();
 		}

@@ -10,18 +10,36 @@
 #include <stdlib.h>
 
 #include "base/err.h"
+#include "base/usage.h"
 #include "base/xalloc.h"
 #include "io/ndjson.h"
 #include "trace/oprank.h"
 
 static void	usage(void) __attribute__((noreturn));
 
+static const struct optdoc options[] = {
+	{ "-a", "with several ranks, write every rank's records" },
+	{ "-f table", "read operator and kernel families from table" },
+	{ "-k key", "rank by total, self, count, mean, max or gpu" },
+	{ "-n count", "write at most count records of each kind" },
+	{ "-p, --phase phase", "only what ran in phase" },
+	{ "--merge", "read partials and write the ranked records" },
+	{ "--partial", "write partial aggregates, for --merge" },
+	OPTDOC_HELP,
+	OPTDOC_END
+};
+static const struct usage use = {
+	"[-a] [-f table] [-k key] [-n count] [-p phase] [--merge] [--partial] "
+	    "[file ...]",
+	"rank where the time goes in profiler traces, by operator, thread, "
+	    "family, phase, step and GPU kernel",
+	options
+};
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-a] [-f table] [-k key] [-n count] "
-	    "[-p phase] [--merge] [--partial] [file ...]\n", getprogname());
-	exit(2);
+	usage_error(&use);
 }
 
 int
@@ -29,6 +47,7 @@ main(int argc, char *argv[])
 {
 	enum { OPT_MERGE = UCHAR_MAX + 1, OPT_PARTIAL };
 	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
 		{ "merge", no_argument, NULL, OPT_MERGE },
 		{ "partial", no_argument, NULL, OPT_PARTIAL },
 		{ "phase", required_argument, NULL, 'p' },
@@ -40,7 +59,7 @@ main(int argc, char *argv[])
 	int ch, i, rc = 0, status = 0, merge = 0, partial = 0;
 
 	setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "af:k:n:p:", longopts,
+	while ((ch = getopt_long(argc, argv, "af:k:n:p:h", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'a':
@@ -70,6 +89,8 @@ main(int argc, char *argv[])
 		case OPT_PARTIAL:
 			partial = 1;
 			break;
+		case 'h':
+			usage_help(&use);
 		default:
 			usage();
 		}

@@ -2,12 +2,14 @@
  * py-defs: find the def, async def and class statements of Python source,
  * with the line numbers CPython's ast reports, without running Python.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/usage.h"
 #include "io/ndjson.h"
 #include "snippet/pysrc.h"
 
@@ -24,23 +26,39 @@ static void	put_def(const struct pysrc *, size_t, const uint32_t *,
 
 static const char *const types[] = { "def", "async def", "class" };
 
+static const struct optdoc options[] = {
+	{ "-l first[-last]",
+	    "only the innermost definition holding these lines" },
+	{ "-n qualname", "only the definitions with this qualified name" },
+	OPTDOC_HELP,
+	OPTDOC_END
+};
+static const struct usage use = {
+	"[-l lines] [-n qualname] [file ...]",
+	"find the functions and classes of Python source without running "
+	    "Python",
+	options
+};
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-l lines] [-n qualname] [file ...]\n",
-	    getprogname());
-	exit(2);
+	usage_error(&use);
 }
 
 int
 main(int argc, char *argv[])
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct sel sel = { NULL, 0, 0 };
 	struct jw *w;
 	int ch, status = 0;
 
 	setprogname(argv[0]);
-	while ((ch = getopt(argc, argv, "l:n:")) != -1) {
+	while ((ch = getopt_long(argc, argv, "l:n:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'l':
 			parse_lines(optarg, &sel);
@@ -50,6 +68,8 @@ main(int argc, char *argv[])
 				die_usage("-n: qualified name is empty");
 			sel.qualname = optarg;
 			break;
+		case 'h':
+			usage_help(&use);
 		default:
 			usage();
 		}

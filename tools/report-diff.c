@@ -3,6 +3,7 @@
  * after a change, and say for each action of the first whether its
  * validation metric improved.  Markdown, or with -j one "diff" record.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <jv.h>
 
 #include "base/err.h"
+#include "base/usage.h"
 #include "io/ndjson.h"
 #include "report/jqx.h"
 #include "report/recset.h"
@@ -21,17 +23,31 @@ static int	read_report(const char *, jv *);
 static struct jqx *compile(const char *dir, int json, const char *before,
 		    const char *after);
 
+static const struct optdoc options[] = {
+	{ "-j", "write one diff record, not Markdown" },
+	{ "-r rubric", "the rubric directory" },
+	OPTDOC_HELP,
+	OPTDOC_END
+};
+static const struct usage use = {
+	"[-j] [-r rubric] before after",
+	"compare two profile reports and check each action's validation metric",
+	options
+};
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-j] [-r rubric] before after\n",
-	    getprogname());
-	exit(2);
+	usage_error(&use);
 }
 
 int
 main(int argc, char *argv[])
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct jqx *x;
 	struct jw *w;
 	const char *rflag = NULL;
@@ -40,7 +56,7 @@ main(int argc, char *argv[])
 	jv before, after, in, out;
 
 	setprogname(argv[0]);
-	while ((ch = getopt(argc, argv, "jr:")) != -1) {
+	while ((ch = getopt_long(argc, argv, "jr:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
 			jflag = 1;
@@ -48,6 +64,8 @@ main(int argc, char *argv[])
 		case 'r':
 			rflag = optarg;
 			break;
+		case 'h':
+			usage_help(&use);
 		default:
 			usage();
 		}

@@ -11,6 +11,7 @@
  * past the checks below still could not reach the network.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #include "base/err.h"
 #include "base/strbuf.h"
+#include "base/usage.h"
 #include "base/xalloc.h"
 #include "io/gzin.h"
 #include "io/json.h"
@@ -128,25 +130,42 @@ static const char style[] =
 	"h1,h2,h3,h4{break-after:avoid}\n"
 	"}\n";
 
+static const struct optdoc options[] = {
+	{ "-C dir", "look for the charts in dir" },
+	OPTDOC_HELP,
+	OPTDOC_END
+};
+static const struct usage use = {
+	"[-C dir] [file ...]",
+	"turn a Markdown report into one self-contained HTML page with its "
+	    "charts",
+	options
+};
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-C dir] [file ...]\n", getprogname());
-	exit(2);
+	usage_error(&use);
 }
 
 int
 main(int argc, char *argv[])
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct doc d;
 	int ch, i, status = 0;
 
 	setprogname(argv[0]);
-	while ((ch = getopt(argc, argv, "C:")) != -1) {
+	while ((ch = getopt_long(argc, argv, "C:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'C':
 			cflag = optarg;
 			break;
+		case 'h':
+			usage_help(&use);
 		default:
 			usage();
 		}

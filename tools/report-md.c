@@ -2,6 +2,7 @@
  * report-md: render the records of the other tools and rubric-apply's
  * findings as a Markdown report, or with -j as one JSON report record.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <jv.h>
 
 #include "base/err.h"
+#include "base/usage.h"
 #include "base/xalloc.h"
 #include "io/inputrec.h"
 #include "io/ndjson.h"
@@ -24,17 +26,32 @@ static void	usage(void);
 static jv	input_record(const char *);
 static struct jqx *compile(const char *dir, int json);
 
+static const struct optdoc options[] = {
+	{ "-i file", "name file among the inputs (repeatable)" },
+	{ "-j", "write the JSON report instead" },
+	{ "-r rubric", "the rubric directory" },
+	OPTDOC_HELP,
+	OPTDOC_END
+};
+static const struct usage use = {
+	"[-j] [-i file] [-r rubric] [file ...]",
+	"render profile records and findings as a Markdown or JSON report",
+	options
+};
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-j] [-i file] [-r rubric] [file ...]\n",
-	    getprogname());
-	exit(2);
+	usage_error(&use);
 }
 
 int
 main(int argc, char *argv[])
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct recset rs;
 	struct jqx *x;
 	struct jw *w;
@@ -46,7 +63,7 @@ main(int argc, char *argv[])
 
 	setprogname(argv[0]);
 	iflag = xcalloc((size_t)argc, sizeof(*iflag));
-	while ((ch = getopt(argc, argv, "i:jr:")) != -1) {
+	while ((ch = getopt_long(argc, argv, "i:jr:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'i':
 			iflag[ni++] = optarg;
@@ -57,6 +74,8 @@ main(int argc, char *argv[])
 		case 'r':
 			rflag = optarg;
 			break;
+		case 'h':
+			usage_help(&use);
 		default:
 			usage();
 		}

@@ -7,6 +7,7 @@
  * peaks survive), bars and panels are capped, and names are cut short.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 #include "base/operands.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
+#include "base/usage.h"
 #include "base/xalloc.h"
 #include "io/json.h"
 #include "io/ndjson.h"
@@ -204,26 +206,42 @@ static void	mark_slowest(char *, size_t);
 static int	famv_cmp(const void *, const void *);
 static size_t	top_families(struct charts *, int, char **, double *);
 
+static const struct optdoc options[] = {
+	{ "-o dir", "write the charts into dir" },
+	OPTDOC_HELP,
+	OPTDOC_END
+};
+static const struct usage use = {
+	"[-o dir] [file ...]",
+	"draw profile records as standalone SVG charts",
+	options
+};
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-o dir] [file ...]\n", getprogname());
-	exit(2);
+	usage_error(&use);
 }
 
 int
 main(int argc, char *argv[])
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct charts c;
 	struct jw *w;
 	int ch, status;
 
 	setprogname(argv[0]);
-	while ((ch = getopt(argc, argv, "o:")) != -1) {
+	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
 			oflag = optarg;
 			break;
+		case 'h':
+			usage_help(&use);
 		default:
 			usage();
 		}

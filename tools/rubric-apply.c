@@ -5,6 +5,7 @@
  * each by the share of its basis that the action could recover, with time
  * or memory that two rules claim attributed once.
  */
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <jv.h>
 
 #include "base/err.h"
+#include "base/usage.h"
 #include "base/xalloc.h"
 #include "io/ndjson.h"
 #include "report/jqx.h"
@@ -49,17 +51,31 @@ static void	put_finding(struct jw *, const struct rubric *,
 		    const struct hit *, size_t place, jv measures);
 static void	put_measure(struct jw *, const struct rule *, jv value);
 
+static const struct optdoc options[] = {
+	{ "-l", "read no input; write one rule record per rule" },
+	{ "-r rubric", "the rubric directory" },
+	OPTDOC_HELP,
+	OPTDOC_END
+};
+static const struct usage use = {
+	"[-l] [-r rubric] [file ...]",
+	"turn profile records into ranked findings with a reviewable rubric",
+	options
+};
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-l] [-r rubric] [file ...]\n",
-	    getprogname());
-	exit(2);
+	usage_error(&use);
 }
 
 int
 main(int argc, char *argv[])
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct rubric r;
 	struct recset rs;
 	struct jqx *x;
@@ -72,7 +88,7 @@ main(int argc, char *argv[])
 	jv out, objective, phase, measures;
 
 	setprogname(argv[0]);
-	while ((ch = getopt(argc, argv, "lr:")) != -1) {
+	while ((ch = getopt_long(argc, argv, "lr:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'l':
 			lflag = 1;
@@ -80,6 +96,8 @@ main(int argc, char *argv[])
 		case 'r':
 			rflag = optarg;
 			break;
+		case 'h':
+			usage_help(&use);
 		default:
 			usage();
 		}

@@ -4,6 +4,7 @@
  * runner accepts but surely does not mean.  One NDJSON "diagnostic" record
  * per finding, or lines for a terminal.
  */
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/usage.h"
 #include "base/xalloc.h"
 #include "io/ndjson.h"
 #include "io/pyyaml.h"
@@ -71,21 +73,38 @@ static void	dir_path(struct lint *, const struct ynode *, const char *);
 static size_t	distance(const char *, const char *);
 static void	put(const char *, const struct sdiags *, struct jw *);
 
+static const struct optdoc options[] = {
+	{ "-h", "one file:line:col: severity: message line per finding" },
+	{ "-j", "NDJSON records even to a terminal" },
+	{ "-w", "exit 1 on warnings too" },
+	{ "--help", "print this help and exit" },
+	OPTDOC_END
+};
+static const struct usage use = {
+	"[-hjw] [file ...]",
+	"check profiling-snippet configs as the runner reads them",
+	options
+};
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-hjw] [file ...]\n", getprogname());
-	exit(2);
+	usage_error(&use);
 }
 
 int
 main(int argc, char *argv[])
 {
+	enum { OPT_HELP = UCHAR_MAX + 1 };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct jw *w = NULL;
 	int ch, status = 0;
 
 	setprogname(argv[0]);
-	while ((ch = getopt(argc, argv, "hjw")) != -1) {
+	while ((ch = getopt_long(argc, argv, "hjw", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'h':
 			hflag = 1;
@@ -98,6 +117,8 @@ main(int argc, char *argv[])
 		case 'w':
 			wflag = 1;
 			break;
+		case OPT_HELP:
+			usage_help(&use);
 		default:
 			usage();
 		}

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "base/githead.h"
 #include "base/sha256.h"
 #include "base/strbuf.h"
+#include "base/usage.h"
 #include "base/xalloc.h"
 #include "io/ndjson.h"
 #include "snippet/pysrc.h"
@@ -114,18 +116,39 @@ static void	new_folder(const struct snip *, const struct strbuf *,
 static size_t	make_dirs(const char *, char ***);
 static void	put_record(const struct snip *, struct jw *);
 
+static const struct optdoc options[] = {
+	{ "-D device", "the config's device, such as cuda:0" },
+	{ "-f", "replace the files of an existing snippet" },
+	{ "-i images", "the images data source" },
+	{ "-l first[-last]", "copy the function holding these lines" },
+	{ "-m module", "the production module's import name" },
+	{ "-n qualname", "copy the function with this qualified name" },
+	{ "-o dir", "the snippets directory" },
+	{ "-p profile", "the profile and folder name" },
+	{ "-r table", "the range table" },
+	OPTDOC_HELP,
+	OPTDOC_END
+};
+static const struct usage use = {
+	"[-f] [-D device] [-i images] [-l lines] [-m module] [-n qualname] "
+	    "[-o dir] [-p profile] [-r table] file",
+	"scaffold a profiling snippet from one Python function",
+	options
+};
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-f] [-D device] [-i images] [-l lines]"
-	    " [-m module] [-n qualname] [-o dir] [-p profile] [-r table]"
-	    " file\n", getprogname());
-	exit(2);
+	usage_error(&use);
 }
 
 int
 main(int argc, char *argv[])
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct pysrc src;
 	struct snip sn;
 	struct rules rules;
@@ -139,7 +162,7 @@ main(int argc, char *argv[])
 	int ch, up;
 
 	setprogname(argv[0]);
-	while ((ch = getopt(argc, argv, "D:fi:l:m:n:o:p:r:")) != -1) {
+	while ((ch = getopt_long(argc, argv, "D:fi:l:m:n:o:p:r:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'D':
 			if (*optarg == '\0' || optarg[strspn(optarg,
@@ -174,6 +197,8 @@ main(int argc, char *argv[])
 		case 'r':
 			rflag = optarg;
 			break;
+		case 'h':
+			usage_help(&use);
 		default:
 			usage();
 		}

@@ -19,6 +19,7 @@
 
 #include "base/err.h"
 #include "base/githead.h"
+#include "base/usage.h"
 #include "base/xalloc.h"
 #include "io/ndjson.h"
 #include "io/pyyaml.h"
@@ -60,21 +61,41 @@ static int	check(struct plan *, const char *, int *);
 static int	sorted_keys(const char *, const struct ynode *);
 static void	free_plan(struct plan *);
 
+static const struct optdoc options[] = {
+	{ "-f", "remove an old manifest.yaml of the same run id" },
+	{ "-i, --run-id run-id", "the run id, one folder name" },
+	{ "-n", "plan only: write the plan record" },
+	{ "-p, --print-nsys-command", "print the Nsight Systems command" },
+	{ "-r runner", "the runner command, split at blanks" },
+	{ "--capture-range value", "the runner's override of capture_range" },
+	{ "--data-source value", "the runner's override of data_source" },
+	{ "--device value", "the runner's override of device" },
+	{ "--iterations n", "the runner's override of iterations" },
+	{ "--record-loading value", "eager or lazy" },
+	{ "--seed n", "the runner's override of seed" },
+	{ "--target value", "the runner's override of target" },
+	{ "--warmup n", "the runner's override of warmup" },
+	OPTDOC_HELP,
+	OPTDOC_END
+};
+static const struct usage use = {
+	"[-fn] [-i run-id] [-r runner] [--option value ...] config\n"
+	    "-p [-i run-id] [--option value ...] config",
+	"plan and run a profiling snippet and check its manifest",
+	options
+};
+
 static void
 usage(void)
 {
-	fprintf(stderr,
-	    "usage: %s [-fn] [-i run-id] [-r runner] [--option value ...]"
-	    " config\n"
-	    "       %s -p [-i run-id] [--option value ...] config\n",
-	    getprogname(), getprogname());
-	exit(2);
+	usage_error(&use);
 }
 
 int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
 		{ "capture-range", required_argument, NULL, O_CAPTURE },
 		{ "data-source", required_argument, NULL, O_DATA },
 		{ "device", required_argument, NULL, O_DEVICE },
@@ -97,7 +118,7 @@ main(int argc, char *argv[])
 	setprogname(argv[0]);
 	memset(&o, 0, sizeof(o));
 	memset(&p, 0, sizeof(p));
-	while ((ch = getopt_long(argc, argv, "fi:npr:", longopts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "fi:npr:h", longopts, NULL)) !=
 	    -1) {
 		switch (ch) {
 		case 'f':
@@ -149,6 +170,8 @@ main(int argc, char *argv[])
 			o.warmup = parse_num(optarg, INT64_MIN, INT64_MAX,
 			    "--warmup");
 			break;
+		case 'h':
+			usage_help(&use);
 		default:
 			usage();
 		}

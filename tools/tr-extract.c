@@ -3,12 +3,14 @@
  * gzip) into NDJSON records, one per event, and one "trace" record last.
  * The work is lib/trace/extract's; this is its command line.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "base/err.h"
 #include "base/operands.h"
+#include "base/usage.h"
 #include "io/ndjson.h"
 #include "trace/extract.h"
 
@@ -17,25 +19,41 @@ static int	extract(const char *, void *);
 
 static struct extract_opts opts;
 
+static const struct optdoc options[] = {
+	{ "-a", "keep each event's whole args object" },
+	OPTDOC_HELP,
+	OPTDOC_END
+};
+static const struct usage use = {
+	"[-a] [file ...]",
+	"stream PyTorch profiler traces into NDJSON records",
+	options
+};
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-a] [file ...]\n", getprogname());
-	exit(2);
+	usage_error(&use);
 }
 
 int
 main(int argc, char *argv[])
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct jw *w;
 	int ch, status = 0;
 
 	setprogname(argv[0]);
-	while ((ch = getopt(argc, argv, "a")) != -1) {
+	while ((ch = getopt_long(argc, argv, "ah", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			opts.args = 1;
 			break;
+		case 'h':
+			usage_help(&use);
 		default:
 			usage();
 		}
