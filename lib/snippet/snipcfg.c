@@ -653,7 +653,6 @@ snipcfg_nsys(const struct snipcfg *c, const char *run_dir,
 	const char *tok[48];
 	char *p = NULL, *q;
 	size_t n = 0, k = 0, i, len;
-	int raw;
 	FILE *f;
 
 	trace = snip_path_join(run_dir, "trace");
@@ -709,21 +708,13 @@ snipcfg_nsys(const struct snipcfg *c, const char *run_dir,
 		if (i > 0)
 			fputs(" \\\n  ", f);
 		/*
-		 * The capture token stays raw so that its @* reads as
-		 * documented, unless the range name needs quoting: then the
-		 * whole word is quoted, which keeps @* from the shell too.
+		 * shlex.quote quotes the capture token for its '*' (the
+		 * runner prints it raw, and zsh stops at "no matches
+		 * found"), but leaves a leading '=', which zsh replaces
+		 * with a command's path.
 		 */
-		if (tok[i] == capture) {
-			q = snip_quote(c->capture_range);
-			raw = strcmp(q, c->capture_range) == 0;
-			free(q);
-			if (raw) {
-				fputs(capture, f);
-				continue;
-			}
-		}
 		q = snip_quote(tok[i]);
-		fputs(q, f);
+		fprintf(f, q[0] == '=' ? "'%s'" : "%s", q);
 		free(q);
 	}
 	fputc('\n', f);
