@@ -122,6 +122,41 @@ def md_diff($d):
   + (if ($d.not_compared | length) == 0 then ""
      else "\n### Not compared\n\n" + ($d.not_compared | map("- " + . + "\n") | join("")) end);
 
+# report-diff --fail-on: what got worse by more than $limit (a fraction)
+# beyond the noise, a sentence each.  The step time's noise is measured:
+# two standard errors of the difference of the two mean steps, as a
+# fraction of the mean before.  A measure has no spread to measure: its
+# noise is the verdicts' threshold, and a change from 0 the wrong way is
+# worse without bound.
+def step_noise($b; $a):
+  def var_of_mean: if (.steps // 0) > 0 and .std != null
+    then .std * .std / .steps else 0 end;
+  (($b | var_of_mean) + ($a | var_of_mean) | sqrt) * 2 / $b.mean;
+
+def worse_by($before; $after; $better):
+  (if $better == "lower" then $after - $before else $before - $after end) as $w
+  | if $before != 0 then $w / ($before | fabs)
+    elif $w > 0 then infinite else 0 end;
+
+def regressions($b; $a; $limit):
+  diff_record($b; $a) as $d
+  | [ ($d.step_time | select(.change != null)
+       | step_noise($b.summary.steps; $a.summary.steps) as $n
+       | select(.change > $limit + $n)
+       | "step time: \(.before_us | us) before, \(.after_us | us) after, "
+         + "+\(.change | pct) (limit \($limit | pct), noise \($n | pct))"),
+      ([($b.actions // [])[], ($a.actions // [])[] | .rule] | unique[]
+       | {rule: ., before: ($b.measures[.].value // null),
+          after: ($a.measures[.].value // null),
+          better: ($b.measures[.].better // $a.measures[.].better // null)}
+       | select(.better != null and .before != null and .after != null)
+       | worse_by(.before; .after; .better) as $w
+       | select($w > $limit + noise)
+       | "\(.rule): \(.before | mval) before, \(.after | mval) after, "
+         + (if $w == infinite then "worse from 0" else "worse by \($w | pct)" end)
+         + " (limit \($limit | pct), noise \(noise | pct); \(.better) is better)")
+    ];
+
 # report-diff's program: the input is {"before": report, "after": report}.
 def diff_report($format; $bname; $aname):
   diff_record(.before; .after) as $d

@@ -95,6 +95,13 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	assert_line --index 3 'fragmentation-medium regressed'
 	run -0 bats_pipe report-diff -j before.json after.json \| jq -c '.ops[0]'
 	assert_output '{"name":"aten::addmm","before_self_us":755,"after_self_us":155,"before_count":26,"after_count":26,"status":"both","change_us":-600}'
+	# The CI job, on the torch loop's fix: it passes the gate, its undoing
+	# fails.
+	cp "$FIXTURES/before.json" "$FIXTURES/after.json" .
+	run -0 bash -c 'report-diff --fail-on 10 before.json after.json >diff.md'
+	run -0 grep -c '^### ' diff.md
+	run -1 --separate-stderr bash -c 'report-diff --fail-on 10 after.json before.json >diff.md'
+	assert_stderr --partial 'report-diff: worse: '
 }
 
 # Two real traces of one CPU training loop, before and after replacing a
@@ -149,4 +156,63 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	run -0 bats_pipe report-diff -j after.json before.json \| \
 	    jq -r '.actions[] | select(.rule == "dataloader-share") | .verdict'
 	assert_output 'regressed'
+}
+
+@test "report-diff --fail-on: a fix passes, the same change undone fails, naming what got worse" {
+	cd "$FIXTURES"
+	run -0 --separate-stderr report-diff --fail-on 5 before.json after.json
+	assert_stderr ''
+	assert_output - <torch.md
+	run -1 --separate-stderr report-diff --fail-on 5 after.json before.json
+	# The diff is written either way; the gate adds only the status.
+	assert_output "$(report-diff after.json before.json)"
+	assert_stderr - <<'ERR'
+report-diff: worse: step time: 8.11 ms before, 122.11 ms after, +1406.3 % (limit 5.0 %, noise 1396.3 %)
+report-diff: worse: dataloader-share: 0.3110 before, 0.7435 after, worse by 139.1 % (limit 5.0 %, noise 5.0 %; lower is better)
+report-diff: worse: matmul-cpu: 3601.2000 before, 16641.4000 after, worse by 362.1 % (limit 5.0 %, noise 5.0 %; lower is better)
+report-diff: worse: unstable-steps: 0.0976 before, 1.0364 after, worse by 962.3 % (limit 5.0 %, noise 5.0 %; lower is better)
+ERR
+	# -j alike; a report against itself never fails.
+	run -1 bash -c 'set -o pipefail; report-diff -j --fail-on 5 after.json before.json 2>/dev/null | jq -r .kind'
+	assert_output 'diff'
+	run -0 --separate-stderr report-diff --fail-on 0 before.json before.json
+	assert_stderr ''
+}
+
+@test "report-diff --fail-on: the step time fails only beyond its measured noise" {
+	cd "$FIXTURES"
+	# after.json's steps, 8.1 % slower: within the noise of steps that
+	# vary as they do (std 0.79 ms over 5), beyond it when they do not.
+	jq -c '.summary.steps.mean *= 1.081' after.json >"$BATS_TEST_TMPDIR/slow.json"
+	run -0 --separate-stderr report-diff --fail-on 5 after.json "$BATS_TEST_TMPDIR/slow.json"
+	assert_stderr ''
+	jq -c '.summary.steps.std = 0' after.json >"$BATS_TEST_TMPDIR/steady.json"
+	jq -c '.summary.steps.mean *= 1.081 | .summary.steps.std = 0' after.json \
+	    >"$BATS_TEST_TMPDIR/steady-slow.json"
+	run -1 --separate-stderr report-diff --fail-on 5 "$BATS_TEST_TMPDIR/steady.json" "$BATS_TEST_TMPDIR/steady-slow.json"
+	assert_stderr 'report-diff: worse: step time: 8.11 ms before, 8.76 ms after, +8.1 % (limit 5.0 %, noise 0.0 %)'
+	run -0 report-diff --fail-on 8.2% "$BATS_TEST_TMPDIR/steady.json" "$BATS_TEST_TMPDIR/steady-slow.json"
+}
+
+@test "report-diff --fail-on: an example fix undone fails; a measure from 0 the wrong way always does" {
+	cd "$FIXTURES"
+	run -1 --separate-stderr report-diff --fail-on 25 example-after.json example-before.json
+	assert_stderr --partial 'report-diff: worse: low-gpu-util: '
+	jq -c '.measures.oom = {value: 0, better: "lower"}
+	    | .actions += [{rule: "oom", metric: "no OOM"}]' example-before.json \
+	    >"$BATS_TEST_TMPDIR/b.json"
+	jq -c '.measures.oom = {value: 1, better: "lower"}' example-before.json \
+	    >"$BATS_TEST_TMPDIR/a.json"
+	run -1 --separate-stderr report-diff --fail-on 1000 "$BATS_TEST_TMPDIR/b.json" "$BATS_TEST_TMPDIR/a.json"
+	assert_stderr 'report-diff: worse: oom: 0 before, 1 after, worse from 0 (limit 1000.0 %, noise 5.0 %; lower is better)'
+}
+
+@test "report-diff --fail-on: not a percentage is a usage error" {
+	cd "$FIXTURES"
+	for p in x -1 5%% inf nan 1e400; do
+		run -2 --separate-stderr report-diff --fail-on "$p" before.json after.json
+		assert_stderr "report-diff: --fail-on: not a percentage of 0 or more: $p"
+	done
+	run -2 --separate-stderr report-diff --fail-on '' before.json after.json
+	assert_stderr --partial 'report-diff: --fail-on: not a percentage'
 }

@@ -4,6 +4,8 @@
  * validation metric improved.  Markdown, or with -j one "diff" record.
  */
 #include <getopt.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +24,20 @@ static void	usage(void);
 static int	read_report(const char *, jv *);
 static struct jqx *compile(const char *dir, int json, const char *before,
 		    const char *after);
+static double	parse_percent(const char *);
+static int	gate(const char *dir, jv in, double limit);
 
 static const struct optdoc options[] = {
+	{ "--fail-on pct",
+	    "exit 1 when the step time or an action's metric got worse by"
+	    " more than pct % beyond the noise" },
 	{ "-j", "write one diff record, not Markdown" },
 	{ "-r rubric", "the rubric directory" },
 	OPTDOC_HELP,
 	OPTDOC_END
 };
 static const struct usage use = {
-	"[-j] [-r rubric] before after",
+	"[-j] [--fail-on pct] [-r rubric] before after",
 	"compare two profile reports and check each action's validation metric",
 	options
 };
@@ -44,7 +51,9 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
+	enum { OPT_FAIL_ON = UCHAR_MAX + 1 };
 	static const struct option longopts[] = {
+		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -52,7 +61,8 @@ main(int argc, char *argv[])
 	struct jw *w;
 	const char *rflag = NULL;
 	char *dir, *msg;
-	int ch, jflag = 0, rc, nb, na;
+	int ch, jflag = 0, rc, nb, na, status;
+	double limit = -1;
 	jv before, after, in, out;
 
 	setprogname(argv[0]);
@@ -63,6 +73,9 @@ main(int argc, char *argv[])
 			break;
 		case 'r':
 			rflag = optarg;
+			break;
+		case OPT_FAIL_ON:
+			limit = parse_percent(optarg);
 			break;
 		case 'h':
 			usage_help(&use);
@@ -77,7 +90,6 @@ main(int argc, char *argv[])
 
 	dir = rubric_dir(rflag);
 	x = compile(dir, jflag, argv[0], argv[1]);
-	free(dir);
 	nb = read_report(argv[0], &before);
 	na = read_report(argv[1], &after);
 	/* Two empty inputs: nothing to compare, no output. */
@@ -85,6 +97,7 @@ main(int argc, char *argv[])
 		jv_free(before);
 		jv_free(after);
 		jqx_free(x);
+		free(dir);
 		return finish(0);
 	}
 	if (nb == 0)
@@ -95,6 +108,9 @@ main(int argc, char *argv[])
 	in = jv_object();
 	in = jv_object_set(in, jv_string("before"), before);
 	in = jv_object_set(in, jv_string("after"), after);
+	/* The gate reads the same input; the diff is written either way. */
+	status = limit >= 0 ? gate(dir, jv_copy(in), limit) : 0;
+	free(dir);
 	if ((rc = jqx_run(x, in, &out, &msg)) < 0)
 		die("diff.jq: %s", msg);
 	if (jflag && jv_get_kind(out) == JV_KIND_OBJECT) {
@@ -109,7 +125,56 @@ main(int argc, char *argv[])
 		    jflag ? "JSON object" : "string");
 	jv_free(out);
 	jqx_free(x);
-	return finish(0);
+	return finish(status);
+}
+
+/* --fail-on's percentage: a number, 0 or more, "%" allowed after it. */
+static double
+parse_percent(const char *s)
+{
+	char *end;
+	double v;
+
+	v = strtod(s, &end);
+	if (end != s && *end == '%')
+		end++;
+	if (end == s || *end != '\0' || !isfinite(v) || v < 0)
+		die_usage("--fail-on: not a percentage of 0 or more: %s", s);
+	return v / 100;
+}
+
+/*
+ * diff.jq's regressions() over {before, after}: each on stderr, and 1 when
+ * there is any.
+ */
+static int
+gate(const char *dir, jv in, double limit)
+{
+	static const char *const files[] = { "facts.jq", "diff.jq", NULL };
+	struct jqx *x;
+	char *msg;
+	jv args, out, e;
+	int i, n;
+
+	args = jv_object_set(jv_object(), jv_string("limit"),
+	    jv_number(limit));
+	x = rubric_compile_files(dir, files,
+	    "regressions(.before; .after; $limit)", args);
+	if (jqx_run(x, in, &out, &msg) < 0)
+		die("diff.jq: %s", msg);
+	if (jv_get_kind(out) != JV_KIND_ARRAY)
+		die("diff.jq: the regressions are not a list");
+	n = jv_array_length(jv_copy(out));
+	for (i = 0; i < n; i++) {
+		e = jv_array_get(jv_copy(out), i);
+		if (jv_get_kind(e) != JV_KIND_STRING)
+			die("diff.jq: a regression is not a sentence");
+		warnmsg("worse: %s", jqx_str(e));
+		jv_free(e);
+	}
+	jv_free(out);
+	jqx_free(x);
+	return n > 0;
 }
 
 /*
