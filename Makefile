@@ -71,7 +71,23 @@ $(BUILD)/lib/libutil.a: $(LIB_OBJ)
 
 $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Ilib -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Ilib -I$(BUILD) -MMD -MP -c -o $@ $<
+
+# The names of a run's inputs, kept in pipelines/names.mk for report.mk,
+# as C for the tools: each NAME_PATTERNS := glob ... (continued with \)
+# becomes #define NAME_PATTERNS "glob", ...
+GEN_NAMES = /^[A-Z_]+_PATTERNS :=/ { name = $$1; sub(/^[^=]*:=/, ""); k++; \
+	order[k] = name; more = 1 } \
+	more { more = /\\$$/; sub(/\\$$/, ""); \
+	for (i = 1; i <= NF; i++) list[name] = list[name] " \"" $$i "\","; } \
+	END { print "/* Made by the Makefile from pipelines/names.mk. */"; \
+	for (i = 1; i <= k; i++) \
+		printf "\#define %s\t%s\n", order[i], substr(list[order[i]], 2) }
+$(BUILD)/gen/names.h: pipelines/names.mk
+	@mkdir -p $(@D)
+	awk '$(GEN_NAMES)' pipelines/names.mk >$@.tmp
+	mv $@.tmp $@
+$(BUILD)/lib/io/runnames.o: $(BUILD)/gen/names.h
 
 # The rubric's reference for reviewers, generated from the rules themselves
 # so that the two cannot drift; the generated file is committed too.
@@ -161,7 +177,7 @@ uninstall:
 	    $(DESTDIR)$(MRPDIR) 2>/dev/null || :
 
 clean:
-	rm -rf bin testbin build-asan build-fuzz tools/*.o tools/*.d \
+	rm -rf bin testbin gen build-asan build-fuzz tools/*.o tools/*.d \
 	    lib/*/*.o lib/*/*.d lib/libutil.a
 
 .PHONY: all deps check check-slurm asan example bench fuzz fuzzers testbins \

@@ -6,17 +6,15 @@
 # A run directory holds profiler traces (one file per rank, or per window
 # of a rank) and/or memory_snapshot*.json[.gz], and may hold context.yaml (or
 # context.json): what is known of the run, as analyze-profile --context
-# reads it.  The traces are the files whose names match, in this order (as
-# for a directory given to analyze-profile --cpu-trace):
-#	*.pt.trace.json *.pt.trace.json.gz	(tensorboard_trace_handler's
-#		<worker>.<timestamp>.pt.trace.json[.gz])
-#	trace*.json trace*.json.gz
-#	rank*.json rank*.json.gz
-#	worker*.json worker*.json.gz
-# read in sorted order; memory_snapshot* is never a trace, and context.json,
-# report.json and the stage files below match none of the patterns.  A run
-# directory with no trace and no snapshot is an error naming it and the
-# patterns, not an empty report; two traces of one rank over the same window
+# reads it.  The traces are the files whose names match TRACE_PATTERNS in
+# names.mk beside this file (as for a directory given to analyze-profile
+# --cpu-trace): tensorboard_trace_handler's, vLLM's, SGLang's and xDiT's
+# names, and trace*, rank*, worker*; they are read in sorted order.
+# memory_snapshot* is never a trace, and context.json, report.json and the
+# stage files below match none of the patterns.  A pickle (*.pickle,
+# *.pkl) is never read: make says so, and the report lists it with how to
+# dump the snapshot as JSON.  A run directory with no trace and no snapshot
+# is an error naming it and the patterns, not an empty report; two traces of one rank over the same window
 # are op-rank's error.  Every name is quoted for the shell.  Names make
 # cannot carry stop it before anything runs, naming them: a run directory
 # or BASELINE with whitespace or one of $ : ; | % \ * ? [, and an input
@@ -84,13 +82,13 @@ ifeq ($(strip $(RUNS)),)
 $(error name the run directory: make -f pipelines/report.mk RUN=runs/<id>)
 endif
 
-TRACE_PATTERNS := *.pt.trace.json *.pt.trace.json.gz trace*.json \
-	trace*.json.gz rank*.json rank*.json.gz worker*.json worker*.json.gz
-SNAP_PATTERNS := memory_snapshot*.json memory_snapshot*.json.gz
-# The matching names that are not snapshots and not directories.
-traces = $(sort $(foreach f,$(filter-out $1/memory_snapshot%, \
-	$(wildcard $(addprefix $1/,$(TRACE_PATTERNS)))),$(if $(wildcard $f/.),,$f)))
+include $(HERE)names.mk
+# $(call files,dir,patterns): the matching names that are not directories.
+files = $(sort $(foreach f,$(wildcard $(addprefix $1/,$2)), \
+	$(if $(wildcard $f/.),,$f)))
+traces = $(filter-out $1/memory_snapshot%,$(call files,$1,$(TRACE_PATTERNS)))
 snaps = $(sort $(wildcard $(addprefix $1/,$(SNAP_PATTERNS))))
+pickles = $(call files,$1,$(PICKLE_PATTERNS))
 context = $(firstword $(wildcard $1/context.yaml $1/context.json))
 stages = $(if $(call context,$1),$1/context.ndjson) \
 	$(if $(call traces,$1),$1/ops.ndjson $1/trace-memory.ndjson) \
@@ -112,7 +110,8 @@ TRACE_MEMORY := ^\{"kind":"(memory|trace)"|^\{"kind":"event","name":"ProfilerSte
 # (whitespace) or a prerequisite list would misread (|).
 split_names = $(shell find $(call q,$1) -maxdepth 1 ! -type d \
 	-name '*[[:space:]|]*' \( $(foreach p,$(TRACE_PATTERNS) \
-	$(SNAP_PATTERNS),-name '$p' -o) -false \) -print 2>/dev/null)
+	$(SNAP_PATTERNS) $(PICKLE_PATTERNS),-name '$p' -o) -false \) \
+	-print 2>/dev/null)
 refuse_split = $(if $2,$(error $(ME): $2: an input name with whitespace \
 	or "|" is beyond make; rename it))
 
@@ -127,7 +126,15 @@ all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json) $(RUNS:%=%/report.html) \
 # neither a trace nor a snapshot.
 need_input = $(if $(call traces,$1)$(call snaps,$1),,printf '%s\n' \
 	$(call q,report.mk: $1: no trace and no memory snapshot (none of \
-	$(TRACE_PATTERNS) $(SNAP_PATTERNS))) >&2; exit 1)
+	$(TRACE_PATTERNS) $(SNAP_PATTERNS))$(if $(call pickles,$1),; a \
+	pickle is never read: dump the snapshot as JSON)) >&2; exit 1)
+# $(call tell_pickles,dir): names each pickle in dir on stderr.
+tell_pickles = $(foreach p,$(call pickles,$1),printf '%s\n' $(call q,$(ME): \
+	$p: a pickle is never read; the report says how to dump the snapshot \
+	as JSON) >&2;)
+# $(call inputs,dir): report-md's -i for every input the report names.
+inputs = $(foreach f,$(call traces,$1) $(call snaps,$1) $(call pickles,$1), \
+	-i $(call q,$f))
 
 # $(call into,command[,file]): runs command as a stage, through $(SUBMIT),
 # into file.tmp, then renames that to file ($@ if not named).  One shell
@@ -189,19 +196,19 @@ RANK_STAGE = trap 'rm -f "$$2.tmp" "$$3.tmp"' EXIT; \
 	@$(call need_input,$*)
 	$(call into,$(BIN)/report-svg -o $(call q,$*) $(call qs,$(call stages,$*)))
 
-%/report.md: $$(call stages,$$*) %/findings.ndjson %/charts.ndjson \
-    $(BIN)/report-md $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq
-	$(call into,$(BIN)/report-md -r $(RUBRIC) $(foreach f,$(call traces,$*) \
-	    $(call snaps,$*),-i $(call q,$f)) \
+%/report.md: $$(call stages,$$*) $$(call pickles,$$*) %/findings.ndjson \
+    %/charts.ndjson $(BIN)/report-md $(RULES) $(RUBRIC)/diff.jq \
+    $(RUBRIC)/report.jq
+	@$(call tell_pickles,$*)
+	$(call into,$(BIN)/report-md -r $(RUBRIC) $(call inputs,$*) \
 	    $(call qs,$(call stages,$*) $*/findings.ndjson $*/charts.ndjson))
 
 %/report.html: %/report.md %/charts.ndjson $(BIN)/report-html
 	$(call into,$(BIN)/report-html $(call q,$*/report.md))
 
-%/report.json: $$(call stages,$$*) %/findings.ndjson $(BIN)/report-md \
-    $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq
-	$(call into,$(BIN)/report-md -j -r $(RUBRIC) \
-	    $(foreach f,$(call traces,$*) $(call snaps,$*),-i $(call q,$f)) \
+%/report.json: $$(call stages,$$*) $$(call pickles,$$*) %/findings.ndjson \
+    $(BIN)/report-md $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq
+	$(call into,$(BIN)/report-md -j -r $(RUBRIC) $(call inputs,$*) \
 	    $(call qs,$(call stages,$*) $*/findings.ndjson))
 
 # Before and after: the baseline run's report against this run's.

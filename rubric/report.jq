@@ -148,7 +148,7 @@ def md_context($f):
 def md_quality($f):
   if ($f.warnings | length) == 0 then ""
   else "## Data quality\n\n"
-    + "The inputs are cut short or disagree with themselves in places; the analysis went on with what they hold.\n\n"
+    + "Some inputs are cut short, disagree with themselves in places or could not be read; the analysis went on with what there is.\n\n"
     + ([$f.warnings[0:10][] | "- `\(.file // "")" + (if .line != null then ":\(.line):\(.col)" else "" end) + "`: \(.message)"] | join("\n"))
     + (if ($f.warnings | length) > 10 then "\n- … and more (see the warning records)" else "" end)
     + "\n\n"

@@ -507,7 +507,7 @@ dlrm() {
 	cd "$BATS_TEST_TMPDIR"
 	mkdir run
 	run -1 --separate-stderr analyze-profile --cpu-trace run
-	assert_stderr 'analyze-profile: run: no trace in the directory (none of *.pt.trace.json, *.pt.trace.json.gz, trace*.json, trace*.json.gz, rank*.json, rank*.json.gz, worker*.json, worker*.json.gz)'
+	assert_stderr 'analyze-profile: run: no trace in the directory (none of *.trace.json, *.trace.json.gz, profile_trace*.json, profile_trace*.json.gz, trace*.json, trace*.json.gz, rank*.json, rank*.json.gz, worker*.json, worker*.json.gz)'
 	# Snapshots, the context, the reports and the stages are no traces.
 	cp "$TOP/fixtures/example/memory_snapshot.json.gz" run/
 	cp "$TOP/fixtures/example/memory_snapshot.json.gz" run/memory_snapshot.pt.trace.json.gz
@@ -531,6 +531,35 @@ dlrm() {
 	assert_output "$(printf 'run/%s\n' a.pt.trace.json a.pt.trace.json.gz \
 	    rank-1.json.gz rank0.json trace.json trace_1.json.gz worker0.json \
 	    worker_1.json.gz)"
+}
+
+@test "analyze-profile: SGLang's, xDiT's and vLLM's trace names; a pickle is named, never read" {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir run
+	# The names those launchers write, each trace another rank.
+	i=0
+	for n in 1733466.3-TP-0.trace.json.gz 1733466.3-TP-1.trace.json.gz \
+	    profile_trace_rank_2.json.gz profile_trace_rank_3.json \
+	    host_1234.1733466312.pt.trace.json.gz; do
+		gzip -dc "$TOP/fixtures/example/trace.json.gz" |
+		    jq -c --argjson r $i '.distributedInfo = {rank: $r}' >"run/$n"
+		i=$((i + 1))
+	done
+	printf '\x80\x04\x95\x10\x00\x00\x00' >run/memory_snapshot.pickle
+	run -0 --separate-stderr analyze-profile --cpu-trace run --json-out r.json --md-out r.md
+	assert_stderr "analyze-profile: run/memory_snapshot.pickle: a pickle is never read.  Dump the snapshot as JSON instead: json.dump(torch.cuda.memory._snapshot(), open(\"snap.json\", \"w\")), or convert a pickle you trust (loading one runs code) where it was made: python3 -c 'import pickle, json; json.dump(pickle.load(open(\"snap.pickle\", \"rb\")), open(\"snap.json\", \"w\"))'"
+	run -0 jq -r '.inputs[] | "\(.path) \(.role)"' r.json
+	assert_output - <<'OUT'
+run/1733466.3-TP-0.trace.json.gz trace
+run/1733466.3-TP-1.trace.json.gz trace
+run/host_1234.1733466312.pt.trace.json.gz trace
+run/profile_trace_rank_2.json.gz trace
+run/profile_trace_rank_3.json trace
+run/memory_snapshot.pickle pickle
+OUT
+	run -0 jq -r '.data_quality[] | "\(.file): \(.message[0:29])"' r.json
+	assert_output 'run/memory_snapshot.pickle: a pickle is never read.  Dump'
+	run -0 grep -c '^- `run/memory_snapshot.pickle`: a pickle is never read' r.md
 }
 
 @test "analyze-profile: --baseline adds the before-and-after comparison" {
@@ -794,7 +823,7 @@ children() {
 	run -0 --separate-stderr analyze-profile --cpu-trace "$f"
 	assert_output --partial "## Data quality
 
-The inputs are cut short or disagree with themselves in places; the analysis went on with what they hold.
+Some inputs are cut short, disagree with themselves in places or could not be read; the analysis went on with what there is.
 
 - \`$f\`: the event array has no closing ']'; the trace may be cut off"
 	assert_stderr --partial "analyze-profile: $f: warning: the event array has no closing ']'; the trace may be cut off"

@@ -138,11 +138,8 @@ mk() {
 	assert_output "[8,$(cd "$r" && ls *.pt.trace.json* | jq -Rsc 'split("\n")[:-1]'),true]"
 	analyze-profile --cpu-trace "$r" --json-out "$BATS_TEST_TMPDIR/a.json" \
 	    >"$BATS_TEST_TMPDIR/a.md"
-	# The same report, inputs aside (report.mk names no role with -i).
-	diff <(jq -S 'del(.inputs)' "$r/report.json") \
-	    <(jq -S 'del(.inputs)' "$BATS_TEST_TMPDIR/a.json")
-	diff <(jq -c '[.inputs[] | .path, .sha256]' "$r/report.json") \
-	    <(jq -c '[.inputs[] | .path, .sha256]' "$BATS_TEST_TMPDIR/a.json")
+	# The same report, inputs and their roles too.
+	diff <(jq -S . "$r/report.json") <(jq -S . "$BATS_TEST_TMPDIR/a.json")
 	diff <(nocharts "$r/report.md" | sed '/^## Inputs/,$d') \
 	    <(sed '/^## Inputs/,$d' "$BATS_TEST_TMPDIR/a.md")
 	# Every rank is there once.
@@ -151,13 +148,42 @@ mk() {
 	assert_output "$(seq 0 7)"
 }
 
+@test "report.mk: SGLang's and xDiT's trace names, a pickle named: analyze-profile's report" {
+	r=$BATS_TEST_TMPDIR/run
+	mkdir "$r"
+	i=0
+	for n in 1733466.3-TP-0.trace.json.gz 1733466.3-TP-1.trace.json.gz \
+	    profile_trace_rank_2.json.gz; do
+		gzip -dc "$TOP/fixtures/example/trace.json.gz" |
+		    jq -c --argjson r $i '.distributedInfo = {rank: $r}' >"$r/$n"
+		i=$((i + 1))
+	done
+	printf '\x80\x04\x95\x10\x00\x00\x00' >"$r/memory_snapshot.pickle"
+	run -0 --separate-stderr mk RUN="$r"
+	assert_stderr "report.mk: $r/memory_snapshot.pickle: a pickle is never read; the report says how to dump the snapshot as JSON"
+	run -0 jq -r '.inputs[] | "\(.path | sub(".*/"; "")) \(.role)"' "$r/report.json"
+	assert_output - <<'OUT'
+1733466.3-TP-0.trace.json.gz trace
+1733466.3-TP-1.trace.json.gz trace
+profile_trace_rank_2.json.gz trace
+memory_snapshot.pickle pickle
+OUT
+	analyze-profile --cpu-trace "$r" --json-out "$BATS_TEST_TMPDIR/a.json" \
+	    >/dev/null 2>&1
+	diff <(jq -S . "$r/report.json") <(jq -S . "$BATS_TEST_TMPDIR/a.json")
+	# A pickle alone is no input, and the failure says why.
+	rm "$r"/*.json.gz "$r"/report.* "$r"/*.ndjson
+	run -2 --separate-stderr mk RUN="$r"
+	assert_stderr --partial "memory_snapshot*.json.gz); a pickle is never read: dump the snapshot as JSON"
+}
+
 @test "report.mk: a run directory with no trace and no snapshot fails, naming it" {
 	r=$BATS_TEST_TMPDIR/run
 	mkdir "$r"
 	cp "$TOP/fixtures/analyze-profile/context.yaml" "$r"
 	: >"$r/report.json"
 	run -2 --separate-stderr mk RUN="$r"
-	assert_stderr --partial "report.mk: $r: no trace and no memory snapshot (none of *.pt.trace.json *.pt.trace.json.gz trace*.json trace*.json.gz rank*.json rank*.json.gz worker*.json worker*.json.gz memory_snapshot*.json memory_snapshot*.json.gz)"
+	assert_stderr --partial "report.mk: $r: no trace and no memory snapshot (none of *.trace.json *.trace.json.gz profile_trace*.json profile_trace*.json.gz trace*.json trace*.json.gz rank*.json rank*.json.gz worker*.json worker*.json.gz memory_snapshot*.json memory_snapshot*.json.gz)"
 	run -0 ls -A "$r"
 	assert_output "$(printf '%s\n' context.ndjson context.yaml report.json)"
 	# A directory that is not there says the same.

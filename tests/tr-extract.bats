@@ -168,6 +168,15 @@ setup() {
 	run -0 bats_pipe tr-extract "$BATS_TEST_TMPDIR/worker5.1694128201545.pt.trace.json" \| \
 	    tail -n 1 \| jq -c '[.rank, .rank_from]'
 	assert_output '[5,"file name"]'
+	# SGLang's <time>-TP-<rank> and xDiT's profile_trace_rank_<n>.
+	cp torchcpu_cnn_sgd_head.json "$BATS_TEST_TMPDIR/1733466.3-TP-6.trace.json"
+	run -0 bats_pipe tr-extract "$BATS_TEST_TMPDIR/1733466.3-TP-6.trace.json" \| \
+	    tail -n 1 \| jq -c '[.rank, .rank_from]'
+	assert_output '[6,"file name"]'
+	cp torchcpu_cnn_sgd_head.json "$BATS_TEST_TMPDIR/profile_trace_rank_7.json"
+	run -0 bats_pipe tr-extract "$BATS_TEST_TMPDIR/profile_trace_rank_7.json" \| \
+	    tail -n 1 \| jq -c '[.rank, .rank_from]'
+	assert_output '[7,"file name"]'
 }
 
 @test "several files: each one's records end with its trace record" {

@@ -38,6 +38,8 @@
 #include "io/inputrec.h"
 #include "io/ndjson.h"
 #include "io/pyyaml.h"
+#include "io/runnames.h"
+#include "memory/memsnap.h"
 #include "report/jqx.h"
 #include "report/recset.h"
 #include "trace/extract.h"
@@ -50,20 +52,6 @@
 /* The name a pipe's copy has for a moment in the temporary directory. */
 #define PIPE_COPY	"pipe"
 
-/*
- * The names of traces in a --cpu-trace directory, as pipelines/report.mk
- * looks for them in a run directory: what tensorboard_trace_handler writes
- * (<worker>.<timestamp>.pt.trace.json[.gz]), then what launchers and users
- * name traces.  Memory snapshots are never traces, whatever their name.
- */
-static const char *const trace_patterns[] = {
-	"*.pt.trace.json", "*.pt.trace.json.gz",
-	"trace*.json", "trace*.json.gz",
-	"rank*.json", "rank*.json.gz",
-	"worker*.json", "worker*.json.gz",
-	NULL
-};
-#define NOT_A_TRACE	"memory_snapshot*"
 
 /* The signals that stop a run and undo it. */
 static const int stopsigs[] = { SIGHUP, SIGINT, SIGTERM };
@@ -73,6 +61,8 @@ static const int stopsigs[] = { SIGHUP, SIGINT, SIGTERM };
 struct traces {
 	char		**v;
 	size_t		  n;
+	char		**pickles;	/* found beside them, never read */
+	size_t		  npickles;
 };
 
 /* What a context item holds. */
@@ -224,7 +214,6 @@ static pid_t	spawn(struct run *, const char *name, const char *argv[],
 static pid_t	fork_child(struct run *, const char *name);
 static void	close_from(const struct run *, int);
 static void	traces_add(struct traces *, const char *);
-static int	is_trace_name(const char *);
 static int	cmpname(const void *, const void *);
 static void	traces_free(struct traces *);
 static void	trace_stage(const struct traces *, const char *phase, int out,
@@ -324,17 +313,17 @@ main(int argc, char *argv[])
 	};
 	struct run r;
 	struct context ctx;
-	struct traces tr = { NULL, 0 };
+	struct traces tr = { NULL, 0, NULL, 0 };
 	const char *mem = NULL, *mdout = NULL, *jsonout = NULL, *base = NULL;
-	const char *htmlout = NULL, *hav[16];
+	const char *htmlout = NULL, **hav;
 	const char *phase = NULL, *objective = NULL, **sets, **targs;
 	char f[8][PATH_MAX + 32], btmp[PATH_MAX + 32], charts[PATH_MAX + 32];
 	char *slash, phasebuf[32];
-	const char *av[16];
+	const char **av;
 	int ch, memp[2], hp[2], out, status = 0, n, i, behind;
 	int nsets = 0, ntargs = 0, hasctx;
 	sigset_t mask;
-	size_t k;
+	size_t k, nav;
 	ssize_t len;
 	const char *tmpdir;
 	FILE *fp;
@@ -402,6 +391,10 @@ main(int argc, char *argv[])
 	free(targs);
 	for (k = 0; k < tr.n; k++)
 		check_input(tr.v[k], 0);
+	/* The stages' command lines: files and options, -i for each pickle. */
+	nav = 16 + 2 * tr.npickles;
+	av = xcalloc(nav, sizeof(*av));
+	hav = xcalloc(nav, sizeof(*hav));
 	if (mem != NULL)
 		check_input(mem, 0);
 	if (ctx.file != NULL)
@@ -529,6 +522,8 @@ main(int argc, char *argv[])
 	if (wait_all(&r, 1, mem) != 0) {
 		cleanup(&r);
 		traces_free(&tr);
+		free(av);
+		free(hav);
 		return finish(1);
 	}
 	/* An empty input is no all-clear: a report of nothing is refused. */
@@ -543,6 +538,8 @@ main(int argc, char *argv[])
 	if (status != 0) {
 		cleanup(&r);
 		traces_free(&tr);
+		free(av);
+		free(hav);
 		return finish(status);
 	}
 
@@ -573,9 +570,15 @@ main(int argc, char *argv[])
 	if (wait_all(&r, 0, NULL) != 0) {
 		cleanup(&r);
 		traces_free(&tr);
+		free(av);
+		free(hav);
 		return finish(1);
 	}
 	av[n++] = f[5];
+	for (k = 0; k < tr.npickles; k++) {
+		av[n++] = "-i";
+		av[n++] = tr.pickles[k];
+	}
 	if (base != NULL) {
 		tmpname(&r, btmp, sizeof(btmp), "baseline.ndjson");
 		baseline_write(btmp, r.baseline);
@@ -611,7 +614,7 @@ main(int argc, char *argv[])
 	}
 	if (jsonout != NULL) {
 		/* "report-md -j file ..." */
-		memmove(av + 2, av + 1, sizeof(av) - 2 * sizeof(*av));
+		memmove(av + 2, av + 1, (nav - 2) * sizeof(*av));
 		av[1] = "-j";
 		out = output_fd(&r.out[OUT_JSON]);
 		spawn(&r, "report-md -j", av, -1, out);
@@ -622,6 +625,8 @@ main(int argc, char *argv[])
 		status = output_publish(&r.out[i], status);
 	cleanup(&r);
 	traces_free(&tr);
+	free(av);
+	free(hav);
 	return finish(status);
 }
 
@@ -825,8 +830,9 @@ report_empty(const struct traces *tr, const char *empty)
 
 /*
  * Adds the trace arg, or, when arg is a directory, the traces in it in
- * sorted order: the regular files whose names match trace_patterns.  A
- * directory without one is an error.
+ * sorted order: the regular files whose names runnames calls traces.  A
+ * pickle there is named on stderr and, by report-md -i, in the report;
+ * never read.  A directory without a trace is an error.
  */
 static void
 traces_add(struct traces *tr, const char *arg)
@@ -836,6 +842,7 @@ traces_add(struct traces *tr, const char *arg)
 	struct stat sb;
 	char **v = NULL, *path;
 	size_t n = 0, i, len;
+	enum runname what;
 	DIR *dir;
 
 	if (stat(arg, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
@@ -850,7 +857,8 @@ traces_add(struct traces *tr, const char *arg)
 		errno = 0;
 		if ((de = readdir(dir)) == NULL)
 			break;
-		if (!is_trace_name(de->d_name))
+		what = runname_of(de->d_name);
+		if (what != RN_TRACE && what != RN_PICKLE)
 			continue;
 		path = xmalloc(len + strlen(de->d_name) + 2);
 		/* The name is data: joined, never interpreted. */
@@ -864,6 +872,14 @@ traces_add(struct traces *tr, const char *arg)
 			free(path);
 			continue;
 		}
+		if (what == RN_PICKLE) {
+			warnmsg("%s: a pickle is never read.  "
+			    MSNAP_PICKLE_ADVICE, path);
+			tr->pickles = xreallocarray(tr->pickles,
+			    tr->npickles + 1, sizeof(*tr->pickles));
+			tr->pickles[tr->npickles++] = path;
+			continue;
+		}
 		v = xreallocarray(v, n + 1, sizeof(*v));
 		v[n++] = path;
 	}
@@ -871,10 +887,10 @@ traces_add(struct traces *tr, const char *arg)
 		die("%s:", arg);
 	closedir(dir);
 	if (n == 0) {
-		for (i = 0; trace_patterns[i] != NULL; i++) {
+		for (i = 0; runname_trace_patterns[i] != NULL; i++) {
 			if (i > 0)
 				sb_puts(&pat, ", ");
-			sb_puts(&pat, trace_patterns[i]);
+			sb_puts(&pat, runname_trace_patterns[i]);
 		}
 		die("%s: no trace in the directory (none of %s)", arg, pat.s);
 	}
@@ -883,19 +899,6 @@ traces_add(struct traces *tr, const char *arg)
 	memcpy(tr->v + tr->n, v, n * sizeof(*v));
 	tr->n += n;
 	free(v);
-}
-
-static int
-is_trace_name(const char *name)
-{
-	size_t i;
-
-	if (fnmatch(NOT_A_TRACE, name, FNM_PERIOD) == 0)
-		return 0;
-	for (i = 0; trace_patterns[i] != NULL; i++)
-		if (fnmatch(trace_patterns[i], name, FNM_PERIOD) == 0)
-			return 1;
-	return 0;
 }
 
 /* Byte order, as make's $(sort) has it. */
@@ -915,6 +918,11 @@ traces_free(struct traces *tr)
 	free(tr->v);
 	tr->v = NULL;
 	tr->n = 0;
+	for (i = 0; i < tr->npickles; i++)
+		free(tr->pickles[i]);
+	free(tr->pickles);
+	tr->pickles = NULL;
+	tr->npickles = 0;
 }
 
 /*

@@ -15,6 +15,8 @@
 #include "base/xalloc.h"
 #include "io/inputrec.h"
 #include "io/ndjson.h"
+#include "io/runnames.h"
+#include "memory/memsnap.h"
 #include "report/jqx.h"
 #include "report/recset.h"
 #include "report/rubric.h"
@@ -23,7 +25,8 @@
 #define KEEP	64
 
 static void	usage(void);
-static jv	input_record(const char *);
+static jv	input_record(const char *, jv *);
+
 static struct jqx *compile(const char *dir, int json);
 
 static const struct optdoc options[] = {
@@ -59,7 +62,7 @@ main(int argc, char *argv[])
 	char **iflag, *dir, *msg;
 	size_t ni = 0, i;
 	int ch, jflag = 0, status = 0, rc;
-	jv out, rec;
+	jv out, rec, warning;
 
 	setprogname(argv[0]);
 	iflag = xcalloc((size_t)argc, sizeof(*iflag));
@@ -87,18 +90,22 @@ main(int argc, char *argv[])
 	x = compile(dir, jflag);
 	free(dir);
 	recset_init(&rs, KEEP);
-	for (i = 0; i < ni; i++) {
-		rec = input_record(iflag[i]);
-		if (jv_get_kind(rec) == JV_KIND_INVALID) {
-			warnmsg("%s:", iflag[i]);
-			status = 1;
-		} else
-			recset_add(&rs, rec);
-	}
-	free(iflag);
 	if ((rc = recset_read_operands(&rs, argc, argv)) < 0)
 		exit(1);
 	status |= rc;
+	/* After the operands' input records, as analyze-profile adds them. */
+	for (i = 0; i < ni; i++) {
+		rec = input_record(iflag[i], &warning);
+		if (jv_get_kind(rec) == JV_KIND_INVALID) {
+			warnmsg("%s:", iflag[i]);
+			status = 1;
+			continue;
+		}
+		recset_add(&rs, rec);
+		if (jv_get_kind(warning) != JV_KIND_INVALID)
+			recset_add(&rs, warning);
+	}
+	free(iflag);
 
 	rc = jqx_run(x, recset_take(&rs), &out, &msg);
 	/* Nothing gathered gives null or "": no report, no output. */
@@ -140,19 +147,46 @@ compile(const char *dir, int json)
 	return rubric_compile_files(dir, files, "report($format)", args);
 }
 
-/* The "input" record of an -i file, or an invalid jv with errno set. */
+/*
+ * The "input" record of an -i file, or an invalid jv with errno set.  Its
+ * role is what its name is in a run directory (pipelines/names.mk); a
+ * pickle is listed, never read beyond its hash, and *warning is the
+ * record that says how to dump JSON instead.
+ */
 static jv
-input_record(const char *path)
+input_record(const char *path, jv *warning)
 {
+	const char *base = strrchr(path, '/'), *role = NULL;
+	enum runname what;
 	uint64_t size;
 	char hex[65];
 	jv r;
 
+	*warning = jv_invalid();
 	if (inputrec_hash(path, &size, hex) != 0)
 		return jv_invalid();
+	what = runname_of(base != NULL ? base + 1 : path);
+	if (what == RN_PICKLE) {
+		role = "pickle";
+		r = jv_object();
+		r = jv_object_set(r, jv_string("kind"), jv_string("warning"));
+		r = jv_object_set(r, jv_string("tool"),
+		    jv_string(getprogname()));
+		r = jv_object_set(r, jv_string("file"), jv_string(path));
+		r = jv_object_set(r, jv_string("line"), jv_null());
+		r = jv_object_set(r, jv_string("col"), jv_null());
+		r = jv_object_set(r, jv_string("message"),
+		    jv_string("a pickle is never read.  " MSNAP_PICKLE_ADVICE));
+		*warning = r;
+	} else if (what == RN_SNAPSHOT)
+		role = "memory_snapshot";
+	else if (what == RN_TRACE)
+		role = "trace";
 	r = jv_object();
 	r = jv_object_set(r, jv_string("kind"), jv_string("input"));
 	r = jv_object_set(r, jv_string("path"), jv_string(path));
+	if (role != NULL)
+		r = jv_object_set(r, jv_string("role"), jv_string(role));
 	r = jv_object_set(r, jv_string("size"), jv_number((double)size));
 	r = jv_object_set(r, jv_string("sha256"), jv_string(hex));
 	r = jv_object_set(r, jv_string("version"), jv_string(MRP_VERSION));

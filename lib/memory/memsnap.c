@@ -310,13 +310,8 @@ reader_failed(struct msnap *ms)
 
 	if (jr_errkind(r) == JE_PICKLE)
 		return msnap_fail(ms, jr_errline(r), jr_errcol(r),
-		    "%s; read nothing from it.  Dump the snapshot as JSON"
-		    " instead: json.dump(torch.cuda.memory._snapshot(),"
-		    " open(\"snap.json\", \"w\")), or convert a pickle you"
-		    " trust (loading one runs code) where it was made:"
-		    " python3 -c 'import pickle, json;"
-		    " json.dump(pickle.load(open(\"snap.pickle\", \"rb\")),"
-		    " open(\"snap.json\", \"w\"))'", jr_error(r));
+		    "%s; read nothing from it.  " MSNAP_PICKLE_ADVICE,
+		    jr_error(r));
 	if (jr_errkind(r) == JE_IO) {
 		warnmsg("%s: %s", ms->name, jr_error(r));
 		return -1;

@@ -40,6 +40,19 @@
 #include "io/json.h"
 #include "io/ndjson.h"
 
+/*
+ * What to do with a pickled snapshot, which is never read (loading one runs
+ * code): mem-segments' and churn-score's error, and the warning of a pickle
+ * found in a run directory.
+ */
+#define MSNAP_PICKLE_ADVICE \
+	"Dump the snapshot as JSON instead:" \
+	" json.dump(torch.cuda.memory._snapshot(), open(\"snap.json\", \"w\"))," \
+	" or convert a pickle you trust (loading one runs code) where it was" \
+	" made: python3 -c 'import pickle, json;" \
+	" json.dump(pickle.load(open(\"snap.pickle\", \"rb\"))," \
+	" open(\"snap.json\", \"w\"))'"
+
 /* Block states, in the order output lists them. */
 enum mstate {
 	MS_ALLOCATED,		/* active_allocated */

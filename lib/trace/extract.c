@@ -715,13 +715,14 @@ see_time(struct trace *t, int64_t ts, int64_t dur)
 }
 
 /*
- * rank-3, rank_3, rank[3], worker3: how launchers and users name per-rank
- * files (tensorboard_trace_handler's worker_name, say worker0.<ts>...).
+ * rank-3, rank_3, rank[3], worker3, -TP-3: how launchers and users name
+ * per-rank files (tensorboard_trace_handler's worker_name, say
+ * worker0.<ts>...; xDiT's profile_trace_rank_3; SGLang's <time>-TP-3).
  */
 static void
 rank_from_name(struct trace *t)
 {
-	static const char *const words[] = { "rank", "worker" };
+	static const char *const words[] = { "rank", "worker", "-TP" };
 	const char *p, *base;
 	int64_t rank = 0;
 	size_t w, len;
