@@ -56,6 +56,15 @@ PIPELINE := $(wildcard pipelines/*)
 DEPS := $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(FUZZERS:%=$(BUILD)/fuzz/%.d) \
 	$(TESTBINS:%=$(BUILD)/testbin/%.d)
 
+# Quiet by default, as git and Linux build: one line per file made.  V=1
+# shows each command whole.
+ifneq ($(V),1)
+QUIET_CC = @echo '   ' CC $@;
+QUIET_LINK = @echo '   ' LINK $@;
+QUIET_AR = @echo '   ' AR $@;
+QUIET_GEN = @echo '   ' GEN $@;
+endif
+
 all: $(BINS) rubric/interpretation.md
 
 # Keep the objects: they are not throwaway intermediates.
@@ -63,15 +72,16 @@ all: $(BINS) rubric/interpretation.md
 
 $(BUILD)/bin/%: $(BUILD)/tools/%.o $(BUILD)/lib/libutil.a | deps
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/lib/libutil.a $(LIBS) $(LDLIBS)
+	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/lib/libutil.a \
+	    $(LIBS) $(LDLIBS)
 
 $(BUILD)/lib/libutil.a: $(LIB_OBJ)
-	rm -f $@
-	$(AR) rcs $@ $^
+	$(QUIET_AR)rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Ilib -I$(BUILD) -MMD -MP -c -o $@ $<
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Ilib -I$(BUILD) -MMD -MP \
+	    -c -o $@ $<
 
 # The names of a run's inputs, kept in pipelines/names.mk for report.mk,
 # as C for the tools: each NAME_PATTERNS := glob ... (continued with \)
@@ -85,8 +95,8 @@ GEN_NAMES = /^[A-Z_]+_PATTERNS :=/ { name = $$1; sub(/^[^=]*:=/, ""); k++; \
 		printf "\#define %s\t%s\n", order[i], substr(list[order[i]], 2) }
 $(BUILD)/gen/names.h: pipelines/names.mk
 	@mkdir -p $(@D)
-	awk '$(GEN_NAMES)' pipelines/names.mk >$@.tmp
-	mv $@.tmp $@
+	$(QUIET_GEN)awk '$(GEN_NAMES)' pipelines/names.mk >$@.tmp && \
+	    mv $@.tmp $@
 $(BUILD)/lib/io/runnames.o: $(BUILD)/gen/names.h
 
 # The rubric's reference for reviewers, generated from the rules themselves
@@ -94,16 +104,17 @@ $(BUILD)/lib/io/runnames.o: $(BUILD)/gen/names.h
 RUBRIC_SRC := $(filter-out rubric/interpretation.md,$(RUBRIC))
 rubric/interpretation.md: $(RUBRIC_SRC) $(BUILD)/bin/rubric-apply \
     $(BUILD)/bin/report-md
-	$(BUILD)/bin/rubric-apply -l -r rubric >$@.rules
-	$(BUILD)/bin/report-md -r rubric <$@.rules >$@.tmp
-	rm -f $@.rules
-	mv $@.tmp $@
+	$(QUIET_GEN)$(BUILD)/bin/rubric-apply -l -r rubric >$@.rules && \
+	    $(BUILD)/bin/report-md -r rubric <$@.rules >$@.tmp && \
+	    rm -f $@.rules && mv $@.tmp $@
 
-# Installs what is missing on Debian when run as root; otherwise names it.
+# What each target needs, by the sets of .ci/deps: it installs what is
+# missing on Debian when run as root, and otherwise names it.
 deps:
-	@.ci/deps
+	@.ci/deps build
 
 check: all testbins
+	@.ci/deps test html
 	tests/layers
 	BUILD=$(abspath $(BUILD)) $(BATS) tests
 	$(MANDOC) -T lint -W warning $(MAN1) $(MAN5)
@@ -111,16 +122,21 @@ check: all testbins
 # report.mk's stages through srun on a single-node Slurm cluster that
 # tests/slurm.bats starts and stops (installing Slurm when root on Debian).
 check-slurm: all
+	@.ci/deps test
 	MRP_SLURM_TEST=1 BUILD=$(abspath $(BUILD)) $(BATS) tests/slurm.bats
 
 asan:
 	$(MAKE) BUILD=build-asan SANITIZE=address,undefined check
 
-example: all
-	bin/analyze-profile --cpu-trace fixtures/example/trace.json.gz \
+# The report alone: the build says only what goes wrong.
+example: deps
+	@$(MAKE) --no-print-directory all >/dev/null
+	@$(BUILD)/bin/analyze-profile \
+	    --cpu-trace fixtures/example/trace.json.gz \
 	    --memory-json fixtures/example/memory_snapshot.json.gz
 
 bench: all
+	@.ci/deps test
 	tests/bench/run $(BENCH)
 
 # The README's picture of the HTML report: the example's page, shot by the
@@ -139,14 +155,16 @@ FUZZ_CFLAGS = -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
 	-DJR_BUFCAP=1024 -DGZIN_BUFCAP=1024 -DJW_BUFCAP=1024 \
 	-DSNIP_MAX_RECORDS=1000
 fuzz:
+	@.ci/deps fuzz
 	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_CFLAGS)" fuzzers
 
 fuzzers: $(FUZZERS:%=$(BUILD)/fuzz/%)
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/lib/libutil.a | deps
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(CPPFLAGS) -Ilib -Itools \
-	    -MMD -MP -o $@ $< $(BUILD)/lib/libutil.a $(LIBS) $(LDLIBS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(CPPFLAGS) \
+	    -Ilib -Itools -MMD -MP -o $@ $< $(BUILD)/lib/libutil.a \
+	    $(LIBS) $(LDLIBS)
 
 # The harnesses' checks without libFuzzer, compiled like the tools (and
 # with the sanitizers under make asan), run by bats on named files.
@@ -154,8 +172,9 @@ testbins: $(TESTBINS:%=$(BUILD)/testbin/%)
 
 $(BUILD)/testbin/%: tests/bin/%.c $(BUILD)/lib/libutil.a | deps
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) $(LDFLAGS) -Ilib -Itests/fuzz \
-	    -MMD -MP -o $@ $< $(BUILD)/lib/libutil.a $(LIBS) $(LDLIBS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(CPPFLAGS) $(LDFLAGS) -Ilib \
+	    -Itests/fuzz -MMD -MP -o $@ $< $(BUILD)/lib/libutil.a \
+	    $(LIBS) $(LDLIBS)
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \

@@ -1,0 +1,48 @@
+#!/usr/bin/env bats
+# .ci/deps by sets, as a user without root sees it, and make example with
+# the build's dependencies alone: the report, not the build.
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+	# A PATH of every command here but the browser and the SVG tools,
+	# with an id(1) that says the user is not root.
+	nobrowser=$BATS_TEST_TMPDIR/path
+	mkdir "$nobrowser"
+	local f
+	for f in /usr/local/bin/* /usr/bin/* /bin/*; do
+		case ${f##*/} in
+		chromium*|rsvg-convert|xmllint|id) ;;
+		*) [ -e "$nobrowser/${f##*/}" ] || ln -s "$f" "$nobrowser/" ;;
+		esac
+	done
+	printf '#!/bin/sh\necho 1000\n' >"$nobrowser/id"
+	chmod +x "$nobrowser/id"
+}
+
+@test "deps: each set alone; the browser's absence is named, not fatal" {
+	run -0 --separate-stderr env PATH="$nobrowser" "$TOP/.ci/deps" build
+	assert_stderr ''
+	run -0 --separate-stderr env PATH="$nobrowser" "$TOP/.ci/deps" build html
+	assert_stderr 'deps: their tests skip without chromium-headless-shell librsvg2-bin libxml2-utils (on Debian: sudo apt-get install chromium-headless-shell librsvg2-bin libxml2-utils)'
+	run -2 --separate-stderr "$TOP/.ci/deps"
+	assert_stderr --partial 'usage: .ci/deps'
+}
+
+@test "deps: a missing build or test package stops, naming every one" {
+	mkdir "$BATS_TEST_TMPDIR/bare"
+	ln -s "$nobrowser/id" "$BATS_TEST_TMPDIR/bare/"
+	# sh itself, by its path: nothing else on PATH.
+	run -1 --separate-stderr env PATH="$BATS_TEST_TMPDIR/bare" /bin/sh "$TOP/.ci/deps" build test
+	assert_stderr 'deps: missing packages: make gcc pigz jq bats mandoc python3 zsh (on Debian: sudo apt-get install make gcc pigz jq bats mandoc python3 zsh)'
+}
+
+@test "make example without a browser, as a user: the report and nothing of the build" {
+	run -0 --separate-stderr env PATH="$nobrowser" \
+	    make --no-print-directory -C "$TOP" BUILD="${BUILD:-$TOP}" example
+	assert_stderr ''
+	assert_line --index 0 '# Profile report'
+	refute_output --partial '    CC '
+	refute_output --partial 'cc '
+	assert_line '## Prioritized actions'
+}
