@@ -57,12 +57,15 @@ DEPS := $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(FUZZERS:%=$(BUILD)/fuzz/%.d) \
 	$(TESTBINS:%=$(BUILD)/testbin/%.d)
 
 # Quiet by default, as git and Linux build: one line per file made.  V=1
-# shows each command whole.
+# shows each command whole, and make -s nothing (the first word of MAKEFLAGS
+# holds the one-letter options).
+ifeq ($(findstring s,$(filter-out -% %=%,$(word 1,$(MAKEFLAGS)))),)
 ifneq ($(V),1)
 QUIET_CC = @echo '   ' CC $@;
 QUIET_LINK = @echo '   ' LINK $@;
 QUIET_AR = @echo '   ' AR $@;
 QUIET_GEN = @echo '   ' GEN $@;
+endif
 endif
 
 all: $(BINS) rubric/interpretation.md

@@ -222,7 +222,12 @@ def cell:
   if type == "string" then gsub("\\|"; "\\|") | gsub("\n"; " ")
   elif . == null then "" else tostring end;
 
-def clip($n): if length > $n then .[0:$n - 1] + "…" else . end;
+# At most $n characters, cut in the middle: a site's file:line and a
+# kernel's template arguments are at the end.
+def clip($n):
+  if length > $n then (($n - 1) / 3 | floor) as $h
+    | .[0:$h] + "…" + .[length - ($n - 1 - $h):]
+  else . end;
 
 def pad($w; $right):
   if $right then (" " * ($w - length)) + . else . + (" " * ($w - length)) end;

@@ -154,93 +154,106 @@ def md_quality($f):
     + "\n\n"
   end;
 
+# Sections of one part, each [heading, body]: those whose body is an empty
+# table fold into one line after the rest, so that a report of a snapshot
+# alone does not run through a page of "None.".
+def sections:
+  ([.[] | select(.[1] != "_None._\n")] | map("### " + .[0] + "\n\n" + .[1])
+    | join("\n"))
+  + ([.[] | select(.[1] == "_None._\n") | .[0]]
+     | if length == 0 then ""
+       else "\n_Nothing in these inputs for " + join(", ") + "._\n" end);
+
 def md_bottlenecks($f):
   "## Top bottlenecks\n\n"
-  + "### Top CPU operators" + (if $f.phase != null then " (" + $f.phase + " phase)" else "" end) + rank_label($f) + "\n\n"
-  + table(["Operator", "Family", "Calls", "Total", "Self", "Self %"];
-      ["l", "l", "r", "r", "r", "r"];
-      [$f.ops[0:10][] | [(.name | clip(60)), .family, (.count | count),
-        (.total | us), (.self | us), ((.self_pct // null) | if . == null then "n/a" else dec(1) + " %" end)]])
-  + "\n### Top threads" + rank_label($f) + "\n\n"
-  + table(["Thread", "Operators", "Busy"]; ["l", "r", "r"];
-      [threads($f)[] | [(.name // "\(.pid)/\(.tid)"), (.count | count), (.busy | us)]])
-  + "\n### Largest segments\n\n"
-  + table(["Device", "Address", "Size", "Allocated", "Free", "Largest free", "Pool", "Top site"];
-      ["r", "l", "r", "r", "r", "r", "l", "l"];
-      [recs("segment")[0:10][] | [(.device | tostring), (.address | hex),
-        (.total_size | bytes), (.allocated | bytes), (.free | bytes),
-        (.largest_free | bytes), .pool, ((.top_sites // [])[0].site // "" | clip(50))]])
-  + "\n### Allocator actions\n\n"
-  + table(["Device", "Action", "Count"]; ["r", "l", "r"];
-      [recs("churn")[] | .device as $d | .actions | to_entries[]
-       | select(.value > 0) | [($d | tostring), .key, (.value | count)]])
-  + "\n### Top GPU kernels" + rank_label($f) + "\n\n"
-  + table(["Kernel", "Family", "Calls", "Total", "Mean", "Share"];
-      ["l", "l", "r", "r", "r", "r"];
-      [$f.kernels[0:10][] | [(.name | clip(60)), .family, (.count | count),
-        (.total | us), (.mean | us), ((.pct // null) | if . == null then "n/a" else dec(1) + " %" end)]])
-  + "\n### Slowest steps" + rank_label($f) + "\n\n"
-  + table(["Step", "Duration", "CPU duration"]; ["l", "r", "r"];
-      [slowest_steps($f)[] | [.name, (.dur | us), (.cpu_dur | us)]])
-  + chart_links("Slowest steps");
+  + ([["Top CPU operators" + (if $f.phase != null then " (" + $f.phase + " phase)" else "" end) + rank_label($f),
+      table(["Operator", "Family", "Calls", "Total", "Self", "Self %"];
+        ["l", "l", "r", "r", "r", "r"];
+        [$f.ops[0:10][] | [(.name | clip(60)), .family, (.count | count),
+          (.total | us), (.self | us), ((.self_pct // null) | if . == null then "n/a" else dec(1) + " %" end)]])],
+     ["Top threads" + rank_label($f),
+      table(["Thread", "Operators", "Busy"]; ["l", "r", "r"];
+        [threads($f)[] | [(.name // "\(.pid)/\(.tid)"), (.count | count), (.busy | us)]])],
+     ["Largest segments",
+      table(["Device", "Address", "Size", "Allocated", "Free", "Largest free", "Pool", "Top site"];
+        ["r", "l", "r", "r", "r", "r", "l", "l"];
+        [recs("segment")[0:10][] | [(.device | tostring), (.address | hex),
+          (.total_size | bytes), (.allocated | bytes), (.free | bytes),
+          (.largest_free | bytes), .pool, ((.top_sites // [])[0].site // "" | clip(50))]])],
+     ["Allocator actions",
+      table(["Device", "Action", "Count"]; ["r", "l", "r"];
+        [recs("churn")[] | .device as $d | .actions | to_entries[]
+         | select(.value > 0) | [($d | tostring), .key, (.value | count)]])],
+     ["Top GPU kernels" + rank_label($f),
+      table(["Kernel", "Family", "Calls", "Total", "Mean", "Share"];
+        ["l", "l", "r", "r", "r", "r"];
+        [$f.kernels[0:10][] | [(.name | clip(60)), .family, (.count | count),
+          (.total | us), (.mean | us), ((.pct // null) | if . == null then "n/a" else dec(1) + " %" end)]])],
+     ["Slowest steps" + rank_label($f),
+      table(["Step", "Duration", "CPU duration"]; ["l", "r", "r"];
+        [slowest_steps($f)[] | [.name, (.dur | us), (.cpu_dur | us)]])
+      + chart_links("Slowest steps")]]
+    | sections);
 
 def md_diagnosis($f):
   "## Diagnosis\n\n"
-  + "### Fragmentation risk\n\n"
-  + (if $f.memory == null then "_No memory snapshot._\n"
-     elif $f.memory.inactive_split_bytes == null then
-       "Risk **\($f.memory.fragmentation_risk)**: "
-       + ($f.memory.fragmentation | pct) + " of reserved memory ("
-       + ($f.memory.inactive | bytes) + " of " + ($f.memory.reserved | bytes)
-       + ") is free inside segments; the largest free block is "
-       + ($f.memory.largest_free | bytes) + ".\n"
-     else "Risk **\($f.memory.fragmentation_risk)**, taken on split fragmentation: "
-       + ($f.memory.inactive_split_bytes | bytes) + " (" + ($f.split_fragmentation | pct)
-       + " of " + ($f.memory.reserved | bytes) + " reserved) is free but split off inside segments "
-       + "that still hold live blocks, which the allocator can neither release nor use for larger requests. "
-       + ($f.memory.free_segment_bytes | bytes) + " (" + ($f.releasable_share | pct)
-       + ") is whole free segments: releasable cache, not fragmentation. "
-       + "In all " + ($f.memory.fragmentation | pct) + " of reserved memory is free; the largest free block is "
-       + ($f.memory.largest_free | bytes) + ".\n" end)
-  + chart_links("Fragmentation risk")
-  + "\n### Allocator churn\n\n"
-  + (if $f.churn == null then "_No allocator trace in the snapshot._\n"
-       + chart_links("Allocator churn")
-     else table(["Measure", "Value"]; ["l", "r"];
-       [["Churn score (0-100)", ($f.churn.churn | count)],
-        ["Allocations", ($f.churn.actions.alloc | count)],
-        ["Device calls per 1000 allocations", ($f.churn.device_calls_per_1000_allocs | dec(1))],
-        ["Short-lived share", ($f.churn.short_lived_share | pct)],
-        ["Turnover (bytes allocated / peak)", ($f.churn.turnover | dec(2))],
-        ["segment_free bursts", ($f.churn.segment_free_bursts | count)],
-        ["Replayed peak", peak_text($f.churn)],
-        ["Window complete", ($f.churn.window_complete | tostring)]])
-       + chart_links("Allocator churn")
-       + (if (sites_at_peak($f.churn) | length) == 0 then ""
-          else "\n### Live at the peak\n\n"
-            + (if $f.churn.peak_lower_bound == true
-               then "The allocator's record does not cover the whole run, so the peak is a lower bound.\n\n"
-               else "" end)
-            + table(["Size", "Allocated", "Site"]; ["r", "l", "l"];
-                [sites_at_peak($f.churn)[0:10][] | [(.size | bytes),
-                  (if .origin == "before_window" then "before the window" else "in the window" end),
-                  ((.site // "unknown") | clip(80))]]) end) end)
-  + "\n### Operator families" + rank_label($f) + "\n\n"
-  + table(["Family", "Operators", "Self", "Self %", "GPU"]; ["l", "r", "r", "r", "r"];
-      [family_list($f)[] | [.family, (.count | count), (.self | us),
-        (.self_pct | dec(1) + " %"), (.gpu_self | us)]])
-  + (if $f.cpu.dominant_family != null then "\nDominant family: **\($f.cpu.dominant_family)**.\n" else "" end)
-  + chart_links("Operator families")
-  + "\n### Phases" + rank_label($f) + "\n\n"
-  + table(["Phase", "CPU self", "GPU"]; ["l", "r", "r"];
-      [phase_list($f)[] | [.phase, (.self | us), (.gpu | us)]])
-  + "\n### GPU timeline" + rank_label($f) + "\n\n"
-  + table(["Device", "Window", "Busy", "Computation", "Exposed comm", "Exposed memcpy", "Idle"];
-      ["r", "r", "r", "r", "r", "r", "r"];
-      [timelines($f)[] | [(.device | tostring), (.window | us),
-        ((.busy | us) + " (" + (share(.busy; .window) | pct) + ")"),
-        (.computation | us), (.exposed_comm | us), (.exposed_memcpy | us), (.idle | us)]])
-  + chart_links("GPU timeline");
+  + ([["Fragmentation risk",
+      (if $f.memory == null then "_None._\n"
+       elif $f.memory.inactive_split_bytes == null then
+         "Risk **\($f.memory.fragmentation_risk)**: "
+         + ($f.memory.fragmentation | pct) + " of reserved memory ("
+         + ($f.memory.inactive | bytes) + " of " + ($f.memory.reserved | bytes)
+         + ") is free inside segments; the largest free block is "
+         + ($f.memory.largest_free | bytes) + ".\n"
+       else "Risk **\($f.memory.fragmentation_risk)**, taken on split fragmentation: "
+         + ($f.memory.inactive_split_bytes | bytes) + " (" + ($f.split_fragmentation | pct)
+         + " of " + ($f.memory.reserved | bytes) + " reserved) is free but split off inside segments "
+         + "that still hold live blocks, which the allocator can neither release nor use for larger requests. "
+         + ($f.memory.free_segment_bytes | bytes) + " (" + ($f.releasable_share | pct)
+         + ") is whole free segments: releasable cache, not fragmentation. "
+         + "In all " + ($f.memory.fragmentation | pct) + " of reserved memory is free; the largest free block is "
+         + ($f.memory.largest_free | bytes) + ".\n" end)
+      + chart_links("Fragmentation risk")],
+     ["Allocator churn",
+      (if $f.churn == null then
+         (if $f.memory == null then "_None._\n"
+          else "_No allocator trace in the snapshot._\n" end)
+       else table(["Measure", "Value"]; ["l", "r"];
+         [["Churn score (0-100)", ($f.churn.churn | count)],
+          ["Allocations", ($f.churn.actions.alloc | count)],
+          ["Device calls per 1000 allocations", ($f.churn.device_calls_per_1000_allocs | dec(1))],
+          ["Short-lived share", ($f.churn.short_lived_share | pct)],
+          ["Turnover (bytes allocated / peak)", ($f.churn.turnover | dec(2))],
+          ["segment_free bursts", ($f.churn.segment_free_bursts | count)],
+          ["Replayed peak", peak_text($f.churn)],
+          ["Window complete", ($f.churn.window_complete | tostring)]]) end)
+      + chart_links("Allocator churn")],
+     (if $f.churn == null or (sites_at_peak($f.churn) | length) == 0 then empty
+      else ["Live at the peak",
+        (if $f.churn.peak_lower_bound == true
+         then "The allocator's record does not cover the whole run, so the peak is a lower bound.\n\n"
+         else "" end)
+        + table(["Size", "Allocated", "Site"]; ["r", "l", "l"];
+            [sites_at_peak($f.churn)[0:10][] | [(.size | bytes),
+              (if .origin == "before_window" then "before the window" else "in the window" end),
+              ((.site // "unknown") | clip(80))]])] end),
+     ["Operator families" + rank_label($f),
+      table(["Family", "Operators", "Self", "Self %", "GPU"]; ["l", "r", "r", "r", "r"];
+        [family_list($f)[] | [.family, (.count | count), (.self | us),
+          (.self_pct | dec(1) + " %"), (.gpu_self | us)]])
+      + (if $f.cpu.dominant_family != null then "\nDominant family: **\($f.cpu.dominant_family)**.\n" else "" end)
+      + chart_links("Operator families")],
+     ["Phases" + rank_label($f),
+      table(["Phase", "CPU self", "GPU"]; ["l", "r", "r"];
+        [phase_list($f)[] | [.phase, (.self | us), (.gpu | us)]])],
+     ["GPU timeline" + rank_label($f),
+      table(["Device", "Window", "Busy", "Computation", "Exposed comm", "Exposed memcpy", "Idle"];
+        ["r", "r", "r", "r", "r", "r", "r"];
+        [timelines($f)[] | [(.device | tostring), (.window | us),
+          ((.busy | us) + " (" + (share(.busy; .window) | pct) + ")"),
+          (.computation | us), (.exposed_comm | us), (.exposed_memcpy | us), (.idle | us)]])
+      + chart_links("GPU timeline")]]
+    | sections);
 
 def md_actions($f):
   "## Prioritized actions\n\n"

@@ -43,6 +43,11 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	assert_output --partial '### 1. releasable-cache (memory)'
 	assert_output --partial '### 2. fragmentation-medium (memory)'
 	assert_output --partial 'missing-trace (cpu)'
+	# The trace's sections, empty, are one line in each part, not seven
+	# "None." sections.
+	assert_line '_Nothing in these inputs for Top CPU operators, Top threads, Top GPU kernels, Slowest steps._'
+	assert_line '_Nothing in these inputs for Operator families, Phases, GPU timeline._'
+	refute_output --partial '### Top threads'
 	run -0 jq -c '[.cpu, .memory.total_reserved_bytes, .memory.num_segments]' \
 	    "$BATS_TEST_TMPDIR/r.json"
 	assert_output '[null,3781165056,9]'

@@ -3,7 +3,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 
 @test "report-diff: usage error" {
 	run -2 --separate-stderr report-diff -Z a b
-	assert_stderr --partial 'usage: report-diff [-j] [-r rubric] before after'
+	assert_stderr --partial 'usage: report-diff [-j] [--fail-on pct] [-r rubric] before after'
 	run -2 --separate-stderr report-diff "$FIXTURES/before.json"
 	assert_stderr --partial 'usage:'
 	run -2 --separate-stderr report-diff a b c

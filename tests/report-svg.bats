@@ -259,18 +259,18 @@ named() {
 	run -1 diff plain.md charts.md
 	# Only the links, each with a blank line on both sides.
 	run -0 bash -c "diff plain.md charts.md | grep '^>' | grep -v '^> \$' | sed 's/^> //'"
+	# One rank of one step: no step chart (the table says it).
 	assert_output - <<'EOF'
 ![Memory over time (trace)](memory-trace.svg)
-![Step times per rank](steps.svg)
 ![Segment map: largest segments, blocks by state](segments.svg)
 ![Memory over time (snapshot)](memory.svg)
 ![Operator families: self CPU time and GPU time](families.svg)
-![GPU timeline per rank](gpu-timeline.svg)
+![GPU time, as shares of the trace window](gpu-timeline.svg)
 EOF
-	run -0 bash -c "grep -B1 -A1 -F '![GPU timeline per rank](gpu-timeline.svg)' charts.md | tr '\n' '|'"
-	assert_output '|![GPU timeline per rank](gpu-timeline.svg)||'
+	run -0 bash -c "grep -B1 -A1 -F '![GPU time, as shares of the trace window](gpu-timeline.svg)' charts.md | tr '\n' '|'"
+	assert_output '|![GPU time, as shares of the trace window](gpu-timeline.svg)||'
 	run -0 bash -c "report-md -j $* charts.ndjson | jq -c '[.charts[].chart]'"
-	assert_output '["memory","memory-trace","segments","gpu-timeline","steps","families"]'
+	assert_output '["memory","memory-trace","segments","gpu-timeline","families"]'
 	run -0 bash -c "report-md -j $* | jq -c 'has(\"charts\")'"
 	assert_output 'false'
 }
@@ -281,6 +281,7 @@ EOF
 	run -1 --separate-stderr report-svg inf.ndjson
 	assert_stderr --regexp '^report-svg: inf.ndjson:1:[0-9]+: "allocated_max" holds a value that is not a finite number$'
 	printf '%s\n' '{"kind":"step","dur":1e999}' '{"kind":"step","dur":5}' \
+	    '{"kind":"step","dur":7}' \
 	    '{"kind":"gpu_timeline","computation":1e308,"idle":1e308,"exposed_comm":1e999}' \
 	    '{"kind":"family_total","family":"a","self":1e308}' \
 	    '{"kind":"family_total","family":"a","self":1e308}' \
@@ -289,5 +290,68 @@ EOF
 	assert_equal "${#lines[@]}" 4
 	run grep -il -E 'nan|inf' *.svg
 	assert_output ''
+	valid_svgs .
+}
+
+@test "a value that is not 0 never prints as 0; long names keep their end" {
+	cd "$BATS_TEST_TMPDIR"
+	jq -nc '{kind: "family_total", family: "matmul", count: 1, self: 100000, gpu_self: 0},
+	    {kind: "family_total", family: "tiny", count: 1, self: 300, gpu_self: 0},
+	    {kind: "family_total", family: "forward@/home/user/project/src/models/transformer/layers/attention.py:123",
+	     count: 1, self: 5000, gpu_self: 0}' >f.ndjson
+	run -0 report-svg f.ndjson
+	grep -q '>0.3 ms<' families.svg
+	run grep -c '>0 ms<' families.svg
+	assert_output 0
+	# Cut in the middle: the file and line stay.
+	grep -q '>forward@/home…er/layers/attention.py:123<' families.svg
+	valid_svgs .
+}
+
+@test "a memory chart's axis runs to where its last entry ends" {
+	cd "$BATS_TEST_TMPDIR"
+	named x | jq -c 'if .kind == "memory_timeline" then .x_end = [0, 10, 160]
+	    else empty end' >m.ndjson
+	run -0 report-svg m.ndjson
+	# Ticks every 20 µs, up to the entry that ends at 160 µs.
+	grep -q '>160.0 µs<' memory.svg
+	valid_svgs .
+}
+
+@test "step times: a line for one rank's steps, no chart for one step, per rank for several" {
+	cd "$BATS_TEST_TMPDIR"
+	printf '%s\n' '{"kind":"step","dur":5}' >one.ndjson
+	run -0 report-svg one.ndjson
+	assert_output ''
+	printf '%s\n' '{"kind":"step","dur":5}' '{"kind":"step","dur":7}' >steps.ndjson
+	run -0 report-svg steps.ndjson
+	assert_output '{"kind":"chart","chart":"steps","file":"steps.svg","title":"Step times","section":"Slowest steps"}'
+	# One line needs no legend: no "trace" anywhere.
+	run grep -c 'trace' steps.svg
+	assert_output 0
+	printf '%s\n' '{"kind":"step","rank":0,"dur":5}' '{"kind":"step","rank":1,"dur":7}' >ranks.ndjson
+	run -0 report-svg ranks.ndjson
+	assert_output '{"kind":"chart","chart":"steps","file":"steps.svg","title":"Step times per rank","section":"Slowest steps"}'
+	grep -q '>rank 1<' steps.svg
+	valid_svgs .
+}
+
+@test "the GPU chart: each rank's window as shares, its length after the bar" {
+	cd "$BATS_TEST_TMPDIR"
+	printf '%s\n' '{"kind":"gpu_timeline","rank":0,"computation":600,"exposed_comm":200,"exposed_memcpy":0,"idle":200}' \
+	    '{"kind":"gpu_timeline","rank":1,"computation":300,"exposed_comm":0,"exposed_memcpy":0,"idle":2700}' >g.ndjson
+	run -0 report-svg g.ndjson
+	assert_output '{"kind":"chart","chart":"gpu-timeline","file":"gpu-timeline.svg","title":"GPU time per rank, as shares of its window","section":"GPU timeline"}'
+	grep -q '>100 %<' gpu-timeline.svg
+	grep -q '>1.00 ms<' gpu-timeline.svg
+	grep -q '>3.00 ms<' gpu-timeline.svg
+	grep -q "share of the rank&apos;s GPU window" gpu-timeline.svg
+	# Both bars are as long: rank 0's 60 % computation is wider than
+	# rank 1's 10 %, though rank 1's window is three times as long.
+	run -0 bash -c "grep -o '<rect x=\"110.0\" y=\"[0-9.]*\" width=\"[0-9.]*\" height=\"18\" fill=\"#4c72b0\"' gpu-timeline.svg | grep -o 'width=\"[0-9.]*\"'"
+	assert_output - <<'OUT'
+width="420.0"
+width="70.0"
+OUT
 	valid_svgs .
 }

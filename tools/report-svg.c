@@ -50,6 +50,7 @@ struct timeline {
 	size_t	 n;
 	double	 x[MAX_BUCKETS], amin[MAX_BUCKETS], amax[MAX_BUCKETS];
 	double	 rmax[MAX_BUCKETS];
+	double	 x_last;		/* where the last entry ends */
 	char	*site[MAX_SITES + 1];
 	size_t	 nsite;			/* with "other" */
 	double	*sb;			/* n x nsite bytes at each maximum */
@@ -183,6 +184,7 @@ static void	axes(struct svg *, const struct plot *, int, int,
 		    const char *, const char *);
 static void	fmt_bytes(char *, size_t, double, double);
 static void	fmt_time(char *, size_t, double, double);
+static int	decimals(double, int);
 static double	px(const struct plot *, double);
 static double	py(const struct plot *, double);
 static void	draw_memory(struct jw *, struct tlset *, const char *,
@@ -362,7 +364,8 @@ take_timeline(struct charts *c, const char *file, const struct jdoc *d)
 	struct timeline *t;
 	struct tlset *set;
 	double *x = NULL, *amin = NULL, *amax = NULL, *rmax = NULL, v;
-	size_t nx, n1, n2, n3, i, b, k, ns = 0;
+	double *xend = NULL;
+	size_t nx, n1, n2, n3, n4 = 0, i, b, k, ns = 0;
 	const char *s, *src = "";
 	size_t len;
 	int64_t dev;
@@ -382,9 +385,11 @@ take_timeline(struct charts *c, const char *file, const struct jdoc *d)
 	if (num_array(file, d, "x", 0, &x, &nx) < 0 ||
 	    num_array(file, d, "allocated_min", 1, &amin, &n1) < 0 ||
 	    num_array(file, d, "allocated_max", 1, &amax, &n2) < 0 ||
-	    num_array(file, d, "reserved_max", 1, &rmax, &n3) < 0)
+	    num_array(file, d, "reserved_max", 1, &rmax, &n3) < 0 ||
+	    (jdoc_get(d, 0, "x_end") >= 0 &&
+	    num_array(file, d, "x_end", 0, &xend, &n4) < 0))
 		goto out;
-	if (n1 != nx || n2 != nx || n3 != nx) {
+	if (n1 != nx || n2 != nx || n3 != nx || (xend != NULL && n4 != nx)) {
 		jdoc_error(file, d, 0, "memory_timeline arrays differ in"
 		    " length");
 		goto out;
@@ -469,6 +474,12 @@ take_timeline(struct charts *c, const char *file, const struct jdoc *d)
 			    t->nsite - 1)] += v > 0 && isfinite(v) ? v : 0;
 		}
 	}
+	/* The axis spans every entry, to where the last one ends. */
+	for (i = 0; i < nx; i++) {
+		v = xend != NULL && xend[i] > x[i] ? xend[i] : x[i];
+		if (i == 0 || v > t->x_last)
+			t->x_last = v;
+	}
 	if ((p = jdoc_get(d, 0, "peak")) >= 0 &&
 	    d->node[p].type == JT_OBJECT &&
 	    jdoc_get_double(d, (uint32_t)p, "x", &t->peak_x) == 0 &&
@@ -493,6 +504,7 @@ take_timeline(struct charts *c, const char *file, const struct jdoc *d)
 	rc = 0;
 out:
 	free(x);
+	free(xend);
 	free(amin);
 	free(amax);
 	free(rmax);
@@ -785,21 +797,27 @@ svg_begin(struct svg *g, int w, int h, const char *title)
 }
 
 /*
- * Appends s as XML character data, at most max characters of it (then an
- * ellipsis): markup characters become references, and control characters,
- * which XML 1.0 cannot carry at all, become spaces.
+ * Appends s as XML character data, at most max characters of it: a longer s
+ * loses its middle to an ellipsis, as a site's file:line and a kernel's
+ * template arguments are at its end.  Markup characters become
+ * references, and control characters, which XML 1.0 cannot carry at all,
+ * become spaces.
  */
 static void
 esc(struct strbuf *b, const char *s, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t chars = 0;
+	size_t chars = 0, i, head, tail;
 
-	for (; *p != '\0'; p++) {
-		if ((*p & 0xc0) != 0x80 && chars++ == max) {
+	for (; *p != '\0'; p++)
+		chars += (*p & 0xc0) != 0x80;
+	head = chars > max ? (max - 1) / 3 : chars;
+	tail = chars > max ? chars - (max - 1 - head) : chars;
+	for (p = (const unsigned char *)s, i = 0; *p != '\0'; p++) {
+		if ((*p & 0xc0) != 0x80 && i++ == head && head < tail)
 			sb_puts(b, "\xe2\x80\xa6");
-			return;
-		}
+		if (i > head && i <= tail)
+			continue;
 		switch (*p) {
 		case '&':
 			sb_puts(b, "&amp;");
@@ -933,6 +951,18 @@ py(const struct plot *p, double y)
 	return p->y0 + p->h - (y - p->ymin) / (p->ymax - p->ymin) * p->h;
 }
 
+/*
+ * The decimals that show v (in its unit) with at least want of them, and
+ * more when fewer would round a value that is not 0 to 0.
+ */
+static int
+decimals(double v, int want)
+{
+	while (want < 6 && v != 0 && fabs(v) * pow(10, want) < 1)
+		want++;
+	return want;
+}
+
 /* Bytes with the unit that suits scale: "1.5 GiB". */
 static void
 fmt_bytes(char *buf, size_t size, double v, double scale)
@@ -945,21 +975,24 @@ fmt_bytes(char *buf, size_t size, double v, double scale)
 		d *= 1024;
 		u++;
 	}
-	snprintf(buf, size, u == 0 ? "%.0f %s" : "%.1f %s", v / d, unit[u]);
+	snprintf(buf, size, "%.*f %s", decimals(v / d, u == 0 ? 0 : 1), v / d,
+	    unit[u]);
 }
 
-/* Microseconds as ms or s, as scale suits. */
+/* Microseconds as s, ms or µs, as scale suits. */
 static void
 fmt_time(char *buf, size_t size, double us, double scale)
 {
 	if (scale >= 1e7)
-		snprintf(buf, size, "%.1f s", us / 1e6);
+		snprintf(buf, size, "%.*f s", decimals(us / 1e6, 1), us / 1e6);
 	else if (scale >= 1e4)
-		snprintf(buf, size, "%.0f ms", us / 1e3);
+		snprintf(buf, size, "%.*f ms", decimals(us / 1e3, 0),
+		    us / 1e3);
 	else if (scale >= 1e3)
-		snprintf(buf, size, "%.2f ms", us / 1e3);
+		snprintf(buf, size, "%.*f ms", decimals(us / 1e3, 2),
+		    us / 1e3);
 	else
-		snprintf(buf, size, "%.1f \xc2\xb5s", us);
+		snprintf(buf, size, "%.*f \xc2\xb5s", decimals(us, 1), us);
 }
 
 /*
@@ -1123,6 +1156,11 @@ draw_panel(struct svg *g, const struct timeline *t, double y, size_t per)
 		if (!isnan(t->rmax[b]) && t->rmax[b] > p.ymax)
 			p.ymax = t->rmax[b];
 	}
+	if (t->n > 0 && t->x_last - x0 > p.xmax)
+		p.xmax = t->x_last - x0;
+	for (k = 0; k < t->nmark; k++)
+		if (t->mark[k].x - x0 > p.xmax)
+			p.xmax = t->mark[k].x - x0;
 	if (p.ymax <= 0)
 		p.ymax = 1;
 	p.ymax *= 1.08;
@@ -1166,8 +1204,11 @@ draw_panel(struct svg *g, const struct timeline *t, double y, size_t per)
 			    px(&p, t->x[b * t->n / nb] - x0),
 			    py(&p, cum[b * (MAX_SITES + 1) + k]));
 		}
-		sb_printf(&g->b, " %.1f,%.1f\"/>\n",
-		    px(&p, t->x[(nb - 1) * t->n / nb] - x0), py(&p, 0));
+		/* The last value holds to where the last entry ends. */
+		sb_printf(&g->b, " %.1f,%.1f %.1f,%.1f\"/>\n",
+		    px(&p, t->x_last - x0),
+		    py(&p, cum[(nb - 1) * (MAX_SITES + 1) + k]),
+		    px(&p, t->x_last - x0), py(&p, 0));
 	}
 	for (i = 0; i < 2; i++) {
 		double last = 0;
@@ -1386,69 +1427,74 @@ mark_slowest(char *buf, size_t size)
 #define BAR	18
 #define BAR_GAP	8
 
+/*
+ * Each rank's GPU window as one bar of shares: computation, exposed
+ * communication, exposed memcpy and idle, each a share of that rank's own
+ * window, whose length ends the bar.  The ranks' windows differ, and a
+ * time axis would pretend they were laid end to end.
+ */
 static void
 draw_gpu(struct jw *w, struct charts *c)
 {
-	static const char *const title = "GPU timeline per rank";
 	static const char *const part[4] = {
 		"computation", "exposed communication", "exposed memcpy", "idle"
 	};
 	static const char *const color[4] = {
 		"#4c72b0", "#c44e52", "#8172b3", "#d9d9d9"
 	};
+	const char *title;
 	struct svg g;
 	struct plot p;
-	double y, x, s;
+	double y, x, win;
 	size_t i;
 	int k, h;
 	char buf[64];
 
 	if (c->ngpu == 0)
 		return;
+	title = c->ngpu > 1 ? "GPU time per rank, as shares of its window" :
+	    "GPU time, as shares of the trace window";
 	xqsort(c->gpu, c->ngpu, sizeof(*c->gpu), gpu_cmp);
 	memset(&p, 0, sizeof(p));
 	p.x0 = 110;
 	p.y0 = 50;
-	p.w = WIDTH - 140;
+	p.w = WIDTH - 200;
 	p.h = (double)c->ngpu * (BAR + BAR_GAP) + BAR_GAP;
-	for (i = 0; i < c->ngpu; i++) {
-		for (s = 0, k = 0; k < 4; k++)
-			s += c->gpu[i].v[k];
-		if (s > p.xmax)
-			p.xmax = s;
-	}
-	if (p.xmax <= 0)
-		p.xmax = 1;
+	p.xmax = 1;
 	h = (int)(p.y0 + p.h) + 80;
 	svg_begin(&g, WIDTH, h, title);
-	/* The axes put bytes or time on y; here time runs along x. */
 	sb_printf(&g.b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
 	    " height=\"%.1f\" fill=\"none\" stroke=\"#888888\"/>\n",
 	    p.x0, p.y0, p.w, p.h);
-	s = nice_step(p.xmax);
-	for (k = 0, x = 0; k < MAX_TICKS && x <= p.xmax + s * 1e-9;
-	    x = s * ++k) {
+	for (k = 0; k <= 5; k++) {
+		x = k / 5.0;
 		sb_printf(&g.b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\""
 		    " y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", px(&p, x), p.y0,
 		    px(&p, x), p.y0 + p.h);
-		fmt_time(buf, sizeof(buf), x, p.xmax);
+		snprintf(buf, sizeof(buf), "%d %%", k * 20);
 		text(&g, px(&p, x), p.y0 + p.h + 17, "middle", buf, NULL);
 	}
-	text(&g, p.x0 + p.w / 2, p.y0 + p.h + 34, "middle",
-	    "time in the trace window", NULL);
+	textn(&g, p.x0 + p.w / 2, p.y0 + p.h + 34, "middle", c->ngpu > 1 ?
+	    "share of the rank's GPU window (its length after the bar)" :
+	    "share of the GPU window (its length after the bar)", NULL,
+	    LABEL_MAX * 3);
 	for (i = 0; i < c->ngpu; i++) {
 		y = p.y0 + BAR_GAP + (double)i * (BAR + BAR_GAP);
 		bar_label(buf, sizeof(buf), c->gpu[i].rank, c->gpu[i].device);
 		text(&g, p.x0 - 8, y + BAR - 5, "end", buf, NULL);
-		for (x = 0, k = 0; k < 4; k++) {
+		for (win = 0, k = 0; k < 4; k++)
+			win += c->gpu[i].v[k];
+		for (x = 0, k = 0; win > 0 && k < 4; k++) {
 			if (c->gpu[i].v[k] > 0)
 				sb_printf(&g.b, "<rect x=\"%.1f\" y=\"%.1f\""
 				    " width=\"%.1f\" height=\"%d\""
 				    " fill=\"%s\"/>\n", px(&p, x), y,
-				    px(&p, x + c->gpu[i].v[k]) - px(&p, x),
-				    BAR, color[k]);
-			x += c->gpu[i].v[k];
+				    px(&p, x + c->gpu[i].v[k] / win) -
+				    px(&p, x), BAR, color[k]);
+			x += c->gpu[i].v[k] / win;
 		}
+		fmt_time(buf, sizeof(buf), win, win);
+		text(&g, p.x0 + p.w + 6, y + BAR - 5, "start", buf, NULL);
 	}
 	legend(&g, p.x0, h - 16, part, color, 4);
 	if (c->gpu_dropped > 0) {
@@ -1504,10 +1550,16 @@ ser_cmp(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/*
+ * Step times: with several ranks, a bar per rank (one step each) or a line
+ * per rank over the steps; with one rank, its line over the steps, and no
+ * chart for one step, which the report's table says.
+ */
 static void
 draw_steps(struct jw *w, struct charts *c)
 {
-	static const char *const title = "Step times per rank";
+	const char *title = c->nsteps > 1 ? "Step times per rank" :
+	    "Step times";
 	struct svg g;
 	struct plot p;
 	char *name[MAX_RANKS], buf[64];
@@ -1522,6 +1574,8 @@ draw_steps(struct jw *w, struct charts *c)
 	for (i = 0; i < c->nsteps; i++)
 		if (c->steps[i].n > most)
 			most = c->steps[i].n;
+	if (c->nsteps == 1 && most == 1)
+		return;
 	if (most == 1) {
 		/* One step each: a bar per rank, the slowest in red. */
 		for (i = 0; i < c->nsteps; i++) {
@@ -1564,7 +1618,8 @@ draw_steps(struct jw *w, struct charts *c)
 		p.ymax = p.ymax > 0 ? p.ymax * 1.08 : 1;
 		p.xmin = 1;
 		p.xmax = (double)most;
-		rows = legend_rows(p.x0, lname, c->nsteps);
+		/* One rank's line needs no legend. */
+		rows = c->nsteps > 1 ? legend_rows(p.x0, lname, c->nsteps) : 0;
 		h = (int)(p.y0 + p.h) + 50 + rows * 18;
 		svg_begin(&g, WIDTH, h, title);
 		axes(&g, &p, 0, 0, "step, in the order recorded (1 = first)",
@@ -1598,8 +1653,9 @@ draw_steps(struct jw *w, struct charts *c)
 				    px(&p, (double)j + 1), py(&p, s->dur[j]),
 				    palette[i % NPALETTE]);
 		}
-		legend(&g, p.x0, h - 14 - (rows - 1) * 18, lname, lcolor,
-		    c->nsteps);
+		if (rows > 0)
+			legend(&g, p.x0, h - 14 - (rows - 1) * 18, lname,
+			    lcolor, c->nsteps);
 		for (i = 0; i < c->nsteps; i++)
 			free(name[i]);
 	}
