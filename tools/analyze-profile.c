@@ -391,10 +391,6 @@ main(int argc, char *argv[])
 	free(targs);
 	for (k = 0; k < tr.n; k++)
 		check_input(tr.v[k], 0);
-	/* The stages' command lines: files and options, -i for each pickle. */
-	nav = 16 + 2 * tr.npickles;
-	av = xcalloc(nav, sizeof(*av));
-	hav = xcalloc(nav, sizeof(*hav));
 	if (mem != NULL)
 		check_input(mem, 0);
 	if (ctx.file != NULL)
@@ -427,6 +423,11 @@ main(int argc, char *argv[])
 		context_free(&ctx);
 		return finish(0);
 	}
+
+	/* The stages' command lines: files and options, -i for each pickle. */
+	nav = 16 + 2 * tr.npickles;
+	av = xcalloc(nav, sizeof(*av));
+	hav = xcalloc(nav, sizeof(*hav));
 
 	r.tr = &tr;
 	/* Nothing is made before the outputs are known to be writable. */
