@@ -232,3 +232,42 @@ ERR
 	assert_output "$(grep -c '^| -' example.md)"
 	run -0 bats_pipe report-html example.md \| grep -c '^<h1>Before and after</h1>$'
 }
+
+@test "report-html: a chart is read only as a regular file, never through a link or from a FIFO" {
+	cd "$BATS_TEST_TMPDIR"
+	cp "$TOP/fixtures/report-svg/example/charts/families.svg" real.svg
+	mkfifo fifo.svg
+	ln -s "$TOP/fixtures/report-svg/example/charts/memory.svg" link.svg
+	ln -s real.svg near.svg
+	ln -s /dev/zero dev.svg
+	printf '# R\n\n![F](fifo.svg)\n\n![L](link.svg)\n\n![N](near.svg)\n\n![D](dev.svg)\n\n![R](real.svg)\n' >r.md
+	# A FIFO with no writer would block a plain open(2) for ever.
+	run -0 --separate-stderr timeout 20 report-html r.md
+	assert_stderr - <<'ERR'
+report-html: r.md:3: fifo.svg: chart not inlined: not a regular file
+report-html: r.md:5: link.svg: chart not inlined: a symbolic link
+report-html: r.md:7: near.svg: chart not inlined: a symbolic link
+report-html: r.md:9: dev.svg: chart not inlined: a symbolic link
+ERR
+	run -0 grep -c '<figure' <<<"$output"
+	assert_output 1
+}
+
+@test "report-html: CSS that fetches what it names is refused" {
+	cd "$BATS_TEST_TMPDIR"
+	local f
+	for f in 'image-set("http://x/a.png" 1x)' '-webkit-image-set(url(#a) 1x, "//x/b.png" 2x)' \
+	    'image("http://x/a.png")' 'cross-fade("http://x/a.png", red 50%)' \
+	    'src("http://x/a.png")' 'IMAGE-SET("http://x/a.png" 1x)'; do
+		printf '<svg xmlns="http://www.w3.org/2000/svg"><style>rect{fill:%s}</style><rect width="1" height="1"/></svg>' "$f" >c.svg
+		printf '![C](c.svg)\n' >c.md
+		run -0 --separate-stderr report-html c.md
+		assert_stderr 'report-html: c.md:1: c.svg: chart not inlined: a CSS function that takes a URL'
+		refute_output --partial 'http://'
+	done
+	# A name in a label that ends like one is text, not CSS.
+	printf '<svg xmlns="http://www.w3.org/2000/svg"><text>load_image(x)</text></svg>' >c.svg
+	run -0 --separate-stderr report-html c.md
+	assert_stderr ''
+	assert_output --partial '<text>load_image(x)</text>'
+}

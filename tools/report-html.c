@@ -10,7 +10,11 @@
  * a Content-Security-Policy forbids every fetch, so a chart that slipped
  * past the checks below still could not reach the network.
  */
+#include <sys/stat.h>
+
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,6 +70,7 @@ static size_t	list(struct doc *, const struct line *, size_t);
 static size_t	paragraph(struct doc *, const struct line *, size_t);
 static void	figure(struct doc *, const char *alt, size_t an,
 		    const char *src, size_t sn, size_t lineno);
+static struct gzin *open_chart(const char *, const char **);
 static int	svg_inline(struct strbuf *, const char *, size_t,
 		    const char *prefix, const char **why);
 static int	svg_attr(struct strbuf *, const char *name, size_t,
@@ -484,9 +489,12 @@ figure(struct doc *d, const char *alt, size_t an, const char *src, size_t sn,
 		why = "not a bare .svg file name";
 	else {
 		sb_printf(&path, "%s/%.*s", d->dir, (int)sn, src);
-		if ((in = gzin_open(path.s)) == NULL) {
-			snprintf(reason, sizeof(reason), "%s", strerror(errno));
-			why = reason;
+		if ((in = open_chart(path.s, &why)) == NULL) {
+			if (why == NULL) {
+				snprintf(reason, sizeof(reason), "%s",
+				    strerror(errno));
+				why = reason;
+			}
 		} else {
 			while (svg.len <= SVG_MAX &&
 			    (r = gzin_read(in, buf, sizeof(buf))) > 0)
@@ -535,6 +543,37 @@ figure(struct doc *d, const char *alt, size_t an, const char *src, size_t sn,
  * reference, gets prefix, so that charts sharing one page keep their own
  * clip paths and gradients.  Returns 0, or -1 with the reason in *why.
  */
+/*
+ * A chart beside the report, only as a regular file reached without a
+ * symbolic link: a link could lead out of the directory, and a FIFO or a
+ * device would block the page or never end.  NULL with *why set, or with
+ * errno set for the caller to tell.
+ */
+static struct gzin *
+open_chart(const char *path, const char **why)
+{
+	struct stat sb;
+	int fd;
+
+	*why = NULL;
+	/*
+	 * Non-blocking, so that opening a FIFO cannot wait for a writer; a
+	 * regular file reads the same either way.
+	 */
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1) {
+		if (errno == ELOOP)
+			*why = "a symbolic link";
+		return NULL;
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		*why = "not a regular file";
+		close(fd);
+		return NULL;
+	}
+	return gzin_fdopen(fd, path);
+}
+
 static int
 svg_inline(struct strbuf *o, const char *s, size_t n, const char *prefix,
     const char **why)
@@ -741,6 +780,10 @@ svg_hostile(const char *s, size_t n)
 		"<script", "<foreignobject", "<!doctype", "<!entity",
 		"javascript:", "@import", "expression(", NULL
 	};
+	/* CSS functions that fetch what their string names. */
+	static const char *const fetch[] = {
+		"image-set(", "image(", "cross-fade(", "src(", NULL
+	};
 	const char *p, *end = s + n;
 	size_t i;
 
@@ -750,6 +793,13 @@ svg_hostile(const char *s, size_t n)
 	for (i = 0; bad[i] != NULL; i++)
 		if (memcasemem(s, n, bad[i]) != NULL)
 			return "a script, a foreign object or a DTD";
+	/* As a function's name, not the end of a name in a label. */
+	for (i = 0; fetch[i] != NULL; i++)
+		for (p = s; (p = memcasemem(p, (size_t)(end - p), fetch[i])) !=
+		    NULL; p++)
+			if (p == s || (!isalnum((unsigned char)p[-1]) &&
+			    p[-1] != '_'))
+				return "a CSS function that takes a URL";
 	for (p = s; (p = memcasemem(p, (size_t)(end - p), "url(")) != NULL;) {
 		p += 4;
 		while (p < end && strchr(" '\"", *p) != NULL)

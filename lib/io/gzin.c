@@ -44,7 +44,6 @@ static ssize_t	inflate_some(struct gzin *, unsigned char *, size_t);
 struct gzin *
 gzin_open(const char *path)
 {
-	struct gzin *in;
 	int fd;
 
 	if (path == NULL || strcmp(path, "-") == 0) {
@@ -54,10 +53,18 @@ gzin_open(const char *path)
 		path = "<stdin>";
 	} else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return NULL;
+	return gzin_fdopen(fd, path);
+}
+
+struct gzin *
+gzin_fdopen(int fd, const char *name)
+{
+	struct gzin *in;
+
 	widen_pipe(fd);
 	in = xcalloc(1, sizeof(*in));
 	in->fd = fd;
-	in->name = path;
+	in->name = name;
 	in->gzip = -1;
 	/* Large: few read(2) calls per MB. */
 	in->ibuf = xmalloc(GZIN_BUFCAP);

@@ -24,6 +24,12 @@ struct gzin;
  */
 struct gzin *gzin_open(const char *path);
 
+/*
+ * Reads the open descriptor fd, which the gzin then owns, under name.
+ * Never fails.
+ */
+struct gzin *gzin_fdopen(int fd, const char *name);
+
 /* The name to use in messages: the path or "<stdin>". */
 const char *gzin_name(const struct gzin *);
 
