@@ -190,6 +190,14 @@ def facts:
 # n rounded to d decimals, as text without exponent.
 def dec($d):
   if . == null then "n/a"
+  # Past 2^53 the digits are not all there: a mantissa and an exponent.
+  elif fabs >= 1e15 then
+    (fabs | log10 | floor) as $e
+    | (fabs / pow(10; $e) * pow(10; $d) | round) as $m
+    | (if $m >= 10 * pow(10; $d) then [$m / 10, $e + 1] else [$m, $e] end)
+      as [$mant, $exp]
+    | (if . < 0 then "-" else "" end) + ($mant / pow(10; $d) | dec($d))
+      + "e+" + ($exp | tostring)
   else (. * pow(10; $d) | round) as $i
     | ($i | fabs | tostring) as $s
     | (if $d == 0 then $s

@@ -216,3 +216,11 @@ ERR
 	run -2 --separate-stderr report-diff --fail-on '' before.json after.json
 	assert_stderr --partial 'report-diff: --fail-on: not a percentage'
 }
+
+@test "report-diff: a value past 2^53 prints as a mantissa and an exponent" {
+	cd "$FIXTURES"
+	jq -c '.summary.steps.mean = 1e300' before.json >"$BATS_TEST_TMPDIR/huge.json"
+	run -0 report-diff before.json "$BATS_TEST_TMPDIR/huge.json"
+	assert_output --partial '| Mean step | 122.11 ms | 1.00e+294 s | +1.00e+294 s (+8.2e+296 %) |'
+	refute_output --partial 'e+3.0'
+}
