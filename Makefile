@@ -4,9 +4,9 @@
 #
 # lib/ is in folders by layer, lowest first: base (errors, allocation,
 # strings, maps, hashing), io (gzip, the JSON reader, the NDJSON writer,
-# YAML, spill files), the artifact analyses side by side (trace, memory,
-# snippet: none includes another), report (rubric, jq glue, record sets),
-# then tools/, one program each.  A module includes headers of its own
+# YAML, spill files, input names, terminal text), the artifact analyses
+# side by side (trace, memory, snippet: none includes another), report
+# (rubric, jq glue, record sets), then tools/, one program each.  A module includes headers of its own
 # folder and of lower layers only, as "layer/name.h" from -Ilib; tools never
 # include each other.  make check runs tests/layers, which reads the
 # #include lines and names any that breaks this.

@@ -227,7 +227,7 @@ def us:
 # Markdown tables, for the report (report.jq) and the diff (diff.jq).
 
 def cell:
-  if type == "string" then gsub("\\|"; "\\|") | gsub("\n"; " ")
+  if type == "string" then gsub("\\|"; "\\|") | gsub("[\r\n]"; " ")
   elif . == null then "" else tostring end;
 
 # At most $n characters, cut in the middle: a site's file:line and a

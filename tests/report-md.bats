@@ -152,3 +152,30 @@ print(len(tables), sum(len(set(t)) != 1 for t in tables))
 	    jq -c '[.memory.fragmentation_ratio, .cpu.dominant_family, .actions[0].rule]'
 	assert_output '[0.9916110681416389,"python","low-gpu-util"]'
 }
+
+@test "report-md: on a terminal, a name's control characters are shown, not obeyed" {
+	cd "$BATS_TEST_TMPDIR"
+	gzip -dc "$TOP/fixtures/example/trace.json.gz" | jq -c '
+	    (.traceEvents[] | select(.name == "aten::addmm") | .name) |=
+	        "aten::addmm\u001b[31m\u0007\u009b"' >esc.json
+	tr-extract esc.json | op-rank >ops.ndjson
+	# A terminal, as script(1) gives one: ESC, BEL and CSI made visible.
+	run -0 script -qec "report-md ops.ndjson" /dev/null
+	assert_output --partial 'aten::addmm\x1b[31m\x07\u009b'
+	refute_output --partial $'\e[31m'
+	refute_output --partial $'\a'
+	# Anything else (a file, a pipe) gets the bytes as they are.
+	run -0 report-md ops.ndjson
+	assert_output --partial $'aten::addmm\e[31m\a\u009b'
+}
+
+@test "report-md: a carriage return in a name cannot start a line of its own" {
+	cd "$BATS_TEST_TMPDIR"
+	gzip -dc "$TOP/fixtures/example/trace.json.gz" | jq -c '
+	    (.traceEvents[] | select(.name == "aten::addmm") | .name) |=
+	        "aten::addmm\r# Forged heading"' >cr.json
+	tr-extract cr.json | op-rank >ops.ndjson
+	run -0 report-md ops.ndjson
+	refute_output --partial $'\r'
+	assert_output --partial '| aten::addmm # Forged heading '
+}

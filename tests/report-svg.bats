@@ -355,3 +355,13 @@ width="70.0"
 OUT
 	valid_svgs .
 }
+
+@test "U+FFFE and U+FFFF in a name become U+FFFD: the SVG stays XML" {
+	cd "$BATS_TEST_TMPDIR"
+	printf '%s\n' '{"kind":"family_total","family":"a\uffffb\ufffe","count":1,"self":5,"gpu_self":0}' >u.ndjson
+	run -0 report-svg u.ndjson
+	grep -q '>a�b�<' families.svg
+	run grep -c $'\xef\xbf\xbf\|\xef\xbf\xbe' families.svg
+	assert_output 0
+	valid_svgs .
+}

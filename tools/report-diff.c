@@ -16,6 +16,7 @@
 #include "base/err.h"
 #include "base/usage.h"
 #include "io/ndjson.h"
+#include "io/textout.h"
 #include "report/jqx.h"
 #include "report/recset.h"
 #include "report/rubric.h"
@@ -118,8 +119,8 @@ main(int argc, char *argv[])
 		jqx_write_record(w, "diff", out);
 		jw_free(w);
 	} else if (!jflag && jv_get_kind(out) == JV_KIND_STRING)
-		fwrite(jqx_str(out), 1,
-		    (size_t)jv_string_length_bytes(jv_copy(out)), stdout);
+		textout_write(stdout, jqx_str(out),
+		    (size_t)jv_string_length_bytes(jv_copy(out)));
 	else
 		die("diff.jq: the diff is not a %s",
 		    jflag ? "JSON object" : "string");

@@ -16,6 +16,7 @@
 #include "io/inputrec.h"
 #include "io/ndjson.h"
 #include "io/runnames.h"
+#include "io/textout.h"
 #include "memory/memsnap.h"
 #include "report/jqx.h"
 #include "report/recset.h"
@@ -116,8 +117,8 @@ main(int argc, char *argv[])
 		jqx_write_record(w, "report", out);
 		jw_free(w);
 	} else if (jv_get_kind(out) == JV_KIND_STRING)
-		fwrite(jqx_str(out), 1,
-		    (size_t)jv_string_length_bytes(jv_copy(out)), stdout);
+		textout_write(stdout, jqx_str(out),
+		    (size_t)jv_string_length_bytes(jv_copy(out)));
 	else if (rc > 0 && jv_get_kind(out) != JV_KIND_NULL)
 		die("report.jq: the report is not a %s",
 		    jflag ? "JSON object" : "string");

@@ -800,8 +800,8 @@ svg_begin(struct svg *g, int w, int h, const char *title)
  * Appends s as XML character data, at most max characters of it: a longer s
  * loses its middle to an ellipsis, as a site's file:line and a kernel's
  * template arguments are at its end.  Markup characters become
- * references, and control characters, which XML 1.0 cannot carry at all,
- * become spaces.
+ * references, control characters, which XML 1.0 cannot carry at all,
+ * become spaces, and U+FFFE and U+FFFF, which it cannot either, U+FFFD.
  */
 static void
 esc(struct strbuf *b, const char *s, size_t max)
@@ -818,6 +818,13 @@ esc(struct strbuf *b, const char *s, size_t max)
 			sb_puts(b, "\xe2\x80\xa6");
 		if (i > head && i <= tail)
 			continue;
+		/* U+FFFE and U+FFFF are no XML characters: U+FFFD for them. */
+		if (p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe ||
+		    p[2] == 0xbf)) {
+			sb_puts(b, "\xef\xbf\xbd");
+			p += 2;
+			continue;
+		}
 		switch (*p) {
 		case '&':
 			sb_puts(b, "&amp;");
