@@ -14,8 +14,9 @@
 # stage files below match none of the patterns.  A pickle (*.pickle,
 # *.pkl) is never read: make says so, and the report lists it with how to
 # dump the snapshot as JSON.  A run directory with no trace and no snapshot
-# is an error naming it and the patterns, not an empty report; two traces of one rank over the same window
-# are op-rank's error.  Every name is quoted for the shell.  Names make
+# is an error naming it and the patterns, not an empty report; two traces
+# of one rank over the same window are op-rank's error.  Every name is
+# quoted for the shell.  Names make
 # cannot carry stop it before anything runs, naming them: a run directory
 # or BASELINE with whitespace or one of $ : ; | % \ * ? [, and an input
 # whose name holds whitespace or |.  Each

@@ -52,7 +52,6 @@
 /* The name a pipe's copy has for a moment in the temporary directory. */
 #define PIPE_COPY	"pipe"
 
-
 /* The signals that stop a run and undo it. */
 static const int stopsigs[] = { SIGHUP, SIGINT, SIGTERM };
 #define NSTOPSIGS	(sizeof(stopsigs) / sizeof(stopsigs[0]))

@@ -162,7 +162,8 @@ main(int argc, char *argv[])
 	int ch, up;
 
 	setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "D:fi:l:m:n:o:p:r:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "D:fi:l:m:n:o:p:r:h", longopts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case 'D':
 			if (*optarg == '\0' || optarg[strspn(optarg,

@@ -47,7 +47,8 @@
  */
 #define MSNAP_PICKLE_ADVICE \
 	"Dump the snapshot as JSON instead:" \
-	" json.dump(torch.cuda.memory._snapshot(), open(\"snap.json\", \"w\"))," \
+	" json.dump(torch.cuda.memory._snapshot()," \
+	" open(\"snap.json\", \"w\"))," \
 	" or convert a pickle you trust (loading one runs code) where it was" \
 	" made: python3 -c 'import pickle, json;" \
 	" json.dump(pickle.load(open(\"snap.pickle\", \"rb\"))," \
