@@ -240,8 +240,7 @@ score(const char *path, void *arg)
 	if (rc == 0 && msnap_form(ms) == MF_RECORDS)
 		memrec_write(ms, w);
 	else if (rc == 0 && msnap_form(ms) != MF_EMPTY) {
-		if (rp.ndev > 0)
-			xqsort(rp.dev, rp.ndev, sizeof(*rp.dev), dev_cmp);
+		xqsort(rp.dev, rp.ndev, sizeof(*rp.dev), dev_cmp);
 		for (i = 0; i < rp.ndev; i++) {
 			if (!rp.dev[i].traced)
 				continue;
@@ -585,16 +584,14 @@ place(struct msnap *ms, struct dev *d)
 	int64_t at;
 	size_t i;
 
-	if (d->touched.n > 0)
-		xqsort(d->touched.v, d->touched.n, sizeof(int64_t), addr_cmp);
+	xqsort(d->touched.v, d->touched.n, sizeof(int64_t), addr_cmp);
 	for (i = 0; i < d->blocks.n; i++) {
 		if (is_touched(d, sb[i].addr))
 			continue;
 		d->static_bytes += sb[i].size;
 		add_top(d, sb[i].addr, sb[i].size, sb[i].site, 1);
 	}
-	if (d->made.n > 0)
-		xqsort(d->made.v, d->made.n, sizeof(struct seen), seen_cmp);
+	xqsort(d->made.v, d->made.n, sizeof(struct seen), seen_cmp);
 	for (i = 0; i < d->segs.n; i++)
 		if (first_made(d, seg[i]) == NULL)
 			d->unplaced++;

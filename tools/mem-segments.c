@@ -177,16 +177,13 @@ summarize(const char *path, void *arg)
 		memrec_write(ms, w);
 		memrec_timeline(ms, w);
 	} else if (rc == 0 && msnap_form(ms) != MF_EMPTY) {
-		if (s.nseg > 0)
-			xqsort(s.seg, s.nseg, sizeof(*s.seg), seg_cmp);
+		xqsort(s.seg, s.nseg, sizeof(*s.seg), seg_cmp);
 		for (i = 0; i < s.nseg; i++)
 			put_segment(w, &s.seg[i]);
-		if (s.nlay > 0)
-			xqsort(s.lay, s.nlay, sizeof(*s.lay), lay_cmp);
+		xqsort(s.lay, s.nlay, sizeof(*s.lay), lay_cmp);
 		for (i = 0; i < s.nlay; i++)
 			put_layout(w, &s.lay[i]);
-		if (s.ndev > 0)
-			xqsort(s.dev, s.ndev, sizeof(*s.dev), dev_cmp);
+		xqsort(s.dev, s.ndev, sizeof(*s.dev), dev_cmp);
 		memset(&all, 0, sizeof(all));
 		all.requested_known = 1;
 		for (i = 0; i < s.ndev; i++) {

@@ -1707,8 +1707,7 @@ top_families(struct charts *c, int gpu, char **name, double *v)
 		f[i].name = e[i]->key;
 		f[i].v = gpu ? fm->gpu : fm->cpu;
 	}
-	if (n > 0)
-		xqsort(f, n, sizeof(*f), famv_cmp);
+	xqsort(f, n, sizeof(*f), famv_cmp);
 	rest = gpu ? c->fam_other.gpu : c->fam_other.cpu;
 	for (i = 0, k = 0; i < n; i++) {
 		if (k < MAX_FAMILIES && f[i].v > 0 &&

@@ -140,8 +140,7 @@ pick_sites(const struct memtl *tl, size_t peak, struct tsite **all,
 			v[n].slot = -1;
 			n++;
 		}
-	if (n > 0)
-		xqsort(v, n, sizeof(*v), ptr_cmp);
+	xqsort(v, n, sizeof(*v), ptr_cmp);
 	for (i = 0; i < n; i++)
 		if (m == 0 || v[m - 1].site != v[i].site)
 			v[m++] = v[i];
@@ -154,8 +153,7 @@ pick_sites(const struct memtl *tl, size_t peak, struct tsite **all,
 	r = xreallocarray(NULL, m + 1, sizeof(*r));
 	for (i = 0; i < m; i++)
 		r[i] = &v[i];
-	if (m > 0)
-		xqsort(r, m, sizeof(*r), rank_cmp);
+	xqsort(r, m, sizeof(*r), rank_cmp);
 	for (k = 0; k < m && k < MTL_SITES && r[k]->bytes > 0; k++) {
 		r[k]->slot = (int)k;
 		top[k] = r[k]->site;

@@ -833,8 +833,7 @@ image_paths(struct snipcfg *c, char ***out, size_t *np, struct sdiags *d)
 		}
 		closedir(dp);
 		free(dir);
-		if (n > 0)
-			xqsort(paths, n, sizeof(*paths), cmp_str);
+		xqsort(paths, n, sizeof(*paths), cmp_str);
 	}
 	if (n == 0) {
 		free(paths);
