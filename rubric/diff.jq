@@ -138,30 +138,32 @@ def worse_by($before; $after; $better):
   | if $before != 0 then $w / ($before | fabs)
     elif $w > 0 then infinite else 0 end;
 
-def regressions($b; $a; $limit):
-  diff_record($b; $a) as $d
-  | [ ($d.step_time | select(.change != null)
-       | step_noise($b.summary.steps; $a.summary.steps) as $n
-       | select(.change > $limit + $n)
-       | "step time: \(.before_us | us) before, \(.after_us | us) after, "
-         + "+\(.change | pct) (limit \($limit | pct), noise \($n | pct))"),
-      ([($b.actions // [])[], ($a.actions // [])[] | .rule] | unique[]
-       | {rule: ., before: ($b.measures[.].value // null),
-          after: ($a.measures[.].value // null),
-          better: ($b.measures[.].better // $a.measures[.].better // null)}
-       | select(.better != null and .before != null and .after != null)
-       | worse_by(.before; .after; .better) as $w
-       | select($w > $limit + noise)
-       | "\(.rule): \(.before | mval) before, \(.after | mval) after, "
-         + (if $w == infinite then "worse from 0" else "worse by \($w | pct)" end)
-         + " (limit \($limit | pct), noise \(noise | pct); \(.better) is better)")
-    ];
+def regressions($d; $b; $a; $limit):
+  [ ($d.step_time | select(.change != null)
+     | step_noise($b.summary.steps; $a.summary.steps) as $n
+     | select(.change > $limit + $n)
+     | "step time: \(.before_us | us) before, \(.after_us | us) after, "
+       + "+\(.change | pct) (limit \($limit | pct), noise \($n | pct))"),
+    ([($b.actions // [])[], ($a.actions // [])[] | .rule] | unique[]
+     | {rule: ., before: ($b.measures[.].value // null),
+        after: ($a.measures[.].value // null),
+        better: ($b.measures[.].better // $a.measures[.].better // null)}
+     | select(.better != null and .before != null and .after != null)
+     | worse_by(.before; .after; .better) as $w
+     | select($w > $limit + noise)
+     | "\(.rule): \(.before | mval) before, \(.after | mval) after, "
+       + (if $w == infinite then "worse from 0" else "worse by \($w | pct)" end)
+       + " (limit \($limit | pct), noise \(noise | pct); \(.better) is better)")
+  ];
 
-# report-diff's program: the input is {"before": report, "after": report}.
-def diff_report($format; $bname; $aname):
+# report-diff's program: the input is {"before": report, "after": report};
+# the output is [the diff, what got worse by more than $limit] (a fraction;
+# negative, no gate: an empty list).
+def diff_report($format; $bname; $aname; $limit):
   diff_record(.before; .after) as $d
-  | if $format == "json" then $d
-    else "# Before and after\n\n"
-      + "Before: `\($bname)`, after: `\($aname)`.\n\n"
-      + md_diff($d)
-    end;
+  | [ (if $format == "json" then $d
+       else "# Before and after\n\n"
+         + "Before: `\($bname)`, after: `\($aname)`.\n\n"
+         + md_diff($d)
+       end),
+      (if $limit < 0 then [] else regressions($d; .before; .after; $limit) end) ];

@@ -24,9 +24,9 @@
 static void	usage(void);
 static int	read_report(const char *, jv *);
 static struct jqx *compile(const char *dir, int json, const char *before,
-		    const char *after);
+		    const char *after, double limit);
 static double	parse_percent(const char *);
-static int	gate(const char *dir, jv in, double limit);
+static int	tell_worse(jv);
 
 static const struct optdoc options[] = {
 	{ "--fail-on pct",
@@ -62,9 +62,9 @@ main(int argc, char *argv[])
 	struct jw *w;
 	const char *rflag = NULL;
 	char *dir, *msg;
-	int ch, jflag = 0, rc, nb, na, status;
+	int ch, jflag = 0, nb, na, status;
 	double limit = -1;
-	jv before, after, in, out;
+	jv before, after, in, out, res;
 
 	setprogname(argv[0]);
 	while ((ch = getopt_long(argc, argv, "jr:h", longopts, NULL)) != -1) {
@@ -90,7 +90,8 @@ main(int argc, char *argv[])
 		usage();
 
 	dir = rubric_dir(rflag);
-	x = compile(dir, jflag, argv[0], argv[1]);
+	x = compile(dir, jflag, argv[0], argv[1], limit);
+	free(dir);
 	nb = read_report(argv[0], &before);
 	na = read_report(argv[1], &after);
 	/* Two empty inputs: nothing to compare, no output. */
@@ -98,7 +99,6 @@ main(int argc, char *argv[])
 		jv_free(before);
 		jv_free(after);
 		jqx_free(x);
-		free(dir);
 		return finish(0);
 	}
 	if (nb == 0)
@@ -109,11 +109,13 @@ main(int argc, char *argv[])
 	in = jv_object();
 	in = jv_object_set(in, jv_string("before"), before);
 	in = jv_object_set(in, jv_string("after"), after);
-	/* The gate reads the same input; the diff is written either way. */
-	status = limit >= 0 ? gate(dir, jv_copy(in), limit) : 0;
-	free(dir);
-	if ((rc = jqx_run(x, in, &out, &msg)) < 0)
+	if (jqx_run(x, in, &res, &msg) < 0)
 		die("diff.jq: %s", msg);
+	if (jv_get_kind(res) != JV_KIND_ARRAY ||
+	    jv_array_length(jv_copy(res)) != 2)
+		die("diff.jq: not [the diff, what got worse]");
+	out = jv_array_get(jv_copy(res), 0);
+	/* The diff is written whether or not the gate fails. */
 	if (jflag && jv_get_kind(out) == JV_KIND_OBJECT) {
 		w = jw_new(stdout);
 		jqx_write_record(w, "diff", out);
@@ -125,6 +127,7 @@ main(int argc, char *argv[])
 		die("diff.jq: the diff is not a %s",
 		    jflag ? "JSON object" : "string");
 	jv_free(out);
+	status = tell_worse(jv_array_get(res, 1));
 	jqx_free(x);
 	return finish(status);
 }
@@ -145,36 +148,26 @@ parse_percent(const char *s)
 }
 
 /*
- * diff.jq's regressions() over {before, after}: each on stderr, and 1 when
- * there is any.
+ * What the gate found worse, a sentence each on stderr; 1 when there is
+ * any.  Takes worse.
  */
 static int
-gate(const char *dir, jv in, double limit)
+tell_worse(jv worse)
 {
-	static const char *const files[] = { "facts.jq", "diff.jq", NULL };
-	struct jqx *x;
-	char *msg;
-	jv args, out, e;
+	jv e;
 	int i, n;
 
-	args = jv_object_set(jv_object(), jv_string("limit"),
-	    jv_number(limit));
-	x = rubric_compile_files(dir, files,
-	    "regressions(.before; .after; $limit)", args);
-	if (jqx_run(x, in, &out, &msg) < 0)
-		die("diff.jq: %s", msg);
-	if (jv_get_kind(out) != JV_KIND_ARRAY)
+	if (jv_get_kind(worse) != JV_KIND_ARRAY)
 		die("diff.jq: the regressions are not a list");
-	n = jv_array_length(jv_copy(out));
+	n = jv_array_length(jv_copy(worse));
 	for (i = 0; i < n; i++) {
-		e = jv_array_get(jv_copy(out), i);
+		e = jv_array_get(jv_copy(worse), i);
 		if (jv_get_kind(e) != JV_KIND_STRING)
 			die("diff.jq: a regression is not a sentence");
 		warnmsg("worse: %s", jqx_str(e));
 		jv_free(e);
 	}
-	jv_free(out);
-	jqx_free(x);
+	jv_free(worse);
 	return n > 0;
 }
 
@@ -212,7 +205,8 @@ read_report(const char *path, jv *rep)
 
 /* The diff program: the rubric's facts helpers, then diff.jq. */
 static struct jqx *
-compile(const char *dir, int json, const char *before, const char *after)
+compile(const char *dir, int json, const char *before, const char *after,
+    double limit)
 {
 	static const char *const files[] = { "facts.jq", "diff.jq", NULL };
 	jv args;
@@ -223,6 +217,7 @@ compile(const char *dir, int json, const char *before, const char *after)
 	args = jv_object_set(args, jv_string("before_name"),
 	    jv_string(before));
 	args = jv_object_set(args, jv_string("after_name"), jv_string(after));
+	args = jv_object_set(args, jv_string("limit"), jv_number(limit));
 	return rubric_compile_files(dir, files,
-	    "diff_report($format; $before_name; $after_name)", args);
+	    "diff_report($format; $before_name; $after_name; $limit)", args);
 }
