@@ -489,13 +489,7 @@ figure(struct doc *d, const char *alt, size_t an, const char *src, size_t sn,
 		why = "not a bare .svg file name";
 	else {
 		sb_printf(&path, "%s/%.*s", d->dir, (int)sn, src);
-		if ((in = open_chart(path.s, &why)) == NULL) {
-			if (why == NULL) {
-				snprintf(reason, sizeof(reason), "%s",
-				    strerror(errno));
-				why = reason;
-			}
-		} else {
+		if ((in = open_chart(path.s, &why)) != NULL) {
 			while (svg.len <= SVG_MAX &&
 			    (r = gzin_read(in, buf, sizeof(buf))) > 0)
 				sb_put(&svg, buf, (size_t)r);
@@ -546,8 +540,7 @@ figure(struct doc *d, const char *alt, size_t an, const char *src, size_t sn,
 /*
  * A chart beside the report, only as a regular file reached without a
  * symbolic link: a link could lead out of the directory, and a FIFO or a
- * device would block the page or never end.  NULL with *why set, or with
- * errno set for the caller to tell.
+ * device would block the page or never end.  NULL with *why set.
  */
 static struct gzin *
 open_chart(const char *path, const char **why)
@@ -555,15 +548,13 @@ open_chart(const char *path, const char **why)
 	struct stat sb;
 	int fd;
 
-	*why = NULL;
 	/*
 	 * Non-blocking, so that opening a FIFO cannot wait for a writer; a
 	 * regular file reads the same either way.
 	 */
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC)) == -1) {
-		if (errno == ELOOP)
-			*why = "a symbolic link";
+		*why = errno == ELOOP ? "a symbolic link" : strerror(errno);
 		return NULL;
 	}
 	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
