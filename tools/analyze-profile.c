@@ -270,26 +270,27 @@ usage(void)
 
 /*
  * The option an operand was probably meant for, by its name alone: the
- * file is not opened before the command line is right.
+ * file is not opened before the command line is right.  The first glob
+ * that matches decides; a trace is the guess for anything else.
  */
 static const char *
 option_for(const char *operand)
 {
+	static const struct {
+		const char	*glob, *option;
+	} guess[] = {
+		{ "*snap*", "--memory-json" }, { "*memory*", "--memory-json" },
+		{ "?*.pickle", "--memory-json" }, { "?*.pkl", "--memory-json" },
+		{ "?*.yaml", "--context" }, { "?*.yml", "--context" },
+		{ "*report*.json", "--baseline" }
+	};
 	const char *base = strrchr(operand, '/');
-	size_t n;
+	size_t i;
 
 	base = base != NULL && base[1] != '\0' ? base + 1 : operand;
-	n = strlen(base);
-	if (strstr(base, "snap") != NULL || strstr(base, "memory") != NULL ||
-	    (n > 7 && strcmp(base + n - 7, ".pickle") == 0) ||
-	    (n > 4 && strcmp(base + n - 4, ".pkl") == 0))
-		return "--memory-json";
-	if ((n > 5 && strcmp(base + n - 5, ".yaml") == 0) ||
-	    (n > 4 && strcmp(base + n - 4, ".yml") == 0))
-		return "--context";
-	if (n > 5 && strcmp(base + n - 5, ".json") == 0 &&
-	    strstr(base, "report") != NULL)
-		return "--baseline";
+	for (i = 0; i < sizeof(guess) / sizeof(guess[0]); i++)
+		if (fnmatch(guess[i].glob, base, 0) == 0)
+			return guess[i].option;
 	return "--cpu-trace";
 }
 
@@ -425,8 +426,8 @@ main(int argc, char *argv[])
 
 	/* The stages' command lines: files and options, -i for each pickle. */
 	nav = 16 + 2 * tr.npickles;
-	av = xcalloc(nav, sizeof(*av));
-	hav = xcalloc(nav, sizeof(*hav));
+	av = xcalloc(2 * nav, sizeof(*av));
+	hav = av + nav;
 
 	r.tr = &tr;
 	/* Nothing is made before the outputs are known to be writable. */
@@ -523,7 +524,6 @@ main(int argc, char *argv[])
 		cleanup(&r);
 		traces_free(&tr);
 		free(av);
-		free(hav);
 		return finish(1);
 	}
 	/* An empty input is no all-clear: a report of nothing is refused. */
@@ -539,7 +539,6 @@ main(int argc, char *argv[])
 		cleanup(&r);
 		traces_free(&tr);
 		free(av);
-		free(hav);
 		return finish(status);
 	}
 
@@ -571,7 +570,6 @@ main(int argc, char *argv[])
 		cleanup(&r);
 		traces_free(&tr);
 		free(av);
-		free(hav);
 		return finish(1);
 	}
 	av[n++] = f[5];
@@ -626,7 +624,6 @@ main(int argc, char *argv[])
 	cleanup(&r);
 	traces_free(&tr);
 	free(av);
-	free(hav);
 	return finish(status);
 }
 
