@@ -153,12 +153,17 @@ print(len(tables), sum(len(set(t)) != 1 for t in tables))
 	assert_output '[0.9916110681416389,"python","low-gpu-util"]'
 }
 
+# renamed_addmm NAME: op-rank's records of the example trace, aten::addmm
+# renamed NAME (a jq string), in ops.ndjson.
+renamed_addmm() {
+	gzip -dc "$TOP/fixtures/example/trace.json.gz" | jq -c "
+	    (.traceEvents[] | select(.name == \"aten::addmm\") | .name) |= $1" |
+	    tr-extract | op-rank >ops.ndjson
+}
+
 @test "report-md: on a terminal, a name's control characters are shown, not obeyed" {
 	cd "$BATS_TEST_TMPDIR"
-	gzip -dc "$TOP/fixtures/example/trace.json.gz" | jq -c '
-	    (.traceEvents[] | select(.name == "aten::addmm") | .name) |=
-	        "aten::addmm\u001b[31m\u0007\u009b"' >esc.json
-	tr-extract esc.json | op-rank >ops.ndjson
+	renamed_addmm '"aten::addmm\u001b[31m\u0007\u009b"'
 	# A terminal, as script(1) gives one: ESC, BEL and CSI made visible.
 	run -0 script -qec "report-md ops.ndjson" /dev/null
 	assert_output --partial 'aten::addmm\x1b[31m\x07\u009b'
@@ -171,10 +176,7 @@ print(len(tables), sum(len(set(t)) != 1 for t in tables))
 
 @test "report-md: a carriage return in a name cannot start a line of its own" {
 	cd "$BATS_TEST_TMPDIR"
-	gzip -dc "$TOP/fixtures/example/trace.json.gz" | jq -c '
-	    (.traceEvents[] | select(.name == "aten::addmm") | .name) |=
-	        "aten::addmm\r# Forged heading"' >cr.json
-	tr-extract cr.json | op-rank >ops.ndjson
+	renamed_addmm '"aten::addmm\r# Forged heading"'
 	run -0 report-md ops.ndjson
 	refute_output --partial $'\r'
 	assert_output --partial '| aten::addmm # Forged heading '
