@@ -187,7 +187,8 @@ def facts:
 
 # Formatting for templates and the report.
 
-# n rounded to d decimals, as text without exponent.
+# n rounded to d decimals, as text; past 2^53, as a mantissa of d decimals
+# and an exponent.
 def dec($d):
   if . == null then "n/a"
   # Past 2^53 the digits are not all there: a mantissa and an exponent.
@@ -249,9 +250,12 @@ def mdrule($w; $align):
    | if $align[$i] == "r" then ("-" * ($w[$i] - 1)) + ":" else "-" * $w[$i] end]
   | "| " + join(" | ") + " |";
 
+# What a table of no rows is; report.jq folds the sections that hold one.
+def no_rows: "_None._\n";
+
 # A table whose columns are as wide as their widest cell.
 def table($head; $align; $rows):
-  if ($rows | length) == 0 then "_None._\n"
+  if ($rows | length) == 0 then no_rows
   else ([$head] + $rows | map(map(cell))) as $t
     | [range(0; $head | length) as $i
        | [$t[] | .[$i] | length] | max | if . < 3 then 3 else . end] as $w

@@ -158,9 +158,9 @@ def md_quality($f):
 # table fold into one line after the rest, so that a report of a snapshot
 # alone does not run through a page of "None.".
 def sections:
-  ([.[] | select(.[1] != "_None._\n")] | map("### " + .[0] + "\n\n" + .[1])
+  ([.[] | select(.[1] != no_rows)] | map("### " + .[0] + "\n\n" + .[1])
     | join("\n"))
-  + ([.[] | select(.[1] == "_None._\n") | .[0]]
+  + ([.[] | select(.[1] == no_rows) | .[0]]
      | if length == 0 then ""
        else "\n_Nothing in these inputs for " + join(", ") + "._\n" end);
 
@@ -198,7 +198,7 @@ def md_bottlenecks($f):
 def md_diagnosis($f):
   "## Diagnosis\n\n"
   + ([["Fragmentation risk",
-      (if $f.memory == null then "_None._\n"
+      (if $f.memory == null then no_rows
        elif $f.memory.inactive_split_bytes == null then
          "Risk **\($f.memory.fragmentation_risk)**: "
          + ($f.memory.fragmentation | pct) + " of reserved memory ("
@@ -216,7 +216,7 @@ def md_diagnosis($f):
       + chart_links("Fragmentation risk")],
      ["Allocator churn",
       (if $f.churn == null then
-         (if $f.memory == null then "_None._\n"
+         (if $f.memory == null then no_rows
           else "_No allocator trace in the snapshot._\n" end)
        else table(["Measure", "Value"]; ["l", "r"];
          [["Churn score (0-100)", ($f.churn.churn | count)],
