@@ -40,8 +40,35 @@ def kernel_rows($bl; $al):
 def side_memory($r):
   $r.summary.memory as $m
   | if $m == null and $r.summary.peak == null then null
-    else {reserved: $m.reserved, allocated: $m.allocated, peak: $r.summary.peak,
+    else {allocated: $m.allocated, reserved: $m.reserved, active: $m.active,
+          inactive_split: $m.inactive_split_bytes, peak: $r.summary.peak,
           fragmentation: ($m.split_fragmentation // $m.fragmentation)} end;
+
+# Each memory figure as {before, after}; null when neither report has one.
+def memory_pairs($b; $a):
+  side_memory($b) as $x | side_memory($a) as $y
+  | if $x == null and $y == null then null
+    else reduce ("allocated", "reserved", "active", "inactive_split", "peak",
+                 "fragmentation") as $k
+      ({}; .[$k] = {before: $x[$k], after: $y[$k]}) end;
+
+# Active bytes by allocation site (the reports' memory_sites), ranked by
+# the absolute change.  A site that one report does not list is 0 there
+# when that report lists every site, else unknown (null).
+def site_rows($b; $a):
+  def bytes_of($s; $site):
+    ($s.sites | map(select(.site == $site)) | .[0]) as $row
+    | if $row != null then $row
+      elif $s.complete then {bytes: 0, blocks: 0}
+      else {bytes: null, blocks: null} end;
+  if $b.memory_sites == null or $a.memory_sites == null then []
+  else [[$b.memory_sites.sites[], $a.memory_sites.sites[] | .site] | unique[]
+    | . as $site
+    | bytes_of($b.memory_sites; $site) as $x | bytes_of($a.memory_sites; $site) as $y
+    | {site: $site, before_bytes: $x.bytes, after_bytes: $y.bytes,
+       change_bytes: change($x.bytes; $y.bytes),
+       before_blocks: $x.blocks, after_blocks: $y.blocks}]
+    | sort_by([-(.change_bytes // 0 | fabs), .site]) end;
 
 # What the two reports do not share, in words.
 def not_compared($b; $a):
@@ -59,6 +86,11 @@ def not_compared($b; $a):
     both("kernels"; $b.kernel_times; $a.kernel_times),
     both("step_time"; $b.summary.steps.mean; $a.summary.steps.mean),
     both("memory"; side_memory($b); side_memory($a)),
+    (if $b.memory_sites != null and $a.memory_sites != null
+        and ($b.memory_sites.devices | sort) != ($a.memory_sites.devices | sort)
+     then "memory: BEFORE is of device \($b.memory_sites.devices | sort | map(tostring) | join(", ")), "
+       + "AFTER of device \($a.memory_sites.devices | sort | map(tostring) | join(", ")); "
+       + "their sites are compared all the same" else empty end),
     both("measures"; $b.measures; $a.measures) ];
 
 def diff_record($b; $a):
@@ -74,8 +106,8 @@ def diff_record($b; $a):
       change: (if $b.summary.steps.mean == null or $a.summary.steps.mean == null
                   or $b.summary.steps.mean == 0 then null
                else ($a.summary.steps.mean - $b.summary.steps.mean) / $b.summary.steps.mean end)},
-    memory: (side_memory($b) as $x | side_memory($a) as $y
-      | {before: $x, after: $y}),
+    memory: memory_pairs($b; $a),
+    memory_sites: site_rows($b; $a),
     noise: noise,
     actions: [($b.actions // [])[]
       | .rule as $r
@@ -113,12 +145,24 @@ def md_diff($d):
       [$d.kernels[0:10][] | [(.name | clip(60)), .status, (.before_count | count), (.after_count | count),
         (.before_us | us), (.after_us | us), ((.change_us | sign) + (.change_us | us))]])
   + "\n### Memory\n\n"
-  + (if $d.memory.before == null and $d.memory.after == null then "_No memory data._\n"
+  + (if $d.memory == null then "_No memory data._\n"
      else table(["Measure", "Before", "After"]; ["l", "r", "r"];
-       [["Reserved", ($d.memory.before.reserved | bytes), ($d.memory.after.reserved | bytes)],
-        ["Allocated", ($d.memory.before.allocated | bytes), ($d.memory.after.allocated | bytes)],
-        ["Peak", ($d.memory.before.peak | bytes), ($d.memory.after.peak | bytes)],
-        ["Fragmentation", ($d.memory.before.fragmentation | pct), ($d.memory.after.fragmentation | pct)]]) end)
+       [(["Reserved", "reserved"], ["Allocated", "allocated"], ["Active", "active"],
+         ["Split free blocks", "inactive_split"], ["Peak", "peak"]) as [$name, $k]
+        | [$name, ($d.memory[$k].before | bytes), ($d.memory[$k].after | bytes)]]
+       + [["Fragmentation", ($d.memory.fragmentation.before | pct),
+           ($d.memory.fragmentation.after | pct)]]) end)
+  + (if ($d.memory_sites | length) == 0 then ""
+     else "\n### Memory by allocation site\n\n"
+       + ([$d.memory_sites[] | select((.change_bytes // 0) > 0)] as $grew
+          | if ($grew | length) == 0 then "No allocation site holds more memory after than before.\n\n"
+            else "\($grew | length) \(if ($grew | length) == 1 then "site holds" else "sites hold" end) more memory after than before; "
+              + "the most: `\($grew[0].site | clip(80))`, +\($grew[0].change_bytes | bytes).\n\n" end)
+       + table(["Site", "Before", "After", "Change", "Blocks before", "Blocks after"];
+           ["l", "r", "r", "r", "r", "r"];
+           [$d.memory_sites[0:10][] | [(.site | clip(80)), (.before_bytes | bytes), (.after_bytes | bytes),
+             (if .change_bytes == null then "n/a" else (.change_bytes | sign) + (.change_bytes | bytes) end),
+             (.before_blocks | count), (.after_blocks | count)]]) end)
   + (if ($d.not_compared | length) == 0 then ""
      else "\n### Not compared\n\n" + ($d.not_compared | map("- " + . + "\n") | join("")) end);
 

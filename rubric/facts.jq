@@ -83,6 +83,18 @@ def straggler($rows):
         end
     end;
 
+# Active bytes by allocation site over every device (mem-segments'
+# memory_sites), most first; complete when no device left sites out.
+def memory_sites:
+  recs("memory_sites")
+  | if length == 0 then null
+    else {devices: map(.device),
+          complete: all(.[]; .other_blocks == 0),
+          no_site_bytes: (map(.no_site_bytes) | add),
+          sites: ([.[].sites[]] | group_by(.site)
+            | map({site: .[0].site, bytes: (map(.bytes) | add), blocks: (map(.blocks) | add)})
+            | sort_by([-.bytes, .site]))} end;
+
 def facts:
   primary_rank as $r
   | (recs("memory_summary") | map(select(.scope == "all")) | .[0]) as $mem
@@ -97,6 +109,7 @@ def facts:
   | (recs("gpu_timeline") | of_rank($r) | gpu_sum) as $gpu
   | (recs("runtime_total") | of_rank($r) | .[0]) as $rt
   | (recs("churn") | if length == 0 then null else max_by(.churn) end) as $churn
+  | (recs("memory_growth") | if length == 0 then null else max_by(.bytes) end) as $growth
   | (recs("memory_profile") | map(select(.device_type == 1))
      | if length == 0 then null else max_by(.peak_allocated) end) as $mprof
   | ($steps != null and $steps.steps >= 1 and $steps.total > 0) as $has_steps
@@ -147,12 +160,21 @@ def facts:
       roundup_set: ([$alloc.roundup_power2_divisions // {} | .. | numbers | select(. > 0)] | length > 0),
       split_fragmentation: ($mem.split_fragmentation // null),
       releasable_share: ($mem.releasable_share // null),
-      # Bursts of segment releases that the allocator's own retries do not
-      # explain: each retry (num_alloc_retries, those that ended in an OOM
-      # among them) releases the cache at most once.
+      # Bursts of segment releases that neither the stacks (churn-score
+      # tells empty_cache() from the allocator's retry by them) nor the
+      # retries counted in memory_stats() explain: each retry releases the
+      # cache at most once.  Records of older churn-scores have bursts only.
       user_free_bursts: (if $churn == null then null
+        elif $churn.unattributed_bursts != null then
+          [$churn.unattributed_bursts
+           - ([($mem.num_alloc_retries // 0) - $churn.retries_succeeded - $churn.retries_failed, 0] | max), 0] | max
         else [($churn.segment_free_bursts // 0)
               - ([$churn.retry_bursts // 0, $mem.num_alloc_retries // 0] | max), 0] | max end),
+      alloc_retries_seen: (if $churn.retries_succeeded == null then null
+        else $churn.retries_succeeded + $churn.retries_failed end),
+      growth: $growth,
+      growth_share: share($growth.bytes; $mem.reserved),
+      memory_sites: memory_sites,
       # The time above the median step: what steadier steps could give
       # back, at most (op-rank's step_stats and wall_steps carry it).
       above_median_share: (if $steps == null or $steps.steps < 3 then null

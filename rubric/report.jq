@@ -237,6 +237,21 @@ def md_diagnosis($f):
             [sites_at_peak($f.churn)[0:10][] | [(.size | bytes),
               (if .origin == "before_window" then "before the window" else "in the window" end),
               ((.site // "unknown") | clip(80))]])] end),
+     (if $f.growth == null then empty
+      else ["Memory growth",
+        "Blocks that the allocator's record shows allocated all through the window and never freed, "
+        + "by site; an iteration is counted by the growing sites' own allocations"
+        + " (\($f.growth.iterations | count)).\n\n"
+        + table(["Site", "Blocks", "Held", "Per iteration"]; ["l", "r", "r", "r"];
+            [recs("memory_growth")[] | .sites[] | [(.site | clip(80)), (.blocks | count),
+              (.bytes | bytes), (.bytes_per_iteration | bytes)]])] end),
+     (if ($f.memory_sites.sites // []) | length == 0 then empty
+      else ["Live memory by allocation site",
+        table(["Site", "Active", "Blocks"]; ["l", "r", "r"];
+          [$f.memory_sites.sites[0:10][] | [(.site | clip(80)), (.bytes | bytes), (.blocks | count)]])
+        + (if $f.memory_sites.no_site_bytes > 0
+           then "\n\($f.memory_sites.no_site_bytes | bytes) more is held by blocks recorded without a stack.\n"
+           else "" end)] end),
      ["Operator families" + rank_label($f),
       table(["Family", "Operators", "Self", "Self %", "GPU"]; ["l", "r", "r", "r", "r"];
         [family_list($f)[] | [.family, (.count | count), (.self | us),
@@ -394,10 +409,13 @@ def json_report:
         else [$f.kernels[] | {name, count, total}] end),
       measures: (recs("measure") | map({key: .rule, value: {value, better}}) | from_entries)
     }
-    # Charts only where report-svg's records came in, so that reports
-    # made without them keep their bytes.
+    # Charts, memory sites and growth only where their records came in,
+    # so that reports made without them keep their bytes.
     + (recs("chart") | if length == 0 then {}
-       else {charts: map({chart, file, title, section})} end) end;
+       else {charts: map({chart, file, title, section})} end)
+    + (if $f.memory_sites == null then {} else {memory_sites: $f.memory_sites} end)
+    + (recs("memory_growth") | if length == 0 then {}
+       else {memory_growth: map(nokind)} end) end;
 
 # Before and after: with a "baseline" record (analyze-profile --baseline),
 # the comparison of that report with this one, built from the same facts.

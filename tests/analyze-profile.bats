@@ -833,3 +833,34 @@ Some inputs are cut short, disagree with themselves in places or could not be re
 - \`$f\`: the event array has no closing ']'; the trace may be cut off"
 	assert_stderr --partial "analyze-profile: $f: warning: the event array has no closing ']'; the trace may be cut off"
 }
+
+# plan SNAPSHOT: the rules of analyze-profile's plan for a snapshot of
+# fixtures/mem-segments, one per line.
+plan() {
+	analyze-profile --memory-json "$TOP/fixtures/mem-segments/$1.json.gz" \
+	    --json-out "$BATS_TEST_TMPDIR/$1.json" >"$BATS_TEST_TMPDIR/$1.md"
+	jq -r '.actions[].rule' "$BATS_TEST_TMPDIR/$1.json"
+}
+
+@test "analyze-profile: a loop that keeps a tensor per step gets the growth finding first, naming the site and the bytes" {
+	run -0 plan loop-leak-late
+	assert_line --index 0 memory-growth
+	run -0 grep -F 'train_step@/home/user/leak_loop.py:44 allocated 8 blocks (20.0 MiB) all through' "$BATS_TEST_TMPDIR/loop-leak-late.md"
+	run -0 grep -F '2.5 MiB more per iteration' "$BATS_TEST_TMPDIR/loop-leak-late.md"
+	run -0 jq -c '.memory_growth[0].sites[0] | [.site, .bytes_per_iteration]' "$BATS_TEST_TMPDIR/loop-leak-late.json"
+	assert_output '["train_step@/home/user/leak_loop.py:44",2621440]'
+	run -0 plan loop-leak-early
+	refute_line memory-growth
+}
+
+@test "analyze-profile: empty_cache() every step is named, a successful retry never is" {
+	run -0 plan loop-empty-cache
+	assert_line empty-cache-churn
+	run -0 grep -F 'torch.cuda.empty_cache() was called 6 times' "$BATS_TEST_TMPDIR/loop-empty-cache.md"
+	run -0 plan loop-retry
+	assert_line --index 0 alloc-retries
+	refute_line empty-cache-churn
+	refute_line release-bursts
+	run -1 grep -F 'Remove torch.cuda.empty_cache()' "$BATS_TEST_TMPDIR/loop-retry.md"
+	run -0 grep -F '3 that succeeded, 0 that did not, 9 segments released' "$BATS_TEST_TMPDIR/loop-retry.md"
+}

@@ -228,11 +228,76 @@ cs336-wedsonlin__medium_128_training"
 	assert_output '[3442,500,true,true,7,true]'
 }
 
-@test "the memory_timeline marks OOMs and segment_free bursts" {
+@test "the memory_timeline marks OOMs and the releases before them" {
 	zcat "$SNAPS/cs336-silmont__mem_snapshot.json.gz" | jq -c '.device_traces[0] |= (.[0:20] + [
 	    {action: "segment_free", addr: 1, size: 2097152, stream: 0},
 	    {action: "segment_free", addr: 2, size: 2097152, stream: 0},
 	    {action: "oom", device_free: 1024, size: 4096, stream: 0}] + .[20:])' > "$BATS_TEST_TMPDIR/b.json"
 	run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/b.json' | jq -c 'select(.kind == \"memory_timeline\") | [.x_unit, [.markers[] | [.what, .bytes]], .markers_total]'"
-	assert_output '["entry",[["empty_cache",null],["oom",4096]],2]'
+	# Released to retry the allocation that then failed: not empty_cache.
+	assert_output '["entry",[["alloc_retry",4194304],["oom",4096]],2]'
+}
+
+# The loops of derive-loops.py (see fixtures/mem-segments/SOURCES.tsv).
+releases() {
+	churn-score "$SNAPS/$1.json.gz" | jq -c 'select(.kind == "churn") | [.segment_free_bursts,
+	    .empty_cache_calls, .empty_cache_segments, .empty_cache_bytes,
+	    .retries_succeeded, .retries_failed, .retry_segments, .retry_bytes,
+	    .unattributed_bursts]'
+}
+
+@test "empty_cache() is named by its stacks, even at one segment a call" {
+	# Six calls of one segment each: no burst, which is all the old
+	# count could see.
+	run -0 releases loop-empty-cache
+	assert_output '[0,6,6,125829120,0,0,0,0,0]'
+	run -0 bash -c "churn-score '$SNAPS/loop-empty-cache.json.gz' | jq -c 'select(.kind == \"memory_timeline\") | [.markers[].what] | unique'"
+	assert_output '["empty_cache"]'
+}
+
+@test "the allocator's retry is told from empty_cache() by its stacks" {
+	# Three bursts of three releases, each under the allocation that
+	# needed the room, which is then made with the same stack.
+	run -0 releases loop-retry
+	assert_output '[3,0,0,0,3,0,9,251658240,0]'
+	want=$(zcat "$SNAPS/loop-retry.json.gz" | jq '[.device_traces[0][] | select(.action == "segment_free") | .size] | add')
+	assert_equal "$(releases loop-retry | jq '.[7]')" "$want"
+	run -0 bash -c "churn-score '$SNAPS/loop-retry.json.gz' | jq -c 'select(.kind == \"memory_timeline\") | [.markers[].what]'"
+	assert_output '["alloc_retry","alloc_retry","alloc_retry"]'
+}
+
+@test "releases whose stacks cannot tell are not attributed" {
+	# Without stacks, and with the stack that made each segment (what
+	# empty_cache() records without context="all").
+	zcat "$SNAPS/loop-retry.json.gz" | jq -c '.device_traces[0] |= map(if .action == "segment_free" then .frames = [] else . end)' \
+	    >"$BATS_TEST_TMPDIR/nostack.json"
+	zcat "$SNAPS/loop-retry.json.gz" | jq -c '([.device_traces[0][] | select(.action == "segment_alloc") | {key: (.addr | tostring), value: .frames}] | from_entries) as $made
+	    | .device_traces[0] |= map(if .action == "segment_free" then .frames = $made[.addr | tostring] else . end)' \
+	    >"$BATS_TEST_TMPDIR/maker.json"
+	for f in nostack maker; do
+		run -0 bash -c "churn-score '$BATS_TEST_TMPDIR/$f.json' | jq -c 'select(.kind == \"churn\") | [.segment_free_bursts, .empty_cache_calls, .retries_succeeded, .unattributed_bursts]'"
+		assert_output '[3,0,0,3]'
+	done
+}
+
+@test "a site that keeps a block every iteration grows; parameters do not" {
+	run -0 bash -c "churn-score '$SNAPS/loop-leak-late.json.gz' | jq -c 'select(.kind == \"memory_growth\") | [.iterations, .blocks, .bytes, (.sites[] | [.site, .blocks, .bytes, .blocks_per_iteration, .bytes_per_iteration, .smallest, .largest])]'"
+	assert_output '[8,8,20971520,["train_step@/home/user/leak_loop.py:44",8,20971520,1,2621440,2621440,2621440]]'
+	# After two iterations it has not grown long enough to tell.
+	run -0 bash -c "churn-score '$SNAPS/loop-leak-early.json.gz' | jq -c 'select(.kind == \"memory_growth\")'"
+	assert_output ''
+}
+
+@test "no real snapshot is said to grow" {
+	# Their live blocks are parameters, gradients and optimizer state,
+	# made once (cs336-wedsonlin training keeps 221 blocks).
+	for f in $LOCAL; do
+		run -0 bash -c "churn-score '$SNAPS/$f.json.gz' | jq -c 'select(.kind == \"memory_growth\")'"
+		assert_output ''
+	done
+	need_shared memsnap
+	for f in "$SHARED"/memsnap/*.json.gz; do
+		run -0 bash -c "churn-score '$f' 2>/dev/null | jq -c 'select(.kind == \"memory_growth\")'"
+		assert_output ''
+	done
 }

@@ -219,7 +219,7 @@ cs336-wedsonlin__medium_128_training"
 @test "a file that cannot be opened is skipped with status 1" {
 	run -1 --separate-stderr mem-segments "$BATS_TEST_TMPDIR/none.json" "$FIXTURES/cs336-silmont__mem_snapshot.json.gz"
 	assert_stderr --partial 'none.json: No such file or directory'
-	assert_equal "$(printf '%s\n' "$output" | wc -l)" 20
+	assert_equal "$(printf '%s\n' "$output" | wc -l)" 21
 }
 
 @test "profiler memory records give a peak and a rate per step" {
@@ -271,11 +271,12 @@ OUT
 @test "a segment without blocks has no sites and no free runs" {
 	# Found by the fuzzer: the sites were sorted from a buffer that a
 	# blockless first segment never allocates.
-	run -0 --separate-stderr bash -c "mem-segments '$TOP/tests/fuzz/corpus/memsnap/crash-blockless-segment.odd' | jq -c 'select(.kind != \"memory_summary\") | [.kind, .top_sites, .runs, .largest_free]'"
+	run -0 --separate-stderr bash -c "mem-segments '$TOP/tests/fuzz/corpus/memsnap/crash-blockless-segment.odd' | jq -c 'select(.kind != \"memory_summary\") | [.kind, .top_sites // .sites, .runs, .largest_free]'"
 	assert_stderr ''
 	assert_output - <<'OUT'
 ["segment",null,null,0]
 ["segment_layout",null,[],null]
+["memory_sites",[],null,null]
 OUT
 }
 
@@ -287,4 +288,38 @@ OUT
 	run -0 --separate-stderr bats_pipe tr-extract "$tr/kineto_resnet50_array_head.json" \| mem-segments
 	assert_output ''
 	assert_stderr ''
+}
+
+@test "memory_sites adds up to the active bytes of every snapshot" {
+	cd "$FIXTURES"
+	for f in $LOCAL loop-leak-late loop-retry; do
+		want=$(zcat "$f.json.gz" | jq -c '(if type == "array" then . else .segments end)
+		    | [.[].blocks[] | select(.state != "inactive")] | [([.[].size] | add // 0), length]')
+		run -0 bash -c "mem-segments '$f.json.gz' | jq -sc '[.[] | select(.kind == \"memory_sites\")]
+		    | [(map(([.sites[].bytes] | add // 0) + .other_bytes + .no_site_bytes) | add),
+		       (map(([.sites[].blocks] | add // 0) + .other_blocks + .no_site_blocks) | add)]'"
+		assert_output "$want"
+	done
+}
+
+@test "memory_sites names each site's active bytes, most first" {
+	run -0 bash -c "mem-segments '$FIXTURES/loop-leak-late.json.gz' | jq -c 'select(.kind == \"memory_sites\") | [.device, .sites_total, .sites, .other_bytes, .no_site_bytes]'"
+	assert_output '[0,2,[{"site":"train_step@/home/user/leak_loop.py:44","bytes":20971520,"blocks":8},{"site":"__init__@/home/user/leak_loop.py:12","bytes":16777216,"blocks":4}],0,0]'
+	# Blocks without stacks have no site, and are counted apart.
+	zcat "$FIXTURES/loop-leak-late.json.gz" | jq -c '.segments[].blocks[].frames = []' >"$BATS_TEST_TMPDIR/nostack.json"
+	run -0 bash -c "mem-segments '$BATS_TEST_TMPDIR/nostack.json' | jq -c 'select(.kind == \"memory_sites\") | [.sites_total, .no_site_bytes, .no_site_blocks]'"
+	assert_output '[0,37748736,12]'
+}
+
+@test "memory_sites keeps 200 sites and counts the rest" {
+	# 300 one-block segments, each from its own line.
+	jq -nc '{segments: [range(300) as $i | {device: 0, address: (1048576 * ($i + 1) * 4),
+	    total_size: 2097152, allocated_size: 2097152, active_size: 2097152,
+	    requested_size: 2097152, stream: 0, segment_type: "large",
+	    blocks: [{address: (1048576 * ($i + 1) * 4), size: 2097152, requested_size: 2097152,
+	      state: "active_allocated", frames: [{name: "f", filename: "/src/m.py", line: $i}]}]}],
+	  device_traces: []}' >"$BATS_TEST_TMPDIR/many.json"
+	run -0 bash -c "mem-segments '$BATS_TEST_TMPDIR/many.json' | jq -c 'select(.kind == \"memory_sites\") | [.sites_total, (.sites | length), .other_blocks, .other_bytes, .sites[0].site, .sites[199].site]'"
+	# Equal bytes: by name, as strcmp(3) orders them.
+	assert_output '[300,200,100,209715200,"f@/src/m.py:0","f@/src/m.py:278"]'
 }

@@ -224,3 +224,62 @@ ERR
 	assert_output --partial '| Mean step | 122.11 ms | 1.00e+294 s | +1.00e+294 s (+8.2e+296 %) |'
 	refute_output --partial 'e+3.0'
 }
+
+# reports FILE...: analyze-profile's JSON report of each snapshot of
+# fixtures/mem-segments (the loops of derive-loops.py), in the test's
+# directory, named after it.
+reports() {
+	for s; do
+		analyze-profile --memory-json "$TOP/fixtures/mem-segments/$s.json.gz" \
+		    --json-out "$BATS_TEST_TMPDIR/$s.json" >/dev/null
+	done
+}
+
+@test "report-diff: of an early and a late snapshot, the site that grew ranks first, by its exact bytes" {
+	reports loop-leak-early loop-leak-late
+	cd "$BATS_TEST_TMPDIR"
+	run -0 bash -c "report-diff -j loop-leak-early.json loop-leak-late.json | jq -c '.memory_sites[0], .memory.allocated, .memory.active, .memory.reserved, .memory.inactive_split, .not_compared'"
+	# Six more blocks of 2.5 MiB: what the snapshots' blocks of that site add up to.
+	assert_output - <<'OUT'
+{"site":"train_step@/home/user/leak_loop.py:44","before_bytes":5242880,"after_bytes":20971520,"change_bytes":15728640,"before_blocks":2,"after_blocks":8}
+{"before":22020096,"after":37748736}
+{"before":22020096,"after":37748736}
+{"before":62914560,"after":62914560}
+{"before":19922944,"after":4194304}
+[]
+OUT
+	for s in early late; do
+		zcat "$TOP/fixtures/mem-segments/loop-leak-$s.json.gz" | jq '[.segments[].blocks[]
+		    | select(.state != "inactive" and (.frames[1].filename | endswith("leak_loop.py")) and .frames[1].line == 44) | .size] | add'
+	done >want
+	run -0 bash -c "report-diff -j loop-leak-early.json loop-leak-late.json | jq '.memory_sites[0] | .before_bytes, .after_bytes'"
+	assert_output "$(cat want)"
+	run -0 report-diff loop-leak-early.json loop-leak-late.json
+	assert_output --partial '1 site holds more memory after than before; the most: `train_step@/home/user/leak_loop.py:44`, +15.0 MiB.'
+	assert_output --partial '| train_step@/home/user/leak_loop.py:44 |  5.0 MiB | 20.0 MiB | +15.0 MiB |             2 |            8 |'
+	assert_output --partial '| Split free blocks | 19.0 MiB |  4.0 MiB |'
+	# The other way round, the site shrank: nothing grew.
+	run -0 report-diff loop-leak-late.json loop-leak-early.json
+	assert_output --partial 'No allocation site holds more memory after than before.'
+	assert_output --partial '-15.0 MiB'
+}
+
+@test "report-diff: snapshots of different devices are compared, with a note" {
+	reports loop-leak-early loop-leak-late
+	cd "$BATS_TEST_TMPDIR"
+	jq -c '.memory_sites.devices = [1]' loop-leak-late.json >dev1.json
+	run -0 bash -c "report-diff -j loop-leak-early.json dev1.json | jq -c '.not_compared, .memory_sites[0].change_bytes'"
+	assert_output - <<'OUT'
+["memory: BEFORE is of device 0, AFTER of device 1; their sites are compared all the same"]
+15728640
+OUT
+}
+
+@test "report-diff: a site left out of a report's list is unknown there, not 0" {
+	reports loop-leak-early loop-leak-late
+	cd "$BATS_TEST_TMPDIR"
+	jq -c '.memory_sites.complete = false | .memory_sites.sites |= map(select(.site | startswith("train_step") | not))' \
+	    loop-leak-early.json >cut.json
+	run -0 bash -c "report-diff -j cut.json loop-leak-late.json | jq -c '.memory_sites[] | select(.site | startswith(\"train_step\")) | [.before_bytes, .after_bytes, .change_bytes]'"
+	assert_output '[null,20971520,null]'
+}

@@ -44,6 +44,7 @@ inputs=(-i ../example/trace.json.gz -i ../example/memory_snapshot.json.gz)
 ### Fragmentation risk
 ### Allocator churn
 ### Live at the peak
+### Live memory by allocation site
 ### Operator families
 ### Phases
 ### GPU timeline
@@ -73,7 +74,7 @@ for l in open(sys.argv[1], encoding="utf-8"):
         cur = []
 print(len(tables), sum(len(set(t)) != 1 for t in tables))
 ' "$BATS_TEST_TMPDIR/r.md"
-	assert_output '12 0'
+	assert_output '13 0'
 	run -0 report-md records.ndjson
 	assert_output --partial '| Reserved memory                        |                    3.52 GiB |'
 	assert_output --partial '| CPU trace window                       |                     8.39 ms |'

@@ -231,3 +231,15 @@ OUT
 	run -0 mk RUN="$a"
 	[ ! -e "$a/diff.md" ]
 }
+
+@test "report.mk: BASELINE= of an early snapshot ranks the site that grew" {
+	b=$BATS_TEST_TMPDIR/early
+	a=$BATS_TEST_TMPDIR/late
+	mkdir "$b" "$a"
+	cp "$TOP/fixtures/mem-segments/loop-leak-early.json.gz" "$b/memory_snapshot.json.gz"
+	cp "$TOP/fixtures/mem-segments/loop-leak-late.json.gz" "$a/memory_snapshot.json.gz"
+	run -0 mk RUN="$a" BASELINE="$b"
+	run -0 jq -c '.memory_sites[0] | [.site, .change_bytes]' "$a/diff.json"
+	assert_output '["train_step@/home/user/leak_loop.py:44",15728640]'
+	run -0 grep -F '1 site holds more memory after than before' "$a/diff.md"
+}

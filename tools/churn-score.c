@@ -22,6 +22,8 @@
 #define MAX_OOMS	16	/* oom events listed one by one */
 #define SHORT_ALLOCS	16	/* freed before this many more allocs */
 #define NCLASS		64	/* powers of two */
+#define GROWTH_SITES	5	/* growing sites listed */
+#define GROWTH_MIN	3	/* blocks that stay, at least, to grow */
 #define NONE		UINT32_MAX
 
 /* A live allocation seen in the trace. */
@@ -79,6 +81,15 @@ struct sblock {
 	const char	*site;
 };
 
+/* Blocks of one site that stayed live: see grow(). */
+struct grow {
+	const char	*site;
+	uint64_t	 blocks;
+	int64_t		 bytes, smallest, largest;
+	uint64_t	 first_alloc, last_alloc;
+	unsigned	 thirds;	/* bit k: one came in third k */
+};
+
 /* A growing array of n elements of any of the above. */
 struct vec {
 	void		*v;
@@ -106,6 +117,19 @@ struct dev {
 	uint64_t	run, bursts, burst_segments, largest_burst;
 	uint64_t	retry_bursts;
 	uint64_t	free_then_alloc;
+	/* The run of releases being read, told apart in end_run(). */
+	int		run_empty_cache;
+	const char	*run_site;	/* the first release's stack */
+	int		run_one_site;	/* every release has that stack */
+	int		run_not_maker;	/* a stack not the one that made it */
+	int64_t		run_bytes, run_t;
+	uint64_t	run_seq;
+	uint64_t	empty_cache_calls, empty_cache_segments;
+	int64_t		empty_cache_bytes;
+	uint64_t	retries_succeeded, retries_failed, retry_segments;
+	int64_t		retry_bytes;
+	uint64_t	unattributed_bursts;
+	struct vec	growth;		/* grow: sites whose blocks stay */
 	int64_t		live_end;
 	uint64_t	live_blocks_end;
 	int64_t		snap_live;	/* from the segments */
@@ -129,7 +153,9 @@ struct replay {
 	struct dev	*dev;
 	size_t		 ndev, devcap;
 	struct livemap	 map;
+	struct livemap	 segs;		/* segments made: their sites */
 	struct vec	 unmatched;	/* ufree: this device's, so far */
+	struct vec	 tmp;		/* grow: the live blocks, for grow() */
 };
 
 static void	usage(void) __attribute__((noreturn));
@@ -138,7 +164,10 @@ static struct dev *dev_get(struct replay *, int64_t);
 static int	on_segment(void *, struct msnap *, const struct mseg *);
 static int	on_trace(void *, struct msnap *, const struct mtrace *);
 static int	on_trace_end(void *, struct msnap *, int64_t, uint64_t);
-static void	end_run(struct dev *, enum maction);
+static void	end_run(struct dev *, enum maction, const char *);
+static void	grow(struct dev *, const struct livemap *, struct vec *);
+static int	grow_site_cmp(const void *, const void *);
+static int	grow_rank_cmp(const void *, const void *);
 static void	take_top(struct dev *, const struct livemap *);
 static void	add_top(struct dev *, int64_t, int64_t, const char *, int);
 static int	place(struct msnap *, struct dev *);
@@ -165,6 +194,7 @@ static int	is_complete(struct msnap *, const struct dev *);
 static void	tl_point(struct dev *, const struct mtrace *, const char *);
 static int64_t	tl_time(const struct mtrace *);
 static void	put_timeline(struct jw *, struct msnap *, const struct dev *);
+static void	put_growth(struct jw *, struct msnap *, const struct dev *);
 static void	put_or_null(struct jw *, const char *, int, int64_t);
 static void	put_ratio(struct jw *, const char *, double, double);
 
@@ -234,6 +264,7 @@ score(const char *path, void *arg)
 	}
 	memset(&rp, 0, sizeof(rp));
 	live_clear(&rp.map);
+	live_clear(&rp.segs);
 	rc = msnap_read(ms, &ops, &rp);
 	if (rc == 0)
 		msnap_put_warnings(ms, w);
@@ -248,6 +279,7 @@ score(const char *path, void *arg)
 				break;
 			put_dev(w, ms, &rp.dev[i]);
 			put_timeline(w, ms, &rp.dev[i]);
+			put_growth(w, ms, &rp.dev[i]);
 			traced = 1;
 		}
 		if (rc == 0 && !traced)
@@ -261,11 +293,14 @@ score(const char *path, void *arg)
 		vec_free(&rp.dev[i].unmade);
 		vec_free(&rp.dev[i].segs);
 		vec_free(&rp.dev[i].blocks);
+		vec_free(&rp.dev[i].growth);
 		mtl_free(&rp.dev[i].tl);
 	}
 	free(rp.dev);
 	vec_free(&rp.unmatched);
+	vec_free(&rp.tmp);
 	live_free(&rp.map);
+	live_free(&rp.segs);
 	msnap_close(ms);
 	return rc == 0 ? 0 : -1;
 }
@@ -327,6 +362,7 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 	struct dev *d = dev_get(rp, e->device);
 	struct live *l;
 	struct seen *sn;
+	const char *site = NULL;
 	int c;
 
 	if (!d->traced) {
@@ -349,7 +385,9 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 			    "\"time_us\" is too far from the trace's other"
 			    " times for 64 bits");
 	}
-	end_run(d, e->action);
+	if (e->action >= MA_SEGMENT_ALLOC && e->action <= MA_SEGMENT_UNMAP)
+		site = msnap_site(ms, e->doc, e->frames);
+	end_run(d, e->action, site);
 	switch (e->action) {
 	case MA_ALLOC:
 		*(int64_t *)vec_push(&d->touched, sizeof(int64_t)) = e->addr;
@@ -430,15 +468,30 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 		sn->seq = e->seq;
 		if (e->action == MA_SEGMENT_FREE ||
 		    e->action == MA_SEGMENT_UNMAP) {
-			d->run++;
+			if (d->run++ == 0) {
+				d->run_site = site;
+				d->run_one_site = 1;
+				d->run_not_maker = 0;
+				d->run_t = tl_time(e);
+				d->run_seq = e->seq;
+			}
+			d->run_one_site &= site == d->run_site;
+			if ((l = live_find(&rp->segs, e->addr)) != NULL) {
+				d->run_not_maker |= l->site != NULL &&
+				    l->site != site;
+				live_del(&rp->segs, l);
+			}
+			d->run_empty_cache |= msnap_empty_cache(e->doc,
+			    e->frames);
+			d->run_bytes = mtl_add(d->run_bytes, e->size);
 			d->reserved = mtl_sub(d->reserved, e->size);
-		} else
+		} else {
+			if ((l = live_find(&rp->segs, e->addr)) != NULL)
+				live_del(&rp->segs, l);
+			live_add(&rp->segs, e->addr, e->size, 0, site);
 			d->reserved = mtl_add(d->reserved, e->size);
+		}
 		tl_point(d, e, NULL);
-		/* A burst's second segment_free marks it on the curve. */
-		if (d->run == 2)
-			mtl_mark(&d->tl, tl_time(e), (int64_t)e->seq, -1,
-			    "empty_cache");
 		break;
 	case MA_OOM:
 		if (d->actions[MA_OOM] <= MAX_OOMS) {
@@ -459,15 +512,24 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 }
 
 /*
- * A run of segment_free/segment_unmap ends at any other action: two or
- * more in a row is a burst (empty_cache, or the free-and-retry path).  A
- * burst that ends in an OOM is the allocator's own retry: on a failed
- * cudaMalloc it releases its cached segments, tries again, and records the
- * OOM when that fails too (CUDACachingAllocator.cpp, malloc()).
+ * A run of segment_free/segment_unmap ends at any other action, a of
+ * stack site: two or more in a row is a burst.  Who released them is told
+ * by their stacks.  torch.cuda.empty_cache() stands on its own (see
+ * msnap_empty_cache()).  The allocator's own release, on a failed
+ * cudaMalloc (or past garbage_collection_threshold), records the stack of
+ * the allocation it serves, then makes that allocation's segment with the
+ * same stack, or records an OOM when even that fails
+ * (CUDACachingAllocator.cpp, malloc(), release_cached_blocks()).  Without
+ * context="all", empty_cache() records no stack and each release gets the
+ * one that made its segment: so a run is the allocator's only when its
+ * releases share one stack that did not make all of their segments.  The
+ * rest, releases without stacks among them, is not attributed.
  */
 static void
-end_run(struct dev *d, enum maction a)
+end_run(struct dev *d, enum maction a, const char *site)
 {
+	const char *mark = NULL;
+
 	if (a == MA_SEGMENT_FREE || a == MA_SEGMENT_UNMAP || d->run == 0)
 		return;
 	if (a == MA_SEGMENT_ALLOC || a == MA_SEGMENT_MAP)
@@ -480,7 +542,32 @@ end_run(struct dev *d, enum maction a)
 		if (d->run > d->largest_burst)
 			d->largest_burst = d->run;
 	}
+	if (d->run_empty_cache) {
+		d->empty_cache_calls++;
+		d->empty_cache_segments += d->run;
+		d->empty_cache_bytes = mtl_add(d->empty_cache_bytes,
+		    d->run_bytes);
+		mark = "empty_cache";
+	} else if (a == MA_OOM || ((a == MA_SEGMENT_ALLOC ||
+	    a == MA_SEGMENT_MAP) && site != NULL && site == d->run_site &&
+	    d->run_one_site && d->run_not_maker)) {
+		if (a == MA_OOM)
+			d->retries_failed++;
+		else
+			d->retries_succeeded++;
+		d->retry_segments += d->run;
+		d->retry_bytes = mtl_add(d->retry_bytes, d->run_bytes);
+		mark = "alloc_retry";
+	} else if (d->run >= 2) {
+		d->unattributed_bursts++;
+		mark = "release";
+	}
+	if (mark != NULL)
+		mtl_mark(&d->tl, d->run_t, (int64_t)d->run_seq, d->run_bytes,
+		    mark);
 	d->run = 0;
+	d->run_empty_cache = 0;
+	d->run_bytes = 0;
 }
 
 static int
@@ -494,7 +581,7 @@ on_trace_end(void *arg, struct msnap *ms, int64_t device, uint64_t n)
 	if (n == 0)
 		return 0;
 	d = dev_get(rp, device);
-	end_run(d, MA_OTHER);
+	end_run(d, MA_OTHER, NULL);
 	if (d->peak_dirty)
 		take_top(d, &rp->map);
 	/* Blocks from before the window still live at the peak. */
@@ -509,9 +596,90 @@ on_trace_end(void *arg, struct msnap *ms, int64_t device, uint64_t n)
 		if (rp->map.e[i].size >= 0)
 			d->live_end += rp->map.e[i].size;
 	d->live_blocks_end = rp->map.count;
+	grow(d, &rp->map, &rp->tmp);
 	live_clear(&rp->map);
+	live_clear(&rp->segs);
 	rp->unmatched.n = 0;
 	return 0;
+}
+
+/*
+ * The sites whose blocks the window allocated and never freed, a few in
+ * each third of its allocations: memory that grows as the loop runs (a
+ * tensor appended to a list, a metric summed without .item(), a graph
+ * kept with retain_graph=True).  Parameters, optimizer state and caches
+ * are allocated early, once, and stay: they are not growth.
+ */
+static void
+grow(struct dev *d, const struct livemap *m, struct vec *tmp)
+{
+	uint64_t allocs = d->actions[MA_ALLOC];
+	struct grow *g, *v;
+	size_t i, n;
+
+	tmp->n = 0;
+	for (i = 0; i < m->n; i++) {
+		const struct live *l = &m->e[i];
+
+		if (l->size < 0 || l->site == NULL)
+			continue;
+		g = vec_push(tmp, sizeof(*g));
+		g->site = l->site;
+		g->blocks = 1;
+		g->bytes = g->smallest = g->largest = l->size;
+		g->first_alloc = g->last_alloc = l->alloc_no;
+		g->thirds = 1u << (unsigned)(l->alloc_no * 3 / allocs);
+	}
+	if (tmp->n == 0)
+		return;
+	v = tmp->v;
+	xqsort(v, tmp->n, sizeof(*v), grow_site_cmp);
+	for (i = 1, n = 1; i < tmp->n; i++) {
+		g = &v[n - 1];
+		if (g->site != v[i].site) {
+			v[n++] = v[i];
+			continue;
+		}
+		g->blocks++;
+		g->bytes = mtl_add(g->bytes, v[i].bytes);
+		if (v[i].smallest < g->smallest)
+			g->smallest = v[i].smallest;
+		if (v[i].largest > g->largest)
+			g->largest = v[i].largest;
+		if (v[i].first_alloc < g->first_alloc)
+			g->first_alloc = v[i].first_alloc;
+		if (v[i].last_alloc > g->last_alloc)
+			g->last_alloc = v[i].last_alloc;
+		g->thirds |= v[i].thirds;
+	}
+	for (i = 0; i < n; i++)
+		if (v[i].blocks >= GROWTH_MIN && v[i].thirds == 7)
+			*(struct grow *)vec_push(&d->growth, sizeof(*g)) = v[i];
+	xqsort(d->growth.v, d->growth.n, sizeof(*g), grow_rank_cmp);
+	if (d->growth.n > GROWTH_SITES)
+		d->growth.n = GROWTH_SITES;
+}
+
+static int
+grow_site_cmp(const void *a, const void *b)
+{
+	const struct grow *x = a, *y = b;
+
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	return x->first_alloc < y->first_alloc ? -1 :
+	    x->first_alloc > y->first_alloc;
+}
+
+/* Most bytes first; then by name, so that the order is total. */
+static int
+grow_rank_cmp(const void *a, const void *b)
+{
+	const struct grow *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return strcmp(x->site, y->site);
 }
 
 /*
@@ -1053,6 +1221,22 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 	jw_uint(w, d->largest_burst);
 	jw_key(w, "free_then_alloc");
 	jw_uint(w, d->free_then_alloc);
+	jw_key(w, "empty_cache_calls");
+	jw_uint(w, d->empty_cache_calls);
+	jw_key(w, "empty_cache_segments");
+	jw_uint(w, d->empty_cache_segments);
+	jw_key(w, "empty_cache_bytes");
+	jw_int(w, d->empty_cache_bytes);
+	jw_key(w, "retries_succeeded");
+	jw_uint(w, d->retries_succeeded);
+	jw_key(w, "retries_failed");
+	jw_uint(w, d->retries_failed);
+	jw_key(w, "retry_segments");
+	jw_uint(w, d->retry_segments);
+	jw_key(w, "retry_bytes");
+	jw_int(w, d->retry_bytes);
+	jw_key(w, "unattributed_bursts");
+	jw_uint(w, d->unattributed_bursts);
 	jw_key(w, "ring_overflowed");
 	jw_bool(w, overflowed);
 	jw_key(w, "window_complete");
@@ -1148,5 +1332,71 @@ put_timeline(struct jw *w, struct msnap *ms, const struct dev *d)
 	jw_int(w, d->device);
 	mtl_put(w, &d->tl, mtl_add(d->static_bytes, d->unmatched_bytes), base,
 	    !is_complete(ms, d));
+	jw_end(w);
+}
+
+/*
+ * The device's memory_growth record, when some site grows.  The trace
+ * names no iteration, so the site that kept the fewest blocks is taken to
+ * keep one per iteration: the others' rates are per that cycle.
+ */
+static void
+put_growth(struct jw *w, struct msnap *ms, const struct dev *d)
+{
+	const struct grow *g = d->growth.v;
+	uint64_t iterations = UINT64_MAX, blocks = 0;
+	int64_t bytes = 0;
+	size_t i;
+
+	if (d->growth.n == 0)
+		return;
+	for (i = 0; i < d->growth.n; i++) {
+		if (g[i].blocks < iterations)
+			iterations = g[i].blocks;
+		blocks += g[i].blocks;
+		bytes = mtl_add(bytes, g[i].bytes);
+	}
+	jw_record(w, "memory_growth");
+	jw_key(w, "file");
+	jw_cstring(w, msnap_name(ms));
+	jw_key(w, "device");
+	jw_int(w, d->device);
+	jw_key(w, "allocs");
+	jw_uint(w, d->actions[MA_ALLOC]);
+	jw_key(w, "iterations");
+	jw_uint(w, iterations);
+	jw_key(w, "iterations_inferred");
+	jw_bool(w, 1);
+	jw_key(w, "blocks");
+	jw_uint(w, blocks);
+	jw_key(w, "bytes");
+	jw_int(w, bytes);
+	jw_key(w, "live_at_end_replayed");
+	jw_int(w, d->live_end);
+	jw_key(w, "sites");
+	jw_begin_array(w);
+	for (i = 0; i < d->growth.n; i++) {
+		jw_begin_object(w);
+		jw_key(w, "site");
+		jw_cstring(w, g[i].site);
+		jw_key(w, "blocks");
+		jw_uint(w, g[i].blocks);
+		jw_key(w, "bytes");
+		jw_int(w, g[i].bytes);
+		jw_key(w, "blocks_per_iteration");
+		jw_double(w, (double)g[i].blocks / (double)iterations);
+		jw_key(w, "bytes_per_iteration");
+		jw_double(w, (double)g[i].bytes / (double)iterations);
+		jw_key(w, "smallest");
+		jw_int(w, g[i].smallest);
+		jw_key(w, "largest");
+		jw_int(w, g[i].largest);
+		jw_key(w, "first_alloc");
+		jw_uint(w, g[i].first_alloc);
+		jw_key(w, "last_alloc");
+		jw_uint(w, g[i].last_alloc);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
 	jw_end(w);
 }

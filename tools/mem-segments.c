@@ -17,8 +17,9 @@
 #include "io/ndjson.h"
 #include "memory/memsnap.h"
 
-/* Allocation sites listed per segment. */
+/* Allocation sites listed per segment, and per device. */
 #define TOP_SITES	3
+#define DEVICE_SITES	200
 /* Segments drawn block by block, and the runs of blocks kept for each. */
 #define LAYOUTS		32
 #define MAX_RUNS	64
@@ -53,6 +54,11 @@ struct devsum {
 	uint64_t	blocks[MS_NSTATES];
 	int		has_trace;
 	uint64_t	entries, ooms;
+	/* Active blocks by site, merged when the list doubles. */
+	struct site	*sites;
+	size_t		 nsites, sitecap, merged;
+	int64_t		 nosite_bytes;
+	uint64_t	 nosite_blocks;
 };
 
 /* Adjacent blocks in one state. */
@@ -88,7 +94,11 @@ static int	summarize(const char *, void *);
 static int	on_segment(void *, struct msnap *, const struct mseg *);
 static int	on_trace(void *, struct msnap *, const struct mtrace *);
 static struct devsum *devsum(struct snap *, int64_t);
-static void	top_sites(struct snap *, const struct mseg *, struct segrec *);
+static void	top_sites(struct snap *, const struct mseg *, struct segrec *,
+		    struct devsum *);
+static void	add_sites(struct devsum *, const struct site *, size_t);
+static size_t	merge_sites(struct site *, size_t);
+static void	put_sites(struct jw *, struct msnap *, struct devsum *);
 static int	seg_cmp(const void *, const void *);
 static int	site_ptr_cmp(const void *, const void *);
 static int	site_rank_cmp(const void *, const void *);
@@ -184,6 +194,8 @@ summarize(const char *path, void *arg)
 		for (i = 0; i < s.nlay; i++)
 			put_layout(w, &s.lay[i]);
 		xqsort(s.dev, s.ndev, sizeof(*s.dev), dev_cmp);
+		for (i = 0; i < s.ndev; i++)
+			put_sites(w, ms, &s.dev[i]);
 		memset(&all, 0, sizeof(all));
 		all.requested_known = 1;
 		for (i = 0; i < s.ndev; i++) {
@@ -218,6 +230,8 @@ summarize(const char *path, void *arg)
 	}
 	for (i = 0; i < s.nlay; i++)
 		free(s.lay[i].run);
+	for (i = 0; i < s.ndev; i++)
+		free(s.dev[i].sites);
 	free(s.seg);
 	free(s.dev);
 	free(s.tmp);
@@ -296,10 +310,10 @@ on_segment(void *arg, struct msnap *ms, const struct mseg *g)
 		if (b->state == MS_INACTIVE && b->size > r->largest_free)
 			r->largest_free = b->size;
 	}
-	top_sites(s, g, r);
+	d = devsum(s, g->device);
+	top_sites(s, g, r, d);
 	keep_layout(s, g);
 
-	d = devsum(s, g->device);
 	d->segments++;
 	d->by_pool[g->pool < 0 ? 2 : g->pool]++;
 	if (g->has_pool_id && (g->pool_id[0] != 0 || g->pool_id[1] != 0)) {
@@ -345,9 +359,13 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 	return 0;
 }
 
-/* The live blocks' sites, summed by site, the largest TOP_SITES kept. */
+/*
+ * The live blocks' sites, summed by site, the largest TOP_SITES kept, and
+ * added to the device's.
+ */
 static void
-top_sites(struct snap *s, const struct mseg *g, struct segrec *r)
+top_sites(struct snap *s, const struct mseg *g, struct segrec *r,
+    struct devsum *d)
 {
 	size_t i, n = 0, m;
 
@@ -356,8 +374,13 @@ top_sites(struct snap *s, const struct mseg *g, struct segrec *r)
 		s->tmp = xreallocarray(s->tmp, s->tmpcap, sizeof(*s->tmp));
 	}
 	for (i = 0; i < g->nblocks; i++) {
-		if (g->blocks[i].site == NULL)
+		if (g->blocks[i].state == MS_INACTIVE)
 			continue;
+		if (g->blocks[i].site == NULL) {
+			d->nosite_bytes += g->blocks[i].size;
+			d->nosite_blocks++;
+			continue;
+		}
 		s->tmp[n].site = g->blocks[i].site;
 		s->tmp[n].bytes = g->blocks[i].size;
 		s->tmp[n].blocks = 1;
@@ -368,18 +391,99 @@ top_sites(struct snap *s, const struct mseg *g, struct segrec *r)
 		r->ntop = 0;
 		return;
 	}
-	/* Interned sites: equal strings are equal pointers. */
-	xqsort(s->tmp, n, sizeof(*s->tmp), site_ptr_cmp);
-	for (i = 0, m = 0; i < n; i++) {
-		if (m > 0 && s->tmp[m - 1].site == s->tmp[i].site) {
-			s->tmp[m - 1].bytes += s->tmp[i].bytes;
-			s->tmp[m - 1].blocks++;
-		} else
-			s->tmp[m++] = s->tmp[i];
-	}
+	m = merge_sites(s->tmp, n);
+	add_sites(d, s->tmp, m);
 	xqsort(s->tmp, m, sizeof(*s->tmp), site_rank_cmp);
 	r->ntop = m < TOP_SITES ? (int)m : TOP_SITES;
 	memcpy(r->top, s->tmp, (size_t)r->ntop * sizeof(*r->top));
+}
+
+/*
+ * Sums equal sites of v[0..n) into its first m elements, m returned.
+ * Interned sites: equal strings are equal pointers.
+ */
+static size_t
+merge_sites(struct site *v, size_t n)
+{
+	size_t i, m;
+
+	xqsort(v, n, sizeof(*v), site_ptr_cmp);
+	for (i = 0, m = 0; i < n; i++) {
+		if (m > 0 && v[m - 1].site == v[i].site) {
+			v[m - 1].bytes += v[i].bytes;
+			v[m - 1].blocks += v[i].blocks;
+		} else
+			v[m++] = v[i];
+	}
+	return m;
+}
+
+/*
+ * A segment's sites join the device's.  The list is merged each time it
+ * doubles, so it holds at most twice the device's distinct sites.
+ */
+static void
+add_sites(struct devsum *d, const struct site *v, size_t n)
+{
+	if (d->nsites + n > d->sitecap) {
+		d->sitecap = (d->nsites + n) * 2;
+		d->sites = xreallocarray(d->sites, d->sitecap,
+		    sizeof(*d->sites));
+	}
+	memcpy(d->sites + d->nsites, v, n * sizeof(*v));
+	d->nsites += n;
+	if (d->nsites >= 2 * d->merged + 1024)
+		d->nsites = d->merged = merge_sites(d->sites, d->nsites);
+}
+
+/*
+ * The device's memory_sites record: its active bytes by allocation site,
+ * the DEVICE_SITES largest one by one, so that two snapshots can be
+ * compared site by site (report-diff).
+ */
+static void
+put_sites(struct jw *w, struct msnap *ms, struct devsum *d)
+{
+	int64_t other_bytes = 0;
+	uint64_t other_blocks = 0;
+	size_t i, n;
+
+	n = d->nsites > 0 ? merge_sites(d->sites, d->nsites) : 0;
+	xqsort(d->sites, n, sizeof(*d->sites), site_rank_cmp);
+	jw_record(w, "memory_sites");
+	jw_key(w, "file");
+	jw_cstring(w, msnap_name(ms));
+	jw_key(w, "device");
+	jw_int(w, d->device);
+	jw_key(w, "sites_total");
+	jw_uint(w, n);
+	jw_key(w, "sites");
+	jw_begin_array(w);
+	for (i = 0; i < n; i++) {
+		if (i >= DEVICE_SITES) {
+			other_bytes += d->sites[i].bytes;
+			other_blocks += d->sites[i].blocks;
+			continue;
+		}
+		jw_begin_object(w);
+		jw_key(w, "site");
+		jw_cstring(w, d->sites[i].site);
+		jw_key(w, "bytes");
+		jw_int(w, d->sites[i].bytes);
+		jw_key(w, "blocks");
+		jw_uint(w, d->sites[i].blocks);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+	jw_key(w, "other_bytes");
+	jw_int(w, other_bytes);
+	jw_key(w, "other_blocks");
+	jw_uint(w, other_blocks);
+	jw_key(w, "no_site_bytes");
+	jw_int(w, d->nosite_bytes);
+	jw_key(w, "no_site_blocks");
+	jw_uint(w, d->nosite_blocks);
+	jw_end(w);
 }
 
 static int

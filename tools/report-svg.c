@@ -1120,7 +1120,7 @@ draw_memory(struct jw *w, struct tlset *set, const char *name,
 		lcolor[n++] = "#d62728";
 	}
 	if (burst) {
-		lname[n] = "segments released (empty_cache)";
+		lname[n] = "segments released";
 		lcolor[n++] = "#ff9f1c";
 	}
 	legend(&g, 90, h - 16, lname, lcolor, n);

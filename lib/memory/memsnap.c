@@ -930,6 +930,35 @@ msnap_site(struct msnap *ms, const struct jdoc *d, int frames)
 	return ent->key;
 }
 
+int
+msnap_empty_cache(const struct jdoc *d, int frames)
+{
+	static const char pyfile[] = "/cuda/memory.py";
+	const char *file, *name;
+	size_t n;
+	uint32_t i;
+
+	if (frames < 0 || d->node[frames].type != JT_ARRAY)
+		return 0;
+	for (i = (uint32_t)frames + 1; i < d->node[frames].next;
+	    i = d->node[i].next) {
+		if (d->node[i].type != JT_OBJECT ||
+		    jdoc_get_str(d, i, "name", &name, NULL) < 0)
+			continue;
+		if (strstr(name, "CachingAllocator") != NULL &&
+		    strstr(name, "::emptyCache(") != NULL)
+			return 1;
+		if (strcmp(name, "empty_cache") != 0 ||
+		    jdoc_get_str(d, i, "filename", &file, NULL) < 0)
+			continue;
+		n = strlen(file);
+		if (n >= sizeof(pyfile) - 1 &&
+		    strcmp(file + n - (sizeof(pyfile) - 1), pyfile) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * tr-extract NDJSON: the first record's '{' and "kind" key have been read.
  * Only "memory" records and "ProfilerStep#N" events are kept.

@@ -229,6 +229,18 @@ int msnap_stats(const struct msnap *, int64_t device, const struct jdoc **doc);
 const char *msnap_site(struct msnap *, const struct jdoc *, int frames);
 
 /*
+ * Whether a frames list stands under torch.cuda.empty_cache(): a Python
+ * frame "empty_cache" of torch/cuda/memory.py, or, with C++ stacks, the
+ * caching allocator's emptyCache().  The allocator records a segment_free
+ * with the stack of what released it, so this tells the user's call from
+ * the allocator's own release before a retried cudaMalloc, which carries
+ * the failed allocation's stack (CUDACachingAllocator.cpp, release_block()).
+ * With context="alloc" or "state" emptyCache() records no stack and the
+ * entry gets the stack that made the segment: then this is 0.
+ */
+int msnap_empty_cache(const struct jdoc *, int frames);
+
+/*
  * For MF_RECORDS input: writes one "memory_profile" record per device and
  * one "memory_phase" record per device and ProfilerStep, from the memory
  * records read.  Writes nothing when there were none.
