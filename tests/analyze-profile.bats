@@ -864,3 +864,13 @@ plan() {
 	run -1 grep -F 'Remove torch.cuda.empty_cache()' "$BATS_TEST_TMPDIR/loop-retry.md"
 	run -0 grep -F '3 that succeeded, 0 that did not, 9 segments released' "$BATS_TEST_TMPDIR/loop-retry.md"
 }
+
+@test "analyze-profile: a snapshot without the allocator's record names its largest site, as a hypothesis" {
+	zcat "$TOP/fixtures/mem-segments/loop-leak-late.json.gz" | jq -c '.device_traces = [[]]' \
+	    >"$BATS_TEST_TMPDIR/notrace.json"
+	run -0 analyze-profile --memory-json "$BATS_TEST_TMPDIR/notrace.json" --json-out "$BATS_TEST_TMPDIR/r.json"
+	run -0 jq -c '.actions[] | select(.rule == "live-sites") | [.confidence, .evidence.site, .evidence.blocks, .evidence.bytes]' "$BATS_TEST_TMPDIR/r.json"
+	assert_output '["low","train_step@/home/user/leak_loop.py:44",8,20971520]'
+	run -0 jq -r '.actions[].rule' "$BATS_TEST_TMPDIR/r.json"
+	refute_line memory-growth
+}

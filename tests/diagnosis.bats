@@ -21,9 +21,10 @@ plan() {
 	run -0 plan
 	assert_output --regexp '^empty-cache-churn '
 	refute_output --partial 'releasable-cache'
-	run -0 jq -r '.actions[0].evidence | [.segment_free_bursts, .retry_bursts] | @tsv' \
+	# Each call released two segments, under empty_cache() in the stacks.
+	run -0 jq -r '.actions[0].evidence | [.empty_cache_calls, .empty_cache_segments] | @tsv' \
 	    "$BATS_TEST_TMPDIR/r.json"
-	assert_output "$(printf '3\t0')"
+	assert_output "$(printf '3\t6')"
 }
 
 @test "diagnosis: the allocator's own retries before an OOM are not blamed on empty_cache()" {
