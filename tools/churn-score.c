@@ -130,6 +130,9 @@ struct dev {
 	int64_t		retry_bytes;
 	uint64_t	unattributed_bursts;
 	struct vec	growth;		/* grow: sites whose blocks stay */
+	uint64_t	iterations;	/* the fewest blocks one of them kept */
+	uint64_t	growth_blocks;	/* all of theirs, the unlisted too */
+	int64_t		growth_bytes;
 	int64_t		live_end;
 	uint64_t	live_blocks_end;
 	int64_t		snap_live;	/* from the segments */
@@ -512,10 +515,10 @@ on_trace(void *arg, struct msnap *ms, const struct mtrace *e)
 }
 
 /*
- * A run of segment_free/segment_unmap ends at any other action, a of
- * stack site: two or more in a row is a burst.  Who released them is told
- * by their stacks.  torch.cuda.empty_cache() stands on its own (see
- * msnap_empty_cache()).  The allocator's own release, on a failed
+ * A run of segment_free/segment_unmap ends at any other action a, whose
+ * stack's site is site: two or more in a row is a burst.  Who released
+ * them is told by their stacks.  torch.cuda.empty_cache() stands on its
+ * own (see msnap_empty_cache()).  The allocator's own release, on a failed
  * cudaMalloc (or past garbage_collection_threshold), records the stack of
  * the allocation it serves, then makes that allocation's segment with the
  * same stack, or records an OOM when even that fails
@@ -652,9 +655,15 @@ grow(struct dev *d, const struct livemap *m, struct vec *tmp)
 			g->last_alloc = v[i].last_alloc;
 		g->thirds |= v[i].thirds;
 	}
-	for (i = 0; i < n; i++)
-		if (v[i].blocks >= GROWTH_MIN && v[i].thirds == 7)
-			*(struct grow *)vec_push(&d->growth, sizeof(*g)) = v[i];
+	for (i = 0; i < n; i++) {
+		if (v[i].blocks < GROWTH_MIN || v[i].thirds != 7)
+			continue;
+		*(struct grow *)vec_push(&d->growth, sizeof(*g)) = v[i];
+		if (d->iterations == 0 || v[i].blocks < d->iterations)
+			d->iterations = v[i].blocks;
+		d->growth_blocks += v[i].blocks;
+		d->growth_bytes = mtl_add(d->growth_bytes, v[i].bytes);
+	}
 	xqsort(d->growth.v, d->growth.n, sizeof(*g), grow_rank_cmp);
 	if (d->growth.n > GROWTH_SITES)
 		d->growth.n = GROWTH_SITES;
@@ -665,10 +674,7 @@ grow_site_cmp(const void *a, const void *b)
 {
 	const struct grow *x = a, *y = b;
 
-	if (x->site != y->site)
-		return x->site < y->site ? -1 : 1;
-	return x->first_alloc < y->first_alloc ? -1 :
-	    x->first_alloc > y->first_alloc;
+	return x->site < y->site ? -1 : x->site > y->site;
 }
 
 /* Most bytes first; then by name, so that the order is total. */
@@ -1337,25 +1343,17 @@ put_timeline(struct jw *w, struct msnap *ms, const struct dev *d)
 
 /*
  * The device's memory_growth record, when some site grows.  The trace
- * names no iteration, so the site that kept the fewest blocks is taken to
- * keep one per iteration: the others' rates are per that cycle.
+ * names no iteration, so the growing site that kept the fewest blocks is
+ * taken to keep one per iteration: the others' rates are per that cycle.
  */
 static void
 put_growth(struct jw *w, struct msnap *ms, const struct dev *d)
 {
 	const struct grow *g = d->growth.v;
-	uint64_t iterations = UINT64_MAX, blocks = 0;
-	int64_t bytes = 0;
 	size_t i;
 
 	if (d->growth.n == 0)
 		return;
-	for (i = 0; i < d->growth.n; i++) {
-		if (g[i].blocks < iterations)
-			iterations = g[i].blocks;
-		blocks += g[i].blocks;
-		bytes = mtl_add(bytes, g[i].bytes);
-	}
 	jw_record(w, "memory_growth");
 	jw_key(w, "file");
 	jw_cstring(w, msnap_name(ms));
@@ -1364,13 +1362,13 @@ put_growth(struct jw *w, struct msnap *ms, const struct dev *d)
 	jw_key(w, "allocs");
 	jw_uint(w, d->actions[MA_ALLOC]);
 	jw_key(w, "iterations");
-	jw_uint(w, iterations);
+	jw_uint(w, d->iterations);
 	jw_key(w, "iterations_inferred");
 	jw_bool(w, 1);
 	jw_key(w, "blocks");
-	jw_uint(w, blocks);
+	jw_uint(w, d->growth_blocks);
 	jw_key(w, "bytes");
-	jw_int(w, bytes);
+	jw_int(w, d->growth_bytes);
 	jw_key(w, "live_at_end_replayed");
 	jw_int(w, d->live_end);
 	jw_key(w, "sites");
@@ -1384,9 +1382,9 @@ put_growth(struct jw *w, struct msnap *ms, const struct dev *d)
 		jw_key(w, "bytes");
 		jw_int(w, g[i].bytes);
 		jw_key(w, "blocks_per_iteration");
-		jw_double(w, (double)g[i].blocks / (double)iterations);
+		jw_double(w, (double)g[i].blocks / (double)d->iterations);
 		jw_key(w, "bytes_per_iteration");
-		jw_double(w, (double)g[i].bytes / (double)iterations);
+		jw_double(w, (double)g[i].bytes / (double)d->iterations);
 		jw_key(w, "smallest");
 		jw_int(w, g[i].smallest);
 		jw_key(w, "largest");
