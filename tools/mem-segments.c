@@ -99,6 +99,7 @@ static void	top_sites(struct snap *, const struct mseg *, struct segrec *,
 static void	add_sites(struct devsum *, const struct site *, size_t);
 static size_t	merge_sites(struct site *, size_t);
 static void	put_sites(struct jw *, struct msnap *, struct devsum *);
+static void	put_site(struct jw *, const struct site *);
 static int	seg_cmp(const void *, const void *);
 static int	site_ptr_cmp(const void *, const void *);
 static int	site_rank_cmp(const void *, const void *);
@@ -460,19 +461,12 @@ put_sites(struct jw *w, struct msnap *ms, struct devsum *d)
 	jw_key(w, "sites");
 	jw_begin_array(w);
 	for (i = 0; i < n; i++) {
-		if (i >= DEVICE_SITES) {
+		if (i < DEVICE_SITES)
+			put_site(w, &d->sites[i]);
+		else {
 			other_bytes += d->sites[i].bytes;
 			other_blocks += d->sites[i].blocks;
-			continue;
 		}
-		jw_begin_object(w);
-		jw_key(w, "site");
-		jw_cstring(w, d->sites[i].site);
-		jw_key(w, "bytes");
-		jw_int(w, d->sites[i].bytes);
-		jw_key(w, "blocks");
-		jw_uint(w, d->sites[i].blocks);
-		jw_end_object(w);
 	}
 	jw_end_array(w);
 	jw_key(w, "other_bytes");
@@ -484,6 +478,19 @@ put_sites(struct jw *w, struct msnap *ms, struct devsum *d)
 	jw_key(w, "no_site_blocks");
 	jw_uint(w, d->nosite_blocks);
 	jw_end(w);
+}
+
+static void
+put_site(struct jw *w, const struct site *s)
+{
+	jw_begin_object(w);
+	jw_key(w, "site");
+	jw_cstring(w, s->site);
+	jw_key(w, "bytes");
+	jw_int(w, s->bytes);
+	jw_key(w, "blocks");
+	jw_uint(w, s->blocks);
+	jw_end_object(w);
 }
 
 static int
@@ -605,16 +612,8 @@ put_segment(struct jw *w, const struct segrec *r)
 	if (r->ntop > 0) {
 		jw_key(w, "top_sites");
 		jw_begin_array(w);
-		for (i = 0; i < r->ntop; i++) {
-			jw_begin_object(w);
-			jw_key(w, "site");
-			jw_cstring(w, r->top[i].site);
-			jw_key(w, "bytes");
-			jw_int(w, r->top[i].bytes);
-			jw_key(w, "blocks");
-			jw_uint(w, r->top[i].blocks);
-			jw_end_object(w);
-		}
+		for (i = 0; i < r->ntop; i++)
+			put_site(w, &r->top[i]);
 		jw_end_array(w);
 	}
 	jw_end(w);
