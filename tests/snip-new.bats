@@ -327,3 +327,22 @@ stub_nvtx() {
 	run -0 snip-new -f -n plain pkg/mod.py
 	[ -d "$SNIPS/plain/runs" ]
 }
+
+@test "-f that fails half-way leaves the snippet as it was" {
+	mkdir -p pkg
+	printf 'def plain(x):\n    return x + 1\n' > pkg/mod.py
+	run -0 snip-new -n plain pkg/mod.py
+	mkdir "$SNIPS/plain/runs"
+	cp -R "$SNIPS/plain" before
+	printf 'def plain(x):\n    return x + 2\n' > pkg/mod.py
+	# 2 KiB: target.py and config.yaml fit, README.md does not.
+	[ "$(wc -c < "$SNIPS/plain/target.py")" -lt 2048 ]
+	[ "$(wc -c < "$SNIPS/plain/README.md")" -gt 2048 ]
+	run -1 --separate-stderr bash -c 'trap "" XFSZ; ulimit -f 2; exec snip-new -f -n plain pkg/mod.py'
+	assert_stderr --partial 'write failed: File too large'
+	diff -r before "$SNIPS/plain"
+	run -0 snip-new -f -n plain pkg/mod.py
+	run -0 grep -c 'return x + 2' "$SNIPS/plain/target.py"
+	run -0 ls -A "$SNIPS/plain"
+	assert_output $'README.md\nconfig.yaml\nruns\ntarget.py'
+}

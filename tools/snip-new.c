@@ -111,6 +111,9 @@ static void	config_yaml(const struct snip *, struct strbuf *);
 static void	readme(const struct snip *, const struct strbuf *,
 		    struct strbuf *);
 static int	write_file(const char *, const struct strbuf *);
+static int	replace_files(const struct snip *, const struct strbuf *,
+		    const struct strbuf *, const struct strbuf *);
+static char	*stage_file(const char *, const struct strbuf *);
 static void	new_folder(const struct snip *, const struct strbuf *,
 		    const struct strbuf *, const struct strbuf *);
 static size_t	make_dirs(const char *, char ***);
@@ -285,10 +288,7 @@ main(int argc, char *argv[])
 		if (!fflag)
 			die("%s: exists; -f replaces its target.py, config.yaml"
 			    " and README.md", sn.folder);
-		/* Each file is replaced whole; runs/ is kept. */
-		if (write_file(sn.target, &py) < 0 ||
-		    write_file(sn.config, &cfg) < 0 ||
-		    write_file(sn.readme, &md) < 0)
+		if (replace_files(&sn, &py, &cfg, &md) < 0)
 			exit(1);
 	} else
 		new_folder(&sn, &py, &cfg, &md);
@@ -1423,6 +1423,63 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 static int
 write_file(const char *path, const struct strbuf *b)
 {
+	char *tmp;
+	int rc = 0;
+
+	if ((tmp = stage_file(path, b)) == NULL)
+		return -1;
+	if (rename(tmp, path) < 0) {
+		warnmsg("%s:", path);
+		unlink(tmp);
+		rc = -1;
+	}
+	free(tmp);
+	return rc;
+}
+
+/*
+ * -f: the three files are written whole beside their places first, and
+ * renamed into place only then, so that a failed write (a full disk)
+ * leaves the snippet as it was; runs/ is kept.  Returns 0, or -1 after a
+ * message.
+ */
+static int
+replace_files(const struct snip *sn, const struct strbuf *py,
+    const struct strbuf *cfg, const struct strbuf *md)
+{
+	const char *path[] = { sn->target, sn->config, sn->readme };
+	const struct strbuf *b[] = { py, cfg, md };
+	char *tmp[3] = { NULL, NULL, NULL };
+	int i, rc = 0;
+
+	for (i = 0; i < 3 && rc == 0; i++)
+		if ((tmp[i] = stage_file(path[i], b[i])) == NULL)
+			rc = -1;
+	for (i = 0; i < 3 && rc == 0; i++) {
+		if (rename(tmp[i], path[i]) < 0) {
+			warnmsg("%s:", path[i]);
+			rc = -1;
+		} else {
+			free(tmp[i]);
+			tmp[i] = NULL;
+		}
+	}
+	for (i = 0; i < 3; i++) {
+		if (tmp[i] != NULL)
+			unlink(tmp[i]);
+		free(tmp[i]);
+	}
+	return rc;
+}
+
+/*
+ * Writes b whole to a new file beside path, with the mode a new file gets.
+ * Returns its name, which the caller frees, or NULL after a message, with
+ * nothing left behind.
+ */
+static char *
+stage_file(const char *path, const struct strbuf *b)
+{
 	struct strbuf tmp = { 0 };
 	mode_t mask;
 	int fd, rc = -1;
@@ -1432,7 +1489,7 @@ write_file(const char *path, const struct strbuf *b)
 	if ((fd = mkstemp(tmp.s)) < 0) {
 		warnmsg("%s:", tmp.s);
 		free(tmp.s);
-		return -1;
+		return NULL;
 	}
 	mask = umask(0);
 	umask(mask);
@@ -1445,14 +1502,14 @@ write_file(const char *path, const struct strbuf *b)
 		fclose(f);
 	} else if (fclose(f) != 0)
 		warnmsg("%s: write failed:", tmp.s);
-	else if (rename(tmp.s, path) < 0)
-		warnmsg("%s:", path);
 	else
 		rc = 0;
-	if (rc < 0)
+	if (rc < 0) {
 		unlink(tmp.s);
-	free(tmp.s);
-	return rc;
+		free(tmp.s);
+		return NULL;
+	}
+	return tmp.s;
 }
 
 /*
