@@ -328,6 +328,33 @@ stub_nvtx() {
 	[ -d "$SNIPS/plain/runs" ]
 }
 
+@test "an async function is awaited, an async generator collected, and both run" {
+	mkdir -p pkg
+	cat > pkg/mod.py <<-'PY'
+	import asyncio
+	async def coro(x):
+	    await asyncio.sleep(0)
+	    return x + 1
+	async def agen(x):
+	    for i in range(x):
+	        yield i
+	PY
+	stub_nvtx
+	snip-new -n coro pkg/mod.py
+	snip-new -n agen pkg/mod.py
+	run -0 env PYTHONPATH=stub:. python3 -c '
+import importlib.util as u, sys
+for name, want in (("coro", 4), ("agen", [0, 1, 2])):
+    s = u.spec_from_file_location(name, sys.argv[1] + "/" + name + "/target.py")
+    m = u.module_from_spec(s)
+    s.loader.exec_module(m)
+    out = m.target.run(((3,), {}))
+    assert out == want, (name, out)
+    m.target.validate(out)
+print("ok")' "$SNIPS"
+	assert_output ok
+}
+
 @test "-f that fails half-way leaves the snippet as it was" {
 	mkdir -p pkg
 	printf 'def plain(x):\n    return x + 1\n' > pkg/mod.py

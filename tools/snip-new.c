@@ -1208,7 +1208,13 @@ target_class(const struct snip *sn, struct strbuf *b)
 	sb_puts(b, "        return args, kwargs\n\n"
 	    "    def run(self, prepared: Any) -> Any:\n"
 	    "        args, kwargs = prepared\n");
-	if (f->type == PD_ASYNC)
+	/* An async generator is no coroutine: asyncio.run() refuses it. */
+	if (f->type == PD_ASYNC && sn->yields)
+		sb_printf(b, "\n        async def collect() -> list[Any]:\n"
+		    "            return [item async for item in %s(*args,"
+		    " **kwargs)]\n\n        return asyncio.run(collect())\n",
+		    f->name);
+	else if (f->type == PD_ASYNC)
 		sb_printf(b, "        return asyncio.run(%s(*args, **kwargs))\n",
 		    f->name);
 	else if (sn->yields)
