@@ -355,6 +355,35 @@ print("ok")' "$SNIPS"
 	assert_output ok
 }
 
+@test "the copy's own module-level target and PROFILE_DEVICE stay production's" {
+	mkdir -p pkg
+	: > pkg/__init__.py
+	cat > pkg/mod.py <<-'PY'
+	target = 3
+	PROFILE_DEVICE = "x"
+	class PlainTarget:
+	    pass
+	def plain(x):
+	    y = x + target + len(PROFILE_DEVICE)
+	    return (y, PlainTarget.__name__)
+	PY
+	stub_nvtx
+	run -0 bats_pipe snip-new -n plain pkg/mod.py \| jq -r .target
+	t=$output
+	run -0 grep -c 'import PROFILE_DEVICE, PlainTarget, target' "$t"
+	run -0 env PYTHONPATH=stub:. python3 -c '
+import importlib.util as u, sys
+s = u.spec_from_file_location("t", sys.argv[1])
+m = u.module_from_spec(s)
+s.loader.exec_module(m)
+p = m.target_.prepare(type("R", (), {"metadata": {"x": 1}})(), device="cpu")
+print(m.target, m.PROFILE_DEVICE, m.PROFILE_DEVICE_, m.target_.run(p), type(m.target_).__name__)' "$t"
+	assert_output "3 x cpu (5, 'PlainTarget') PlainTarget_"
+	run -0 grep -F 'import_path: inference_profiling/snippets/plain/target.py:target_' "$SNIPS/plain/config.yaml"
+	run -0 grep -F 'the profiling target is `target_`' "$SNIPS/plain/README.md"
+	run -0 snip-lint "$SNIPS/plain/config.yaml"
+}
+
 @test "-f that fails half-way leaves the snippet as it was" {
 	mkdir -p pkg
 	printf 'def plain(x):\n    return x + 1\n' > pkg/mod.py

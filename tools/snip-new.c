@@ -63,6 +63,8 @@ struct snip {
 	const char		*file;
 	char			*module, *profile, *odir, *folder;
 	char			*config, *target, *readme, *tclass;
+	/* target.py's own module-level names, clear of the copy's. */
+	char			*tvar, *devvar;
 	char			 sha[65];
 	char			*git;
 	struct param		*par;
@@ -95,6 +97,7 @@ static void	params(struct snip *);
 static void	method_kind(struct snip *);
 static int	dropped_decorator(const struct pysrc *, size_t);
 static void	helpers(struct snip *);
+static char	*own_name(const struct snip *, const char *);
 static int	is_keyword(const char *, size_t);
 static const char *match(const struct pysrc *, const struct rules *,
 		    size_t, size_t);
@@ -279,6 +282,14 @@ main(int argc, char *argv[])
 	params(&sn);
 	method_kind(&sn);
 	helpers(&sn);
+	sn.tvar = own_name(&sn, "target");
+	sn.devvar = own_name(&sn, "PROFILE_DEVICE");
+	{
+		char *tclass = own_name(&sn, sn.tclass);
+
+		free(sn.tclass);
+		sn.tclass = tclass;
+	}
 	regions(&sn, &rules, first, last);
 	target_py(&sn, &py);
 	config_yaml(&sn, &cfg);
@@ -316,6 +327,8 @@ main(int argc, char *argv[])
 	free(sn.target);
 	free(sn.readme);
 	free(sn.tclass);
+	free(sn.tvar);
+	free(sn.devvar);
 	free(sn.git);
 	free(sn.strip);
 	free(sn.unit);
@@ -1073,8 +1086,8 @@ target_py(struct snip *sn, struct strbuf *b)
 		sb_puts(b, "\n");
 		free(line.s);
 	}
-	sb_puts(b, "# The device the NVTX ranges below are recorded for;"
-	    " prepare() sets it.\nPROFILE_DEVICE: Any = None\n\n\n");
+	sb_printf(b, "# The device the NVTX ranges below are recorded for;"
+	    " prepare() sets it.\n%s: Any = None\n\n\n", sn->devvar);
 	sb_printf(b, "# Copied from %s lines %u-%u", s->name, f->decorator,
 	    f->end);
 	sb_puts(b, sn->nreg > 0 ? "; NVTX ranges added.\n" : ".\n");
@@ -1113,7 +1126,7 @@ copy_def(const struct snip *sn, struct strbuf *b)
 			const struct region *g = &sn->reg[r++];
 
 			sb_printf(b, "%swith profiling_range_if_cuda(\"%s\","
-			    " device=PROFILE_DEVICE):\n", g->base, g->label);
+			    " device=%s):\n", g->base, g->label, sn->devvar);
 			pysrc_copy_lines(s, g->first, g->last, sn->strip,
 			    g->base, sn->unit, &b->s, &b->len, &b->cap);
 			k = g->last + 1;
@@ -1159,9 +1172,8 @@ target_class(const struct snip *sn, struct strbuf *b)
 	if (sn->method == M_INSTANCE)
 		sb_puts(b, "    def __init__(self) -> None:\n"
 		    "        self._owner: Any = None\n\n");
-	sb_puts(b, "    def prepare(self, record: Any, *, device: Any) -> Any:\n"
-	    "        global PROFILE_DEVICE\n"
-	    "        PROFILE_DEVICE = device\n");
+	sb_printf(b, "    def prepare(self, record: Any, *, device: Any) -> Any:\n"
+	    "        global %s\n        %s = device\n", sn->devvar, sn->devvar);
 	if (sn->method == M_INSTANCE) {
 		sb_printf(b, "        if self._owner is None:\n"
 		    "            # Assumption: %s() builds a usable instance;"
@@ -1244,7 +1256,7 @@ target_class(const struct snip *sn, struct strbuf *b)
 	    "            summary[\"len\"] = len(output)\n"
 	    "        elif isinstance(output, (bool, int, float, str)):\n"
 	    "            summary[\"value\"] = output\n"
-	    "        return summary\n\n\ntarget = %s()\n", sn->tclass);
+	    "        return summary\n\n\n%s = %s()\n", sn->tvar, sn->tclass);
 }
 
 static void
@@ -1256,12 +1268,11 @@ config_yaml(const struct snip *sn, struct strbuf *b)
 	yaml_scalar(b, sn->profile);
 	sb_puts(b, "\n  import_path: ");
 	{
-		char *ip = xmalloc(strlen(sn->target) + 8);
+		struct strbuf ip = { 0 };
 
-		memcpy(ip, sn->target, strlen(sn->target));
-		memcpy(ip + strlen(sn->target), ":target", 8);
-		yaml_scalar(b, ip);
-		free(ip);
+		sb_printf(&ip, "%s:%s", sn->target, sn->tvar);
+		yaml_scalar(b, ip.s);
+		free(ip.s);
 	}
 	sb_puts(b, "\n  profile_prepare: false\ndata_source:\n");
 	if (iflag == NULL)
@@ -1353,8 +1364,8 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 		sb_printf(b, ", imported from `%s`.\n", sn->module);
 	}
 	sb_printf(b, "- `%s` implements the ProfileTarget protocol (`name`,"
-	    " `prepare`, `run`,\n  `validate`, `summarize`); `target` is its"
-	    " instance.\n\n", sn->tclass);
+	    " `prepare`, `run`,\n  `validate`, `summarize`); `%s` is its"
+	    " instance.\n\n", sn->tclass, sn->tvar);
 	sb_puts(b, "## Assumptions and differences from production\n\n");
 	for (i = 0; i < sn->npar; i++) {
 		const struct param *p = &sn->par[i];
@@ -1386,6 +1397,12 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 		sb_printf(b, "- `%s` is nested in `%s`; names it takes from"
 		    " there must be supplied.\n", f->name,
 		    s->def[f->parent].qualname);
+	if (strcmp(sn->tvar, "target") != 0)
+		sb_printf(b, "- The copy uses production's own `target`, so the"
+		    " profiling target is `%s`.\n", sn->tvar);
+	if (strcmp(sn->devvar, "PROFILE_DEVICE") != 0)
+		sb_printf(b, "- The copy uses production's own `PROFILE_DEVICE`,"
+		    " so the ranges' device is `%s`.\n", sn->devvar);
 	if (sn->dropped.len > 0)
 		sb_printf(b, "- Decorators left out: %s.\n", sn->dropped.s);
 	if (sn->skipped.len > 0)
@@ -1567,6 +1584,28 @@ new_folder(const struct snip *sn, const struct strbuf *py,
 	free(r.s);
 	if (!ok)
 		exit(1);
+}
+
+/*
+ * base, or base with underscores after it, so that it is none of the
+ * production names the copy takes from its module: target.py's own
+ * `target` must not hide the module's `target`, which the copy means.
+ */
+static char *
+own_name(const struct snip *sn, const char *base)
+{
+	struct strbuf b = { 0 };
+	size_t i;
+
+	sb_puts(&b, base);
+	for (;;) {
+		for (i = 0; i < sn->nhelpers &&
+		    strcmp(sn->helpers[i], b.s) != 0; i++)
+			;
+		if (i == sn->nhelpers)
+			return b.s;
+		sb_puts(&b, "_");
+	}
 }
 
 /*
