@@ -199,6 +199,30 @@ same_as_ast() {
 	assert_stderr 'py-defs: data.pkl:1:1: pickle data, not Python source'
 }
 
+@test "indentation CPython refuses is refused: tabs against spaces, an unindent between levels" {
+	cd "$BATS_TEST_TMPDIR"
+	# A tab is 8 columns to CPython's levels, 1 to its check: these
+	# lines agree only at one tab size (TabError).
+	printf 'def f(x):\n\tif x:\n\t\treturn 1\n        return 2\n' > tab.py
+	run -1 --separate-stderr py-defs tab.py
+	assert_stderr 'py-defs: tab.py:4:9: inconsistent use of tabs and spaces in indentation'
+	printf 'def f(x):\n        if x:\n\t    return 1\n' > tabin.py
+	run -1 --separate-stderr py-defs tabin.py
+	assert_stderr 'py-defs: tabin.py:3:6: inconsistent use of tabs and spaces in indentation'
+	printf 'def f(x):\n    if x:\n        return 1\n  return 2\n' > ded.py
+	run -1 --separate-stderr py-defs ded.py
+	assert_stderr 'py-defs: ded.py:4:3: unindent does not match any outer indentation level'
+	# Tabs alone, and tabs and spaces used alike on every line, are fine.
+	printf 'def f(x):\n\tif x:\n\t\treturn 1\n\treturn 2\n' > tabs.py
+	printf 'def f(x):\n\t  if x:\n\t    return 1\n\t  return 2\n' > mixed.py
+	for f in tab tabin ded tabs mixed; do
+		want=0
+		python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read())' "$f.py" 2>/dev/null || want=1
+		run py-defs "$f.py"
+		assert_equal "$f $status" "$f $want"
+	done
+}
+
 @test "an unreadable file is skipped with a warning and status 1" {
 	cd "$FIXTURES"
 	run -1 --separate-stderr py-defs missing.py worked.py

@@ -384,6 +384,14 @@ print(m.target, m.PROFILE_DEVICE, m.PROFILE_DEVICE_, m.target_.run(p), type(m.ta
 	run -0 snip-lint "$SNIPS/plain/config.yaml"
 }
 
+@test "a source CPython refuses for its tabs and spaces is refused, and no snippet made" {
+	mkdir -p pkg
+	printf 'def plain(x):\n\tif x:\n\t\treturn 1\n        return 2\n' > pkg/mod.py
+	run -1 --separate-stderr snip-new -n plain pkg/mod.py
+	assert_stderr 'snip-new: pkg/mod.py:4:9: inconsistent use of tabs and spaces in indentation'
+	[ ! -e inference_profiling ]
+}
+
 @test "-f that fails half-way leaves the snippet as it was" {
 	mkdir -p pkg
 	printf 'def plain(x):\n    return x + 1\n' > pkg/mod.py

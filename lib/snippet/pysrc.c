@@ -31,9 +31,11 @@ struct lex {
 	uint32_t	 brkline[MAX_DEPTH], brkcol[MAX_DEPTH];
 	int		 fnest;
 	uint32_t	 indent[MAX_INDENT];	/* open levels' columns */
+	uint32_t	 altindent[MAX_INDENT];	/* the same, a tab as 1 */
 	int		 nindent;
 };
 
+static int	indent(struct lex *, const struct pyline *, size_t);
 static int	fail(struct lex *, uint32_t, size_t, const char *, ...)
 		    __attribute__((format(printf, 4, 5)));
 static size_t	eol_at(const struct pysrc *, size_t);
@@ -322,6 +324,45 @@ scan_fexpr(struct lex *lx, size_t start, uint32_t line, int q, int triple)
 }
 
 /* The whole file: tokens, logical lines and their statements. */
+/*
+ * A logical line's indentation against the open levels, as CPython's
+ * tokenizer takes it: columns with tabs to 8 decide the level, and the
+ * same columns with a tab as 1 must agree, or the source depends on the
+ * tab size (TabError).  A dedent must land on an open level.
+ */
+static int
+indent(struct lex *lx, const struct pyline *l, size_t b)
+{
+	const char *t = lx->s->text + l->off;
+	uint32_t alt = 0, top, alttop, i;
+	int dedent = 0;
+
+	for (i = 0; i < l->ws; i++)
+		alt = t[i] == '\f' ? 0 : alt + 1;
+	while (lx->nindent > 0 && lx->indent[lx->nindent - 1] > l->cols) {
+		lx->nindent--;
+		dedent = 1;
+	}
+	top = lx->nindent > 0 ? lx->indent[lx->nindent - 1] : 0;
+	alttop = lx->nindent > 0 ? lx->altindent[lx->nindent - 1] : 0;
+	if (dedent && l->cols != top)
+		return fail(lx, lx->line, b, "unindent does not match any"
+		    " outer indentation level");
+	if (l->cols > top) {
+		if (alt <= alttop)
+			return fail(lx, lx->line, b, "inconsistent use of tabs"
+			    " and spaces in indentation");
+		if (lx->nindent + 1 >= MAX_INDENT)
+			return fail(lx, lx->line, b,
+			    "too many levels of indentation");
+		lx->altindent[lx->nindent] = alt;
+		lx->indent[lx->nindent++] = l->cols;
+	} else if (alt != alttop)
+		return fail(lx, lx->line, b, "inconsistent use of tabs and"
+		    " spaces in indentation");
+	return 0;
+}
+
 static int
 scan_code(struct lex *lx)
 {
@@ -353,16 +394,8 @@ scan_code(struct lex *lx)
 				continue;
 			}
 			l->flags |= PL_START;
-			while (lx->nindent > 0 &&
-			    lx->indent[lx->nindent - 1] > l->cols)
-				lx->nindent--;
-			if (l->cols > (lx->nindent > 0 ?
-			    lx->indent[lx->nindent - 1] : 0)) {
-				if (lx->nindent + 1 >= MAX_INDENT)
-					return fail(lx, lx->line, b,
-					    "too many levels of indentation");
-				lx->indent[lx->nindent++] = l->cols;
-			}
+			if (indent(lx, l, b) < 0)
+				return -1;
 			if (s->nstmt == s->capstmt) {
 				s->capstmt = s->capstmt ? s->capstmt * 2 : 256;
 				s->stmt = xreallocarray(s->stmt, s->capstmt,
