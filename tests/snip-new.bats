@@ -392,6 +392,36 @@ print(m.target, m.PROFILE_DEVICE, m.PROFILE_DEVICE_, m.target_.run(p), type(m.ta
 	[ ! -e inference_profiling ]
 }
 
+@test "a source in another encoding keeps its declaration, so that target.py parses" {
+	mkdir -p pkg
+	printf '# -*- coding: latin-1 -*-\ndef greet(x):\n    return "caf\351 " + x\n' > pkg/mod.py
+	# Line 2 after a blank line counts; a UTF-8 declaration needs none.
+	printf '\n# vim: set fileencoding=cp1252 :\ndef greet2(x):\n    return "\200" + x\n' > pkg/mod2.py
+	printf '# coding=utf_8\ndef greet3(x):\n    return "caf\303\251 " + x\n' > pkg/mod3.py
+	stub_nvtx
+	snip-new -n greet pkg/mod.py
+	snip-new -n greet2 pkg/mod2.py
+	snip-new -n greet3 pkg/mod3.py
+	run -0 head -n 1 "$SNIPS/greet/target.py"
+	assert_output '# -*- coding: latin-1 -*-'
+	run -0 head -n 1 "$SNIPS/greet2/target.py"
+	assert_output '# -*- coding: cp1252 -*-'
+	run -0 head -n 1 "$SNIPS/greet3/target.py"
+	assert_output '"""Profiling target for greet3.'
+	run -0 env PYTHONPATH=stub:. python3 -c '
+import importlib.util as u, sys
+for name in ("greet", "greet2", "greet3"):
+    s = u.spec_from_file_location(name, sys.argv[1] + "/" + name + "/target.py")
+    m = u.module_from_spec(s)
+    s.loader.exec_module(m)
+    print(ascii(m.target.run((("x",), {}))))' "$SNIPS"
+	assert_output - <<'OUT'
+'caf\xe9 x'
+'\u20acx'
+'caf\xe9 x'
+OUT
+}
+
 @test "-f that fails half-way leaves the snippet as it was" {
 	mkdir -p pkg
 	printf 'def plain(x):\n    return x + 1\n' > pkg/mod.py

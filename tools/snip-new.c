@@ -5,6 +5,7 @@
  * edits the source, never replaces a snippet without -f, never runs
  * anything.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -107,6 +108,8 @@ static void	add_region(struct snip *, uint32_t, uint32_t, size_t,
 		    const char *);
 static void	imports(struct snip *, struct strbuf *, struct strbuf *);
 static void	target_py(struct snip *, struct strbuf *);
+static void	coding(const struct pysrc *, struct strbuf *);
+static int	is_utf8_name(const char *, size_t);
 static void	copy_def(const struct snip *, struct strbuf *);
 static void	target_class(const struct snip *, struct strbuf *);
 static const char *argument(const char *);
@@ -1040,6 +1043,68 @@ imports(struct snip *sn, struct strbuf *future, struct strbuf *out)
 	}
 }
 
+/*
+ * The source's encoding declaration (PEP 263: a comment on line 1, or on
+ * line 2 after a comment or blank line 1, matching
+ * coding[:=][ \t]*([-\w.]+)), written as target.py's first line unless it
+ * names UTF-8, Python's default: the copied bytes are in that encoding.
+ */
+static void
+coding(const struct pysrc *s, struct strbuf *b)
+{
+	uint32_t k;
+	size_t i, j, n;
+	const char *t, *name;
+
+	for (k = 1; k <= 2 && k <= s->nline; k++) {
+		t = s->text + s->line[k].off;
+		n = s->line[k].len;
+		for (i = 0; i < n && (t[i] == ' ' || t[i] == '\t' ||
+		    t[i] == '\f'); i++)
+			;
+		if (i == n)
+			continue;
+		if (t[i] != '#')
+			return;
+		for (j = i; j + 6 < n; j++) {
+			if (memcmp(t + j, "coding", 6) != 0 ||
+			    (t[j + 6] != ':' && t[j + 6] != '='))
+				continue;
+			for (name = t + j + 7; name < t + n &&
+			    (*name == ' ' || *name == '\t'); name++)
+				;
+			for (i = 0; name + i < t + n && (name[i] == '-' ||
+			    name[i] == '_' || name[i] == '.' ||
+			    isalnum((unsigned char)name[i])); i++)
+				;
+			if (i == 0)
+				continue;
+			if (!is_utf8_name(name, i))
+				sb_printf(b, "# -*- coding: %.*s -*-\n", (int)i,
+				    name);
+			return;
+		}
+	}
+}
+
+/* Whether an encoding name is UTF-8 as CPython normalises it. */
+static int
+is_utf8_name(const char *name, size_t n)
+{
+	char low[8];
+	size_t i;
+
+	if (n < 4)
+		return 0;
+	for (i = 0; i < n && i < sizeof(low); i++)
+		low[i] = name[i] == '_' ? '-' :
+		    (char)tolower((unsigned char)name[i]);
+	if (n == 4 && memcmp(low, "utf8", 4) == 0)
+		return 1;
+	return n >= 5 && memcmp(low, "utf-8", 5) == 0 &&
+	    (n == 5 || low[5] == '-');
+}
+
 static void
 target_py(struct snip *sn, struct strbuf *b)
 {
@@ -1049,6 +1114,7 @@ target_py(struct snip *sn, struct strbuf *b)
 	size_t i;
 
 	imports(sn, &future, &imp);
+	coding(s, b);
 	sb_printf(b, "\"\"\"Profiling target for %s.\n\nCopied from %s"
 	    " lines %u-%u by snip-new;\nREADME.md says where the code comes"
 	    " from and what was assumed.  The\nproduction module is imported,"
