@@ -120,6 +120,20 @@ lint_text() {
 	assert_output --partial "error: cannot convert float infinity to integer [int]"
 }
 
+@test "int() takes any Unicode digit and blank as Python's does; repr() shows what is hidden" {
+	# PyYAML leaves these strings; Python's int() reads them as 10, 3 and
+	# 12 (checked with Python 3.11), and refuses an ASCII U+001C.
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: dummy}\nwarmup: "\\uff11\\uff10"\niterations: "\\u0663"\nseed: " \\u00a012\\u3000"\n'
+	assert_output - <<-EOF
+	$BATS_TEST_TMPDIR/c.yaml:3:9: warning: warmup: the string '１０' becomes 10 through int(); write an integer [int-coerce]
+	$BATS_TEST_TMPDIR/c.yaml:4:13: warning: iterations: the string '٣' becomes 3 through int(); write an integer [int-coerce]
+	$BATS_TEST_TMPDIR/c.yaml:5:7: warning: seed: the string ' \xa012\u3000' becomes 12 through int(); write an integer [int-coerce]
+	EOF
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: dummy}\nwarmup: "\\x1c1"\niterations: "1\\u202e2"\n'
+	assert_output --partial ":3:9: error: invalid literal for int() with base 10: '\\x1c1' [int]"
+	assert_output --partial ":4:13: error: invalid literal for int() with base 10: '1\\u202e2' [int]"
+}
+
 @test "anchors, aliases and merge keys as PyYAML reads them" {
 	lint_text $'base: &b {name: smoke-tensor}\ntarget: *b\ndata: {name: dummy}\ncuda:\n  <<: [{synchronize_each_iteration: true}, {synchronize_each_iteration: "x"}]\n'
 	# The first merged map wins: true, so no quoted-bool warning.

@@ -458,12 +458,12 @@ int_field(struct lint *l, const struct ynode *v, const char *what)
 	if (v == NULL || v->type == Y_INT || v->type == Y_NULL ||
 	    py_int(v, &i, err, sizeof(err)) < 0)
 		return;
-	s = py_str(v);
-	sdiag_add(l->d, SD_WARNING, v, "int-coerce", "%s: %s %s%s%s becomes"
+	/* A string as repr() shows it: its blanks and digits may be any. */
+	s = v->type == Y_STR ? py_repr_str(v->s, v->len) : py_str(v);
+	sdiag_add(l->d, SD_WARNING, v, "int-coerce", "%s: %s %s becomes"
 	    " %" PRId64 " through int(); write an integer", what,
 	    v->type == Y_FLOAT ? "the float" : v->type == Y_BOOL ?
-	    "the boolean" : "the string", v->type == Y_STR ? "'" : "", s,
-	    v->type == Y_STR ? "'" : "", i);
+	    "the boolean" : "the string", s, i);
 	free(s);
 }
 

@@ -837,6 +837,67 @@ py_str(const struct ynode *n)
 	return p;
 }
 
+/*
+ * The first code points of Unicode's decimal digit runs (category Nd, each
+ * 0 to 9 in a row), as unicodedata 14.0 (Python 3.11) has them.
+ */
+static const uint32_t nd_zero[] = {
+	0x30, 0x660, 0x6f0, 0x7c0, 0x966, 0x9e6, 0xa66, 0xae6, 0xb66, 0xbe6,
+	0xc66, 0xce6, 0xd66, 0xde6, 0xe50, 0xed0, 0xf20, 0x1040, 0x1090,
+	0x17e0, 0x1810, 0x1946, 0x19d0, 0x1a80, 0x1a90, 0x1b50, 0x1bb0, 0x1c40,
+	0x1c50, 0xa620, 0xa8d0, 0xa900, 0xa9d0, 0xa9f0, 0xaa50, 0xabf0, 0xff10,
+	0x104a0, 0x10d30, 0x11066, 0x110f0, 0x11136, 0x111d0, 0x112f0, 0x11450,
+	0x114d0, 0x11650, 0x116c0, 0x11730, 0x118e0, 0x11950, 0x11c50, 0x11d50,
+	0x11da0, 0x16a60, 0x16ac0, 0x16b50, 0x1d7ce, 0x1d7d8, 0x1d7e2, 0x1d7ec,
+	0x1d7f6, 0x1e140, 0x1e2f0, 0x1e950, 0x1fbf0
+};
+
+/* Non-ASCII white space, as Python's str.isspace() has it. */
+static int
+uni_space(uint32_t c)
+{
+	return c == 0x85 || c == 0xa0 || c == 0x1680 ||
+	    (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 ||
+	    c == 0x202f || c == 0x205f || c == 0x3000;
+}
+
+/*
+ * The code point at s (UTF-8, as libyaml has checked it) and its length;
+ * a byte that starts no sequence counts as itself.
+ */
+static uint32_t
+utf8_at(const unsigned char *s, size_t n, size_t *len)
+{
+	uint32_t c = s[0];
+	size_t k, i;
+
+	k = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+	if (k > n)
+		k = 1;
+	if (k > 1)
+		c &= 0x3f >> (k - 1);
+	for (i = 1; i < k; i++)
+		c = c << 6 | (s[i] & 0x3f);
+	*len = k;
+	return c;
+}
+
+/*
+ * What repr() escapes beyond ASCII and the non-ASCII blanks: the C1
+ * controls, the soft hyphen, and Unicode's format characters that reorder
+ * or hide text (bidi controls, zero widths, the byte order mark), which
+ * Python's str.isprintable() refuses as category Cf.  Python escapes every
+ * unprintable code point; these are the ones that change what is shown.
+ */
+static int
+uni_hidden(uint32_t c)
+{
+	return (c >= 0x80 && c <= 0x9f) || c == 0xad || uni_space(c) ||
+	    c == 0x61c || c == 0x180e || (c >= 0x200b && c <= 0x200f) ||
+	    (c >= 0x202a && c <= 0x202e) || (c >= 0x2060 && c <= 0x206f) ||
+	    c == 0xfeff || (c >= 0xfff9 && c <= 0xfffb);
+}
+
 char *
 py_repr_str(const char *s, size_t len)
 {
@@ -862,13 +923,20 @@ py_repr_str(const char *s, size_t len)
 			fputs("\\t", f);
 		else if (u[i] < 0x20 || u[i] == 0x7f)
 			fprintf(f, "\\x%02x", u[i]);
-		else if (u[i] == 0xc2 && i + 1 < len &&
-		    (u[i + 1] <= 0xa0 || u[i + 1] == 0xad)) {
-			/* C1 controls, no-break space, soft hyphen. */
-			fprintf(f, "\\x%02x", u[i + 1]);
-			i++;
-		} else
+		else if (u[i] < 0x80)
 			fputc(u[i], f);
+		else {
+			size_t k;
+			uint32_t c = utf8_at(u + i, len - i, &k);
+
+			if (!uni_hidden(c))
+				fwrite(u + i, 1, k, f);
+			else if (c < 0x100)
+				fprintf(f, "\\x%02x", (unsigned)c);
+			else
+				fprintf(f, "\\u%04x", (unsigned)c);
+			i += k - 1;
+		}
 	}
 	fputc(q, f);
 	if (fclose(f) != 0)
@@ -876,39 +944,73 @@ py_repr_str(const char *s, size_t len)
 	return p;
 }
 
-/* Python's int(str): blanks around, one sign, digits with single '_'. */
+/*
+ * Python's int(str): blanks around, one sign, digits with single '_'
+ * between them.  CPython first turns every Unicode decimal digit into its
+ * ASCII twin and other white space into a blank
+ * (_PyUnicode_TransformDecimalAndSpaceToASCII), then takes the blanks of
+ * C's isspace(), so that int("\uff11\uff12") is 12 and a U+001C around
+ * the digits is an error.  Returns 0, -1 for no integer, -2 past 64 bits.
+ */
 static int
 str_int(const char *s, size_t len, int64_t *out)
 {
-	size_t i = 0, j = len;
-	int neg = 0, digits = 0;
+	char *a = xmalloc(len + 1);
+	size_t i = 0, j = 0, k, n;
+	int neg = 0, digits = 0, rc = -1;
 	uint64_t v = 0;
+	uint32_t c;
 
-	while (i < j && strchr(" \t\n\r\v\f\x1c\x1d\x1e\x1f", s[i]) != NULL &&
-	    s[i] != '\0')
-		i++;
-	while (j > i && strchr(" \t\n\r\v\f\x1c\x1d\x1e\x1f", s[j - 1]) !=
-	    NULL && s[j - 1] != '\0')
-		j--;
-	if (i < j && (s[i] == '-' || s[i] == '+'))
-		neg = s[i++] == '-';
-	for (; i < j; i++) {
-		if (s[i] == '_' && digits > 0 && i + 1 < j &&
-		    s[i + 1] >= '0' && s[i + 1] <= '9')
+	while (i < len) {
+		c = utf8_at((const unsigned char *)s + i, len - i, &n);
+		i += n;
+		if (c < 0x80) {
+			a[j++] = (char)c;
 			continue;
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
+		}
+		if (uni_space(c)) {
+			a[j++] = ' ';
+			continue;
+		}
+		for (k = 0; k < sizeof(nd_zero) / sizeof(nd_zero[0]) &&
+		    !(c >= nd_zero[k] && c < nd_zero[k] + 10); k++)
+			;
+		if (k == sizeof(nd_zero) / sizeof(nd_zero[0]))
+			goto out;
+		a[j++] = (char)('0' + (c - nd_zero[k]));
+	}
+	i = 0;
+	while (i < j && a[i] != '\0' && strchr(" \t\n\r\v\f", a[i]) != NULL)
+		i++;
+	while (j > i && a[j - 1] != '\0' &&
+	    strchr(" \t\n\r\v\f", a[j - 1]) != NULL)
+		j--;
+	if (i < j && (a[i] == '-' || a[i] == '+'))
+		neg = a[i++] == '-';
+	for (; i < j; i++) {
+		if (a[i] == '_' && digits > 0 && i + 1 < j &&
+		    a[i + 1] >= '0' && a[i + 1] <= '9')
+			continue;
+		if (a[i] < '0' || a[i] > '9')
+			goto out;
 		digits++;
 		if (__builtin_mul_overflow(v, 10, &v) ||
-		    __builtin_add_overflow(v, (uint64_t)(s[i] - '0'), &v))
-			return -2;
+		    __builtin_add_overflow(v, (uint64_t)(a[i] - '0'), &v)) {
+			rc = -2;
+			goto out;
+		}
 	}
 	if (digits == 0)
-		return -1;
-	if (v > (uint64_t)INT64_MAX + (uint64_t)neg)
-		return -2;
+		goto out;
+	if (v > (uint64_t)INT64_MAX + (uint64_t)neg) {
+		rc = -2;
+		goto out;
+	}
 	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
-	return 0;
+	rc = 0;
+out:
+	free(a);
+	return rc;
 }
 
 int

@@ -101,12 +101,17 @@ const char *ytype_name(const struct ynode *);
 /* str(v) in Python; the caller frees the result. */
 char *py_str(const struct ynode *);
 
-/* repr(s) of a Python str; the caller frees the result. */
+/*
+ * repr(s) of a Python str: ASCII controls, and the non-ASCII blanks, C1
+ * controls and format characters that hide or reorder text, escaped; the
+ * caller frees the result.
+ */
 char *py_repr_str(const char *, size_t);
 
 /*
- * int(v) in Python.  Returns 0, or -1 with Python's message in err (or ours
- * when the value does not fit in 64 bits).
+ * int(v) in Python, Unicode digits and blanks in a string included.
+ * Returns 0, or -1 with Python's message in err (or ours when the value does
+ * not fit in 64 bits).
  */
 int py_int(const struct ynode *, int64_t *out, char *err, size_t errsz);
 
