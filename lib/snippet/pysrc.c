@@ -1,3 +1,10 @@
+/*
+ * pysrc: Python source scanned without Python (pysrc.h).
+ * One file: the line index, the tokenizer with its indentation and bracket
+ * checks, and the definition finder share the lexer's state, and together
+ * must give the lines, statements and errors CPython's tokenizer and ast
+ * give; they are one contract, tested as one (tests/py-defs.bats).
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
