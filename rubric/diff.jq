@@ -56,15 +56,17 @@ def memory_pairs($b; $a):
 # the absolute change.  A site that one report does not list is 0 there
 # when that report lists every site, else unknown (null).
 def site_rows($b; $a):
-  def bytes_of($s; $site):
-    ($s.sites | map(select(.site == $site)) | .[0]) as $row
-    | if $row != null then $row
-      elif $s.complete then {bytes: 0, blocks: 0}
-      else {bytes: null, blocks: null} end;
+  def by_site: .sites | map({key: .site, value: .}) | from_entries;
+  def bytes_of($s; $rows; $site):
+    if $rows[$site] != null then $rows[$site]
+    elif $s.complete then {bytes: 0, blocks: 0}
+    else {bytes: null, blocks: null} end;
   if $b.memory_sites == null or $a.memory_sites == null then []
-  else [[$b.memory_sites.sites[], $a.memory_sites.sites[] | .site] | unique[]
+  else ($b.memory_sites | by_site) as $br | ($a.memory_sites | by_site) as $ar
+  | [($br + $ar) | keys[]
     | . as $site
-    | bytes_of($b.memory_sites; $site) as $x | bytes_of($a.memory_sites; $site) as $y
+    | bytes_of($b.memory_sites; $br; $site) as $x
+    | bytes_of($a.memory_sites; $ar; $site) as $y
     | {site: $site, before_bytes: $x.bytes, after_bytes: $y.bytes,
        change_bytes: change($x.bytes; $y.bytes),
        before_blocks: $x.blocks, after_blocks: $y.blocks}]
