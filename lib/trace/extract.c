@@ -4,7 +4,6 @@
  * last.  The records go through a writer, so they become NDJSON text
  * (jw_new) or jdocs handed to an in-process consumer (jw_new_doc) alike.
  */
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "io/json.h"
 #include "io/ndjson.h"
 #include "trace/extract.h"
+#include "trace/rankname.h"
 
 /* Whether member node i of d is named lit, a string literal. */
 #define KEY_IS(d, i, lit) ((d)->node[i].keylen == sizeof(lit) - 1 && \
@@ -100,7 +100,6 @@ static void	count_cat(struct trace *, const struct ev *);
 static void	see_time(struct trace *, int64_t, int64_t);
 static int	check_time(struct trace *, const struct jdoc *,
 		    const struct ev *, int64_t, int64_t);
-static void	rank_from_name(struct trace *);
 static void	put_trace(struct trace *);
 static void	put_repairs(struct trace *);
 
@@ -119,9 +118,9 @@ extract_trace(const char *path, struct jw *w, const struct extract_opts *o)
 	t.file = gzin_name(in);
 	t.w = w;
 	t.args = o->args;
-	t.rank = -1;
 	t.r = jr_open(in, JR_OPEN_ARRAY);
-	rank_from_name(&t);
+	if ((t.rank = rank_from_name(t.file)) >= 0)
+		t.rank_from = "file name";
 	rc = read_top(&t);
 	if (rc == 0 && jr_unclosed(t.r))
 		warnmsg("%s: warning: the event array has no closing ']';"
@@ -712,41 +711,6 @@ see_time(struct trace *t, int64_t ts, int64_t dur)
 		t->first = ts;
 	if (end > t->last)
 		t->last = end;
-}
-
-/*
- * rank-3, rank_3, rank[3], worker3, -TP-3: how launchers and users name
- * per-rank files (tensorboard_trace_handler's worker_name, say
- * worker0.<ts>...; xDiT's profile_trace_rank_3; SGLang's <time>-TP-3).
- */
-static void
-rank_from_name(struct trace *t)
-{
-	static const char *const words[] = { "rank", "worker", "-TP" };
-	const char *p, *base;
-	int64_t rank = 0;
-	size_t w, len;
-	int digits = 0;
-
-	base = strrchr(t->file, '/');
-	base = base != NULL ? base + 1 : t->file;
-	for (w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
-		len = strlen(words[w]);
-		for (p = base; (p = strstr(p, words[w])) != NULL; p += len) {
-			const char *q = p + len;
-
-			if (*q == '-' || *q == '_' || *q == '[')
-				q++;
-			for (rank = 0, digits = 0; isdigit((unsigned char)*q) &&
-			    digits < 9; q++, digits++)
-				rank = rank * 10 + (*q - '0');
-			if (digits > 0) {
-				t->rank = rank;
-				t->rank_from = "file name";
-				return;
-			}
-		}
-	}
 }
 
 static void
