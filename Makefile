@@ -40,7 +40,7 @@ endif
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
 	$(CFLAGS) $(SAN_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_CFLAGS)
-LIBS = -Wl,--as-needed -ljq -lyaml -lz -lm
+LIBS = -Wl,--as-needed -ljq -lyaml -lsqlite3 -lz -lm
 
 TOOLS := $(basename $(notdir $(wildcard tools/*.c)))
 LIB_SRC := $(wildcard lib/*/*.c)

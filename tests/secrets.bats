@@ -8,8 +8,10 @@ setup() { load test_helper; }
 
 # What a credential looks like: Hugging Face, AWS, GitHub, Slack and
 # OpenAI tokens, private keys, and NAME=value or "NAME": "value" for a
-# name that says it is one.
-CREDENTIAL='hf_[A-Za-z0-9]{30,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36}|xox[abpr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{32,}|-----BEGIN [A-Z ]*PRIVATE KEY-----|[A-Z_]*(TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY)"?[=:] ?"?[^"[:space:],}]{8,}'
+# name that says it is one.  NAME= with no value, as the environment
+# blocks of a blanked nsys export hold them ("AUTH_TOKEN= XDG_DATA_DIRS=",
+# "TOKEN=;NEXT="), is none.
+CREDENTIAL='hf_[A-Za-z0-9]{30,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36}|xox[abpr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{32,}|-----BEGIN [A-Z ]*PRIVATE KEY-----|[A-Z_]*(TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY)(=|"?: ?"?)[^";[:space:],}]{8,}'
 
 # contents FILE: the file's bytes, inflated when it is gzip.
 contents() {
@@ -37,10 +39,14 @@ contents() {
 	for s in '"HF_TOKEN": "hf_abcdefghijklmnopqrstuvwxyz0123456789"' \
 	    'AWS_SECRET_ACCESS_KEY=abcdefgh12345678' \
 	    'ghp_abcdefghijklmnopqrstuvwxyz0123456789' \
-	    '-----BEGIN OPENSSH PRIVATE KEY-----'; do
+	    '-----BEGIN OPENSSH PRIVATE KEY-----' \
+	    'HOME=; AWS_SECRET_ACCESS_KEY=abcdefgh12345678;' \
+	    'DB_PASSWORD: hunter2hunter2'; do
 		grep -qE "$CREDENTIAL" <<<"$s" || fail "missed: $s"
 	done
 	! grep -qE "$CREDENTIAL" <<<'"name": "aten::addmm", "tokens_per_s": 1200'
+	! grep -qE "$CREDENTIAL" <<<'GEMINI_CLI_IDE_AUTH_TOKEN= XDG_DATA_DIRS='
+	! grep -qE "$CREDENTIAL" <<<'VSCODE_GIT_IPC_AUTH_TOKEN=;COREPACK_ENABLE_AUTO_PIN=;'
 }
 
 @test "no trace fixture keeps a top-level metadata member" {

@@ -1,0 +1,1561 @@
+/*
+ * nsys: nsys-extract's logic, an Nsight Systems SQLite export turned into
+ * tr-extract's records.  Each table becomes a query built from the
+ * columns the export has, NULL standing in for those it lacks, and the
+ * rows are written as they come: SQLite holds the file, this holds a row.
+ *
+ * One file: every table's query and row mapping shares the one picture of
+ * the export (which tables and columns it has, its ENUM_* values, its
+ * origin, the threads seen), and split by table the pieces would each
+ * need all of it.
+ */
+#include <sqlite3.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
+#include "base/xalloc.h"
+#include "io/ndjson.h"
+#include "trace/nsys.h"
+#include "trace/rankname.h"
+
+/* A name longer than tr-extract's longest string is refused as there. */
+#define MAX_NAME	(16 << 20)
+#define DEFAULT_CAPTURE	"profile-target"
+/* The runner's ranges inside its capture range: "iteration 0" ... */
+#define ITERATION	"iteration "
+#define STEP		"ProfilerStep#"
+
+/* The categories written, in sorted order for "by_cat". */
+enum cat {
+	C_OP,		/* emit_nvtx()'s operator ranges */
+	C_DRIVER,
+	C_RUNTIME,
+	C_SYNC,
+	C_MEMCPY,
+	C_MEMSET,
+	C_KERNEL,
+	C_ANN,		/* every other NVTX range and mark */
+	NCATS
+};
+static const char *const catnames[NCATS] = {
+	"cpu_op", "cuda_driver", "cuda_runtime", "cuda_sync", "gpu_memcpy",
+	"gpu_memset", "kernel", "user_annotation"
+};
+
+/* One row of an ENUM_* table: its id, NAME and label. */
+struct label {
+	int64_t		 id;
+	const char	*name;
+	const char	*label;
+};
+
+struct enumtab {
+	struct label	*v;	/* owned, strings too, unless fixed */
+	size_t		 n;
+	int		 fixed;	/* v is one of the tables below */
+};
+
+/*
+ * What an export without its ENUM_* tables (nsys 2022) means by each
+ * value: the same numbers as every export that has them (nsys's own, not
+ * CUPTI's: memory kind 0 is pageable here, unknown in CUPTI).
+ */
+static struct label memcpy_kinds[] = {
+	{ 0, "CUDA_MEMCPY_KIND_UNKNOWN", "Unknown" },
+	{ 1, "CUDA_MEMCPY_KIND_HTOD", "Host-to-Device" },
+	{ 2, "CUDA_MEMCPY_KIND_DTOH", "Device-to-Host" },
+	{ 3, "CUDA_MEMCPY_KIND_HTOA", "Host-to-Array" },
+	{ 4, "CUDA_MEMCPY_KIND_ATOH", "Array-to-Host" },
+	{ 5, "CUDA_MEMCPY_KIND_ATOA", "Array-to-Array" },
+	{ 6, "CUDA_MEMCPY_KIND_ATOD", "Array-to-Device" },
+	{ 7, "CUDA_MEMCPY_KIND_DTOA", "Device-to-Array" },
+	{ 8, "CUDA_MEMCPY_KIND_DTOD", "Device-to-Device" },
+	{ 9, "CUDA_MEMCPY_KIND_HTOH", "Host-to-Host" },
+	{ 10, "CUDA_MEMCPY_KIND_PTOP", "Peer-to-Peer" }
+};
+static struct label mem_kinds[] = {
+	{ 0, "CUDA_MEMOPR_MEMORY_KIND_PAGEABLE", "Pageable" },
+	{ 1, "CUDA_MEMOPR_MEMORY_KIND_PINNED", "Pinned" },
+	{ 2, "CUDA_MEMOPR_MEMORY_KIND_DEVICE", "Device" },
+	{ 3, "CUDA_MEMOPR_MEMORY_KIND_ARRAY", "Array" },
+	{ 4, "CUDA_MEMOPR_MEMORY_KIND_MANAGED", "Managed" },
+	{ 5, "CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC", "Device Static" },
+	{ 6, "CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC", "Managed Static" },
+	{ 7, "CUDA_MEMOPR_MEMORY_KIND_UNKNOWN", "Unknown" }
+};
+static struct label sync_types[] = {
+	{ 0, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN", "Unknown" },
+	{ 1, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE",
+	    "Event sync" },
+	{ 2, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT",
+	    "Stream wait sync" },
+	{ 3, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE",
+	    "Stream sync" },
+	{ 4, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE",
+	    "Context sync" }
+};
+static struct label event_types[] = {
+	{ 34, "NvtxMark", "NvtxMark" },
+	{ 59, "NvtxPushPopRange", "NvtxPushPopRange" },
+	{ 60, "NvtxStartEndRange", "NvtxStartEndRange" },
+	{ 65, "NvtxtMark", "NvtxtMark" },
+	{ 70, "NvtxtPushPopRange", "NvtxtPushPopRange" },
+	{ 71, "NvtxtStartEndRange", "NvtxtStartEndRange" },
+	{ 75, "NvtxDomainCreate", "NvtxDomainCreate" }
+};
+#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* What an NVTX_EVENTS row is, by its eventType's NAME. */
+enum nvtx { NV_OTHER, NV_RANGE, NV_MARK, NV_DOMAIN };
+
+/* A column of a table, and the member it becomes. */
+struct colkey {
+	const char	*col, *key;
+};
+
+/* One of the runner's ranges: its thread, span and step number. */
+struct span {
+	int64_t		 tid, start, end, num;
+	int		 inner;	/* a capture range: holds an iteration */
+};
+
+struct spans {
+	struct span	*v;
+	size_t		 n, cap;
+};
+
+/* Rows of a table that could not be used, for one warning. */
+struct skips {
+	uint64_t	 n;
+	int64_t		 first;	/* its rowid */
+	const char	*why;
+};
+
+struct nsys {
+	sqlite3		*db;
+	const char	*file;
+	struct jw	*w;
+	const char	*capture;
+	int64_t		 rank;
+	int		 strings;	/* the export has StringIds */
+	int64_t		 origin, first, last;
+	int		 any;
+	uint64_t	 events, by_cat[NCATS], ranges, marks, unended, skipped;
+	struct enumtab	 copykind, memkind, synctype, evtype, domains;
+	struct spans	 captures, iterations;
+	struct strmap	 threads;	/* globalTid (8 bytes) seen */
+	struct strmap	 pids;		/* pid (8 bytes) seen */
+	struct strbuf	 name;		/* a name being built */
+	struct strbuf	 sql;
+};
+
+/* A record's members; has says which of the optional ones it holds. */
+struct rec {
+	enum cat	 cat;
+	const char	*name;
+	size_t		 len;
+	int64_t		 start, end;
+	int64_t		 pid, tid, stream, corr, dev;
+	unsigned	 has;
+	const char	*domain;
+};
+#define H_PID		0x01
+#define H_TID		0x02
+#define H_STREAM	0x04
+#define H_CORR		0x08
+#define H_DEV		0x10
+
+static int	check_magic(const char *);
+static char	*file_uri(const char *);
+static int	run(struct nsys *);
+static int	sqlerr(struct nsys *, const char *);
+static int	has_table(struct nsys *, const char *);
+static int	has_col(struct nsys *, const char *, const char *);
+static const char *col(struct nsys *, const char *, const char *,
+		    const char *);
+static sqlite3_stmt *prepare(struct nsys *);
+static int	step(struct nsys *, sqlite3_stmt *, int *);
+static void	enum_load(struct nsys *, struct enumtab *, const char *,
+		    struct label *, size_t);
+static const struct label *enum_find(const struct enumtab *, int64_t);
+static void	enum_free(struct enumtab *);
+static char	*meta(struct nsys *, const char *);
+static int	find_origin(struct nsys *);
+static int	column_i64(sqlite3_stmt *, int, int64_t *);
+static int	row_times(struct nsys *, sqlite3_stmt *, struct skips *,
+		    int64_t *, int64_t *);
+static int	row_name(sqlite3_stmt *, int, struct skips *, const char **,
+		    size_t *);
+static void	skip(struct skips *, sqlite3_stmt *, const char *);
+static void	tell_skips(struct nsys *, const char *, const struct skips *);
+static void	put_event(struct nsys *, const struct rec *);
+static void	put_mark(struct nsys *, const struct rec *);
+static void	see_time(struct nsys *, int64_t, int64_t);
+static void	see_thread(struct nsys *, int64_t);
+static int	gpu_table(struct nsys *, const char *, enum cat);
+static void	gpu_name(struct nsys *, enum cat, sqlite3_stmt *);
+static int	api_table(struct nsys *, const char *, enum cat);
+static enum nvtx nvtx_kind(struct nsys *, int64_t);
+static int	nvtx_domains(struct nsys *);
+static int	nvtx_runner(struct nsys *);
+static int	nvtx_table(struct nsys *);
+static void	nvtx_text(struct nsys *);
+static const char *find(const char *, size_t, const char *);
+static int	iteration_num(const char *, size_t, int64_t *);
+static const struct span *inside(const struct spans *, int64_t, int64_t,
+		    int64_t);
+static int	put_threads(struct nsys *);
+static int	put_processes(struct nsys *);
+static int	put_trace(struct nsys *);
+static int	put_gpus(struct nsys *);
+
+int
+nsys_extract(const char *path, struct jw *w, const struct nsys_opts *o)
+{
+	sqlite3 *db = NULL;
+	char *uri;
+	int rc;
+
+	if ((rc = check_magic(path)) != 0)
+		return rc;
+	/*
+	 * immutable: an export is read, never written, and may sit where no
+	 * journal or lock can be made (a read-only directory).
+	 */
+	uri = file_uri(path);
+	if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+	    NULL) != SQLITE_OK) {
+		warnmsg("%s: SQLite: %s", path, db != NULL ?
+		    sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		free(uri);
+		return 1;
+	}
+	free(uri);
+	/* A value no export holds is refused before it is made. */
+	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 4 * MAX_NAME);
+	rc = nsys_extract_db(db, path, w, o);
+	sqlite3_close(db);
+	return rc;
+}
+
+/*
+ * An SQLite database starts with these 16 bytes; what does not is named,
+ * with the command that exports a report (.nsys-rep, nsys's own format).
+ */
+static int
+check_magic(const char *path)
+{
+	static const char magic[16] = "SQLite format 3";
+	const char *dot;
+	char buf[16];
+	ssize_t n;
+	int fd, len;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		warnmsg("%s:", path);
+		return 1;
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n == -1) {
+		warnmsg("%s:", path);
+		return 1;
+	}
+	if (n == (ssize_t)sizeof(buf) && memcmp(buf, magic, sizeof(buf)) == 0)
+		return 0;
+	dot = strrchr(path, '.');
+	len = dot != NULL && strcmp(dot, ".nsys-rep") == 0 ?
+	    (int)(dot - path) : (int)strlen(path);
+	return error("%s: %s; export an Nsight Systems report with: nsys export"
+	    " --type sqlite --output %.*s.sqlite %s", path, n == 0 ?
+	    "empty, not an SQLite database" : "not an SQLite database", len,
+	    path, path);
+}
+
+/* path as an SQLite URI, every byte but the plain ones escaped. */
+static char *
+file_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct strbuf sb = { 0 };
+	const unsigned char *p;
+	char esc[3];
+
+	sb_puts(&sb, "file:");
+	for (p = (const unsigned char *)path; *p != '\0'; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/._-~", *p) != NULL) {
+			sb_put(&sb, (const char *)p, 1);
+			continue;
+		}
+		esc[0] = '%';
+		esc[1] = hex[*p >> 4];
+		esc[2] = hex[*p & 15];
+		sb_put(&sb, esc, 3);
+	}
+	sb_puts(&sb, "?immutable=1");
+	return sb.s;
+}
+
+int
+nsys_extract_db(struct sqlite3 *db, const char *file, struct jw *w,
+    const struct nsys_opts *o)
+{
+	struct nsys n;
+	int rc;
+
+	memset(&n, 0, sizeof(n));
+	n.db = db;
+	n.file = file;
+	n.w = w;
+	n.capture = o != NULL && o->capture != NULL ? o->capture :
+	    DEFAULT_CAPTURE;
+	n.rank = rank_from_name(file);
+	rc = run(&n);
+	enum_free(&n.copykind);
+	enum_free(&n.memkind);
+	enum_free(&n.synctype);
+	enum_free(&n.evtype);
+	enum_free(&n.domains);
+	free(n.captures.v);
+	free(n.iterations.v);
+	strmap_free(&n.threads, NULL);
+	strmap_free(&n.pids, NULL);
+	sb_free(&n.name);
+	sb_free(&n.sql);
+	if (rc == 0 && jw_failed(w))
+		rc = -1;
+	return rc;
+}
+
+static int
+run(struct nsys *n)
+{
+	static const char *const known[] = {
+		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+		"CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME",
+		"CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+		"NVTX_EVENTS", "META_DATA_EXPORT", "EXPORT_META_DATA"
+	};
+	size_t i;
+	int rc, found = 0;
+
+	for (i = 0; i < NELEM(known); i++) {
+		if ((rc = has_table(n, known[i])) < 0)
+			return -1;
+		found |= rc;
+	}
+	if ((rc = has_table(n, "StringIds")) < 0)
+		return -1;
+	n->strings = rc && has_col(n, "StringIds", "id") == 1 &&
+	    has_col(n, "StringIds", "value") == 1;
+	if (!found)
+		return error("%s: an SQLite database, but not an Nsight Systems"
+		    " export: none of its tables (CUPTI_ACTIVITY_KIND_*,"
+		    " NVTX_EVENTS, META_DATA_EXPORT)", n->file);
+	enum_load(n, &n->copykind, "ENUM_CUDA_MEMCPY_OPER", memcpy_kinds,
+	    NELEM(memcpy_kinds));
+	enum_load(n, &n->memkind, "ENUM_CUDA_MEM_KIND", mem_kinds,
+	    NELEM(mem_kinds));
+	enum_load(n, &n->synctype, "ENUM_CUPTI_SYNC_TYPE", sync_types,
+	    NELEM(sync_types));
+	enum_load(n, &n->evtype, "ENUM_NSYS_EVENT_TYPE", event_types,
+	    NELEM(event_types));
+	if (find_origin(n) < 0 || nvtx_domains(n) < 0 || nvtx_runner(n) < 0 ||
+	    gpu_table(n, "CUPTI_ACTIVITY_KIND_KERNEL", C_KERNEL) < 0 ||
+	    gpu_table(n, "CUPTI_ACTIVITY_KIND_MEMCPY", C_MEMCPY) < 0 ||
+	    gpu_table(n, "CUPTI_ACTIVITY_KIND_MEMSET", C_MEMSET) < 0 ||
+	    gpu_table(n, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", C_SYNC) < 0 ||
+	    api_table(n, "CUPTI_ACTIVITY_KIND_RUNTIME", C_RUNTIME) < 0 ||
+	    api_table(n, "CUPTI_ACTIVITY_KIND_DRIVER", C_DRIVER) < 0 ||
+	    nvtx_table(n) < 0 || put_processes(n) < 0 || put_threads(n) < 0)
+		return -1;
+	if (n->unended > 0)
+		warnmsg("%s: warning: %" PRIu64 " NVTX ranges never ended",
+		    n->file, n->unended);
+	return put_trace(n);
+}
+
+static int
+sqlerr(struct nsys *n, const char *what)
+{
+	return error("%s: %s: SQLite: %s", n->file, what,
+	    sqlite3_errmsg(n->db));
+}
+
+/*
+ * 1 when the export has the table, 0, or -1.  A view is no table: its
+ * query could be made to run forever.
+ */
+static int
+has_table(struct nsys *n, const char *table)
+{
+	sqlite3_stmt *st;
+	int rc, row;
+
+	sb_truncate(&n->sql, 0);
+	sb_puts(&n->sql, "SELECT 1 FROM sqlite_master WHERE type = 'table'"
+	    " AND name = ?");
+	if ((st = prepare(n)) == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	rc = step(n, st, &row);
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : row;
+}
+
+/* 1 when the table has the column, 0, or -1. */
+static int
+has_col(struct nsys *n, const char *table, const char *column)
+{
+	sqlite3_stmt *st;
+	int rc, row;
+
+	sb_truncate(&n->sql, 0);
+	sb_puts(&n->sql, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?");
+	if ((st = prepare(n)) == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+	rc = step(n, st, &row);
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : row;
+}
+
+/*
+ * "alias.column" when the table has the column, else "NULL": a query
+ * names only what the export holds.  The result is static, valid until
+ * the next call.
+ */
+static const char *
+col(struct nsys *n, const char *table, const char *alias, const char *column)
+{
+	static char buf[128];
+	struct strbuf keep = n->sql;
+	int rc;
+
+	/* has_col() builds its own query in n->sql: keep the caller's. */
+	memset(&n->sql, 0, sizeof(n->sql));
+	rc = has_col(n, table, column);
+	sb_free(&n->sql);
+	n->sql = keep;
+	if (rc != 1)
+		return "NULL";
+	snprintf(buf, sizeof(buf), "%s.\"%s\"", alias, column);
+	return buf;
+}
+
+/* n->sql prepared; NULL after reporting why. */
+static sqlite3_stmt *
+prepare(struct nsys *n)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(n->db, n->sql.s, -1, &st, NULL) != SQLITE_OK) {
+		sqlerr(n, "cannot be read");
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	return st;
+}
+
+/* The next row: *row 1, or 0 at the end; -1 after reporting an error. */
+static int
+step(struct nsys *n, sqlite3_stmt *st, int *row)
+{
+	switch (sqlite3_step(st)) {
+	case SQLITE_ROW:
+		*row = 1;
+		return 0;
+	case SQLITE_DONE:
+		*row = 0;
+		return 0;
+	default:
+		*row = 0;
+		return sqlerr(n, "cannot be read");
+	}
+}
+
+/*
+ * The export's own ENUM_* table when it has one that can be read, else
+ * the values every export with one has given them.
+ */
+static void
+enum_load(struct nsys *n, struct enumtab *e, const char *table,
+    struct label *fixed, size_t nfixed)
+{
+	sqlite3_stmt *st;
+	struct label *l;
+	const unsigned char *name, *label;
+	int row;
+
+	e->v = fixed;
+	e->n = nfixed;
+	e->fixed = 1;
+	if (has_table(n, table) != 1 || has_col(n, table, "id") != 1 ||
+	    has_col(n, table, "name") != 1)
+		return;
+	sb_truncate(&n->sql, 0);
+	sb_printf(&n->sql, "SELECT id, name, %s FROM \"%s\" AS e",
+	    col(n, table, "e", "label"), table);
+	if ((st = prepare(n)) == NULL)
+		return;
+	e->v = NULL;
+	e->n = 0;
+	e->fixed = 0;
+	while (step(n, st, &row) == 0 && row) {
+		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+		    (name = sqlite3_column_text(st, 1)) == NULL)
+			continue;
+		label = sqlite3_column_text(st, 2);
+		e->v = xreallocarray(e->v, e->n + 1, sizeof(*e->v));
+		l = &e->v[e->n++];
+		l->id = sqlite3_column_int64(st, 0);
+		l->name = xstrdup((const char *)name);
+		l->label = xstrdup(label != NULL ? (const char *)label :
+		    (const char *)name);
+	}
+	sqlite3_finalize(st);
+}
+
+static const struct label *
+enum_find(const struct enumtab *e, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++)
+		if (e->v[i].id == id)
+			return &e->v[i];
+	return NULL;
+}
+
+static void
+enum_free(struct enumtab *e)
+{
+	size_t i;
+
+	if (!e->fixed) {
+		for (i = 0; i < e->n; i++) {
+			free((char *)e->v[i].name);
+			free((char *)e->v[i].label);
+		}
+		free(e->v);
+	}
+	e->v = NULL;
+	e->n = 0;
+}
+
+/*
+ * A value of the export's metadata (META_DATA_EXPORT from 2024 on,
+ * EXPORT_META_DATA before), or NULL; the caller frees it.  Only the
+ * versions are ever asked for: the rest names hosts, users and paths.
+ */
+static char *
+meta(struct nsys *n, const char *name)
+{
+	static const char *const tables[] = {
+		"META_DATA_EXPORT", "EXPORT_META_DATA"
+	};
+	const unsigned char *v;
+	sqlite3_stmt *st;
+	char *s = NULL;
+	size_t i;
+	int row;
+
+	for (i = 0; i < NELEM(tables) && s == NULL; i++) {
+		if (has_table(n, tables[i]) != 1 ||
+		    has_col(n, tables[i], "name") != 1 ||
+		    has_col(n, tables[i], "value") != 1)
+			continue;
+		sb_truncate(&n->sql, 0);
+		sb_printf(&n->sql, "SELECT value FROM \"%s\" WHERE name = ?",
+		    tables[i]);
+		if ((st = prepare(n)) == NULL)
+			return NULL;
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		if (step(n, st, &row) == 0 && row &&
+		    (v = sqlite3_column_text(st, 0)) != NULL &&
+		    strlen((const char *)v) < 64)
+			s = xstrdup((const char *)v);
+		sqlite3_finalize(st);
+	}
+	return s;
+}
+
+/*
+ * The origin: the earliest start of the rows read, rounded down to a
+ * whole microsecond as tr-extract rounds a trace's, so that the
+ * nanoseconds below it are kept as they are.
+ */
+static int
+find_origin(struct nsys *n)
+{
+	static const char *const tables[] = {
+		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+		"CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME",
+		"CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+		"NVTX_EVENTS"
+	};
+	sqlite3_stmt *st;
+	int64_t v, lo = 0;
+	size_t i;
+	int row, any = 0;
+
+	for (i = 0; i < NELEM(tables); i++) {
+		if (has_table(n, tables[i]) != 1 ||
+		    has_col(n, tables[i], "start") != 1)
+			continue;
+		sb_truncate(&n->sql, 0);
+		sb_printf(&n->sql, "SELECT min(start) FROM \"%s\" WHERE"
+		    " typeof(start) = 'integer'", tables[i]);
+		if ((st = prepare(n)) == NULL)
+			return -1;
+		if (step(n, st, &row) < 0) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+		if (row && column_i64(st, 0, &v) == 0 && (!any || v < lo)) {
+			lo = v;
+			any = 1;
+		}
+		sqlite3_finalize(st);
+	}
+	/* Rounded down, so never after the first start; or lo, if it cannot. */
+	if (__builtin_sub_overflow(lo, (lo % 1000 + 1000) % 1000, &n->origin))
+		n->origin = lo;
+	return 0;
+}
+
+static int
+column_i64(sqlite3_stmt *st, int i, int64_t *v)
+{
+	if (sqlite3_column_type(st, i) != SQLITE_INTEGER)
+		return -1;
+	*v = sqlite3_column_int64(st, i);
+	return 0;
+}
+
+/*
+ * Columns 1 and 2, start and end: integers, the end not before the start,
+ * both within 64-bit nanoseconds of the origin; otherwise the row is
+ * skipped (-1) and counted.  0 when usable.
+ */
+static int
+row_times(struct nsys *n, sqlite3_stmt *st, struct skips *sk, int64_t *start,
+    int64_t *end)
+{
+	int64_t d;
+
+	if (column_i64(st, 1, start) < 0 || column_i64(st, 2, end) < 0) {
+		skip(sk, st, "a start or end that is not an integer");
+		return -1;
+	}
+	if (*end < *start) {
+		skip(sk, st, "an end before its start");
+		return -1;
+	}
+	if (__builtin_sub_overflow(*end, n->origin, &d) ||
+	    __builtin_sub_overflow(*start, n->origin, &d)) {
+		skip(sk, st, "a time too far from the others for 64-bit"
+		    " nanoseconds");
+		return -1;
+	}
+	return 0;
+}
+
+/* Column i as a name: NULL, or text of at most MAX_NAME bytes. */
+static int
+row_name(sqlite3_stmt *st, int i, struct skips *sk, const char **s,
+    size_t *len)
+{
+	int bytes;
+
+	*s = (const char *)sqlite3_column_text(st, i);
+	bytes = sqlite3_column_bytes(st, i);
+	*len = *s != NULL ? (size_t)bytes : 0;
+	if (*len > MAX_NAME) {
+		skip(sk, st, "a name longer than 16 MiB");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+skip(struct skips *sk, sqlite3_stmt *st, const char *why)
+{
+	if (sk->n++ == 0) {
+		sk->first = sqlite3_column_int64(st, 0);
+		sk->why = why;
+	}
+}
+
+static void
+tell_skips(struct nsys *n, const char *table, const struct skips *sk)
+{
+	if (sk->n == 0)
+		return;
+	n->skipped += sk->n;
+	warnmsg("%s: warning: %s: %" PRIu64 " row%s skipped; the first, rowid"
+	    " %" PRId64 ", has %s", n->file, table, sk->n, sk->n == 1 ? "" :
+	    "s", sk->first, sk->why);
+}
+
+/* One "event" record, its members in tr-extract's order. */
+static void
+put_event(struct nsys *n, const struct rec *r)
+{
+	struct jw *w = n->w;
+
+	jw_record(w, "event");
+	if (r->name != NULL) {
+		jw_key(w, "name");
+		jw_string(w, r->name, r->len);
+	}
+	jw_key(w, "cat");
+	jw_cstring(w, catnames[r->cat]);
+	if (r->has & H_PID) {
+		jw_key(w, "pid");
+		jw_int(w, r->pid);
+	}
+	if (r->has & H_TID) {
+		jw_key(w, "tid");
+		jw_int(w, r->tid);
+	}
+	jw_key(w, "ts");
+	jw_us(w, r->start - n->origin);
+	jw_key(w, "dur");
+	jw_us(w, r->end - r->start);
+	if (r->has & H_STREAM) {
+		jw_key(w, "stream");
+		jw_int(w, r->stream);
+	}
+	if (r->has & H_CORR) {
+		jw_key(w, "correlation");
+		jw_int(w, r->corr);
+	}
+	if (r->has & H_DEV) {
+		jw_key(w, "device");
+		jw_int(w, r->dev);
+	}
+	if (r->domain != NULL) {
+		jw_key(w, "domain");
+		jw_cstring(w, r->domain);
+	}
+	if (n->rank >= 0) {
+		jw_key(w, "rank");
+		jw_int(w, n->rank);
+	}
+	jw_end(w);
+	n->by_cat[r->cat]++;
+	n->ranges++;
+	see_time(n, r->start, r->end);
+}
+
+/* An NVTX mark: an "instant" record, as Kineto writes one. */
+static void
+put_mark(struct nsys *n, const struct rec *r)
+{
+	struct jw *w = n->w;
+
+	jw_record(w, "instant");
+	if (r->name != NULL) {
+		jw_key(w, "name");
+		jw_string(w, r->name, r->len);
+	}
+	jw_key(w, "cat");
+	jw_cstring(w, catnames[r->cat]);
+	if (r->has & H_PID) {
+		jw_key(w, "pid");
+		jw_int(w, r->pid);
+	}
+	if (r->has & H_TID) {
+		jw_key(w, "tid");
+		jw_int(w, r->tid);
+	}
+	jw_key(w, "ts");
+	jw_us(w, r->start - n->origin);
+	jw_key(w, "scope");
+	jw_cstring(w, "t");
+	if (r->domain != NULL) {
+		jw_key(w, "domain");
+		jw_cstring(w, r->domain);
+	}
+	if (n->rank >= 0) {
+		jw_key(w, "rank");
+		jw_int(w, n->rank);
+	}
+	jw_end(w);
+	n->by_cat[r->cat]++;
+	n->marks++;
+	see_time(n, r->start, r->end);
+}
+
+static void
+see_time(struct nsys *n, int64_t start, int64_t end)
+{
+	if (!n->any || start < n->first)
+		n->first = start;
+	if (!n->any || end > n->last)
+		n->last = end;
+	n->any = 1;
+}
+
+/* A host thread's globalTid: the process in bits 24-47, the thread below. */
+#define GT_PID(g)	(((g) >> 24) & 0xFFFFFF)
+#define GT_TID(g)	((g) & 0xFFFFFF)
+
+static void
+see_thread(struct nsys *n, int64_t gtid)
+{
+	int64_t pid = GT_PID(gtid), key = GT_PID(gtid) << 24 | GT_TID(gtid);
+
+	strmap_put(&n->threads, (const char *)&key, sizeof(key));
+	strmap_put(&n->pids, (const char *)&pid, sizeof(pid));
+}
+
+/*
+ * Kernels, copies, memsets and synchronisations: on a device and a
+ * stream, as Kineto writes them (pid the device, tid the stream), with
+ * the correlation id of the API call that launched them.
+ */
+static int
+gpu_table(struct nsys *n, const char *table, enum cat cat)
+{
+	struct skips sk = { 0, 0, NULL };
+	struct rec r;
+	sqlite3_stmt *st;
+	int row, rc = 0;
+
+	if ((rc = has_table(n, table)) != 1)
+		return rc;
+	sb_truncate(&n->sql, 0);
+	sb_printf(&n->sql, "SELECT t.rowid, %s,", col(n, table, "t", "start"));
+	sb_printf(&n->sql, " %s,", col(n, table, "t", "end"));
+	sb_printf(&n->sql, " %s,", col(n, table, "t", "deviceId"));
+	sb_printf(&n->sql, " %s,", col(n, table, "t", "streamId"));
+	sb_printf(&n->sql, " %s,", col(n, table, "t", "correlationId"));
+	switch (cat) {
+	case C_KERNEL:
+		/* Kineto names a kernel by its demangled name. */
+		if (n->strings) {
+			sb_printf(&n->sql, " coalesce(d.value, s.value,"
+			    " m.value), NULL, NULL");
+			sb_printf(&n->sql, " FROM \"%s\" AS t", table);
+			sb_printf(&n->sql, " LEFT JOIN StringIds AS d ON d.id"
+			    " = %s", col(n, table, "t", "demangledName"));
+			sb_printf(&n->sql, " LEFT JOIN StringIds AS s ON s.id"
+			    " = %s", col(n, table, "t", "shortName"));
+			sb_printf(&n->sql, " LEFT JOIN StringIds AS m ON m.id"
+			    " = %s", col(n, table, "t", "mangledName"));
+		} else
+			sb_printf(&n->sql, " NULL, NULL, NULL FROM \"%s\" AS"
+			    " t", table);
+		break;
+	case C_MEMCPY:
+		sb_printf(&n->sql, " %s,", col(n, table, "t", "copyKind"));
+		sb_printf(&n->sql, " %s,", col(n, table, "t", "srcKind"));
+		sb_printf(&n->sql, " %s FROM \"%s\" AS t",
+		    col(n, table, "t", "dstKind"), table);
+		break;
+	case C_MEMSET:
+		sb_printf(&n->sql, " %s, NULL, NULL FROM \"%s\" AS t",
+		    col(n, table, "t", "memKind"), table);
+		break;
+	default:
+		sb_printf(&n->sql, " %s, NULL, NULL FROM \"%s\" AS t",
+		    col(n, table, "t", "syncType"), table);
+		break;
+	}
+	if ((st = prepare(n)) == NULL)
+		return -1;
+	while ((rc = step(n, st, &row)) == 0 && row) {
+		n->events++;
+		memset(&r, 0, sizeof(r));
+		r.cat = cat;
+		if (row_times(n, st, &sk, &r.start, &r.end) < 0)
+			continue;
+		if (column_i64(st, 3, &r.dev) == 0) {
+			r.pid = r.dev;
+			r.has |= H_PID | H_DEV;
+		}
+		if (column_i64(st, 4, &r.stream) == 0) {
+			r.tid = r.stream;
+			r.has |= H_TID | H_STREAM;
+		}
+		if (column_i64(st, 5, &r.corr) == 0)
+			r.has |= H_CORR;
+		if (cat == C_KERNEL) {
+			if (row_name(st, 6, &sk, &r.name, &r.len) < 0)
+				continue;
+		} else {
+			gpu_name(n, cat, st);
+			r.name = n->name.s;
+			r.len = n->name.len;
+		}
+		put_event(n, &r);
+	}
+	sqlite3_finalize(st);
+	tell_skips(n, table, &sk);
+	return rc;
+}
+
+/*
+ * Kineto's names: "Memcpy HtoD (Pageable -> Device)", "Memset (Device)";
+ * a synchronisation by its ENUM_CUPTI_SYNC_TYPE label.  Values no table
+ * names are written as numbers.
+ */
+static void
+gpu_name(struct nsys *n, enum cat cat, sqlite3_stmt *st)
+{
+	const struct label *l;
+	const char *k;
+	int64_t v, src, dst;
+
+	sb_truncate(&n->name, 0);
+	if (cat == C_SYNC) {
+		if (column_i64(st, 6, &v) < 0)
+			sb_puts(&n->name, "Synchronization");
+		else if ((l = enum_find(&n->synctype, v)) != NULL)
+			sb_puts(&n->name, l->label);
+		else
+			sb_printf(&n->name, "Synchronization (type %" PRId64
+			    ")", v);
+		return;
+	}
+	sb_puts(&n->name, cat == C_MEMSET ? "Memset" : "Memcpy");
+	if (cat == C_MEMCPY && column_i64(st, 6, &v) == 0) {
+		if ((l = enum_find(&n->copykind, v)) == NULL)
+			sb_printf(&n->name, " kind %" PRId64, v);
+		else if ((k = strrchr(l->name, '_')) != NULL &&
+		    strlen(k) == 5 && k[2] == 'T' && k[3] == 'O')
+			sb_printf(&n->name, " %cto%c", k[1], k[4]);
+		else
+			sb_printf(&n->name, " %s", l->label);
+	}
+	if (cat == C_MEMSET && column_i64(st, 6, &v) == 0) {
+		l = enum_find(&n->memkind, v);
+		if (l != NULL)
+			sb_printf(&n->name, " (%s)", l->label);
+		else
+			sb_printf(&n->name, " (memory kind %" PRId64 ")", v);
+	}
+	if (cat == C_MEMCPY && column_i64(st, 7, &src) == 0 &&
+	    column_i64(st, 8, &dst) == 0) {
+		sb_puts(&n->name, " (");
+		if ((l = enum_find(&n->memkind, src)) != NULL)
+			sb_puts(&n->name, l->label);
+		else
+			sb_printf(&n->name, "kind %" PRId64, src);
+		sb_puts(&n->name, " -> ");
+		if ((l = enum_find(&n->memkind, dst)) != NULL)
+			sb_puts(&n->name, l->label);
+		else
+			sb_printf(&n->name, "kind %" PRId64, dst);
+		sb_puts(&n->name, ")");
+	}
+}
+
+/*
+ * Runtime and driver API calls, on the host thread that made them, named
+ * as CUDA names them: cudaLaunchKernel, not nsys's cudaLaunchKernel_v7000.
+ */
+static int
+api_table(struct nsys *n, const char *table, enum cat cat)
+{
+	struct skips sk = { 0, 0, NULL };
+	struct rec r;
+	sqlite3_stmt *st;
+	const char *v;
+	int64_t gtid;
+	size_t i;
+	int row, rc;
+
+	if ((rc = has_table(n, table)) != 1)
+		return rc;
+	sb_truncate(&n->sql, 0);
+	sb_printf(&n->sql, "SELECT t.rowid, %s,", col(n, table, "t", "start"));
+	sb_printf(&n->sql, " %s,", col(n, table, "t", "end"));
+	sb_printf(&n->sql, " %s,", col(n, table, "t", "globalTid"));
+	sb_printf(&n->sql, " %s,", col(n, table, "t", "correlationId"));
+	if (n->strings)
+		sb_printf(&n->sql, " s.value FROM \"%s\" AS t LEFT JOIN"
+		    " StringIds AS s ON s.id = %s", table,
+		    col(n, table, "t", "nameId"));
+	else
+		sb_printf(&n->sql, " NULL FROM \"%s\" AS t", table);
+	if ((st = prepare(n)) == NULL)
+		return -1;
+	while ((rc = step(n, st, &row)) == 0 && row) {
+		n->events++;
+		memset(&r, 0, sizeof(r));
+		r.cat = cat;
+		if (row_times(n, st, &sk, &r.start, &r.end) < 0 ||
+		    row_name(st, 5, &sk, &r.name, &r.len) < 0)
+			continue;
+		if (column_i64(st, 3, &gtid) == 0) {
+			r.pid = GT_PID(gtid);
+			r.tid = GT_TID(gtid);
+			r.has |= H_PID | H_TID;
+			see_thread(n, gtid);
+		}
+		if (column_i64(st, 4, &r.corr) == 0)
+			r.has |= H_CORR;
+		/* "_v" and digits at the end: the API's version. */
+		v = r.name;
+		for (i = r.len; i > 0 && v[i - 1] >= '0' && v[i - 1] <= '9';
+		    i--)
+			;
+		if (i >= 2 && i < r.len && v[i - 1] == 'v' && v[i - 2] == '_')
+			r.len = i - 2;
+		put_event(n, &r);
+	}
+	sqlite3_finalize(st);
+	tell_skips(n, table, &sk);
+	return rc;
+}
+
+static enum nvtx
+nvtx_kind(struct nsys *n, int64_t type)
+{
+	const struct label *l = enum_find(&n->evtype, type);
+
+	if (l == NULL)
+		return NV_OTHER;
+	if (strcmp(l->name, "NvtxPushPopRange") == 0 ||
+	    strcmp(l->name, "NvtxStartEndRange") == 0 ||
+	    strcmp(l->name, "NvtxtPushPopRange") == 0 ||
+	    strcmp(l->name, "NvtxtStartEndRange") == 0)
+		return NV_RANGE;
+	if (strcmp(l->name, "NvtxMark") == 0 ||
+	    strcmp(l->name, "NvtxtMark") == 0)
+		return NV_MARK;
+	if (strcmp(l->name, "NvtxDomainCreate") == 0)
+		return NV_DOMAIN;
+	return NV_OTHER;
+}
+
+/*
+ * The query of NVTX_EVENTS into n->sql: rowid, start, end, eventType,
+ * globalTid, domainId, and the text (its own column, else the string its
+ * textId names).
+ */
+static void
+nvtx_text(struct nsys *n)
+{
+	sb_truncate(&n->sql, 0);
+	sb_printf(&n->sql, "SELECT n.rowid, %s,",
+	    col(n, "NVTX_EVENTS", "n", "start"));
+	sb_printf(&n->sql, " %s,", col(n, "NVTX_EVENTS", "n", "end"));
+	sb_printf(&n->sql, " %s,", col(n, "NVTX_EVENTS", "n", "eventType"));
+	sb_printf(&n->sql, " %s,", col(n, "NVTX_EVENTS", "n", "globalTid"));
+	sb_printf(&n->sql, " %s,", col(n, "NVTX_EVENTS", "n", "domainId"));
+	if (n->strings) {
+		sb_printf(&n->sql, " coalesce(%s, s.value) FROM NVTX_EVENTS AS"
+		    " n", col(n, "NVTX_EVENTS", "n", "text"));
+		sb_printf(&n->sql, " LEFT JOIN StringIds AS s ON s.id = %s",
+		    col(n, "NVTX_EVENTS", "n", "textId"));
+	} else
+		sb_printf(&n->sql, " %s FROM NVTX_EVENTS AS n",
+		    col(n, "NVTX_EVENTS", "n", "text"));
+}
+
+/* The domains the export's ranges name, from their creation events. */
+static int
+nvtx_domains(struct nsys *n)
+{
+	struct label *l;
+	sqlite3_stmt *st;
+	const unsigned char *s;
+	int64_t type, id;
+	int row, rc;
+
+	if ((rc = has_table(n, "NVTX_EVENTS")) != 1)
+		return rc;
+	nvtx_text(n);
+	if ((st = prepare(n)) == NULL)
+		return -1;
+	while ((rc = step(n, st, &row)) == 0 && row) {
+		if (column_i64(st, 3, &type) < 0 ||
+		    nvtx_kind(n, type) != NV_DOMAIN ||
+		    column_i64(st, 5, &id) < 0 ||
+		    (s = sqlite3_column_text(st, 6)) == NULL ||
+		    strlen((const char *)s) > 4096 ||
+		    enum_find(&n->domains, id) != NULL)
+			continue;
+		n->domains.v = xreallocarray(n->domains.v, n->domains.n + 1,
+		    sizeof(*n->domains.v));
+		l = &n->domains.v[n->domains.n++];
+		l->id = id;
+		l->name = xstrdup((const char *)s);
+		l->label = xstrdup((const char *)s);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The first lit in the len bytes at s, or NULL. */
+static const char *
+find(const char *s, size_t len, const char *lit)
+{
+	size_t k = strlen(lit), i;
+
+	for (i = 0; i + k <= len; i++)
+		if (s[i] == lit[0] && memcmp(s + i, lit, k) == 0)
+			return s + i;
+	return NULL;
+}
+
+/* "iteration N": its N, when the text is that and nothing else. */
+static int
+iteration_num(const char *s, size_t len, int64_t *num)
+{
+	size_t i, k = sizeof(ITERATION) - 1;
+
+	if (len <= k || len > k + 9 || memcmp(s, ITERATION, k) != 0)
+		return -1;
+	for (*num = 0, i = k; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		*num = *num * 10 + (s[i] - '0');
+	}
+	return 0;
+}
+
+static void
+span_add(struct spans *sp, int64_t tid, int64_t start, int64_t end,
+    int64_t num)
+{
+	if (sp->n == sp->cap) {
+		sp->cap = sp->cap ? 2 * sp->cap : 8;
+		sp->v = xreallocarray(sp->v, sp->cap, sizeof(*sp->v));
+	}
+	sp->v[sp->n++] = (struct span){ tid, start, end, num, 0 };
+}
+
+/* The span of sp on thread tid that holds [start, end], or NULL. */
+static const struct span *
+inside(const struct spans *sp, int64_t tid, int64_t start, int64_t end)
+{
+	size_t i;
+
+	for (i = 0; i < sp->n; i++)
+		if (sp->v[i].tid == tid && sp->v[i].start <= start &&
+		    end <= sp->v[i].end)
+			return &sp->v[i];
+	return NULL;
+}
+
+/*
+ * The snippet runner's capture ranges and the "iteration N" ranges inside
+ * them, which are its steps (a capture range that holds none is one
+ * step), looked for before any range is written.
+ */
+static int
+nvtx_runner(struct nsys *n)
+{
+	sqlite3_stmt *st;
+	const char *s;
+	int64_t type, tid, start, end, num;
+	size_t len, i;
+	int row, rc;
+
+	if ((rc = has_table(n, "NVTX_EVENTS")) != 1)
+		return rc;
+	nvtx_text(n);
+	if ((st = prepare(n)) == NULL)
+		return -1;
+	while ((rc = step(n, st, &row)) == 0 && row) {
+		if (column_i64(st, 1, &start) < 0 ||
+		    column_i64(st, 2, &end) < 0 || end < start ||
+		    column_i64(st, 3, &type) < 0 ||
+		    nvtx_kind(n, type) != NV_RANGE ||
+		    column_i64(st, 4, &tid) < 0 ||
+		    (s = (const char *)sqlite3_column_text(st, 6)) == NULL)
+			continue;
+		len = (size_t)sqlite3_column_bytes(st, 6);
+		if (strlen(n->capture) == len &&
+		    memcmp(s, n->capture, len) == 0)
+			span_add(&n->captures, tid, start, end, 0);
+		else if (iteration_num(s, len, &num) == 0)
+			span_add(&n->iterations, tid, start, end, num);
+	}
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return -1;
+	for (i = 0; i < n->captures.n; i++)
+		n->captures.v[i].num = (int64_t)i;
+	for (i = 0; i < n->iterations.n; i++) {
+		struct span *c = (struct span *)inside(&n->captures,
+		    n->iterations.v[i].tid, n->iterations.v[i].start,
+		    n->iterations.v[i].end);
+
+		if (c != NULL)
+			c->inner = 1;
+	}
+	return 0;
+}
+
+/*
+ * NVTX ranges and marks, on the thread that began them.  What
+ * torch.autograd.profiler.emit_nvtx() writes ("aten::mm, seq = 5, op_id =
+ * 9, sizes = [...]") is an operator, named as key_averages() names it;
+ * "ProfilerStep#N" and the snippet runner's iterations are steps; every
+ * other range is an annotation, with its domain when not the default.
+ */
+static int
+nvtx_table(struct nsys *n)
+{
+	static const char *const suffixes[] = {
+		", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = "
+	};
+	struct skips sk = { 0, 0, NULL };
+	const struct label *dl;
+	const struct span *c;
+	enum nvtx kind;
+	struct rec r;
+	sqlite3_stmt *st;
+	const char *p;
+	int64_t type, gtid, dom, num;
+	size_t i;
+	int row, rc;
+
+	if ((rc = has_table(n, "NVTX_EVENTS")) != 1)
+		return rc;
+	nvtx_text(n);
+	if ((st = prepare(n)) == NULL)
+		return -1;
+	while ((rc = step(n, st, &row)) == 0 && row) {
+		if (column_i64(st, 3, &type) < 0 ||
+		    ((kind = nvtx_kind(n, type)) != NV_RANGE &&
+		    kind != NV_MARK))
+			continue;
+		n->events++;
+		memset(&r, 0, sizeof(r));
+		r.cat = C_ANN;
+		gtid = -1;
+		if (kind == NV_RANGE && sqlite3_column_type(st, 2) ==
+		    SQLITE_NULL && sqlite3_column_type(st, 1) ==
+		    SQLITE_INTEGER) {
+			n->unended++;
+			continue;
+		}
+		if (kind == NV_MARK && column_i64(st, 1, &r.start) == 0)
+			r.end = r.start;
+		else if (kind == NV_MARK ||
+		    row_times(n, st, &sk, &r.start, &r.end) < 0) {
+			if (kind == NV_MARK)
+				skip(&sk, st, "a start that is not an integer");
+			continue;
+		}
+		if (kind == NV_MARK && __builtin_sub_overflow(r.start,
+		    n->origin, &num)) {
+			skip(&sk, st, "a time too far from the others for"
+			    " 64-bit nanoseconds");
+			continue;
+		}
+		if (row_name(st, 6, &sk, &r.name, &r.len) < 0)
+			continue;
+		if (column_i64(st, 4, &gtid) == 0) {
+			r.pid = GT_PID(gtid);
+			r.tid = GT_TID(gtid);
+			r.has |= H_PID | H_TID;
+			see_thread(n, gtid);
+		}
+		if (column_i64(st, 5, &dom) == 0 && dom != 0 &&
+		    (dl = enum_find(&n->domains, dom)) != NULL)
+			r.domain = dl->name;
+		if (kind == NV_MARK) {
+			put_mark(n, &r);
+			continue;
+		}
+		for (i = 0; r.name != NULL && i < NELEM(suffixes); i++) {
+			p = find(r.name, r.len, suffixes[i]);
+			if (p != NULL) {
+				r.len = (size_t)(p - r.name);
+				r.cat = C_OP;
+			}
+		}
+		sb_truncate(&n->name, 0);
+		if (r.name != NULL && r.domain == NULL &&
+		    iteration_num(r.name, r.len, &num) == 0 &&
+		    inside(&n->captures, gtid, r.start,
+		    r.end) != NULL) {
+			sb_printf(&n->name, STEP "%" PRId64, num);
+			r.cat = C_ANN;
+		} else if (r.name != NULL && r.domain == NULL &&
+		    strlen(n->capture) == r.len &&
+		    memcmp(r.name, n->capture, r.len) == 0 &&
+		    (c = inside(&n->captures, gtid, r.start, r.end)) !=
+		    NULL && !c->inner)
+			sb_printf(&n->name, STEP "%" PRId64, c->num);
+		if (n->name.len > 0) {
+			r.name = n->name.s;
+			r.len = n->name.len;
+		}
+		if (r.len >= sizeof(STEP) - 1 &&
+		    memcmp(r.name, STEP, sizeof(STEP) - 1) == 0)
+			r.cat = C_ANN;
+		put_event(n, &r);
+	}
+	sqlite3_finalize(st);
+	tell_skips(n, "NVTX_EVENTS", &sk);
+	return rc;
+}
+
+/* The processes of the threads written, by the names nsys gives them. */
+static int
+put_processes(struct nsys *n)
+{
+	struct strent *e;
+	sqlite3_stmt *st;
+	const char *s, *base;
+	size_t len;
+	int64_t pid;
+	int row, rc;
+
+	if ((rc = has_table(n, "PROCESSES")) != 1)
+		return rc;
+	sb_truncate(&n->sql, 0);
+	sb_printf(&n->sql, "SELECT p.rowid, %s,", col(n, "PROCESSES", "p",
+	    "pid"));
+	sb_printf(&n->sql, " %s FROM PROCESSES AS p",
+	    col(n, "PROCESSES", "p", "name"));
+	if ((st = prepare(n)) == NULL)
+		return -1;
+	while ((rc = step(n, st, &row)) == 0 && row) {
+		if (column_i64(st, 1, &pid) < 0 ||
+		    (e = strmap_get(&n->pids, (const char *)&pid,
+		    sizeof(pid))) == NULL || e->n++ > 0 ||
+		    (s = (const char *)sqlite3_column_text(st, 2)) == NULL ||
+		    (len = (size_t)sqlite3_column_bytes(st, 2)) > MAX_NAME)
+			continue;
+		/* The program, not the path to it: a path names its user. */
+		for (base = s + len; base > s && base[-1] != '/'; base--)
+			;
+		len -= (size_t)(base - s);
+		s = base;
+		jw_record(n->w, "process");
+		jw_key(n->w, "pid");
+		jw_int(n->w, pid);
+		jw_key(n->w, "name");
+		jw_string(n->w, s, len);
+		jw_end(n->w);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The threads that records were written for, by the names nsys gives. */
+static int
+put_threads(struct nsys *n)
+{
+	struct strent *e;
+	sqlite3_stmt *st;
+	const char *s;
+	size_t len;
+	int64_t gtid, key;
+	int row, rc;
+
+	if ((rc = has_table(n, "ThreadNames")) != 1 || !n->strings)
+		return rc < 0 ? -1 : 0;
+	sb_truncate(&n->sql, 0);
+	sb_printf(&n->sql, "SELECT t.rowid, %s, s.value FROM ThreadNames AS t",
+	    col(n, "ThreadNames", "t", "globalTid"));
+	sb_printf(&n->sql, " LEFT JOIN StringIds AS s ON s.id = %s",
+	    col(n, "ThreadNames", "t", "nameId"));
+	if ((st = prepare(n)) == NULL)
+		return -1;
+	while ((rc = step(n, st, &row)) == 0 && row) {
+		if (column_i64(st, 1, &gtid) < 0)
+			continue;
+		key = GT_PID(gtid) << 24 | GT_TID(gtid);
+		if ((e = strmap_get(&n->threads, (const char *)&key,
+		    sizeof(key))) == NULL || e->n++ > 0 ||
+		    (s = (const char *)sqlite3_column_text(st, 2)) == NULL ||
+		    (len = (size_t)sqlite3_column_bytes(st, 2)) > MAX_NAME)
+			continue;
+		jw_record(n->w, "thread");
+		jw_key(n->w, "pid");
+		jw_int(n->w, GT_PID(gtid));
+		jw_key(n->w, "tid");
+		jw_int(n->w, GT_TID(gtid));
+		jw_key(n->w, "name");
+		jw_string(n->w, s, len);
+		jw_end(n->w);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * The GPUs as Kineto's deviceProperties names them, from TARGET_INFO_GPU,
+ * else TARGET_INFO_CUDA_DEVICE (2026 exports have no TARGET_INFO_GPU),
+ * one per device id; nothing that identifies the machine (uuid, bus).
+ */
+static int
+put_gpus(struct nsys *n)
+{
+	static const struct colkey gpu[] = {
+		{ "id", "id" }, { "name", "name" },
+		{ "totalMemory", "totalGlobalMem" },
+		{ "computeMajor", "computeMajor" },
+		{ "computeMinor", "computeMinor" },
+		{ "maxThreadsPerBlock", "maxThreadsPerBlock" },
+		{ "maxRegistersPerBlock", "regsPerBlock" },
+		{ "maxRegistersPerSm", "regsPerMultiprocessor" },
+		{ "threadsPerWarp", "warpSize" },
+		{ "maxShmemPerBlock", "sharedMemPerBlock" },
+		{ "maxShmemPerSm", "sharedMemPerMultiprocessor" },
+		{ "smCount", "numSms" },
+		{ "maxShmemPerBlockOptin", "sharedMemPerBlockOptin" },
+		{ "memoryBandwidth", "memoryBandwidth" },
+		{ "clockRate", "clockRate" },
+		{ "l2CacheSize", "l2CacheSize" }
+	}, cuda[] = {
+		{ "cudaId", "id" }, { "numMultiprocessors", "numSms" }
+	};
+	const char *table = "TARGET_INFO_GPU", *s;
+	const struct colkey *map = gpu;
+	size_t nmap = NELEM(gpu), i;
+	sqlite3_stmt *st;
+	int row, rc, rows = 0;
+
+	if ((rc = has_table(n, table)) < 0)
+		return -1;
+	if (rc == 0 || has_col(n, table, "id") != 1) {
+		table = "TARGET_INFO_CUDA_DEVICE";
+		map = cuda;
+		nmap = NELEM(cuda);
+		if ((rc = has_table(n, table)) != 1 ||
+		    (rc = has_col(n, table, "cudaId")) != 1)
+			return rc < 0 ? -1 : 0;
+	}
+	sb_truncate(&n->sql, 0);
+	sb_puts(&n->sql, "SELECT 0");
+	for (i = 0; i < nmap; i++)
+		sb_printf(&n->sql, ", %s", col(n, table, "g", map[i].col));
+	sb_printf(&n->sql, " FROM \"%s\" AS g GROUP BY g.\"%s\" ORDER BY"
+	    " g.\"%s\"", table, map[0].col, map[0].col);
+	if ((st = prepare(n)) == NULL)
+		return -1;
+	while ((rc = step(n, st, &row)) == 0 && row) {
+		if (sqlite3_column_type(st, 1) != SQLITE_INTEGER)
+			continue;
+		if (rows++ == 0) {
+			jw_key(n->w, "device_properties");
+			jw_begin_array(n->w);
+		}
+		jw_begin_object(n->w);
+		for (i = 0; i < nmap; i++) {
+			switch (sqlite3_column_type(st, (int)i + 1)) {
+			case SQLITE_INTEGER:
+				if (map[i].key == gpu[1].key)	/* text */
+					break;
+				jw_ckey(n->w, map[i].key);
+				jw_int(n->w, sqlite3_column_int64(st,
+				    (int)i + 1));
+				break;
+			case SQLITE_FLOAT:
+				if (map[i].key == gpu[1].key)
+					break;
+				jw_ckey(n->w, map[i].key);
+				jw_double(n->w, sqlite3_column_double(st,
+				    (int)i + 1));
+				break;
+			case SQLITE_TEXT:
+				s = (const char *)sqlite3_column_text(st,
+				    (int)i + 1);
+				if (strlen(s) > 256)
+					break;
+				jw_ckey(n->w, map[i].key);
+				jw_cstring(n->w, s);
+				break;
+			}
+		}
+		jw_end_object(n->w);
+	}
+	sqlite3_finalize(st);
+	if (rows > 0)
+		jw_end_array(n->w);
+	return rc;
+}
+
+static int
+put_trace(struct nsys *n)
+{
+	struct jw *w = n->w;
+	char *version = meta(n, "EXPORT_PRODUCT_VERSION");
+	char *schema = meta(n, "EXPORT_SCHEMA_VERSION");
+	int i, rc;
+
+	jw_record(w, "trace");
+	jw_key(w, "file");
+	jw_cstring(w, n->file);
+	jw_key(w, "format");
+	jw_cstring(w, "nsys-sqlite");
+	jw_key(w, "nsys_version");
+	jw_cstring_or_null(w, version);
+	jw_key(w, "schema_version");
+	jw_cstring_or_null(w, schema);
+	free(version);
+	free(schema);
+	jw_key(w, "rank");
+	if (n->rank >= 0)
+		jw_int(w, n->rank);
+	else
+		jw_null(w);
+	jw_key(w, "rank_from");
+	jw_cstring_or_null(w, n->rank >= 0 ? "file name" : NULL);
+	if ((rc = put_gpus(n)) < 0) {
+		jw_end(w);
+		return -1;
+	}
+	if (!n->any)
+		n->first = n->last = n->origin;
+	jw_key(w, "origin_ns");
+	jw_int(w, n->origin);
+	jw_key(w, "start");
+	jw_us(w, n->first - n->origin);
+	jw_key(w, "end");
+	jw_us(w, n->last - n->origin);
+	jw_key(w, "window");
+	jw_us(w, n->last - n->first);
+	jw_key(w, "events");
+	jw_uint(w, n->events);
+	jw_key(w, "by_ph");
+	jw_begin_object(w);
+	if (n->ranges > 0) {
+		jw_key(w, "X");
+		jw_uint(w, n->ranges);
+	}
+	if (n->marks > 0) {
+		jw_key(w, "i");
+		jw_uint(w, n->marks);
+	}
+	jw_end_object(w);
+	jw_key(w, "by_cat");
+	jw_begin_object(w);
+	for (i = 0; i < NCATS; i++) {
+		if (n->by_cat[i] == 0)
+			continue;
+		jw_ckey(w, catnames[i]);
+		jw_uint(w, n->by_cat[i]);
+	}
+	jw_end_object(w);
+	jw_key(w, "unmatched_begin");
+	jw_uint(w, n->unended);
+	jw_key(w, "skipped");
+	jw_uint(w, n->skipped);
+	jw_end(w);
+	return 0;
+}

@@ -1,0 +1,16 @@
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value);
+INSERT INTO StringIds VALUES(1, x'ff00fe'),(2, 'cudaLaunchKernel_v'),(3, '_v12'),(4, NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, streamId, correlationId, demangledName, shortName);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(NULL, 5, 0, 0, 0, 1, 1),('a', 'b', 'c', 'd', 'e', 'f', 'g'),(10, 5, 0, 0, 0, 1, 1),(9223372036854775807, 9223372036854775807, 0, 0, 0, 1, 1),(-9223372036854775808, -9223372036854775808, 1.5, x'00', NULL, 2, 3),(1, 2, 3, 4, 5, 6, 7);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start, end, globalTid, correlationId, nameId);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(1, 2, -1, 1, 2),(1, 2, 9223372036854775807, 2, 3),(3, 4, NULL, NULL, 4);
+CREATE TABLE ENUM_NSYS_EVENT_TYPE (id, name, label);
+INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES(1, 'NvtxPushPopRange', NULL),('x', NULL, 5),(2, 'NvtxMark', 'm'),(3, 'NvtxDomainCreate', 'd');
+CREATE TABLE NVTX_EVENTS (start, end, eventType, text, textId, globalTid, domainId);
+INSERT INTO NVTX_EVENTS VALUES(1, 9, 1, 'iteration 99999999999', NULL, 1, 0),(2, 3, 1, 'profile-target', NULL, 1, 0),(2, 3, 1, 'iteration 1', NULL, 1, 0),(4, NULL, 2, NULL, NULL, NULL, NULL),(5, 6, 3, 'dom', NULL, 1, 7),(5, 6, 1, ', op_id = 1', NULL, 1, 7);
+CREATE TABLE TARGET_INFO_GPU (id, name);
+INSERT INTO TARGET_INFO_GPU VALUES(0, NULL),(0, 'dup'),('x', 1.5),(1, 2.5);
+CREATE TABLE PROCESSES (pid, name);
+INSERT INTO PROCESSES VALUES(0, 'p'),(0, 'again'),(NULL, NULL);
+CREATE TABLE ThreadNames (nameId, globalTid);
+INSERT INTO ThreadNames VALUES(1, 1),(1, -1);

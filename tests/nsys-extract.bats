@@ -1,0 +1,316 @@
+#!/usr/bin/env bats
+# nsys-extract: Nsight Systems SQLite exports in, tr-extract's records out,
+# checked against SQL over the same tables.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+	command -v sqlite3 >/dev/null || skip "sqlite3 is not installed"
+}
+
+# The exports: the bundled ones, and the shared ones when they are there.
+exports() {
+	ls "$FIXTURES"/*.sqlite
+	ls "$SHARED"/nsys/*.sqlite 2>/dev/null || :
+}
+
+# Per kernel name: count and total nanoseconds, by SQL over the export.
+sql_kernels() {
+	sqlite3 -separator $'\t' "$1" "
+	    SELECT coalesce(d.value, s.value), count(*), sum(k.end - k.start)
+	    FROM CUPTI_ACTIVITY_KIND_KERNEL AS k
+	    LEFT JOIN StringIds AS d ON d.id = k.demangledName
+	    LEFT JOIN StringIds AS s ON s.id = k.shortName
+	    GROUP BY 1" | LC_ALL=C sort
+}
+
+# The same from op-rank, over the kernel records alone.
+our_kernels() {
+	nsys-extract "$1" |
+	    jq -c 'select(.kind != "event" or .cat == "kernel")' | op-rank |
+	    jq -r 'select(.kind == "kernel") |
+	        [.name, .count, (.total * 1000 | round)] | @tsv' | LC_ALL=C sort
+}
+
+# Per device: the union of kernels, copies and memsets, in nanoseconds.
+sql_busy() {
+	local t tables="" u=""
+	for t in KERNEL MEMCPY MEMSET; do
+		[ -n "$(sqlite3 "$1" "SELECT name FROM sqlite_master WHERE
+		    name = 'CUPTI_ACTIVITY_KIND_$t'")" ] || continue
+		tables="$tables$u SELECT deviceId AS d, start AS s, end AS e
+		    FROM CUPTI_ACTIVITY_KIND_$t WHERE end > start"
+		u=" UNION ALL"
+	done
+	sqlite3 -separator $'\t' "$1" "
+	    WITH ev AS ($tables),
+	    o AS (SELECT d, s, e, max(e) OVER (PARTITION BY d ORDER BY s, e
+	        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pe FROM ev),
+	    g AS (SELECT d, s, e, sum(CASE WHEN pe IS NULL OR s > pe THEN 1
+	        ELSE 0 END) OVER (PARTITION BY d ORDER BY s, e) AS grp FROM o)
+	    SELECT d, sum(ge - gs) FROM (SELECT d, grp, min(s) AS gs,
+	        max(e) AS ge FROM g GROUP BY d, grp) GROUP BY d ORDER BY d"
+}
+
+our_busy() {
+	nsys-extract "$1" | op-rank |
+	    jq -r 'select(.kind == "gpu_timeline") |
+	        [.device, (.busy * 1000 | round)] | @tsv'
+}
+
+# Every environment variable's name an export holds, as "NAME=": from the
+# environment blocks among its strings and the capture's metadata.
+env_names() {
+	{
+		sqlite3 "$1" "SELECT value FROM StringIds" 2>/dev/null
+		sqlite3 "$1" "SELECT value FROM META_DATA_CAPTURE" 2>/dev/null
+		sqlite3 "$1" "SELECT name || '=' || value FROM
+		    TARGET_INFO_SYSTEM_ENV" 2>/dev/null
+	} | grep -oE '(^|[ ;])[A-Za-z_][A-Za-z0-9_]*=' | tr -d ' ;' |
+	    LC_ALL=C sort -u
+}
+
+@test "golden output on real exports, and on a snippet run's" {
+	cd "$FIXTURES"
+	local golden n=0
+	for golden in *.ndjson; do
+		run -0 nsys-extract "${golden%.ndjson}.sqlite"
+		assert_output - < "$golden"
+		n=$((n + 1))
+	done
+	[ "$n" -eq 3 ]
+}
+
+@test "per kernel name, count and total time equal SQL on every export" {
+	local f n=0
+	for f in $(exports); do
+		run -0 sql_kernels "$f"
+		local want=$output
+		[ -n "$want" ] || continue
+		run -0 our_kernels "$f"
+		assert_output "$want"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 3 ]
+}
+
+@test "GPU busy per device is the union of kernels, copies and memsets" {
+	local f
+	for f in $(exports); do
+		run -0 sql_busy "$f"
+		local want=$output
+		run -0 our_busy "$f"
+		assert_output "$want"
+	done
+}
+
+@test "every shared export, of four nsys versions, gives a report" {
+	need_shared nsys
+	local f n=0
+	for f in "$SHARED"/nsys/*.sqlite; do
+		run -0 --separate-stderr analyze-profile --nsys-sqlite "$f" \
+		    --json-out "$BATS_TEST_TMPDIR/r.json"
+		assert_output --partial '## Prioritized actions'
+		run -0 jq -r '.inputs[0].role' "$BATS_TEST_TMPDIR/r.json"
+		assert_output nsys_export
+		n=$((n + 1))
+	done
+	[ "$n" -eq 5 ]
+	# Each version's tables: 2022's metadata table and ENUM-less copies,
+	# 2024's ENUM tables, 2026's missing TARGET_INFO_GPU.
+	run -0 bats_pipe nsys-extract "$SHARED"/nsys/pipit__saxpy-mpi-cuda_nsys_perlmutter0.sqlite \| tail -n 1 \| jq -c '[.nsys_version, .schema_version, .by_cat]'
+	assert_output '["2022.2.1.31","2.9.1",{"cuda_runtime":95,"gpu_memcpy":15,"kernel":5,"user_annotation":22}]'
+	run -0 bats_pipe nsys-extract "$SHARED"/nsys/pipit__saxpy-mpi-cuda_nsys_perlmutter0.sqlite \| jq -r 'select(.cat == "gpu_memcpy") | .name' \| sort -u
+	assert_output $'Memcpy DtoH (Device -> Pageable)\nMemcpy HtoD (Pageable -> Device)'
+	run -0 bats_pipe nsys-extract "$SHARED"/nsys/pipit__saxpy-mpi-cuda_nsys_perlmutter0.sqlite \| jq -c 'select(.domain != null) | [.name, .domain]' \| head -n 1
+	assert_output '["MPI_Init","MPI"]'
+	run -0 bats_pipe nsys-extract "$SHARED"/nsys/nsys-ai__h100_2gpu_1s.sqlite \| tail -n 1 \| jq -c '[.nsys_version, .device_properties, .by_cat.cpu_op]'
+	assert_output '["2026.2.1.210",null,16782]'
+	# emit_nvtx's "aten::view, op_id = 314290" is the operator aten::view.
+	run -0 bats_pipe nsys-extract "$SHARED"/nsys/nsys-ai__h100_2gpu_1s.sqlite \| jq -r 'select(.cat == "cpu_op") | .name' \| sort -u \| awk '/,/ { n++ } END { print n + 0 }'
+	assert_output 0
+}
+
+@test "no environment variable and no secret reaches any output" {
+	local f base names out=$BATS_TEST_TMPDIR/out
+	mkdir -p "$out"
+	# A copy whose environment holds a credential, in every place an
+	# export keeps one.
+	cp "$FIXTURES/nsys-ai__mock.sqlite" "$BATS_TEST_TMPDIR/secret.sqlite"
+	chmod u+w "$BATS_TEST_TMPDIR/secret.sqlite"
+	sqlite3 "$BATS_TEST_TMPDIR/secret.sqlite" "
+	    UPDATE META_DATA_CAPTURE SET value = 'AWS_SECRET_ACCESS_KEY=hunter2'
+	        WHERE name LIKE '%ENVIRONMENT%';
+	    UPDATE META_DATA_CAPTURE SET value = 'hunter2 --token hunter2'
+	        WHERE name LIKE '%ARGUMENT%';
+	    UPDATE TARGET_INFO_SYSTEM_ENV SET value = 'hunter2';
+	    INSERT INTO StringIds (value) VALUES ('AWS_SECRET_ACCESS_KEY=hunter2 HOME=/home/hunter2');
+	    UPDATE META_DATA_EXPORT SET value = 'hunter2' WHERE name IN
+	        ('EXPORT_HOST', 'EXPORT_USER', 'EXPORT_PARAM_INPUT_PATH_ABS');
+	    UPDATE TARGET_INFO_GPU SET uuid = 'hunter2', busLocation = 'hunter2'"
+	for f in $(exports) "$BATS_TEST_TMPDIR/secret.sqlite"; do
+		base=$(basename "$f" .sqlite)
+		nsys-extract "$f" > "$out/$base.ndjson" 2>&1
+		analyze-profile --nsys-sqlite "$f" --md-out "$out/$base.md" \
+		    --json-out "$out/$base.json" --html-out "$out/$base.html" \
+		    2>"$out/$base.err"
+		names=$(env_names "$f")
+		[ -z "$names" ] && continue
+		run grep -F -l -f <(printf '%s\n' "$names") "$out/$base".*
+		assert_output ''
+	done
+	[ -n "$(env_names "$BATS_TEST_TMPDIR/secret.sqlite")" ]
+	run grep -rl hunter2 "$out"
+	assert_output ''
+}
+
+@test "the snippet runner's iterations are steps; -c names its capture range" {
+	cd "$FIXTURES"
+	run -0 bats_pipe nsys-extract snippet-run.sqlite \| jq -r 'select(.kind == "event" and .cat == "user_annotation") | .name'
+	assert_output $'profile-target\nProfilerStep#0\nProfilerStep#1'
+	run -0 bats_pipe nsys-extract snippet-run.sqlite \| op-rank \| jq -c 'select(.kind == "step") | [.step, .dur]'
+	assert_output $'[0,17550]\n[1,22290]'
+	# Another capture range name: the iterations are plain ranges.
+	run -0 bats_pipe nsys-extract -c custom-target snippet-run.sqlite \| jq -r 'select(.cat == "user_annotation") | .name'
+	assert_output $'profile-target\niteration 0\niteration 1'
+	# A capture range without iterations is one step.
+	cp snippet-run.sqlite "$BATS_TEST_TMPDIR/one.sqlite"
+	chmod u+w "$BATS_TEST_TMPDIR/one.sqlite"
+	sqlite3 "$BATS_TEST_TMPDIR/one.sqlite" "DELETE FROM NVTX_EVENTS WHERE text LIKE 'iteration %'"
+	run -0 bats_pipe nsys-extract "$BATS_TEST_TMPDIR/one.sqlite" \| jq -r 'select(.cat == "user_annotation") | .name'
+	assert_output 'ProfilerStep#0'
+}
+
+@test "tables and columns a version leaves out, and rows that cannot be used" {
+	local db=$BATS_TEST_TMPDIR/drift.sqlite
+	sqlite3 "$db" "
+	    CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+	    INSERT INTO StringIds VALUES (1, 'k'), (2, 'cudaLaunchKernel_v7000');
+	    CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start, end, streamId, shortName);
+	    INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 3000, 7, 1),
+	        (NULL, 5, 7, 1), ('x', 9, 7, 1), (9000, 8000, 7, 1), (4000, 4500, NULL, NULL);
+	    CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start, end, nameId);
+	    INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (900, 950, 2), (960, 970, 99);"
+	run -0 --separate-stderr nsys-extract "$db"
+	assert_output - <<-EOF
+	{"kind":"event","name":"k","cat":"kernel","tid":7,"ts":1,"dur":2,"stream":7}
+	{"kind":"event","cat":"kernel","ts":4,"dur":0.5}
+	{"kind":"event","name":"cudaLaunchKernel","cat":"cuda_runtime","ts":0.9,"dur":0.05}
+	{"kind":"event","cat":"cuda_runtime","ts":0.96,"dur":0.01}
+	{"kind":"trace","file":"$db","format":"nsys-sqlite","nsys_version":null,"schema_version":null,"rank":null,"rank_from":null,"origin_ns":0,"start":0.9,"end":4.5,"window":3.6,"events":7,"by_ph":{"X":4},"by_cat":{"cuda_runtime":2,"kernel":2},"unmatched_begin":0,"skipped":3}
+	EOF
+	assert_stderr "nsys-extract: $db: warning: CUPTI_ACTIVITY_KIND_KERNEL: 3 rows skipped; the first, rowid 2, has a start or end that is not an integer"
+}
+
+@test "what is not an export is refused, with the command that exports a report" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'NSYS report, not SQLite' > run.nsys-rep
+	run -1 --separate-stderr nsys-extract run.nsys-rep
+	assert_stderr 'nsys-extract: run.nsys-rep: not an SQLite database; export an Nsight Systems report with: nsys export --type sqlite --output run.sqlite run.nsys-rep'
+	: > empty.sqlite
+	run -1 --separate-stderr nsys-extract empty.sqlite
+	assert_stderr --partial 'nsys-extract: empty.sqlite: empty, not an SQLite database;'
+	# A gzipped export is not one: SQLite reads the file as it is.
+	gzip -c "$FIXTURES/nsys-ai__mock.sqlite" > mock.sqlite.gz
+	run -1 --separate-stderr nsys-extract mock.sqlite.gz
+	assert_stderr --partial 'mock.sqlite.gz: not an SQLite database;'
+	sqlite3 other.sqlite "CREATE TABLE t (a); INSERT INTO t VALUES (1)"
+	run -1 --separate-stderr nsys-extract other.sqlite
+	assert_stderr 'nsys-extract: other.sqlite: an SQLite database, but not an Nsight Systems export: none of its tables (CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, META_DATA_EXPORT)'
+	# Cut short: SQLite's own reason, exit 1, nothing after it read.
+	head -c 100000 "$FIXTURES/nsys-ai__mock.sqlite" > cut.sqlite
+	run -1 --separate-stderr nsys-extract cut.sqlite "$FIXTURES/nsys-ai__mock.sqlite"
+	assert_stderr --partial 'nsys-extract: cut.sqlite: '
+	assert_stderr --partial 'SQLite: database disk image is malformed'
+	refute_output --partial '"kind":"trace"'
+	run -1 --separate-stderr nsys-extract no-such.sqlite
+	assert_stderr 'nsys-extract: no-such.sqlite: No such file or directory'
+}
+
+@test "usage errors exit 2; standard input is refused" {
+	run -2 --separate-stderr nsys-extract
+	assert_stderr --partial 'usage: nsys-extract [-c name] file ...'
+	run -2 --separate-stderr nsys-extract -
+	assert_stderr 'nsys-extract: -: SQLite cannot read an export from standard input; name the file'
+	run -2 --separate-stderr nsys-extract -Z x
+	run -2 --separate-stderr nsys-extract -c '' x
+	assert_output ''
+}
+
+@test "an export without events gives its trace record, and no report" {
+	local db=$BATS_TEST_TMPDIR/none.sqlite
+	sqlite3 "$db" "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+	    CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start, end);
+	    CREATE TABLE META_DATA_EXPORT (name, value);
+	    INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_VERSION', '2026.1.1.204')"
+	run -0 bats_pipe nsys-extract "$db" \| jq -c '[.kind, .nsys_version, .events]'
+	assert_output '["trace","2026.1.1.204",0]'
+	run -1 --separate-stderr analyze-profile --nsys-sqlite "$db"
+	assert_stderr --partial "$db: no events"
+}
+
+@test "names are data: odd characters, a rank in the name, a read-only place" {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir ro
+	cp "$FIXTURES/nsys-ai__mock.sqlite" 'ro/a b?c#d%e&rank3.sqlite'
+	chmod a-w ro
+	run -0 bats_pipe nsys-extract 'ro/a b?c#d%e&rank3.sqlite' \| tail -n 1 \| jq -c '[.file, .rank, .rank_from]'
+	assert_output '["ro/a b?c#d%e&rank3.sqlite",3,"file name"]'
+	chmod u+w ro
+}
+
+@test "a failed write exits 1" {
+	[ -e /dev/full ] || skip "no /dev/full"
+	run -1 --separate-stderr bash -c 'nsys-extract "$1" > /dev/full' sh "$FIXTURES/nsys-ai__mock.sqlite"
+	assert_stderr --partial 'nsys-extract: <stdout>:'
+}
+
+@test "before and after: two exports through analyze-profile and report-diff" {
+	cd "$FIXTURES"
+	run -0 analyze-profile --nsys-sqlite snippet-run.sqlite --json-out "$BATS_TEST_TMPDIR/before.json" --md-out /dev/null
+	run -0 analyze-profile --nsys-sqlite snippet-after.sqlite --json-out "$BATS_TEST_TMPDIR/after.json" --md-out /dev/null
+	# The launches were ten times shorter after, and so the steps and
+	# the operators that made them.
+	run -0 bats_pipe report-diff -j "$BATS_TEST_TMPDIR/before.json" "$BATS_TEST_TMPDIR/after.json" \| jq -c '[.kind, .step_time.before_us, .step_time.after_us, (.ops[:2] | map([.name, .before_self_us, .after_self_us]))]'
+	assert_output '["diff",19920,4079.818,[["aten::sum",17850,1862],["aten::fill_",17490,1797]]]'
+	run -0 report-diff "$BATS_TEST_TMPDIR/before.json" "$BATS_TEST_TMPDIR/after.json"
+	assert_output --partial '| Mean step | 19.92 ms | 4.08 ms | -15.84 ms (-79.5 %) |'
+}
+
+@test "report.mk: a run directory of exports, and of reports with and without nsys" {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir run
+	cp "$FIXTURES/snippet-run.sqlite" run/trace.sqlite
+	run -0 make -s -f "$TOP/pipelines/report.mk" BIN="${BUILD:-$TOP}/bin" RUN=run
+	run -0 head -n 1 run/report.md
+	assert_output '# Profile report'
+	run -0 jq -r '.inputs[0] | [.path, .role] | @tsv' run/report.json
+	assert_output $'run/trace.sqlite\tnsys_export'
+	run -0 grep -c '^| ProfilerStep#' run/report.md
+	assert_output 2
+	# A report without its export, and no nsys: the command is named.
+	mkdir rep
+	printf 'not read' > rep/trace.nsys-rep
+	PATH=/usr/bin:/bin run -2 --separate-stderr make -s -f "$TOP/pipelines/report.mk" BIN="${BUILD:-$TOP}/bin" RUN=rep
+	assert_stderr --partial 'report.mk: rep/trace.nsys-rep: nsys is not on PATH; export the report where it is: nsys export --type sqlite --output rep/trace.sqlite rep/trace.nsys-rep'
+	# With nsys (a stand-in that copies an export), it is exported first.
+	mkdir bin
+	printf '#!/bin/sh\n# nsys export --type sqlite --force-overwrite true --output OUT IN\neval "out=\\${$(($# - 1))}"\ncp "%s" "$out"\n' "$FIXTURES/snippet-run.sqlite" > bin/nsys
+	chmod +x bin/nsys
+	PATH="$PWD/bin:$PATH" run -0 make -s -f "$TOP/pipelines/report.mk" BIN="${BUILD:-$TOP}/bin" RUN=rep
+	[ -f rep/trace.sqlite ]
+	run -0 grep -c '^| ProfilerStep#' rep/report.md
+	assert_output 2
+	run -0 ls -A rep
+	refute_output --partial '.tmp'
+}
+
+@test "the man page's examples" {
+	cd "$FIXTURES"
+	man_examples nsys-extract.1 > "$BATS_TEST_TMPDIR/ex"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/ex")" -eq 3 ]
+	check_example nsys-extract.1 1
+	check_example nsys-extract.1 2
+	check_example nsys-extract.1 3
+}
