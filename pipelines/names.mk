@@ -16,6 +16,11 @@ TRACE_PATTERNS := *.trace.json *.trace.json.gz \
 	worker*.json worker*.json.gz
 # Memory snapshots dumped as JSON, never traces whatever else they match.
 SNAP_PATTERNS := memory_snapshot*.json memory_snapshot*.json.gz
+# Nsight Systems SQLite exports (nsys export --type sqlite), read by
+# nsys-extract as a trace is read by tr-extract; and reports, which
+# report.mk exports first when nsys is on PATH (X.nsys-rep gives X.sqlite).
+NSYS_PATTERNS := *.sqlite
+NSYS_REP_PATTERNS := *.nsys-rep
 # Pickles (what torch.cuda.memory._dump_snapshot() writes): never read,
 # as loading one runs code, but named with how to dump JSON instead.
 PICKLE_PATTERNS := *.pickle *.pkl

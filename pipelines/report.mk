@@ -4,14 +4,19 @@
 #	make -f pipelines/report.mk -j4 RUNS="runs/a runs/b runs/c"
 #
 # A run directory holds profiler traces (one file per rank, or per window
-# of a rank) and/or memory_snapshot*.json[.gz], and may hold context.yaml (or
+# of a rank) or Nsight Systems exports, and/or memory_snapshot*.json[.gz],
+# and may hold context.yaml (or
 # context.json): what is known of the run, as analyze-profile --context
 # reads it.  The traces are the files whose names match TRACE_PATTERNS in
 # names.mk beside this file (as for a directory given to analyze-profile
 # --cpu-trace): tensorboard_trace_handler's, vLLM's, SGLang's and xDiT's
 # names, and trace*, rank*, worker*; they are read in sorted order.
 # memory_snapshot* is never a trace, and context.json, report.json and the
-# stage files below match none of the patterns.  A pickle (*.pickle,
+# stage files below match none of the patterns.  Nsight Systems SQLite
+# exports (*.sqlite) are read as traces are, by nsys-extract instead of
+# tr-extract; a report (X.nsys-rep) without its export beside it is
+# exported first to X.sqlite when nsys is on PATH, and is otherwise an
+# error that names the command that exports it.  A pickle (*.pickle,
 # *.pkl) is never read: make says so, and the report lists it with how to
 # dump the snapshot as JSON.  A run directory with no trace and no snapshot
 # is an error naming it and the patterns, not an empty report; two traces
@@ -87,7 +92,11 @@ include $(HERE)names.mk
 # $(call files,dir,patterns): the matching names that are not directories.
 files = $(sort $(foreach f,$(wildcard $(addprefix $1/,$2)), \
 	$(if $(wildcard $f/.),,$f)))
-traces = $(filter-out $1/memory_snapshot%,$(call files,$1,$(TRACE_PATTERNS)))
+# $(call exports,dir): the nsys exports there and those its reports give.
+exports = $(sort $(call files,$1,$(NSYS_PATTERNS)) \
+	$(patsubst %.nsys-rep,%.sqlite,$(call files,$1,$(NSYS_REP_PATTERNS))))
+traces = $(sort $(filter-out $1/memory_snapshot%,$(call files,$1, \
+	$(TRACE_PATTERNS))) $(call exports,$1))
 snaps = $(sort $(wildcard $(addprefix $1/,$(SNAP_PATTERNS))))
 pickles = $(call files,$1,$(PICKLE_PATTERNS))
 context = $(firstword $(wildcard $1/context.yaml $1/context.json))
@@ -111,7 +120,8 @@ TRACE_MEMORY := ^\{"kind":"(memory|trace)"|^\{"kind":"event","name":"ProfilerSte
 # (whitespace) or a prerequisite list would misread (|).
 split_names = $(shell find $(call q,$1) -maxdepth 1 ! -type d \
 	-name '*[[:space:]|]*' \( $(foreach p,$(TRACE_PATTERNS) \
-	$(SNAP_PATTERNS) $(PICKLE_PATTERNS),-name '$p' -o) -false \) \
+	$(SNAP_PATTERNS) $(NSYS_PATTERNS) $(NSYS_REP_PATTERNS) \
+	$(PICKLE_PATTERNS),-name '$p' -o) -false \) \
 	-print 2>/dev/null)
 refuse_split = $(if $2,$(error $(ME): $2: an input name with whitespace \
 	or "|" is beyond make; rename it))
@@ -127,7 +137,8 @@ all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json) $(RUNS:%=%/report.html) \
 # neither a trace nor a snapshot.
 need_input = $(if $(call traces,$1)$(call snaps,$1),,printf '%s\n' \
 	$(call q,report.mk: $1: no trace and no memory snapshot (none of \
-	$(TRACE_PATTERNS) $(SNAP_PATTERNS))$(if $(call pickles,$1),; a \
+	$(TRACE_PATTERNS) $(NSYS_PATTERNS) $(NSYS_REP_PATTERNS) \
+	$(SNAP_PATTERNS))$(if $(call pickles,$1),; a \
 	pickle is never read: dump the snapshot as JSON)) >&2; exit 1)
 # $(call tell_pickles,dir): names each pickle in dir on stderr.
 tell_pickles = $(foreach p,$(call pickles,$1),printf '%s\n' $(call q,$(ME): \
@@ -149,12 +160,13 @@ into = t=$(call q,$(or $2,$@).tmp); trap 'rm -f "$$t"' EXIT; \
 script = bash -eu -o pipefail -c $(call q,$1) $(ME) $2
 
 # One trace's stage, writing $$2 (the partial) and $$3 (the records
-# mem-segments reads) from the trace $$1: tr-extract's records go through
+# mem-segments reads) from the trace $$1 with the extractor $$4
+# (tr-extract, or nsys-extract for an export): its records go through
 # tee to op-rank and, on descriptor 4, to the filter, started first so that
 # this shell can wait for it and the trap always finds its file.
 RANK_STAGE = trap 'rm -f "$$2.tmp" "$$3.tmp"' EXIT; \
 	exec 4> >({ grep -E '$(TRACE_MEMORY)' || [ $$? = 1 ]; } >"$$3.tmp"); \
-	$(BIN)/tr-extract "$$1" | tee /dev/fd/4 | \
+	"$$4" "$$1" | tee /dev/fd/4 | \
 	$(BIN)/op-rank --partial >"$$2.tmp"; \
 	exec 4>&-; wait $$!; mv "$$3.tmp" "$$3"; mv "$$2.tmp" "$$2"
 
@@ -162,10 +174,22 @@ RANK_STAGE = trap 'rm -f "$$2.tmp" "$$3.tmp"' EXIT; \
 # before it (a pattern without a slash matches the file's name, and $$* is
 # run/N).  The .mem file is no target: make would run the stage a second
 # time for it once the .ops file is read and gone.
-.%.ops.ndjson: % $(BIN)/tr-extract $(BIN)/op-rank \
+.%.ops.ndjson: % $(BIN)/tr-extract $(BIN)/nsys-extract $(BIN)/op-rank \
     $(RUBRIC)/op-families.tsv $(RUBRIC)/kernel-precision.tsv
 	$(SUBMIT) $(call script,$(RANK_STAGE),$(call qs,$* \
-	    $(call rank_file,$*,ops) $(call rank_file,$*,mem)))
+	    $(call rank_file,$*,ops) $(call rank_file,$*,mem) \
+	    $(if $(filter %.sqlite,$*),$(BIN)/nsys-extract,$(BIN)/tr-extract)))
+
+# An Nsight Systems report's export, made only where there is none (the
+# prerequisite is order-only): nsys writes it under a hidden name, renamed
+# once whole.  Without nsys, the command is named for a machine that has it.
+%.sqlite: | %.nsys-rep
+	@command -v nsys >/dev/null 2>&1 || { printf '%s\n' $(call q,$(ME): \
+	    $|: nsys is not on PATH; export the report where it is: nsys \
+	    export --type sqlite --output $@ $|) >&2; exit 1; }
+	t=$(call q,$(dir $@).$(notdir $@).tmp.sqlite); trap 'rm -f "$$t"' EXIT; \
+	$(SUBMIT) nsys export --type sqlite --force-overwrite true \
+	    --output "$$t" $(call q,$|) >&2; mv "$$t" $(call q,$@)
 
 # Both from the per-trace files, which go once both are made.  mem-segments
 # reads the kept records as one stream, as in one pass (given files, it

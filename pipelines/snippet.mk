@@ -12,8 +12,9 @@
 #	nsys	$(OUT)/<snippet>/nsys.sh: the nsys command, printed
 #	smoke	$(OUT)/<snippet>/run.ndjson: snip-run's plan check and run
 #		record (the runner's logs and manifest stay in its run dir)
-#	report	$(OUT)/<snippet>/artifacts.txt: the PyTorch traces and memory
-#		snapshots the run left, which then go to
+#	report	$(OUT)/<snippet>/artifacts.txt: the PyTorch traces, memory
+#		snapshots and Nsight Systems exports (or reports) the run
+#		left, which then go to
 #		"$(MAKE) -f pipelines/report.mk RUN=<run dir>".
 #	all	lint, nsys, smoke and report
 #
@@ -87,7 +88,8 @@ $(OUT)/%/run.ndjson: %/config.yaml $(OUT)/%/lint.ndjson $(SNIP_RUN) | $(OUT)/%/
 	$(SNIP_RUN) -f -i $(call q,$(RUN_ID)) $(RUNNER_FLAG) $(call q,$<) > \
 	    $(call q,$@)
 
-# Traces (*.json, *.json.gz) and memory snapshots (*.pickle, *.pkl) in the
+# Traces (*.json, *.json.gz), memory snapshots (*.pickle, *.pkl) and what
+# nsys left (trace.nsys-rep, exported by report.mk, or its *.sqlite) in the
 # run directory, one path a line.  Snapshots are only named here: turning a
 # pickle into JSON safely is the report pipeline's job.  The run directory
 # comes from the config (output_dir, profile_name): report.mk reads it
@@ -95,7 +97,8 @@ $(OUT)/%/run.ndjson: %/config.yaml $(OUT)/%/lint.ndjson $(SNIP_RUN) | $(OUT)/%/
 $(OUT)/%/artifacts.txt: $(OUT)/%/run.ndjson | $(OUT)/%/
 	run=$$(jq -r 'select(.kind == "run") | .run_dir' $(call q,$<)); \
 	find "$$run" -maxdepth 1 -type f \( -name '*.json' -o \
-	    -name '*.json.gz' -o -name '*.pickle' -o -name '*.pkl' \) | \
+	    -name '*.json.gz' -o -name '*.pickle' -o -name '*.pkl' -o \
+	    -name '*.sqlite' -o -name '*.nsys-rep' \) | \
 	    LC_ALL=C sort > $(call q,$@); \
 	if [ -s $(call q,$@) ]; then \
 		$(MAKE) -f $(call q,$(REPORT_MK)) BIN=$(call q,$(BIN)) \

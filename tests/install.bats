@@ -58,7 +58,7 @@ snippet() {
 	    RUNNER="$PY $TOP/fixtures/snip-run/runner.py" all
 	cd "$BATS_TEST_TMPDIR/inst"
 	run -0 inst -f "$share/pipelines/report.mk" RUN=run
-	assert_output --partial "$d/usr/local/bin/tr-extract \"\$1\""
+	assert_output --partial "'$d/usr/local/bin/tr-extract'"
 	assert_output --partial "report-md -r $share/pipelines/../rubric "
 	run -0 inst -f "$share/pipelines/snippet.mk" \
 	    RUNNER="$PY $TOP/fixtures/snip-run/runner.py" all

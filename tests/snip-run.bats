@@ -237,6 +237,23 @@ scratch() {
 	[ ! -e snippet-out/inference_profiling/snippets/beta/lint.ndjson ]
 }
 
+@test "pipelines/snippet.mk: a run's Nsight Systems export becomes its report" {
+	need_py
+	command -v sqlite3 >/dev/null || skip "sqlite3 is not installed"
+	cd "$BATS_TEST_TMPDIR"
+	mkdir -p inference_profiling/snippets/gamma
+	printf 'profile_name: gamma\ntarget: {name: smoke-tensor}\ndata_source: {name: dummy, record_count: 2}\n' > inference_profiling/snippets/gamma/config.yaml
+	export STANDIN_NSYS=$TOP/fixtures/nsys-extract/snippet-run.sqlite
+	run -0 make -s -f "$TOP/pipelines/snippet.mk" BIN="${BUILD:-$TOP}/bin" RUNNER="$PY $FIXTURES/runner.py" report
+	run -0 cat snippet-out/inference_profiling/snippets/gamma/artifacts.txt
+	assert_output 'inference_profiling/snippets/gamma/runs/smoke/trace.sqlite'
+	# The runner's two iterations are the report's steps.
+	run -0 jq -c '[.inputs[0].role, .summary.steps.steps]' inference_profiling/snippets/gamma/runs/smoke/report.json
+	assert_output '["nsys_export",2]'
+	run -0 grep -c '^| ProfilerStep#' inference_profiling/snippets/gamma/runs/smoke/report.md
+	assert_output 2
+}
+
 @test "run ids and profile names are one folder: nothing is made outside the snippet tree" {
 	local top=$BATS_TEST_TMPDIR/top
 	mkdir -p "$top/repo"

@@ -43,6 +43,7 @@
 #include "report/jqx.h"
 #include "report/recset.h"
 #include "trace/extract.h"
+#include "trace/nsys.h"
 #include "trace/oprank.h"
 
 #define MAXPROC		16
@@ -56,9 +57,14 @@
 static const int stopsigs[] = { SIGHUP, SIGINT, SIGTERM };
 #define NSTOPSIGS	(sizeof(stopsigs) / sizeof(stopsigs[0]))
 
-/* The traces, in the order tr-extract reads them; the names are owned. */
+/*
+ * The traces, in the order they are read; the names are owned.  nsys[i]
+ * says that v[i] is an Nsight Systems export, read by nsys-extract's
+ * reader, not tr-extract's.
+ */
 struct traces {
 	char		**v;
+	unsigned char	 *nsys;
 	size_t		  n;
 	char		**pickles;	/* found beside them, never read */
 	size_t		  npickles;
@@ -213,6 +219,7 @@ static pid_t	spawn(struct run *, const char *name, const char *argv[],
 static pid_t	fork_child(struct run *, const char *name);
 static void	close_from(const struct run *, int);
 static void	traces_add(struct traces *, const char *);
+static void	traces_push(struct traces *, char *, int);
 static int	cmpname(const void *, const void *);
 static void	traces_free(struct traces *);
 static void	trace_stage(const struct traces *, const char *phase, int out,
@@ -246,6 +253,8 @@ static const struct optdoc options[] = {
 	{ "--json-out file", "also write the JSON report" },
 	{ "--md-out file", "write the Markdown report here, not to stdout" },
 	{ "--memory-json file", "a CUDA memory snapshot, JSON or gzip" },
+	{ "--nsys-sqlite file",
+	    "an Nsight Systems SQLite export (repeatable)" },
 	{ "--objective objective", "throughput, memory or latency" },
 	{ "--phase phase",
 	    "forward, backward, optimizer, dataloader or communication" },
@@ -256,7 +265,8 @@ static const struct optdoc options[] = {
 static const struct usage use = {
 	"[--baseline file] [--context file] [--cpu-trace file] "
 	    "[--html-out file] [--json-out file] [--md-out file] "
-	    "[--memory-json file] [--objective objective] [--phase phase] "
+	    "[--memory-json file] [--nsys-sqlite file] [--objective objective] "
+	    "[--phase phase] "
 	    "[--set key=value]",
 	"the whole report from a CUDA memory snapshot and profiler traces",
 	options
@@ -282,6 +292,7 @@ option_for(const char *operand)
 		{ "*snap*", "--memory-json" }, { "*memory*", "--memory-json" },
 		{ "?*.pickle", "--memory-json" }, { "?*.pkl", "--memory-json" },
 		{ "?*.yaml", "--context" }, { "?*.yml", "--context" },
+		{ "?*.sqlite", "--nsys-sqlite" }, { "?*.nsys-rep", "--nsys-sqlite" },
 		{ "*report*.json", "--baseline" }
 	};
 	const char *base = strrchr(operand, '/');
@@ -306,6 +317,7 @@ main(int argc, char *argv[])
 		{ "json-out", required_argument, NULL, 'j' },
 		{ "md-out", required_argument, NULL, 'm' },
 		{ "memory-json", required_argument, NULL, 'M' },
+		{ "nsys-sqlite", required_argument, NULL, 'N' },
 		{ "objective", required_argument, NULL, 'O' },
 		{ "phase", required_argument, NULL, 'P' },
 		{ "set", required_argument, NULL, 'S' },
@@ -313,10 +325,11 @@ main(int argc, char *argv[])
 	};
 	struct run r;
 	struct context ctx;
-	struct traces tr = { NULL, 0, NULL, 0 };
+	struct traces tr = { NULL, NULL, 0, NULL, 0 };
 	const char *mem = NULL, *mdout = NULL, *jsonout = NULL, *base = NULL;
 	const char *htmlout = NULL, **hav;
 	const char *phase = NULL, *objective = NULL, **sets, **targs;
+	unsigned char *tnsys;
 	char f[8][PATH_MAX + 32], btmp[PATH_MAX + 32], charts[PATH_MAX + 32];
 	char *slash, phasebuf[32];
 	const char **av;
@@ -335,6 +348,7 @@ main(int argc, char *argv[])
 	r.baseline = jv_null();
 	sets = xcalloc((size_t)argc, sizeof(*sets));
 	targs = xcalloc((size_t)argc, sizeof(*targs));
+	tnsys = xcalloc((size_t)argc, sizeof(*tnsys));
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'B':
@@ -364,6 +378,10 @@ main(int argc, char *argv[])
 		case 'm':
 			mdout = optarg;
 			break;
+		case 'N':
+			tnsys[ntargs] = 1;
+			targs[ntargs++] = optarg;
+			break;
 		case 't':
 			targs[ntargs++] = optarg;
 			break;
@@ -386,9 +404,14 @@ main(int argc, char *argv[])
 	    base != NULL)))
 		usage();
 	/* A directory is every trace in it; every trace is checked alike. */
-	for (i = 0; i < ntargs; i++)
-		traces_add(&tr, targs[i]);
+	for (i = 0; i < ntargs; i++) {
+		if (tnsys[i])
+			traces_push(&tr, xstrdup(targs[i]), 1);
+		else
+			traces_add(&tr, targs[i]);
+	}
 	free(targs);
+	free(tnsys);
 	for (k = 0; k < tr.n; k++)
 		check_input(tr.v[k], 0);
 	if (mem != NULL)
@@ -769,7 +792,8 @@ trace_stage(const struct traces *tr, const char *phase, int out, int mem,
 	for (i = 0; i < tr->n; i++) {
 		sink.file = tr->v[i];
 		sink.events = 0;
-		if (extract_trace(tr->v[i], w, &xo) != 0)
+		if ((tr->nsys[i] ? nsys_extract(tr->v[i], w, NULL) :
+		    extract_trace(tr->v[i], w, &xo)) != 0)
 			_exit(1);
 		if (!sink.events) {
 			fprintf(fp, "%zu\n", i);
@@ -843,8 +867,7 @@ traces_add(struct traces *tr, const char *arg)
 	DIR *dir;
 
 	if (stat(arg, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-		tr->v = xreallocarray(tr->v, tr->n + 1, sizeof(*tr->v));
-		tr->v[tr->n++] = xstrdup(arg);
+		traces_push(tr, xstrdup(arg), 0);
 		return;
 	}
 	if ((dir = opendir(arg)) == NULL)
@@ -892,10 +915,19 @@ traces_add(struct traces *tr, const char *arg)
 		die("%s: no trace in the directory (none of %s)", arg, pat.s);
 	}
 	xqsort(v, n, sizeof(*v), cmpname);
-	tr->v = xreallocarray(tr->v, tr->n + n, sizeof(*tr->v));
-	memcpy(tr->v + tr->n, v, n * sizeof(*v));
-	tr->n += n;
+	for (i = 0; i < n; i++)
+		traces_push(tr, v[i], 0);
 	free(v);
+}
+
+/* Adds path, which tr now owns: an nsys export when nsys is set. */
+static void
+traces_push(struct traces *tr, char *path, int nsys)
+{
+	tr->v = xreallocarray(tr->v, tr->n + 1, sizeof(*tr->v));
+	tr->nsys = xreallocarray(tr->nsys, tr->n + 1, sizeof(*tr->nsys));
+	tr->nsys[tr->n] = (unsigned char)nsys;
+	tr->v[tr->n++] = path;
 }
 
 /* Byte order, as make's $(sort) has it. */
@@ -913,7 +945,9 @@ traces_free(struct traces *tr)
 	for (i = 0; i < tr->n; i++)
 		free(tr->v[i]);
 	free(tr->v);
+	free(tr->nsys);
 	tr->v = NULL;
+	tr->nsys = NULL;
 	tr->n = 0;
 	for (i = 0; i < tr->npickles; i++)
 		free(tr->pickles[i]);
@@ -978,7 +1012,8 @@ hash_inputs(const char *out, const struct traces *tr, const char *mem)
 		_exit(1);
 	w = jw_new(fp);
 	for (i = 0; i < tr->n; i++)
-		if (inputrec_write(w, tr->v[i], "trace") != 0) {
+		if (inputrec_write(w, tr->v[i], tr->nsys[i] ? "nsys_export" :
+		    "trace") != 0) {
 			warnmsg("%s:", tr->v[i]);
 			rc = 1;
 		}

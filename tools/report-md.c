@@ -183,6 +183,8 @@ input_record(const char *path, jv *warning)
 		role = "memory_snapshot";
 	else if (what == RN_TRACE)
 		role = "trace";
+	else if (what == RN_NSYS)
+		role = "nsys_export";
 	r = jv_object();
 	r = jv_object_set(r, jv_string("kind"), jv_string("input"));
 	r = jv_object_set(r, jv_string("path"), jv_string(path));

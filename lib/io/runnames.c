@@ -7,6 +7,7 @@
 const char *const runname_trace_patterns[] = { TRACE_PATTERNS NULL };
 static const char *const snap_patterns[] = { SNAP_PATTERNS NULL };
 static const char *const pickle_patterns[] = { PICKLE_PATTERNS NULL };
+static const char *const nsys_patterns[] = { NSYS_PATTERNS NULL };
 
 static int
 matches(const char *const *patterns, const char *name)
@@ -26,5 +27,7 @@ runname_of(const char *name)
 		return RN_SNAPSHOT;
 	if (matches(runname_trace_patterns, name))
 		return RN_TRACE;
+	if (matches(nsys_patterns, name))
+		return RN_NSYS;
 	return RN_OTHER;
 }

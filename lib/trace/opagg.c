@@ -222,6 +222,7 @@ op_agg_merge(struct agg *dst, const struct agg *src)
 	dst->sync_count += src->sync_count;
 	dst->sync += src->sync;
 	dst->traces += src->traces;
+	dst->nsys_exports += src->nsys_exports;
 	dst->cpu_events += src->cpu_events;
 	dst->gpu_events += src->gpu_events;
 	if (src->have_time) {

@@ -152,6 +152,7 @@ struct agg {
 	int64_t		 rt_count, rt_total, launch_count, launch;
 	int64_t		 sync_count, sync;
 	int64_t		 traces, cpu_events, gpu_events;
+	int64_t		 nsys_exports;	/* traces read from nsys-extract */
 	int		 have_time;
 	int64_t		 start, end, origin;	/* absolute ns */
 	/*

@@ -422,6 +422,10 @@ trace_record(struct oprank *r)
 	    rank, origin + start, origin + end) != 0)
 		return -1;
 	r->t.any = 1;
+	if ((k = jdoc_get(d, 0, "format")) >= 0 &&
+	    d->node[k].type == JT_STRING &&
+	    strcmp(jdoc_str(d, (uint32_t)k), "nsys-sqlite") == 0)
+		r->t.a.nsys_exports = 1;
 	on_trace(r, rank, 1, origin, origin + start, origin + end);
 	return 0;
 }

@@ -614,6 +614,10 @@ op_put_summary(struct oprank *r, struct jw *w, const struct agg *a,
 		op_put_rank(w, a->rank);
 	jw_key(w, "traces");
 	jw_int(w, a->traces);
+	if (a->nsys_exports > 0) {
+		jw_key(w, "nsys_exports");
+		jw_int(w, a->nsys_exports);
+	}
 	jw_key(w, "events");
 	jw_int(w, a->cpu_events);
 	if (a->have_time) {

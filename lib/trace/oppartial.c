@@ -91,6 +91,10 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 	op_put_rank(w, a->rank);
 	jw_key(w, "traces");
 	jw_int(w, a->traces);
+	if (a->nsys_exports > 0) {
+		jw_key(w, "nsys_exports");
+		jw_int(w, a->nsys_exports);
+	}
 	jw_key(w, "events");
 	jw_int(w, a->cpu_events);
 	jw_key(w, "gpu_events");
@@ -449,6 +453,9 @@ partial_record(struct oprank *r, const char *kind)
 		    get_nums(r, "phase_gpu", one.ph_gpu, NPHASE) < 0 ||
 		    get_nums(r, "runtime", v, 6) < 0)
 			return -1;
+		if (jdoc_get(d, 0, "nsys_exports") >= 0 &&
+		    get_num(r, 0, "nsys_exports", &one.nsys_exports) < 0)
+			return -1;
 		one.rt_count = v[0];
 		one.rt_total = v[1];
 		one.launch_count = v[2];
@@ -621,6 +628,7 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 	keep.rt_count = keep.rt_total = keep.launch_count = keep.launch = 0;
 	keep.sync_count = keep.sync = 0;
 	keep.traces = keep.cpu_events = keep.gpu_events = 0;
+	keep.nsys_exports = 0;
 	keep.have_time = 0;
 	keep.start = keep.end = keep.origin = 0;
 	memset(keep.ph_self, 0, sizeof(keep.ph_self));
