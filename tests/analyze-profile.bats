@@ -3,7 +3,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 
 @test "analyze-profile: usage errors" {
 	run -2 --separate-stderr analyze-profile
-	assert_stderr --partial 'usage: analyze-profile [--baseline file] [--context file] [--cpu-trace file] [--html-out file] [--json-out file] [--md-out file] [--memory-json file] [--objective objective] [--phase phase] [--set key=value]'
+	assert_stderr --partial 'usage: analyze-profile [--baseline file] [--context file] [--cpu-trace file] [--html-out file] [--json-out file] [--md-out file] [--memory-json file] [--nsys-sqlite file] [--objective objective] [--phase phase] [--set key=value]'
 	run -2 --separate-stderr analyze-profile --bogus x
 	run -2 --separate-stderr analyze-profile --md-out x.md
 	run -2 --separate-stderr analyze-profile --set model=x --md-out x.md

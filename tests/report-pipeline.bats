@@ -183,7 +183,7 @@ OUT
 	cp "$TOP/fixtures/analyze-profile/context.yaml" "$r"
 	: >"$r/report.json"
 	run -2 --separate-stderr mk RUN="$r"
-	assert_stderr --partial "report.mk: $r: no trace and no memory snapshot (none of *.trace.json *.trace.json.gz profile_trace*.json profile_trace*.json.gz trace*.json trace*.json.gz rank*.json rank*.json.gz worker*.json worker*.json.gz memory_snapshot*.json memory_snapshot*.json.gz)"
+	assert_stderr --partial "report.mk: $r: no trace and no memory snapshot (none of *.trace.json *.trace.json.gz profile_trace*.json profile_trace*.json.gz trace*.json trace*.json.gz rank*.json rank*.json.gz worker*.json worker*.json.gz *.sqlite *.nsys-rep memory_snapshot*.json memory_snapshot*.json.gz)"
 	run -0 ls -A "$r"
 	assert_output "$(printf '%s\n' context.ndjson context.yaml report.json)"
 	# A directory that is not there says the same.

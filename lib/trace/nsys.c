@@ -197,8 +197,7 @@ static int	row_name(sqlite3_stmt *, int, struct skips *, const char **,
 		    size_t *);
 static void	skip(struct skips *, sqlite3_stmt *, const char *);
 static void	tell_skips(struct nsys *, const char *, const struct skips *);
-static void	put_event(struct nsys *, const struct rec *);
-static void	put_mark(struct nsys *, const struct rec *);
+static void	put_rec(struct nsys *, const struct rec *, int);
 static void	see_time(struct nsys *, int64_t, int64_t);
 static void	see_thread(struct nsys *, int64_t);
 static int	gpu_table(struct nsys *, const char *, enum cat);
@@ -710,13 +709,19 @@ tell_skips(struct nsys *n, const char *table, const struct skips *sk)
 	    "s", sk->first, sk->why);
 }
 
-/* One "event" record, its members in tr-extract's order. */
+/*
+ * One "event" record, or with mark an NVTX mark's "instant" record as
+ * Kineto writes one; the members in tr-extract's order.
+ */
 static void
-put_event(struct nsys *n, const struct rec *r)
+put_rec(struct nsys *n, const struct rec *r, int mark)
 {
 	struct jw *w = n->w;
 
-	jw_record(w, "event");
+	if (mark)
+		jw_record(w, "instant");
+	else
+		jw_record(w, "event");
 	if (r->name != NULL) {
 		jw_key(w, "name");
 		jw_string(w, r->name, r->len);
@@ -733,8 +738,13 @@ put_event(struct nsys *n, const struct rec *r)
 	}
 	jw_key(w, "ts");
 	jw_us(w, r->start - n->origin);
-	jw_key(w, "dur");
-	jw_us(w, r->end - r->start);
+	if (mark) {
+		jw_key(w, "scope");
+		jw_cstring(w, "t");
+	} else {
+		jw_key(w, "dur");
+		jw_us(w, r->end - r->start);
+	}
 	if (r->has & H_STREAM) {
 		jw_key(w, "stream");
 		jw_int(w, r->stream);
@@ -757,46 +767,10 @@ put_event(struct nsys *n, const struct rec *r)
 	}
 	jw_end(w);
 	n->by_cat[r->cat]++;
-	n->ranges++;
-	see_time(n, r->start, r->end);
-}
-
-/* An NVTX mark: an "instant" record, as Kineto writes one. */
-static void
-put_mark(struct nsys *n, const struct rec *r)
-{
-	struct jw *w = n->w;
-
-	jw_record(w, "instant");
-	if (r->name != NULL) {
-		jw_key(w, "name");
-		jw_string(w, r->name, r->len);
-	}
-	jw_key(w, "cat");
-	jw_cstring(w, catnames[r->cat]);
-	if (r->has & H_PID) {
-		jw_key(w, "pid");
-		jw_int(w, r->pid);
-	}
-	if (r->has & H_TID) {
-		jw_key(w, "tid");
-		jw_int(w, r->tid);
-	}
-	jw_key(w, "ts");
-	jw_us(w, r->start - n->origin);
-	jw_key(w, "scope");
-	jw_cstring(w, "t");
-	if (r->domain != NULL) {
-		jw_key(w, "domain");
-		jw_cstring(w, r->domain);
-	}
-	if (n->rank >= 0) {
-		jw_key(w, "rank");
-		jw_int(w, n->rank);
-	}
-	jw_end(w);
-	n->by_cat[r->cat]++;
-	n->marks++;
+	if (mark)
+		n->marks++;
+	else
+		n->ranges++;
 	see_time(n, r->start, r->end);
 }
 
@@ -902,7 +876,7 @@ gpu_table(struct nsys *n, const char *table, enum cat cat)
 			r.name = n->name.s;
 			r.len = n->name.len;
 		}
-		put_event(n, &r);
+		put_rec(n, &r, 0);
 	}
 	sqlite3_finalize(st);
 	tell_skips(n, table, &sk);
@@ -1017,7 +991,7 @@ api_table(struct nsys *n, const char *table, enum cat cat)
 			;
 		if (i >= 2 && i < r.len && v[i - 1] == 'v' && v[i - 2] == '_')
 			r.len = i - 2;
-		put_event(n, &r);
+		put_rec(n, &r, 0);
 	}
 	sqlite3_finalize(st);
 	tell_skips(n, table, &sk);
@@ -1275,7 +1249,7 @@ nvtx_table(struct nsys *n)
 		    (dl = enum_find(&n->domains, dom)) != NULL)
 			r.domain = dl->name;
 		if (kind == NV_MARK) {
-			put_mark(n, &r);
+			put_rec(n, &r, 1);
 			continue;
 		}
 		for (i = 0; r.name != NULL && i < NELEM(suffixes); i++) {
@@ -1305,7 +1279,7 @@ nvtx_table(struct nsys *n)
 		if (r.len >= sizeof(STEP) - 1 &&
 		    memcmp(r.name, STEP, sizeof(STEP) - 1) == 0)
 			r.cat = C_ANN;
-		put_event(n, &r);
+		put_rec(n, &r, 0);
 	}
 	sqlite3_finalize(st);
 	tell_skips(n, "NVTX_EVENTS", &sk);
@@ -1424,7 +1398,7 @@ put_gpus(struct nsys *n)
 	}, cuda[] = {
 		{ "cudaId", "id" }, { "numMultiprocessors", "numSms" }
 	};
-	const char *table = "TARGET_INFO_GPU", *s;
+	const char *table = "TARGET_INFO_GPU", *idcol = "cuDevice", *s;
 	const struct colkey *map = gpu;
 	size_t nmap = NELEM(gpu), i;
 	sqlite3_stmt *st;
@@ -1439,13 +1413,21 @@ put_gpus(struct nsys *n)
 		if ((rc = has_table(n, table)) != 1 ||
 		    (rc = has_col(n, table, "cudaId")) != 1)
 			return rc < 0 ? -1 : 0;
-	}
+		idcol = "cudaId";
+	} else if (has_col(n, table, idcol) != 1)
+		idcol = "id";
+	/*
+	 * A device is known by its CUDA ordinal (cuDevice), which the kernels'
+	 * deviceId is, not by nsys's own GPU id: they differ on a machine of
+	 * several GPUs.
+	 */
 	sb_truncate(&n->sql, 0);
 	sb_puts(&n->sql, "SELECT 0");
 	for (i = 0; i < nmap; i++)
-		sb_printf(&n->sql, ", %s", col(n, table, "g", map[i].col));
+		sb_printf(&n->sql, ", %s", col(n, table, "g", i == 0 ? idcol :
+		    map[i].col));
 	sb_printf(&n->sql, " FROM \"%s\" AS g GROUP BY g.\"%s\" ORDER BY"
-	    " g.\"%s\"", table, map[0].col, map[0].col);
+	    " g.\"%s\"", table, idcol, idcol);
 	if ((st = prepare(n)) == NULL)
 		return -1;
 	while ((rc = step(n, st, &row)) == 0 && row) {
