@@ -244,6 +244,15 @@ setup() {
 	assert_stderr --partial 'this is a Python pickle, not JSON'
 }
 
+@test "bad input: an Nsight Systems export is named, with what reads it" {
+	local db=$TOP/fixtures/nsys-extract/nsys-ai__mock.sqlite
+	run -1 --separate-stderr tr-extract "$db"
+	assert_stderr "tr-extract: $db:1:1: this is an SQLite database, not JSON; an Nsight Systems export is read by nsys-extract, and by analyze-profile --nsys-sqlite"
+	assert_output ''
+	run -1 --separate-stderr mem-segments "$db"
+	assert_stderr "mem-segments: $db:1:1: this is an SQLite database, not JSON"
+}
+
 @test "bad input: a real pickled snapshot is refused" {
 	need_shared memsnap/pickle/cs336-silmont__memory_forward_bf16_128.pickle
 	run -1 --separate-stderr tr-extract "$SHARED/memsnap/pickle/cs336-silmont__memory_forward_bf16_128.pickle"

@@ -123,6 +123,12 @@ struct context {
 	struct ynode	*extra;		/* a map */
 };
 
+/* A --cpu-trace or --nsys-sqlite, in the order given. */
+struct targ {
+	const char	*path;
+	int		 nsys;
+};
+
 struct proc {
 	pid_t		 pid;
 	const char	*name;
@@ -328,8 +334,10 @@ main(int argc, char *argv[])
 	struct traces tr = { NULL, NULL, 0, NULL, 0 };
 	const char *mem = NULL, *mdout = NULL, *jsonout = NULL, *base = NULL;
 	const char *htmlout = NULL, **hav;
-	const char *phase = NULL, *objective = NULL, **sets, **targs;
-	unsigned char *tnsys;
+	const char *phase = NULL, *objective = NULL;
+	/* Static: a usage error exits while they are held, still reachable. */
+	static const char **sets;
+	static struct targ *targs;
 	char f[8][PATH_MAX + 32], btmp[PATH_MAX + 32], charts[PATH_MAX + 32];
 	char *slash, phasebuf[32];
 	const char **av;
@@ -348,7 +356,6 @@ main(int argc, char *argv[])
 	r.baseline = jv_null();
 	sets = xcalloc((size_t)argc, sizeof(*sets));
 	targs = xcalloc((size_t)argc, sizeof(*targs));
-	tnsys = xcalloc((size_t)argc, sizeof(*tnsys));
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'B':
@@ -379,11 +386,11 @@ main(int argc, char *argv[])
 			mdout = optarg;
 			break;
 		case 'N':
-			tnsys[ntargs] = 1;
-			targs[ntargs++] = optarg;
+			targs[ntargs].nsys = 1;
+			targs[ntargs++].path = optarg;
 			break;
 		case 't':
-			targs[ntargs++] = optarg;
+			targs[ntargs++].path = optarg;
 			break;
 		case 'h':
 			usage_help(&use);
@@ -405,13 +412,12 @@ main(int argc, char *argv[])
 		usage();
 	/* A directory is every trace in it; every trace is checked alike. */
 	for (i = 0; i < ntargs; i++) {
-		if (tnsys[i])
-			traces_push(&tr, xstrdup(targs[i]), 1);
+		if (targs[i].nsys)
+			traces_push(&tr, xstrdup(targs[i].path), 1);
 		else
-			traces_add(&tr, targs[i]);
+			traces_add(&tr, targs[i].path);
 	}
 	free(targs);
-	free(tnsys);
 	for (k = 0; k < tr.n; k++)
 		check_input(tr.v[k], 0);
 	if (mem != NULL)

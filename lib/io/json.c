@@ -108,6 +108,7 @@ static enum jtok lex_value(struct jreader *, struct jtoken *);
 static enum jtok value_done(struct jreader *, enum jtok);
 static enum jtok at_eof(struct jreader *, struct jtoken *);
 static int	is_pickle(struct jreader *);
+static int	is_sqlite(struct jreader *);
 static int	pickle_name(const unsigned char *, size_t *, size_t);
 static void	buf_room(char **, uint32_t *, size_t);
 static int	keep_text(struct jreader *, size_t);
@@ -1076,6 +1077,17 @@ pickle_name(const unsigned char *b, size_t *i, size_t n)
 	return 1;
 }
 
+/* Whether the input starts with an SQLite database's 16-byte header. */
+static int
+is_sqlite(struct jreader *r)
+{
+	static const char magic[16] = "SQLite format 3";
+
+	return r->base + r->pos == 0 && r->buf[r->pos] == 'S' &&
+	    need(r, 16) == 0 && r->end - r->pos >= 16 &&
+	    memcmp(r->buf + r->pos, magic, 16) == 0;
+}
+
 /*
  * Whether the input at pos starts as a pickle does: no JSON text starts
  * with any of these bytes, and each is checked with the opcode that
@@ -1237,6 +1249,12 @@ next_token(struct jreader *r, struct jtoken *t)
 				if (is_pickle(r)) {
 					fail_here(r, JE_PICKLE, r->pos,
 					    "this is a Python pickle, not JSON");
+					return J_ERROR;
+				}
+				if (is_sqlite(r)) {
+					fail_here(r, JE_SQLITE, r->pos,
+					    "this is an SQLite database, not"
+					    " JSON");
 					return J_ERROR;
 				}
 			}

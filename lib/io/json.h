@@ -73,7 +73,8 @@ enum jerr {
 	JE_SYNTAX,	/* not JSON, or JSON broken off */
 	JE_LIMIT,	/* a JR_MAX_* limit was hit */
 	JE_IO,		/* read error, truncated or corrupt gzip */
-	JE_PICKLE	/* the input is a Python pickle */
+	JE_PICKLE,	/* the input is a Python pickle */
+	JE_SQLITE	/* the input is an SQLite database */
 };
 
 /* Flags for jr_open(). */

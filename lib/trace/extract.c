@@ -154,6 +154,11 @@ reader_failed(struct trace *t)
 		    " as JSON with prof.export_chrome_trace(\"trace.json\")",
 		    t->file, jr_errline(t->r), jr_errcol(t->r),
 		    jr_error(t->r));
+	else if (jr_errkind(t->r) == JE_SQLITE)
+		warnmsg("%s:%" PRIu64 ":%" PRIu64 ": %s; an Nsight Systems"
+		    " export is read by nsys-extract, and by analyze-profile"
+		    " --nsys-sqlite", t->file, jr_errline(t->r),
+		    jr_errcol(t->r), jr_error(t->r));
 	else if (jr_errkind(t->r) == JE_IO)
 		warnmsg("%s: %s", t->file, jr_error(t->r));
 	else
