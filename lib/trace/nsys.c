@@ -192,7 +192,7 @@ static char	*meta(struct nsys *, const char *);
 static int	find_origin(struct nsys *);
 static int	column_i64(sqlite3_stmt *, int, int64_t *);
 static int	row_times(struct nsys *, sqlite3_stmt *, struct skips *,
-		    int64_t *, int64_t *);
+		    int64_t *, int64_t *, int);
 static int	row_name(sqlite3_stmt *, int, struct skips *, const char **,
 		    size_t *);
 static void	skip(struct skips *, sqlite3_stmt *, const char *);
@@ -204,8 +204,7 @@ static int	gpu_table(struct nsys *, const char *, enum cat);
 static void	gpu_name(struct nsys *, enum cat, sqlite3_stmt *);
 static int	api_table(struct nsys *, const char *, enum cat);
 static enum nvtx nvtx_kind(struct nsys *, int64_t);
-static int	nvtx_domains(struct nsys *);
-static int	nvtx_runner(struct nsys *);
+static int	nvtx_scan(struct nsys *);
 static int	nvtx_table(struct nsys *);
 static void	nvtx_text(struct nsys *);
 static const char *find(const char *, size_t, const char *);
@@ -370,7 +369,7 @@ run(struct nsys *n)
 	    NELEM(sync_types));
 	enum_load(n, &n->evtype, "ENUM_NSYS_EVENT_TYPE", event_types,
 	    NELEM(event_types));
-	if (find_origin(n) < 0 || nvtx_domains(n) < 0 || nvtx_runner(n) < 0 ||
+	if (find_origin(n) < 0 || nvtx_scan(n) < 0 ||
 	    gpu_table(n, "CUPTI_ACTIVITY_KIND_KERNEL", C_KERNEL) < 0 ||
 	    gpu_table(n, "CUPTI_ACTIVITY_KIND_MEMCPY", C_MEMCPY) < 0 ||
 	    gpu_table(n, "CUPTI_ACTIVITY_KIND_MEMSET", C_MEMSET) < 0 ||
@@ -645,17 +644,25 @@ column_i64(sqlite3_stmt *st, int i, int64_t *v)
 }
 
 /*
- * Columns 1 and 2, start and end: integers, the end not before the start,
- * both within 64-bit nanoseconds of the origin; otherwise the row is
- * skipped (-1) and counted.  0 when usable.
+ * Columns 1 and 2, start and end (an instant's end is its start):
+ * integers, the end not before the start, both within 64-bit nanoseconds
+ * of the origin; otherwise the row is skipped (-1) and counted.  0 when
+ * usable.
  */
 static int
 row_times(struct nsys *n, sqlite3_stmt *st, struct skips *sk, int64_t *start,
-    int64_t *end)
+    int64_t *end, int instant)
 {
 	int64_t d;
 
-	if (column_i64(st, 1, start) < 0 || column_i64(st, 2, end) < 0) {
+	if (instant) {
+		if (column_i64(st, 1, start) < 0) {
+			skip(sk, st, "a start that is not an integer");
+			return -1;
+		}
+		*end = *start;
+	} else if (column_i64(st, 1, start) < 0 ||
+	    column_i64(st, 2, end) < 0) {
 		skip(sk, st, "a start or end that is not an integer");
 		return -1;
 	}
@@ -856,7 +863,7 @@ gpu_table(struct nsys *n, const char *table, enum cat cat)
 		n->events++;
 		memset(&r, 0, sizeof(r));
 		r.cat = cat;
-		if (row_times(n, st, &sk, &r.start, &r.end) < 0)
+		if (row_times(n, st, &sk, &r.start, &r.end, 0) < 0)
 			continue;
 		if (column_i64(st, 3, &r.dev) == 0) {
 			r.pid = r.dev;
@@ -973,7 +980,7 @@ api_table(struct nsys *n, const char *table, enum cat cat)
 		n->events++;
 		memset(&r, 0, sizeof(r));
 		r.cat = cat;
-		if (row_times(n, st, &sk, &r.start, &r.end) < 0 ||
+		if (row_times(n, st, &sk, &r.start, &r.end, 0) < 0 ||
 		    row_name(st, 5, &sk, &r.name, &r.len) < 0)
 			continue;
 		if (column_i64(st, 3, &gtid) == 0) {
@@ -1043,40 +1050,6 @@ nvtx_text(struct nsys *n)
 		    col(n, "NVTX_EVENTS", "n", "text"));
 }
 
-/* The domains the export's ranges name, from their creation events. */
-static int
-nvtx_domains(struct nsys *n)
-{
-	struct label *l;
-	sqlite3_stmt *st;
-	const unsigned char *s;
-	int64_t type, id;
-	int row, rc;
-
-	if ((rc = has_table(n, "NVTX_EVENTS")) != 1)
-		return rc;
-	nvtx_text(n);
-	if ((st = prepare(n)) == NULL)
-		return -1;
-	while ((rc = step(n, st, &row)) == 0 && row) {
-		if (column_i64(st, 3, &type) < 0 ||
-		    nvtx_kind(n, type) != NV_DOMAIN ||
-		    column_i64(st, 5, &id) < 0 ||
-		    (s = sqlite3_column_text(st, 6)) == NULL ||
-		    strlen((const char *)s) > 4096 ||
-		    enum_find(&n->domains, id) != NULL)
-			continue;
-		n->domains.v = xreallocarray(n->domains.v, n->domains.n + 1,
-		    sizeof(*n->domains.v));
-		l = &n->domains.v[n->domains.n++];
-		l->id = id;
-		l->name = xstrdup((const char *)s);
-		l->label = xstrdup((const char *)s);
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
-
 /* The first lit in the len bytes at s, or NULL. */
 static const char *
 find(const char *s, size_t len, const char *lit)
@@ -1130,16 +1103,20 @@ inside(const struct spans *sp, int64_t tid, int64_t start, int64_t end)
 }
 
 /*
- * The snippet runner's capture ranges and the "iteration N" ranges inside
- * them, which are its steps (a capture range that holds none is one
- * step), looked for before any range is written.
+ * What must be known of NVTX_EVENTS before any range is written, in one
+ * pass: the domains that the ranges name, from their creation events, and
+ * the snippet runner's capture ranges and the "iteration N" ranges inside
+ * them, which are its steps (a capture range that holds none is one step).
  */
 static int
-nvtx_runner(struct nsys *n)
+nvtx_scan(struct nsys *n)
 {
+	struct label *l;
+	struct span *c;
 	sqlite3_stmt *st;
 	const char *s;
 	int64_t type, tid, start, end, num;
+	enum nvtx kind;
 	size_t len, i;
 	int row, rc;
 
@@ -1149,14 +1126,27 @@ nvtx_runner(struct nsys *n)
 	if ((st = prepare(n)) == NULL)
 		return -1;
 	while ((rc = step(n, st, &row)) == 0 && row) {
-		if (column_i64(st, 1, &start) < 0 ||
-		    column_i64(st, 2, &end) < 0 || end < start ||
-		    column_i64(st, 3, &type) < 0 ||
-		    nvtx_kind(n, type) != NV_RANGE ||
-		    column_i64(st, 4, &tid) < 0 ||
+		if (column_i64(st, 3, &type) < 0 ||
 		    (s = (const char *)sqlite3_column_text(st, 6)) == NULL)
 			continue;
 		len = (size_t)sqlite3_column_bytes(st, 6);
+		kind = nvtx_kind(n, type);
+		if (kind == NV_DOMAIN) {
+			if (column_i64(st, 5, &num) < 0 || len > 4096 ||
+			    enum_find(&n->domains, num) != NULL)
+				continue;
+			n->domains.v = xreallocarray(n->domains.v,
+			    n->domains.n + 1, sizeof(*n->domains.v));
+			l = &n->domains.v[n->domains.n++];
+			l->id = num;
+			l->name = xstrdup(s);
+			l->label = xstrdup(s);
+			continue;
+		}
+		if (kind != NV_RANGE || column_i64(st, 1, &start) < 0 ||
+		    column_i64(st, 2, &end) < 0 || end < start ||
+		    column_i64(st, 4, &tid) < 0)
+			continue;
 		if (strlen(n->capture) == len &&
 		    memcmp(s, n->capture, len) == 0)
 			span_add(&n->captures, tid, start, end, 0);
@@ -1169,10 +1159,8 @@ nvtx_runner(struct nsys *n)
 	for (i = 0; i < n->captures.n; i++)
 		n->captures.v[i].num = (int64_t)i;
 	for (i = 0; i < n->iterations.n; i++) {
-		struct span *c = (struct span *)inside(&n->captures,
-		    n->iterations.v[i].tid, n->iterations.v[i].start,
-		    n->iterations.v[i].end);
-
+		c = (struct span *)inside(&n->captures, n->iterations.v[i].tid,
+		    n->iterations.v[i].start, n->iterations.v[i].end);
 		if (c != NULL)
 			c->inner = 1;
 	}
@@ -1223,21 +1211,9 @@ nvtx_table(struct nsys *n)
 			n->unended++;
 			continue;
 		}
-		if (kind == NV_MARK && column_i64(st, 1, &r.start) == 0)
-			r.end = r.start;
-		else if (kind == NV_MARK ||
-		    row_times(n, st, &sk, &r.start, &r.end) < 0) {
-			if (kind == NV_MARK)
-				skip(&sk, st, "a start that is not an integer");
-			continue;
-		}
-		if (kind == NV_MARK && __builtin_sub_overflow(r.start,
-		    n->origin, &num)) {
-			skip(&sk, st, "a time too far from the others for"
-			    " 64-bit nanoseconds");
-			continue;
-		}
-		if (row_name(st, 6, &sk, &r.name, &r.len) < 0)
+		if (row_times(n, st, &sk, &r.start, &r.end,
+		    kind == NV_MARK) < 0 ||
+		    row_name(st, 6, &sk, &r.name, &r.len) < 0)
 			continue;
 		if (column_i64(st, 4, &gtid) == 0) {
 			r.pid = GT_PID(gtid);
