@@ -330,7 +330,6 @@ scan_fexpr(struct lex *lx, size_t start, uint32_t line, int q, int triple)
 	return 0;
 }
 
-/* The whole file: tokens, logical lines and their statements. */
 /*
  * A logical line's indentation against the open levels, as CPython's
  * tokenizer takes it: columns with tabs to 8 decide the level, and the
@@ -370,6 +369,7 @@ indent(struct lex *lx, const struct pyline *l, size_t b)
 	return 0;
 }
 
+/* The whole file: tokens, logical lines and their statements. */
 static int
 scan_code(struct lex *lx)
 {
