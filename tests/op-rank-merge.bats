@@ -382,7 +382,7 @@ partials() {
 
 @test "usage errors exit 2, a missing partial exits 1" {
 	run -2 --separate-stderr op-rank --partial=1
-	assert_stderr --partial 'usage: op-rank [-a] [-f table] [-k key] [-n count] [-p phase] [--merge] [--partial] [file ...]'
+	assert_stderr --partial 'usage: op-rank [-a] [-f table] [-k key] [-n count] [-p phase] [-T list] [--merge] [--partial] [file ...]'
 	run -2 --separate-stderr op-rank --merge=x
 	assert_stderr --partial 'usage: op-rank'
 	run -2 --separate-stderr op-rank --merge -k bogus
@@ -435,4 +435,21 @@ partials() {
 	sanitized op-rank || [ "$((all * 100))" -le "$((one * 110))" ] ||
 	    fail "64 ranks: $all KB, one: $one KB"
 	[ "$(grep -c '"kind":"rank_summary"' "$T/r.out")" -eq 64 ]
+}
+
+@test "-T: the partials a list names merge as those on the command line" {
+	for r in 0 1; do
+		tr-extract "$OPRANK/sampled_rank-$r.json.gz" | op-rank --partial \
+		    >"$T/p$r.ndjson"
+	done
+	op-rank --merge "$T/p0.ndjson" "$T/p1.ndjson" >"$T/args.out"
+	printf '%s\n\n' "$T/p1.ndjson" >"$T/list"
+	run -0 op-rank --merge -T "$T/list" "$T/p0.ndjson"
+	assert_output - <"$T/args.out"
+	# A list that is not there, or that holds a NUL, is an error.
+	run -1 --separate-stderr op-rank --merge -T "$T/nonesuch"
+	assert_stderr "op-rank: $T/nonesuch: No such file or directory"
+	printf '%s\n%s\0x\n' "$T/p0.ndjson" "$T/p1.ndjson" >"$T/list"
+	run -1 --separate-stderr op-rank --merge -T "$T/list"
+	assert_stderr "op-rank: $T/list:2:$((${#T} + 11)): a NUL in a name"
 }

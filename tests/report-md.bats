@@ -5,7 +5,7 @@ inputs=(-i ../example/trace.json.gz -i ../example/memory_snapshot.json.gz)
 
 @test "report-md: usage error" {
 	run -2 --separate-stderr report-md -Z
-	assert_stderr --partial 'usage: report-md [-j] [-i file] [-r rubric] [file ...]'
+	assert_stderr --partial 'usage: report-md [-j] [-i file] [-I list] [-r rubric] [file ...]'
 }
 
 @test "report-md: empty input gives empty output" {
@@ -181,4 +181,17 @@ renamed_addmm() {
 	run -0 report-md ops.ndjson
 	refute_output --partial $'\r'
 	assert_output --partial '| aten::addmm # Forged heading '
+}
+
+@test "report-md -I: the inputs a list names, as -i names them" {
+	cd "$FIXTURES"
+	printf '../example/memory_snapshot.json.gz\n' >"$BATS_TEST_TMPDIR/list"
+	run -0 report-md -j -i ../example/trace.json.gz \
+	    -I "$BATS_TEST_TMPDIR/list" records.ndjson findings.ndjson
+	assert_output - <example.json
+	run -1 --separate-stderr report-md -I "$BATS_TEST_TMPDIR/nonesuch" \
+	    records.ndjson
+	assert_stderr "report-md: $BATS_TEST_TMPDIR/nonesuch: No such file or directory"
+	run -2 --separate-stderr report-md -I a -I b
+	assert_stderr --partial 'report-md: -I: one list at most'
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "base/err.h"
+#include "base/operands.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
 #include "io/ndjson.h"
@@ -23,14 +24,15 @@ static const struct optdoc options[] = {
 	{ "-k key", "rank by total, self, count, mean, max or gpu" },
 	{ "-n count", "write at most count records of each kind" },
 	{ "-p, --phase phase", "only what ran in phase" },
+	{ "-T list", "read the files that list names, one a line" },
 	{ "--merge", "read partials and write the ranked records" },
 	{ "--partial", "write partial aggregates, for --merge" },
 	OPTDOC_HELP,
 	OPTDOC_END
 };
 static const struct usage use = {
-	"[-a] [-f table] [-k key] [-n count] [-p phase] [--merge] [--partial] "
-	    "[file ...]",
+	"[-a] [-f table] [-k key] [-n count] [-p phase] [-T list] [--merge] "
+	    "[--partial] [file ...]",
 	"rank where the time goes in profiler traces, by operator, thread, "
 	    "family, phase, step and GPU kernel",
 	options
@@ -55,11 +57,13 @@ main(int argc, char *argv[])
 	};
 	struct oprank_opts o = { NULL, 0, 0, -1, 0 };
 	struct oprank *r;
+	struct oplist files = { NULL, NULL, 0 };
 	struct jw *w;
+	const char *tflag = NULL;
 	int ch, i, rc = 0, status = 0, merge = 0, partial = 0;
 
 	setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "af:k:n:p:h", longopts,
+	while ((ch = getopt_long(argc, argv, "af:k:n:p:T:h", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'a':
@@ -83,6 +87,9 @@ main(int argc, char *argv[])
 				usage();
 			}
 			break;
+		case 'T':
+			tflag = optarg;
+			break;
 		case OPT_MERGE:
 			merge = 1;
 			break;
@@ -97,6 +104,12 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	/* Thousands of ranks' partials: more than exec(2) takes. */
+	if (tflag != NULL) {
+		oplist_read(&files, argc, argv, tflag);
+		argc = files.argc;
+		argv = files.argv;
+	}
 
 	r = oprank_new(&o);
 	if (merge) {
@@ -129,5 +142,6 @@ main(int argc, char *argv[])
 		jw_free(w);
 	}
 	oprank_free(r);
+	oplist_free(&files);
 	return finish(status);
 }

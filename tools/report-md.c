@@ -11,6 +11,7 @@
 #include <jv.h>
 
 #include "base/err.h"
+#include "base/operands.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
 #include "io/inputrec.h"
@@ -32,13 +33,14 @@ static struct jqx *compile(const char *dir, int json);
 
 static const struct optdoc options[] = {
 	{ "-i file", "name file among the inputs (repeatable)" },
+	{ "-I list", "name each file that list names, one a line" },
 	{ "-j", "write the JSON report instead" },
 	{ "-r rubric", "the rubric directory" },
 	OPTDOC_HELP,
 	OPTDOC_END
 };
 static const struct usage use = {
-	"[-j] [-i file] [-r rubric] [file ...]",
+	"[-j] [-i file] [-I list] [-r rubric] [file ...]",
 	"render profile records and findings as a Markdown or JSON report",
 	options
 };
@@ -57,9 +59,10 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct recset rs;
+	struct oplist inputs = { NULL, NULL, 0 };
 	struct jqx *x;
 	struct jw *w;
-	const char *rflag = NULL;
+	const char *rflag = NULL, *Iflag = NULL;
 	char **iflag, *dir, *msg;
 	size_t ni = 0, i;
 	int ch, jflag = 0, status = 0, rc;
@@ -67,10 +70,17 @@ main(int argc, char *argv[])
 
 	setprogname(argv[0]);
 	iflag = xcalloc((size_t)argc, sizeof(*iflag));
-	while ((ch = getopt_long(argc, argv, "i:jr:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "i:I:jr:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'i':
 			iflag[ni++] = optarg;
+			break;
+		case 'I':
+			if (Iflag != NULL) {
+				warnmsg("-I: one list at most");
+				usage();
+			}
+			Iflag = optarg;
 			break;
 		case 'j':
 			jflag = 1;
@@ -94,6 +104,14 @@ main(int argc, char *argv[])
 	if ((rc = recset_read_operands(&rs, argc, argv)) < 0)
 		exit(1);
 	status |= rc;
+	/* A run of thousands of ranks names more than exec(2) takes. */
+	if (Iflag != NULL) {
+		oplist_read(&inputs, (int)ni, iflag, Iflag);
+		free(iflag);
+		iflag = inputs.argv;
+		ni = (size_t)inputs.argc;
+		inputs.argv = NULL;
+	}
 	/* After the operands' input records, as analyze-profile adds them. */
 	for (i = 0; i < ni; i++) {
 		rec = input_record(iflag[i], &warning);
@@ -107,6 +125,7 @@ main(int argc, char *argv[])
 			recset_add(&rs, warning);
 	}
 	free(iflag);
+	oplist_free(&inputs);
 
 	rc = jqx_run(x, recset_take(&rs), &out, &msg);
 	/* Nothing gathered gives null or "": no report, no output. */

@@ -1,6 +1,12 @@
+#include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "base/err.h"
 #include "base/operands.h"
+#include "base/xalloc.h"
 
 int
 for_each_operand(int argc, char *argv[],
@@ -16,4 +22,69 @@ for_each_operand(int argc, char *argv[],
 		status |= rc;
 	}
 	return status;
+}
+
+/* The whole file, NUL-terminated, its length in *lenp. */
+static char *
+slurp(const char *path, size_t *lenp)
+{
+	FILE *fp;
+	char *text = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if ((fp = fopen(path, "r")) == NULL)
+		die("%s:", path);
+	do {
+		if (cap - len < BUFSIZ + 1) {
+			cap = cap ? cap * 2 : BUFSIZ * 4;
+			text = xrealloc(text, cap);
+		}
+		n = fread(text + len, 1, cap - len - 1, fp);
+		len += n;
+	} while (n > 0);
+	if (ferror(fp))
+		die("%s:", path);
+	fclose(fp);
+	text[len] = '\0';
+	*lenp = len;
+	return text;
+}
+
+void
+oplist_read(struct oplist *l, int argc, char *argv[], const char *list)
+{
+	size_t len, cap, line = 1;
+	char *p, *end, *nl;
+
+	l->text = slurp(list, &len);
+	cap = (size_t)argc + 16;
+	l->argv = xreallocarray(NULL, cap, sizeof(*l->argv));
+	memcpy(l->argv, argv, (size_t)argc * sizeof(*argv));
+	l->argc = argc;
+	for (p = l->text, end = l->text + len; p < end; p = nl + 1, line++) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		*nl = '\0';
+		if (strlen(p) != (size_t)(nl - p))
+			die("%s:%zu:%zu: a NUL in a name", list, line,
+			    strlen(p) + 1);
+		if (*p == '\0')
+			continue;
+		if (l->argc == INT_MAX - 1)
+			die("%s:%zu:1: too many names", list, line);
+		if ((size_t)l->argc + 1 >= cap) {
+			cap *= 2;
+			l->argv = xreallocarray(l->argv, cap,
+			    sizeof(*l->argv));
+		}
+		l->argv[l->argc++] = p;
+	}
+	l->argv[l->argc] = NULL;
+}
+
+void
+oplist_free(struct oplist *l)
+{
+	free(l->text);
+	free(l->argv);
 }
