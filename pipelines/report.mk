@@ -50,6 +50,17 @@
 #	report.html	report-html's page of report.md, the charts inline
 #	diff.md, diff.json	with BASELINE=runs/<id>, report-diff of that
 #		run's report.json (made first if need be) against this one's
+# One run at a time: report.mk takes each run directory (and BASELINE) with
+# flock(2) for the whole run, and a second run on one of them stops at
+# once with a message naming it.  The run's outputs (the reports, the
+# charts and the records naming them) are published as a set: when the
+# run fails or is interrupted, those of the run before are put back, or
+# removed where there were none, with the traces' stage files, so that a
+# run directory never holds a report of one run beside another's
+# (pipelines/report-run.bash).  What grows with the number of ranks (the
+# merge's partials, report-md's inputs) reaches the tools in list files
+# beside their targets, never on a command line: 10,000 ranks are one
+# merge.
 # A stage is rebuilt when an input, its tool or a rubric file changes;
 # when one trace changes, every trace's stage runs again, as their files
 # are gone.  Every stage runs as $(SUBMIT) command, its pipes inside one
@@ -130,8 +141,6 @@ refuse_split = $(if $2,$(error $(ME): $2: an input name with whitespace \
 $(call refuse_syntax,$(RUNS) $(BASE))
 $(foreach r,$(RUNS) $(BASE),$(call refuse_split,$r,$(call split_names,$r)))
 
-all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json) $(RUNS:%=%/report.html) \
-    $(if $(BASE),$(RUNS:%=%/diff.md) $(RUNS:%=%/diff.json))
 
 # $(call need_input,dir): fails, naming dir and the patterns, when it holds
 # neither a trace nor a snapshot.
@@ -144,9 +153,23 @@ need_input = $(if $(call traces,$1)$(call snaps,$1),,printf '%s\n' \
 tell_pickles = $(foreach p,$(call pickles,$1),printf '%s\n' $(call q,$(ME): \
 	$p: a pickle is never read; the report says how to dump the snapshot \
 	as JSON) >&2;)
-# $(call inputs,dir): report-md's -i for every input the report names.
-inputs = $(foreach f,$(call traces,$1) $(call snaps,$1) $(call pickles,$1), \
-	-i $(call q,$f))
+# $(call listed,target,names): writes the names, one a line, into a hidden
+# file beside target, and gives its path: what grows with the number of
+# ranks reaches a tool in a file, as no command line holds 10,000 names
+# (the names hold no whitespace: see refuse_split).
+empty :=
+space := $(empty) $(empty)
+define newline
+
+
+endef
+list_of = $(dir $(strip $1)).$(notdir $(strip $1)).list
+listed = $(file >$(call list_of,$1),$(subst $(space),$(newline),$(strip \
+	$2)))$(call list_of,$1)
+# $(call inputs,target,dir): report-md's -I for every input the report
+# names.
+inputs = -I $(call q,$(call listed,$1,$(call traces,$2) $(call snaps,$2) \
+	$(call pickles,$2)))
 
 # $(call into,command[,file]): runs command as a stage, through $(SUBMIT),
 # into file.tmp, then renames that to file ($@ if not named).  One shell
@@ -169,6 +192,33 @@ RANK_STAGE = trap 'rm -f "$$2.tmp" "$$3.tmp"' EXIT; \
 	"$$4" "$$1" | tee /dev/fd/4 | \
 	$(BIN)/op-rank --partial >"$$2.tmp"; \
 	exec 4>&-; wait $$!; mv "$$3.tmp" "$$3"; mv "$$2.tmp" "$$2"
+
+# The outputs of a run, published as a set: report-svg's charts, the
+# records naming them, the reports and the comparison.
+PUBLISHED := charts.ndjson memory.svg memory-trace.svg segments.svg \
+	gpu-timeline.svg steps.svg families.svg report.md report.json \
+	report.html diff.md diff.json
+
+ifeq ($(MRP_REPORT_LOCKED),)
+# The make that was run takes the run directories (and the baseline's,
+# whose report it may make) with flock(2), each for the whole run, and
+# makes the goals in a second make under them: a second report.mk on one
+# of them stops at once, naming it, instead of removing the first one's
+# files.  The outputs already published are kept as hard links first; a
+# run that fails or is interrupted puts them back, or removes what it
+# published where there were none, and removes the traces' stage files,
+# so that a run directory holds one whole set.  A run of RUNS whose set
+# was made whole keeps it.  Under -n, -q or -t the second make just runs.
+GOALS := $(or $(MAKECMDGOALS),all)
+$(firstword $(GOALS)):
+	+@bash $(call qs,$(HERE)report-run.bash $(MAKE) \
+	    $(firstword $(MAKEFILE_LIST)) $(words $(sort $(RUNS) $(BASE))) \
+	    $(sort $(RUNS) $(BASE)) $(PUBLISHED) -- $(MAKECMDGOALS))
+$(filter-out $(firstword $(GOALS)),$(GOALS)): $(firstword $(GOALS)) ;@:
+.PHONY: $(GOALS)
+else
+all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json) $(RUNS:%=%/report.html) \
+    $(if $(BASE),$(RUNS:%=%/diff.md) $(RUNS:%=%/diff.json))
 
 # For run/N: run/.N.ops.ndjson, and run/.N.mem.ndjson beside it, renamed
 # before it (a pattern without a slash matches the file's name, and $$* is
@@ -196,11 +246,15 @@ RANK_STAGE = trap 'rm -f "$$2.tmp" "$$3.tmp"' EXIT; \
 # would name each in its records).
 %/ops.ndjson %/trace-memory.ndjson: $$(call rank_files,$$*,ops) \
     $(BIN)/op-rank $(BIN)/mem-segments
-	$(call into,$(BIN)/op-rank --merge \
-	    $(call qs,$(call rank_files,$*,ops)),$*/ops.ndjson)
-	$(call into,$(call script,cat -- "$$@" | $(BIN)/mem-segments, \
-	    $(call qs,$(call rank_files,$*,mem))),$*/trace-memory.ndjson)
-	rm -f $(call qs,$(call rank_files,$*,ops) $(call rank_files,$*,mem))
+	$(call into,$(BIN)/op-rank --merge -T $(call q,$(call listed, \
+	    $*/ops.ndjson,$(call rank_files,$*,ops))),$*/ops.ndjson)
+	$(call into,$(call script,xargs -d '\n' -a "$$1" cat -- | \
+	    $(BIN)/mem-segments,$(call q,$(call listed,$*/trace-memory.ndjson, \
+	    $(call rank_files,$*,mem)))),$*/trace-memory.ndjson)
+	$(call script,xargs -d '\n' -a "$$1" rm -f -- && \
+	    xargs -d '\n' -a "$$2" rm -f -- && rm -f -- "$$@", \
+	    $(call qs,$(call list_of,$*/ops.ndjson) \
+	    $(call list_of,$*/trace-memory.ndjson)))
 
 %/context.ndjson: $$(call context,$$*) $(BIN)/analyze-profile
 	$(call into,$(BIN)/analyze-profile --context $(call q,$(call context,$*)))
@@ -225,16 +279,18 @@ RANK_STAGE = trap 'rm -f "$$2.tmp" "$$3.tmp"' EXIT; \
     %/charts.ndjson $(BIN)/report-md $(RULES) $(RUBRIC)/diff.jq \
     $(RUBRIC)/report.jq
 	@$(call tell_pickles,$*)
-	$(call into,$(BIN)/report-md -r $(RUBRIC) $(call inputs,$*) \
+	$(call into,$(BIN)/report-md -r $(RUBRIC) $(call inputs,$@,$*) \
 	    $(call qs,$(call stages,$*) $*/findings.ndjson $*/charts.ndjson))
+	rm -f $(call q,$(call list_of,$@))
 
 %/report.html: %/report.md %/charts.ndjson $(BIN)/report-html
 	$(call into,$(BIN)/report-html $(call q,$*/report.md))
 
 %/report.json: $$(call stages,$$*) $$(call pickles,$$*) %/findings.ndjson \
     $(BIN)/report-md $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq
-	$(call into,$(BIN)/report-md -j -r $(RUBRIC) $(call inputs,$*) \
+	$(call into,$(BIN)/report-md -j -r $(RUBRIC) $(call inputs,$@,$*) \
 	    $(call qs,$(call stages,$*) $*/findings.ndjson))
+	rm -f $(call q,$(call list_of,$@))
 
 # Before and after: the baseline run's report against this run's.
 %/diff.md: $(BASE)/report.json %/report.json $(BIN)/report-diff \
@@ -248,3 +304,4 @@ RANK_STAGE = trap 'rm -f "$$2.tmp" "$$3.tmp"' EXIT; \
 	    $(call q,$(BASE)/report.json) $(call q,$*/report.json))
 
 .PHONY: all
+endif

@@ -73,7 +73,10 @@ fan() {
 	assert_output 3
 	run -0 mk -n RUN="$r"
 	run -0 grep -o "op-rank --merge .*" <<<"$output"
-	assert_output --partial "$(cd "$r" && printf "'$r/.%s.ops.ndjson' " worker[0-2]_* | sed 's/ $//')"
+	assert_output --partial "op-rank --merge -T '$r/.ops.ndjson.list'"
+	# The list names the partials in the traces' order.
+	run -0 cat "$r/.ops.ndjson.list"
+	assert_output "$(cd "$r" && printf "$r/.%s.ops.ndjson\n" worker[0-2]_*)"
 }
 
 @test "fanout: every stage runs through SUBMIT, names quoted once for it" {

@@ -84,7 +84,7 @@ mk() {
 	run -0 mk RUN="$r"
 	assert_output --partial "analyze-profile --context '$r/context.yaml' >"
 	assert_output --partial "rubric-apply -r $TOP/rubric '$r/context.ndjson' '$r/ops.ndjson'"
-	assert_output --partial "-i '$r/trace.json.gz' '$r/context.ndjson' '$r/ops.ndjson'"
+	assert_output --partial "-I '$r/.report.md.list' '$r/context.ndjson' '$r/ops.ndjson'"
 	run -0 jq -c 'del(.file)' "$r/context.ndjson"
 	assert_output "$(jq -c 'del(.file)' "$TOP/fixtures/analyze-profile/context.out")"
 	run -0 jq -r .file "$r/context.ndjson"
@@ -242,4 +242,91 @@ OUT
 	run -0 jq -c '.memory_sites[0] | [.site, .change_bytes]' "$a/diff.json"
 	assert_output '["train_step@/home/user/leak_loop.py:44",15728640]'
 	run -0 grep -F '1 site holds more memory after than before' "$a/diff.md"
+}
+
+@test "report.mk: a second run on a run directory stops, naming it, and removes nothing" {
+	r=$BATS_TEST_TMPDIR/run
+	mkdir "$r"
+	cp "$TOP/fixtures/example/trace.json.gz" "$r"
+	mk RUN="$r" >/dev/null
+	ls -A "$r" >"$BATS_TEST_TMPDIR/before"
+	touch "$r/trace.json.gz"
+	# The first run holds the directory, as report-run.bash takes it.
+	exec {held}<"$r"
+	flock -n "$held"
+	run -2 --separate-stderr mk RUN="$r"
+	exec {held}<&-
+	assert_stderr --partial "report.mk: $r: another report.mk run holds it; run again once it has ended"
+	run -0 ls -A "$r"
+	assert_output "$(cat "$BATS_TEST_TMPDIR/before")"
+	# Once it has ended, the run goes on.
+	run -0 mk RUN="$r"
+	assert_output --partial 'tr-extract'
+}
+
+@test "report.mk: a failed run leaves the set of reports it found, or none" {
+	r=$BATS_TEST_TMPDIR/run b=$BATS_TEST_TMPDIR/bin
+	mkdir "$r" "$b"
+	# report-md -j fails once report.md and report.html are new.
+	for t in "${BUILD:-$TOP}"/bin/*; do ln -s "$t" "$b"; done
+	rm "$b/report-md"
+	printf '#!/bin/sh\n[ "$1" != -j ] || exit 1\nexec %s "$@"\n' \
+	    "'${BUILD:-$TOP}/bin/report-md'" >"$b/report-md"
+	chmod +x "$b/report-md"
+	cp "$TOP/fixtures/example/trace.json.gz" "$r"
+	# None before: none after.
+	run -2 mk BIN="$b" RUN="$r"
+	run -0 ls -A "$r"
+	assert_output "$(printf '%s\n' findings.ndjson ops.ndjson \
+	    trace-memory.ndjson trace.json.gz)"
+	mk RUN="$r" >/dev/null
+	set=(report.md report.json report.html charts.ndjson memory-trace.svg)
+	before=$(cd "$r" && stat -c '%n %i' "${set[@]}")
+	touch "$r/trace.json.gz"
+	run -2 mk BIN="$b" RUN="$r"
+	# Each output is the very file it was, and no stage file is left.
+	run -0 bash -c 'cd "$1" && shift && stat -c "%n %i" "$@"' - "$r" "${set[@]}"
+	assert_output "$before"
+	run -0 find "$r" -name '.*'
+	assert_output ''
+}
+
+# ranks DIR N: N one-operator traces in DIR, under names as long as
+# launchers write them.
+ranks() {
+	local i
+	mkdir "$1"
+	for ((i = 0; i < $2; i++)); do
+		printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":%d,"dur":5}]}\n' \
+		    "$i" >"$1/rank${i}_of_a_data_parallel_run_on_many_nodes_of_eight_gpus.json"
+	done
+}
+
+# Each command line of the merge would be over 128 KiB, the most exec(2)
+# takes in one argument, at 1,200 of these ranks.
+@test "report.mk: 1,200 ranks in one report, no stage file left; a bad rank leaves none" {
+	r=$BATS_TEST_TMPDIR/run
+	ranks "$r" 1200
+	run -0 mk -s -j2 RUN="$r"
+	run -0 jq -c 'select(.kind == "cpu_summary" and .ranks != null)
+	    | [.ranks, .events]' "$r/ops.ndjson"
+	assert_output '[1200,1200]'
+	run -0 jq .summary.cpu.traces "$r/report.json"
+	assert_output 1200
+	run -0 find "$r" -name '.*'
+	assert_output ''
+	printf '{"traceEvents":[' >"$r/rank1200.json"
+	run -2 mk -s -j2 RUN="$r"
+	run -0 find "$r" -name '.*'
+	assert_output ''
+}
+
+@test "report.mk: at 10,000 ranks no command line grows with the ranks" {
+	r=$BATS_TEST_TMPDIR/run
+	ranks "$r" 10000
+	run -0 mk -n RUN="$r"
+	assert_output --partial "op-rank --merge -T '$r/.ops.ndjson.list'"
+	run -0 awk '{ n = length > n ? length : n } END { print n < 2000 }' \
+	    <<<"$output"
+	assert_output 1
 }
