@@ -874,3 +874,29 @@ plan() {
 	run -0 jq -r '.actions[].rule' "$BATS_TEST_TMPDIR/r.json"
 	refute_line memory-growth
 }
+
+@test "analyze-profile: reports beside another run's wait for it, and are published whole" {
+	d=$BATS_TEST_TMPDIR/out
+	mkdir "$d"
+	# Another run (report.mk, or analyze-profile publishing) holds it.
+	exec {held}<"$d"
+	flock -n "$held"
+	analyze-profile --cpu-trace "$TOP/fixtures/example/trace.json.gz" \
+	    --md-out "$d/r.md" --json-out "$d/r.json" \
+	    2>"$BATS_TEST_TMPDIR/err" {held}<&- &
+	pid=$!
+	for ((i = 0; i < 600; i++)); do
+		! grep -q waiting "$BATS_TEST_TMPDIR/err" || break
+		sleep 0.1
+	done
+	run -0 cat "$BATS_TEST_TMPDIR/err"
+	assert_output "analyze-profile: $d/r.md: waiting for another run that writes beside it to end"
+	run -0 ls -A "$d"
+	refute_output --regexp '^r\.(md|json)$'
+	exec {held}<&-
+	wait "$pid"
+	run -0 jq -r .kind "$d/r.json"
+	assert_output report
+	run -0 grep -c '^## ' "$d/r.md"
+	refute_output 0
+}

@@ -12,6 +12,7 @@
  * first stage to fail, or a signal, stops all of them, and nothing they
  * made is left behind.
  */
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -219,6 +220,8 @@ static void	copy_pipe(struct run *, const char *);
 static void	output_open(struct output *, const char *);
 static int	output_fd(struct output *);
 static int	output_publish(struct output *, int);
+static void	outputs_lock(const struct output *, int);
+static int	cmpdir(const void *, const void *);
 static int	open_temp(const char *, char *, size_t);
 static pid_t	spawn(struct run *, const char *name, const char *argv[],
 		    int in, int out);
@@ -648,6 +651,8 @@ main(int argc, char *argv[])
 		close(out);
 	}
 	status = wait_all(&r, 0, NULL);
+	if (status == 0)
+		outputs_lock(r.out, NOUT);
 	for (i = 0; i < NOUT; i++)
 		status = output_publish(&r.out[i], status);
 	cleanup(&r);
@@ -1529,6 +1534,79 @@ output_publish(struct output *o, int status)
 		unlink(o->tmp);
 	o->tmp[0] = '\0';
 	return status;
+}
+
+struct outdir {
+	struct stat	 sb;
+	int		 fd;
+	const char	*path;		/* an output in it, for messages */
+};
+
+/*
+ * Takes the directories of the outputs to be renamed into place with
+ * flock(2), as report.mk takes a run directory for its whole run, in the
+ * order of their device and inode numbers so that two runs cannot each
+ * hold what the other waits for.  Two runs with the same outputs then
+ * publish one whole set each, one after the other, never the Markdown of
+ * one beside the JSON of the other; and none lands inside a report.mk
+ * run.  The locks last until exit.  A directory that cannot be locked (a
+ * file system without flock) is published to unlocked, as before.
+ */
+static void
+outputs_lock(const struct output *o, int n)
+{
+	struct outdir dirs[NOUT];
+	char dir[PATH_MAX];
+	const char *slash;
+	int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (o[i].tmp[0] == '\0')
+			continue;
+		slash = strrchr(o[i].path, '/');
+		if (slash == NULL)
+			snprintf(dir, sizeof(dir), ".");
+		else
+			snprintf(dir, sizeof(dir), "%.*s",
+			    (int)(slash - o[i].path) + 1, o[i].path);
+		dirs[k].path = o[i].path;
+		if ((dirs[k].fd = open(dir, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) == -1)
+			continue;
+		if (fstat(dirs[k].fd, &dirs[k].sb) != 0) {
+			close(dirs[k].fd);
+			continue;
+		}
+		k++;
+	}
+	xqsort(dirs, (size_t)k, sizeof(*dirs), cmpdir);
+	for (i = 0; i < k; i++) {
+		if (i > 0 && cmpdir(&dirs[i - 1], &dirs[i]) == 0) {
+			close(dirs[i].fd);
+			continue;
+		}
+		if (flock(dirs[i].fd, LOCK_EX | LOCK_NB) == 0)
+			continue;
+		if (errno == EWOULDBLOCK) {
+			warnmsg("%s: waiting for another run that writes "
+			    "beside it to end", dirs[i].path);
+			while (flock(dirs[i].fd, LOCK_EX) != 0 &&
+			    errno == EINTR)
+				;
+		}
+	}
+}
+
+static int
+cmpdir(const void *a, const void *b)
+{
+	const struct outdir *x = a, *y = b;
+
+	if (x->sb.st_dev != y->sb.st_dev)
+		return x->sb.st_dev < y->sb.st_dev ? -1 : 1;
+	if (x->sb.st_ino != y->sb.st_ino)
+		return x->sb.st_ino < y->sb.st_ino ? -1 : 1;
+	return 0;
 }
 
 /*
