@@ -94,6 +94,32 @@ strmap_put(struct strmap *m, const char *key, size_t len)
 	return e;
 }
 
+/*
+ * Linear probing has no tombstones: the entries after the hole that would
+ * not be found past it move back into it.
+ */
+void
+strmap_del(struct strmap *m, const char *key, size_t len)
+{
+	struct strent *e;
+	size_t mask = m->cap - 1, i, j, home;
+
+	if ((e = strmap_get(m, key, len)) == NULL)
+		return;
+	free(e->key);
+	i = (size_t)(e - m->tab);
+	for (j = (i + 1) & mask; m->tab[j].key != NULL; j = (j + 1) & mask) {
+		home = m->tab[j].hash & mask;
+		/* Stays: its home lies cyclically in (i, j]. */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		m->tab[i] = m->tab[j];
+		i = j;
+	}
+	m->tab[i].key = NULL;
+	m->count--;
+}
+
 static int
 cmpent(const void *a, const void *b)
 {

@@ -35,6 +35,12 @@ struct strent *strmap_get(const struct strmap *, const char *key, size_t len);
 struct strent *strmap_put(struct strmap *, const char *key, size_t len);
 
 /*
+ * Removes key's entry, if any, and frees its key; its val is the caller's.
+ * Moves other entries: pointers to any entry are stale after the call.
+ */
+void strmap_del(struct strmap *, const char *key, size_t len);
+
+/*
  * An array of pointers to every entry, sorted by key (bytewise, shorter
  * first on a tie).  The caller frees the array, not the entries.
  */

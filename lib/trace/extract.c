@@ -25,6 +25,13 @@
 /* 'B' events open at once on one thread: real nesting is a few dozen deep. */
 #define MAX_OPEN	4096
 
+/*
+ * Emptied stacks kept for the next thread to open a 'B': a thread's stack
+ * leaves the map once its last 'B' ends, so that the map holds only the
+ * threads with an event open, however many threads the trace has.
+ */
+#define MAX_SPARE	64
+
 /* Distinct categories counted one by one; the rest go under "(more)". */
 #define MAX_CATS	1024
 
@@ -72,6 +79,8 @@ struct trace {
 	struct strmap	 cats;
 	uint64_t	 more_cats, no_cat;
 	struct strmap	 stacks;	/* "pid\ntid" -> struct thread_stack */
+	struct thread_stack *spare[MAX_SPARE];
+	size_t		 nspare;
 	uint64_t	 unmatched_begin;
 };
 
@@ -143,6 +152,8 @@ extract_trace(const char *path, struct jw *w, const struct extract_opts *o)
 	free(t.timeunit);
 	strmap_free(&t.cats, NULL);
 	strmap_free(&t.stacks, thread_stack_free);
+	while (t.nspare > 0)
+		thread_stack_free(t.spare[--t.nspare]);
 	return rc == 0 ? 0 : -1;
 }
 
@@ -604,7 +615,8 @@ begin_end(struct trace *t, struct ev *e, char ph)
 	if (ph == 'B') {
 		ent = strmap_put(&t->stacks, key, len);
 		if ((st = ent->val) == NULL)
-			st = ent->val = xcalloc(1, sizeof(*st));
+			st = ent->val = t->nspare > 0 ?
+			    t->spare[--t->nspare] : xcalloc(1, sizeof(*st));
 		if (st->n == MAX_OPEN)
 			return jdoc_error(t->file, d, 0, "more than %d 'B' events open on one"
 			    " thread", MAX_OPEN);
@@ -641,6 +653,13 @@ begin_end(struct trace *t, struct ev *e, char ph)
 		return -1;
 	see_time(t, ob->ts, dur);
 	emit_complete(t, &t->doc, &be, ob->ts, dur);
+	if (st->n == 0) {
+		strmap_del(&t->stacks, key, len);
+		if (t->nspare < MAX_SPARE)
+			t->spare[t->nspare++] = st;
+		else
+			thread_stack_free(st);
+	}
 	return 0;
 }
 
