@@ -336,6 +336,9 @@ op_output(struct oprank *r, struct jw *w)
 			continue;
 		op_agg_fit(a, r->names.n);
 		a->self = op_self_total(r, a);
+		/* Only what crosses ranks reads kv and all. */
+		if (r->nranks < 2)
+			continue;
 		for (j = 0; j < a->nst; j++)
 			op_kv_add(r, a, j, &a->st[j]);
 		op_agg_merge(&r->all, a);
