@@ -66,3 +66,12 @@ check_example() {
 sanitized() {
 	ldd "$TOOLS/$1" 2>/dev/null | grep -q libasan
 }
+
+# Runs the rest under a limit of $1 KiB of address space, but for a
+# sanitizer's build, which reserves far more than any such limit.
+limited() {
+	local kb=$1
+	shift
+	sanitized "$1" && kb=unlimited
+	(ulimit -v "$kb"; exec "$@")
+}

@@ -236,6 +236,28 @@ op_agg_merge(struct agg *dst, const struct agg *src)
 	}
 }
 
+/*
+ * As op_agg_merge(), but a rank that has nothing yet takes src's sums
+ * whole instead of a copy of each, which would hold every name and thread
+ * twice at once; src is left empty then.  Either way src stays the
+ * caller's to free.
+ */
+void
+op_agg_take(struct agg *dst, struct agg *src)
+{
+	struct agg empty;
+
+	if (dst->traces > 0 || dst->nst > 0 || dst->threads.count > 0 ||
+	    dst->devs.count > 0 || dst->nsteps > 0) {
+		op_agg_merge(dst, src);
+		return;
+	}
+	empty = *dst;
+	*dst = *src;
+	dst->rank = empty.rank;
+	*src = empty;
+}
+
 static void
 thsum_free(void *p)
 {

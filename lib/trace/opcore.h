@@ -172,24 +172,24 @@ struct agg {
 #define ABSENT	INT64_MIN
 #define KV_NONE	INT32_MIN	/* ABSENT in kv32 */
 
-/* A CPU event kept for nesting: exact ns as read. */
+/* A CPU event kept for nesting: exact ns as read, and its thread. */
 struct cev {
 	int64_t		ts, dur;
 	uint32_t	name, seq;
+	uint32_t	thr;		/* struct thr's idx */
 };
 
 /* A runtime call as read, to find what it launched. */
 struct rcall {
-	int64_t		 corr, ts;
-	uint32_t	 seq;
-	struct thr	*th;
+	int64_t		corr, ts;
+	uint32_t	seq, thr;
 };
 
 /* A runtime call that launched GPU work, and what that work was. */
 struct rev {
 	int64_t		ts, corr;
 	int64_t		sum, comm, end;	/* of its GPU work */
-	uint32_t	seq;
+	uint32_t	seq, thr;
 };
 
 /* The phase a runtime call gave its GPU work, in the order of the calls. */
@@ -205,12 +205,16 @@ struct gedge {
 	int32_t	cls, delta;
 };
 
-/* A thread's events, in spills: read back in order, whatever their number. */
+/*
+ * A thread of the trace.  Its events are in the trace's spills, which
+ * sort by idx first, so that a thread costs its names and not a buffer of
+ * its own however many threads there are.
+ */
 struct thr {
 	struct jid	 pid, tid;
 	char		*name;
-	struct spill	 ops, py;	/* struct cev, by cmpcev */
-	struct spill	 rt;		/* struct rev, by cmprev, at the end */
+	uint32_t	 idx;		/* in the order first seen */
+	uint32_t	 sorted;	/* in the order of its key, at the end */
 };
 
 struct dev {
@@ -234,11 +238,14 @@ struct trace {
 	int		 any;
 	uint32_t	 seq;
 	struct strmap	 threads;	/* -> struct thr */
+	struct thr	**thv;		/* by idx */
+	size_t		 nthv, capthv;
 	struct strmap	 devs;		/* -> struct dev */
+	struct spill	 ops, py;	/* struct cev, by cmpcev */
+	struct spill	 rt;		/* struct rev, by cmprev, at the end */
 	struct spill	 gk;		/* struct gev, by cmpgev */
 	struct spill	 rc;		/* struct rcall, by cmprcall */
 	struct spill	 links;		/* struct link, by cmplink */
-	uint64_t	 order;		/* of the next link */
 	struct agg	 a;
 };
 
@@ -318,6 +325,16 @@ struct nest {
 	size_t		 next;		/* the next operator the runtime sees */
 	int64_t		 bs, be, busy, count;	/* the thread's busy time */
 	int		 open;
+	/*
+	 * Of the next link: the thread's place in key order, then its
+	 * calls', so that links sort as when threads were nested in that
+	 * order (a correlation id two threads share goes to the last).
+	 */
+	uint64_t	 order;
+	uint32_t	 thr;		/* the thread being nested */
+	const struct cev *op, *py;	/* the next of ops and py, or NULL */
+	const struct rev *rt;		/* the next of rt, or NULL */
+	struct spillcur	 oc, pc, rc;	/* over the trace's spills */
 };
 
 /* A sort item: a value to rank by and the name that breaks ties. */
@@ -362,9 +379,10 @@ void	op_trace_free(struct trace *t);
 int	op_cmpcev(const void *a, const void *b);
 int	op_cmprev(const void *a, const void *b);
 int	op_cmpstep(const void *a, const void *b);
+void	op_nest_open(struct nest *nb, struct trace *t);
 void	op_nest_free(struct nest *nb);
-void	op_nest_cpu(struct oprank *r, struct nest *nb, struct thr *th);
-void	op_nest_py(struct oprank *r, struct nest *nb, struct thr *th);
+void	op_nest_cpu(struct oprank *r, struct nest *nb, const struct thr *th);
+void	op_nest_py(struct oprank *r, struct nest *nb, const struct thr *th);
 
 /* opgpu.c */
 int	op_cmprcall(const void *a, const void *b);
@@ -388,6 +406,7 @@ int64_t	op_rank_busy(const struct agg *a);
 struct devsum	*op_devsum_get(struct agg *a, const struct jid *dev);
 void	op_devsum_add(struct devsum *dd, const struct devsum *ds);
 void	op_agg_merge(struct agg *dst, const struct agg *src);
+void	op_agg_take(struct agg *dst, struct agg *src);
 void	op_agg_free(struct agg *a);
 int64_t	op_self_total(const struct oprank *r, const struct agg *a);
 int	op_cmpi64(const void *a, const void *b);

@@ -120,7 +120,7 @@ op_gpu_join(struct trace *t)
 				g = spill_next(&gc);
 			if (g == NULL || g->corr != c->corr)
 				continue;
-			k = (struct rev){ 0, c->corr, 0, 0, INT64_MIN, 0 };
+			k = (struct rev){ 0, c->corr, 0, 0, INT64_MIN, 0, 0 };
 			for (; g != NULL && g->corr == k.corr;
 			    g = spill_next(&gc)) {
 				k.sum += g->dur;
@@ -133,7 +133,8 @@ op_gpu_join(struct trace *t)
 		}
 		k.ts = c->ts;
 		k.seq = c->seq;
-		spill_add(&c->th->rt, &k);
+		k.thr = c->thr;
+		spill_add(&t->rt, &k);
 	}
 	spillcur_free(&gc);
 	spillcur_free(&cc);

@@ -23,8 +23,8 @@ static int	on_thread(struct oprank *);
 static void	on_trace(struct oprank *, int64_t, int, int64_t, int64_t,
 		    int64_t);
 static int	trace_record(struct oprank *);
-static struct thr *get_thr(struct trace *, struct spool *,
-		    const struct jdoc *, int, int);
+static struct thr *get_thr(struct trace *, const struct jdoc *, int,
+		    int);
 static size_t	jid_key(char *, size_t, const struct jid *);
 
 int
@@ -136,8 +136,7 @@ jid_key(char *buf, size_t n, const struct jid *id)
 
 /* The thread of pid/tid nodes, created on first sight. */
 static struct thr *
-get_thr(struct trace *t, struct spool *pool, const struct jdoc *d, int pid,
-    int tid)
+get_thr(struct trace *t, const struct jdoc *d, int pid, int tid)
 {
 	struct jid p, q;
 	struct strent *e;
@@ -153,12 +152,16 @@ get_thr(struct trace *t, struct spool *pool, const struct jdoc *d, int pid,
 	n += jid_key(key + n, sizeof(key) - n, &q);
 	e = strmap_put(&t->threads, key, n);
 	if ((th = e->val) == NULL) {
+		if (t->nthv == UINT32_MAX)
+			die("more than %" PRIu32 " threads in one trace",
+			    UINT32_MAX);
 		th = e->val = xcalloc(1, sizeof(*th));
 		op_jid_copy(&th->pid, &p);
 		op_jid_copy(&th->tid, &q);
-		spill_init(&th->ops, pool, sizeof(struct cev), op_cmpcev);
-		spill_init(&th->py, pool, sizeof(struct cev), op_cmpcev);
-		spill_init(&th->rt, pool, sizeof(struct rev), op_cmprev);
+		th->idx = (uint32_t)t->nthv;
+		t->thv = op_grow(t->thv, &t->capthv, t->nthv,
+		    sizeof(*t->thv));
+		t->thv[t->nthv++] = th;
 	}
 	return th;
 }
@@ -293,9 +296,9 @@ on_event(struct oprank *r)
 			t->a.sync += durns;
 		}
 		if (corr >= 0) {
-			th = get_thr(t, &r->pool, d, pid, tid);
+			th = get_thr(t, d, pid, tid);
 			spill_add(&t->rc, &(struct rcall){ cv, tsns, t->seq++,
-			    th });
+			    th->idx });
 		}
 		return 0;
 	}
@@ -340,10 +343,10 @@ on_event(struct oprank *r)
 		return 0;
 	}
 
-	th = get_thr(t, &r->pool, d, pid, tid);
+	th = get_thr(t, d, pid, tid);
 	if (cls == C_PY) {
-		spill_add(&th->py, &(struct cev){ tsns, durns,
-		    op_intern(&r->names, C_PY, s, len), t->seq++ });
+		spill_add(&t->py, &(struct cev){ tsns, durns,
+		    op_intern(&r->names, C_PY, s, len), t->seq++, th->idx });
 		return 0;
 	}
 	/* record_function labels: "Optimizer.step#SGD.step", steps. */
@@ -364,8 +367,8 @@ on_event(struct oprank *r)
 		len = strlen(s);
 	}
 	t->a.cpu_events++;
-	spill_add(&th->ops, &(struct cev){ tsns, durns,
-	    op_intern(&r->names, cls, s, len), t->seq++ });
+	spill_add(&t->ops, &(struct cev){ tsns, durns,
+	    op_intern(&r->names, cls, s, len), t->seq++, th->idx });
 	return 0;
 }
 
@@ -378,8 +381,7 @@ on_thread(struct oprank *r)
 
 	if (jdoc_get_str(d, 0, "name", &s, NULL) < 0)
 		return 0;
-	th = get_thr(&r->t, &r->pool, d, jdoc_get(d, 0, "pid"),
-	    jdoc_get(d, 0, "tid"));
+	th = get_thr(&r->t, d, jdoc_get(d, 0, "pid"), jdoc_get(d, 0, "tid"));
 	free(th->name);
 	th->name = xstrdup(s);
 	return 0;
@@ -483,12 +485,20 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 	xqsort(t->a.steps, t->a.nsteps, sizeof(*t->a.steps), op_cmpstep);
 	op_gpu_join(t);
 	ent = strmap_sorted(&t->threads);
-	for (i = 0; i < t->threads.count; i++) {
-		op_nest_cpu(r, &nb, ent[i]->val);
-		op_nest_py(r, &nb, ent[i]->val);
-	}
+	for (i = 0; i < t->threads.count; i++)
+		((struct thr *)ent[i]->val)->sorted = (uint32_t)i;
 	free(ent);
+	op_nest_open(&nb, t);
+	for (i = 0; i < t->nthv; i++) {
+		op_nest_cpu(r, &nb, t->thv[i]);
+		op_nest_py(r, &nb, t->thv[i]);
+	}
 	op_nest_free(&nb);
+	/* Nested, the threads are in t->a: their table goes before the merge. */
+	strmap_free(&t->threads, thr_free);
+	free(t->thv);
+	t->thv = NULL;
+	t->nthv = t->capthv = 0;
 	op_gpu_phases(r);
 	ent = strmap_sorted(&t->devs);
 	for (i = 0; i < t->devs.count; i++)
@@ -509,7 +519,7 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 		t->a.origin = origin;
 	}
 	ra = op_rank_agg(r, rank);
-	op_agg_merge(ra, &t->a);
+	op_agg_take(ra, &t->a);
 	op_trace_free(t);
 	op_trace_init(t, &r->pool);
 }
@@ -540,9 +550,6 @@ thr_free(void *p)
 	op_jid_free(&t->pid);
 	op_jid_free(&t->tid);
 	free(t->name);
-	spill_free(&t->ops);
-	spill_free(&t->py);
-	spill_free(&t->rt);
 	free(t);
 }
 
@@ -560,6 +567,9 @@ void
 op_trace_init(struct trace *t, struct spool *pool)
 {
 	memset(t, 0, sizeof(*t));
+	spill_init(&t->ops, pool, sizeof(struct cev), op_cmpcev);
+	spill_init(&t->py, pool, sizeof(struct cev), op_cmpcev);
+	spill_init(&t->rt, pool, sizeof(struct rev), op_cmprev);
 	spill_init(&t->gk, pool, sizeof(struct gev), op_cmpgev);
 	spill_init(&t->rc, pool, sizeof(struct rcall), op_cmprcall);
 	spill_init(&t->links, pool, sizeof(struct link), op_cmplink);
@@ -569,7 +579,11 @@ void
 op_trace_free(struct trace *t)
 {
 	strmap_free(&t->threads, thr_free);
+	free(t->thv);
 	strmap_free(&t->devs, dev_free);
+	spill_free(&t->ops);
+	spill_free(&t->py);
+	spill_free(&t->rt);
 	spill_free(&t->gk);
 	spill_free(&t->rc);
 	spill_free(&t->links);

@@ -18,8 +18,9 @@ static int64_t	us_end(const struct cev *);
 static void	nest_fit(struct nest *, size_t);
 static void	nest_add(struct nest *, const struct cev *);
 static void	nest_built(struct oprank *, struct nest *, size_t);
-static void	nest_runtime(struct oprank *, struct nest *, int,
-		    struct spillcur *, const struct rev **, int64_t, int);
+static const struct rev *rt_here(const struct nest *);
+static void	nest_runtime(struct oprank *, struct nest *, int, int64_t,
+		    int);
 static void	nest_finish(struct oprank *, struct nest *, int);
 
 static int64_t
@@ -49,6 +50,8 @@ op_cmpcev(const void *a, const void *b)
 	const struct cev *x = a, *y = b;
 	int64_t xs = us_start(x), ys = us_start(y), xe, ye;
 
+	if (x->thr != y->thr)
+		return x->thr < y->thr ? -1 : 1;
 	if (xs != ys)
 		return xs < ys ? -1 : 1;
 	xe = us_end(x);
@@ -63,6 +66,8 @@ op_cmprev(const void *a, const void *b)
 {
 	const struct rev *x = a, *y = b;
 
+	if (x->thr != y->thr)
+		return x->thr < y->thr ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
 	return (x->seq > y->seq) - (x->seq < y->seq);
@@ -95,6 +100,21 @@ nest_fit(struct nest *nb, size_t n)
 	nb->gsub = xreallocarray(nb->gsub, nb->cap, sizeof(*nb->gsub));
 }
 
+/*
+ * Opens the trace's spills for nesting its threads in the order of their
+ * idx, which is theirs.  The caller frees nb with op_nest_free().
+ */
+void
+op_nest_open(struct nest *nb, struct trace *t)
+{
+	spill_open(&nb->oc, &t->ops);
+	spill_open(&nb->pc, &t->py);
+	spill_open(&nb->rc, &t->rt);
+	nb->op = spill_next(&nb->oc);
+	nb->py = spill_next(&nb->pc);
+	nb->rt = spill_next(&nb->rc);
+}
+
 void
 op_nest_free(struct nest *nb)
 {
@@ -110,6 +130,9 @@ op_nest_free(struct nest *nb)
 	free(nb->rs);
 	free(nb->ps);
 	free(nb->seg);
+	spillcur_free(&nb->oc);
+	spillcur_free(&nb->pc);
+	spillcur_free(&nb->rc);
 }
 
 /*
@@ -183,14 +206,21 @@ nest_built(struct oprank *r, struct nest *nb, size_t lo)
 	}
 }
 
+/* The thread's next runtime call, or NULL after its last. */
+static const struct rev *
+rt_here(const struct nest *nb)
+{
+	return nb->rt != NULL && nb->rt->thr == nb->thr ? nb->rt : NULL;
+}
+
 /*
  * Runtime calls in time order to the innermost operator open at their
  * start: every call before until, or all when last.  Then finishes the
- * trees that no call left can land in.  *cur is the next call, or NULL.
+ * trees that no call left can land in.
  */
 static void
-nest_runtime(struct oprank *r, struct nest *nb, int bwd, struct spillcur *rc,
-    const struct rev **cur, int64_t until, int last)
+nest_runtime(struct oprank *r, struct nest *nb, int bwd, int64_t until,
+    int last)
 {
 	struct trace *t = &r->t;
 	struct agg *a = &t->a;
@@ -200,8 +230,8 @@ nest_runtime(struct oprank *r, struct nest *nb, int bwd, struct spillcur *rc,
 	size_t hi = nb->off + nb->n, w, o;
 	int ph;
 
-	for (; (c = *cur) != NULL && (last || c->ts < until);
-	    *cur = spill_next(rc)) {
+	for (; (c = rt_here(nb)) != NULL && (last || c->ts < until);
+	    nb->rt = spill_next(&nb->rc)) {
 		/*
 		 * Operators of finished trees all ended before this call:
 		 * the stack would only push and pop them again.
@@ -232,14 +262,14 @@ nest_runtime(struct oprank *r, struct nest *nb, int bwd, struct spillcur *rc,
 			    PH_FWD : PH_OTHER;
 		} else
 			ph = bwd ? PH_BWD : PH_OTHER;
-		spill_add(&t->links, &(struct link){ c->corr, t->order++,
+		spill_add(&t->links, &(struct link){ c->corr, nb->order++,
 		    ph });
 		a->ph_gpu[PH_COMM] += c->comm;
 		a->ph_gpu[ph] += c->sum - c->comm;
 		op_link_step(t, c);
 	}
-	while (nb->nseg > 0 && (*cur == NULL ||
-	    (*cur)->ts > nb->seg[0].maxend))
+	while (nb->nseg > 0 && ((c = rt_here(nb)) == NULL ||
+	    c->ts > nb->seg[0].maxend))
 		nest_finish(r, nb, bwd);
 }
 
@@ -312,14 +342,13 @@ nest_finish(struct oprank *r, struct nest *nb, int bwd)
 
 /*
  * A thread's operators: trees built as they stream in, runtime calls
- * linked, then self time and GPU time by name, phase and thread.
+ * linked, then self time and GPU time by name, phase and thread.  Reads
+ * its events from nb's cursors, which op_nest_open() opened.
  */
 void
-op_nest_cpu(struct oprank *r, struct nest *nb, struct thr *th)
+op_nest_cpu(struct oprank *r, struct nest *nb, const struct thr *th)
 {
-	struct spillcur oc, rc;
 	const struct cev *e, *top;
-	const struct rev *cur;
 	struct thsum *ts;
 	size_t lo = 0;
 	int64_t s, en;
@@ -329,10 +358,10 @@ op_nest_cpu(struct oprank *r, struct nest *nb, struct thr *th)
 	nb->off = nb->n = nb->sp = nb->nrs = nb->nseg = nb->next = 0;
 	nb->bs = nb->be = nb->busy = nb->count = 0;
 	nb->open = 0;
-	spill_open(&oc, &th->ops);
-	spill_open(&rc, &th->rt);
-	cur = spill_next(&rc);
-	while ((e = spill_next(&oc)) != NULL) {
+	nb->thr = th->idx;
+	nb->order = (uint64_t)th->sorted << 32;
+	for (; (e = nb->op) != NULL && e->thr == th->idx;
+	    nb->op = spill_next(&nb->oc)) {
 		s = us_start(e);
 		en = us_end(e);
 		while (nb->sp > 0) {
@@ -344,16 +373,14 @@ op_nest_cpu(struct oprank *r, struct nest *nb, struct thr *th)
 		/* A root: the tree before it is whole. */
 		if (nb->sp == 0 && nb->off + nb->n > lo) {
 			nest_built(r, nb, lo);
-			nest_runtime(r, nb, bwd, &rc, &cur, e->ts, 0);
+			nest_runtime(r, nb, bwd, e->ts, 0);
 			lo = nb->off + nb->n;
 		}
 		nest_add(nb, e);
 	}
 	if (nb->off + nb->n > lo)
 		nest_built(r, nb, lo);
-	nest_runtime(r, nb, bwd, &rc, &cur, 0, 1);
-	spillcur_free(&oc);
-	spillcur_free(&rc);
+	nest_runtime(r, nb, bwd, 0, 1);
 	if (nb->open)
 		nb->busy += nb->be - nb->bs;
 	if (nb->count == 0)
@@ -368,18 +395,17 @@ op_nest_cpu(struct oprank *r, struct nest *nb, struct thr *th)
  * frame's self time is known when it closes, so only open ones are kept.
  */
 void
-op_nest_py(struct oprank *r, struct nest *nb, struct thr *th)
+op_nest_py(struct oprank *r, struct nest *nb, const struct thr *th)
 {
 	struct agg *a = &r->t.a;
-	struct spillcur pc;
 	const struct cev *e;
 	struct pyopen *f;
 	int64_t s, en;
 
 	nb->nps = 0;
-	spill_open(&pc, &th->py);
-	for (;;) {
-		e = spill_next(&pc);
+	for (;; nb->py = spill_next(&nb->pc)) {
+		if ((e = nb->py) != NULL && e->thr != th->idx)
+			e = NULL;
 		s = e != NULL ? us_start(e) : 0;
 		en = e != NULL ? us_end(e) : 0;
 		while (nb->nps > 0 && (e == NULL ||
@@ -395,5 +421,4 @@ op_nest_py(struct oprank *r, struct nest *nb, struct thr *th)
 		nb->ps = op_grow(nb->ps, &nb->capps, nb->nps, sizeof(*nb->ps));
 		nb->ps[nb->nps++] = (struct pyopen){ en, en - s, 0, e->name };
 	}
-	spillcur_free(&pc);
 }
