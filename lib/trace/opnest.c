@@ -3,8 +3,8 @@
  * nests them: each operator's total and self time in whole microseconds,
  * the GPU time of the runtime calls under it (its own and its children's),
  * and the steps those calls belong to.  Python frames nest apart.  Reads
- * the thread's spills in order; memory grows with the largest call tree,
- * not with the thread.
+ * the trace's spills, a thread at a time; memory grows with the largest
+ * call tree, not with the thread.
  */
 #include <stdlib.h>
 #include <string.h>
