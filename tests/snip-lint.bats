@@ -146,6 +146,52 @@ lint_text() {
 	assert_output --partial ':2:1: error: expected a single document in the stream [yaml]'
 }
 
+@test "!!binary, !!set, !!omap and !!pairs are the bytes, set and tuples PyYAML makes" {
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: dummy}\nwarmup: !!binary MTA=\niterations: !!binary /w==\nseed: !!set {1}\nvalidate_output: !!omap [{a: 1}]\n? !!binary eA==\n: 1\n'
+	assert_output - <<-EOF
+	$BATS_TEST_TMPDIR/c.yaml:3:9: warning: warmup: the bytes b'10' becomes 10 through int(); write an integer [int-coerce]
+	$BATS_TEST_TMPDIR/c.yaml:4:13: error: invalid literal for int() with base 10: b'\xff' [int]
+	$BATS_TEST_TMPDIR/c.yaml:5:7: error: int() argument must be a string, a bytes-like object or a real number, not 'set' [int]
+	$BATS_TEST_TMPDIR/c.yaml:6:18: warning: validate_output: a value of type list where a boolean belongs is true to the runner [not-bool]
+	$BATS_TEST_TMPDIR/c.yaml:7:3: warning: key b'x' is a bytes, not a string, and is ignored by the runner [unknown-key]
+	EOF
+	# Path() refuses bytes in its own words; bytes iterate as ints.
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: images, paths: [!!binary eA==]}\n'
+	assert_output "$BATS_TEST_TMPDIR/c.yaml:2:30: error: argument should be a str object or an os.PathLike object returning str, not <class 'bytes'> [type]"
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: images, paths: !!binary eA==}\n'
+	assert_output "$BATS_TEST_TMPDIR/c.yaml:2:29: error: expected str, bytes or os.PathLike object, not int [type]"
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: images, paths: !!pairs [{a.png: b.png}]}\n'
+	assert_output "$BATS_TEST_TMPDIR/c.yaml:2:38: error: expected str, bytes or os.PathLike object, not tuple [type]"
+	lint_text $'target: {name: smoke-tensor}\ndata: {name: images, paths: !!set {/b.png, /a.png}}\n'
+	assert_output "$BATS_TEST_TMPDIR/c.yaml:2:29: warning: paths is a set (!!set): the runner takes its items in hash order, which changes from one process to the next, and so does the order of the records; write a list [set-order]"
+}
+
+@test "the standard tags' errors in PyYAML's words" {
+	# Each checked with PyYAML 6.0 on Python 3.11.
+	lint_text $'target: {name: smoke-tensor}\ndata: !!binary "aGk"\n'
+	assert_output --partial ":2:7: error: failed to decode base64 data: Incorrect padding [yaml]"
+	lint_text $'a: !!binary a\n'
+	assert_output --partial ":1:4: error: failed to decode base64 data: Invalid base64-encoded string: number of data characters (1) cannot be 1 more than a multiple of 4 [yaml]"
+	lint_text $'a: !!binary "\\u00e9t\\u00e9"\n'
+	assert_output --partial ":1:4: error: failed to convert base64 data into ascii: 'ascii' codec can't encode character '\\xe9' in position 0: ordinal not in range(128) [yaml]"
+	lint_text $'target: !!omap [{a: 1, b: 2}]\n'
+	assert_output --partial ":1:17: error: while constructing an ordered map expected a single mapping item, but found 2 items [yaml]"
+	lint_text $'a: !!pairs [x]\n'
+	assert_output --partial ":1:13: error: while constructing pairs expected a mapping of length 1, but found scalar [yaml]"
+	lint_text $'a: !!omap {x: 1}\n'
+	assert_output --partial ":1:4: error: while constructing an ordered map expected a sequence, but found mapping [yaml]"
+	lint_text $'a: !!omap [{<<: {x: 1}}]\n'
+	assert_output --partial ":1:13: error: could not determine a constructor for the tag 'tag:yaml.org,2002:merge' [yaml]"
+	lint_text $'target: !!set [a]\n'
+	assert_output --partial ":1:9: error: expected a mapping node, but found sequence [yaml]"
+	lint_text $'warmup: !!int [1]\n'
+	assert_output --partial ":1:9: error: expected a scalar node, but found sequence [yaml]"
+	lint_text $'a: !!set {[1]}\n'
+	assert_output --partial ":1:11: error: while constructing a mapping found unhashable key [yaml]"
+	lint_text $'? [1]\n: 2\n'
+	assert_output --partial ":1:3: error: while constructing a mapping found unhashable key [yaml]"
+}
+
 @test "pickle data is never loaded" {
 	printf '\x80\x04\x95\x00' > "$BATS_TEST_TMPDIR/c.yaml"
 	run -1 --separate-stderr snip-lint -h "$BATS_TEST_TMPDIR/c.yaml"

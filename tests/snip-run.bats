@@ -107,6 +107,19 @@ scratch() {
 	assert_output '[["dummy-0","dummy-1","dummy-2"],{"image_shape":[2,2,3],"include_image":false,"record_count":3,"tensor_shape":[4,4],"type":"dummy"},"x","inference_profiling/snippets/p/runs/x/trace.nsys-rep"]'
 }
 
+@test "the plan: str() and int() of bytes, a set and tuples, as Python gives them" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'profile_name: !!binary cA==\ntarget: {name: smoke-tensor}\ndata: {source: dummy, record_count: !!binary Mw==}\n' > c.yaml
+	run -0 bash -c "snip-run -n -i x c.yaml | jq -c '.manifest | [.profile_name, .record_ids]'"
+	assert_output "[\"b'p'\",[\"dummy-0\",\"dummy-1\",\"dummy-2\"]]"
+	printf 'profile_name: !!set {3, 1, 2}\ntarget: {name: smoke-tensor}\ndata: {source: dummy}\ndevice: !!omap [{a: 1}]\n' > c.yaml
+	run -0 bash -c "snip-run -n -i x c.yaml | jq -c '.manifest | [.profile_name, .device]'"
+	assert_output "[\"{1, 2, 3}\",\"[('a', 1)]\"]"
+	printf 'profile_name: p\ntarget: {name: smoke-tensor}\ndata: {source: dummy, tensor_shape: !!set {4}}\n' > c.yaml
+	run -1 --separate-stderr snip-run -n c.yaml
+	assert_stderr 'snip-run: c.yaml:3:37: tensor_shape must be a list, not set'
+}
+
 @test "the plan: images, sorted, filtered, limit and repeat as upstream" {
 	cd "$BATS_TEST_TMPDIR"
 	mkdir imgs imgs/sub.png

@@ -1827,9 +1827,12 @@ cval_node(const struct ckey *k, struct cval *v, const struct ynode *n)
 		v->set = 1;
 		return NULL;
 	}
-	/* Text may look like a number to YAML: gpu: 4090 is text here. */
-	if (n->type == Y_BOOL || n->type == Y_SEQ || n->type == Y_MAP ||
-	    n->len == 0)
+	/*
+	 * Text may look like a number to YAML: gpu: 4090 is text here.
+	 * Bytes (!!binary) are not text.
+	 */
+	if ((n->type != Y_STR && n->type != Y_INT && n->type != Y_FLOAT &&
+	    n->type != Y_TIME) || n->len == 0)
 		return "not a string";
 	return cval_text(k, v, n->s);
 }

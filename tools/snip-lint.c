@@ -463,7 +463,8 @@ int_field(struct lint *l, const struct ynode *v, const char *what)
 	sdiag_add(l->d, SD_WARNING, v, "int-coerce", "%s: %s %s becomes"
 	    " %" PRId64 " through int(); write an integer", what,
 	    v->type == Y_FLOAT ? "the float" : v->type == Y_BOOL ?
-	    "the boolean" : "the string", s, i);
+	    "the boolean" : v->type == Y_BYTES ? "the bytes" : "the string",
+	    s, i);
 	free(s);
 }
 
@@ -607,11 +608,17 @@ data_source(struct lint *l)
 		dir_path(l, ymap_get(c->params, "directory"), "directory");
 		dir_path(l, ymap_get(c->params, "images_dir"), "images_dir");
 		v = ymap_get(c->params, "paths");
-		if (v != NULL && v->type == Y_SEQ)
+		if (v != NULL && (v->type == Y_SEQ || v->type == Y_SET))
 			for (i = 0; i < v->n; i++)
 				dir_path(l, v->v[i], "paths");
 		else
 			dir_path(l, v, "paths");
+		if (v != NULL && v->type == Y_SET && v->n > 1)
+			sdiag_add(l->d, SD_WARNING, v, "set-order", "paths is"
+			    " a set (!!set): the runner takes its items in hash"
+			    " order, which changes from one process to the"
+			    " next, and so does the order of the records; write"
+			    " a list");
 	}
 	if (known != NULL) {
 		keys(l, c->data, known, "", "parameter", PASSED);

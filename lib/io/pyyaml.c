@@ -28,6 +28,9 @@
 /* str() of a deeply aliased value stops growing here. */
 #define MAX_REPR	(1 << 20)
 
+static const char b64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
 /* PyYAML's implicit resolvers, in the order it tries them. */
 enum { RE_BOOL, RE_FLOAT, RE_INT, RE_NULL, RE_TIME, NRE };
 
@@ -46,9 +49,39 @@ static const char *const re_text[NRE] = {
 	    ":[0-9]{2}(\\.[0-9]*)?([ \t]*Z|[-+][0-9]{1,2}(:[0-9]{2})?)?)$",
 };
 
+/* What a collection's tag makes of it; scalars are K_SCALAR. */
+enum { K_SCALAR, K_SEQ, K_MAP, K_SET, K_OMAP, K_PAIRS };
+
+/*
+ * The standard tags: the node each takes and PyYAML's words for another
+ * (its problem, after its context where it has one).
+ */
+static const struct stdtag {
+	const char	*name;
+	int		 shape;		/* K_SCALAR, K_SEQ or K_MAP */
+	int		 kind;
+	const char	*want;
+} stdtags[] = {
+	{ "str", K_SCALAR, K_SCALAR, "expected a scalar node" },
+	{ "null", K_SCALAR, K_SCALAR, "expected a scalar node" },
+	{ "bool", K_SCALAR, K_SCALAR, "expected a scalar node" },
+	{ "int", K_SCALAR, K_SCALAR, "expected a scalar node" },
+	{ "float", K_SCALAR, K_SCALAR, "expected a scalar node" },
+	{ "timestamp", K_SCALAR, K_SCALAR, "expected a scalar node" },
+	{ "binary", K_SCALAR, K_SCALAR, "expected a scalar node" },
+	{ "seq", K_SEQ, K_SEQ, "expected a sequence node" },
+	{ "map", K_MAP, K_MAP, "expected a mapping node" },
+	{ "set", K_MAP, K_SET, "expected a mapping node" },
+	{ "omap", K_SEQ, K_OMAP,
+	    "while constructing an ordered map expected a sequence" },
+	{ "pairs", K_SEQ, K_PAIRS,
+	    "while constructing pairs expected a sequence" },
+};
+
 struct frame {
 	struct ynode	*node;
 	struct ynode	*key;		/* a map's key waiting for its value */
+	int		 kind;
 };
 
 struct builder {
@@ -67,7 +100,16 @@ static int	fail(struct ydoc *, uint32_t, uint32_t, const char *, ...)
 static int	event(struct builder *, yaml_event_t *);
 static int	scalar(struct builder *, yaml_event_t *, struct ynode **);
 static int	construct(struct builder *, struct ynode *, const char *);
+static int	tag_kind(struct ydoc *, const struct ynode *, const char *,
+		    int);
 static int	make_int(struct ynode *);
+static int	make_bytes(struct ydoc *, struct ynode *);
+static void	make_set(struct ynode *);
+static int	hashable_keys(struct ydoc *, const struct ynode *);
+static int	pair_item(struct builder *, struct frame *, struct ynode *,
+		    int);
+static struct ynode *make_tuple(struct ydoc *, struct ynode *, struct ynode *,
+		    const struct ynode *);
 static int	make_float(struct ynode *);
 static int	attach(struct builder *, struct ynode *, const char *);
 static int	flatten(struct ydoc *, struct ynode *);
@@ -77,12 +119,17 @@ static void	index_map(struct ynode *);
 static long	find_key(const struct ynode *, const char *, size_t);
 static void	put_str(FILE *, const struct ynode *, int);
 static void	put_float(FILE *, double);
+static void	put_bytes(FILE *, const char *, size_t);
 static const struct ynode *map_find(const struct ynode *,
 		    const struct ynode *);
 static int	cmp_keys(const void *, const void *);
+static char	*base64(const char *, size_t);
+static int	cmp_items(const void *, const void *);
+static int	cmp_value(const struct ynode *, const struct ynode *);
 static int	is_merge(const struct ynode *);
 static int	is_num(const struct ynode *);
-static int	str_int(const char *, size_t, int64_t *);
+static int	str_int(const char *, size_t, int, int64_t *);
+static uint32_t	utf8_at(const unsigned char *, size_t, size_t *);
 static const regex_t *resolvers(void);
 
 static int
@@ -196,9 +243,11 @@ event(struct builder *b, yaml_event_t *ev)
 	struct ydoc *doc = b->doc;
 	uint32_t line = (uint32_t)ev->start_mark.line + 1;
 	uint32_t col = (uint32_t)ev->start_mark.column + 1;
-	struct ynode *n;
+	struct ynode *n, *seq;
 	struct strent *e;
+	struct frame *f;
 	const char *anchor = NULL, *tag = NULL;
+	int kind;
 
 	switch (ev->type) {
 	case YAML_DOCUMENT_START_EVENT:
@@ -235,33 +284,45 @@ event(struct builder *b, yaml_event_t *ev)
 			tag = (const char *)ev->data.sequence_start.tag;
 			anchor = (const char *)ev->data.sequence_start.anchor;
 			n = node_new(doc, Y_SEQ, line, col);
-			if (tag != NULL && strcmp(tag, "!") != 0 &&
-			    strcmp(tag, TAG "seq") != 0)
-				return construct(b, n, tag);
+			kind = tag_kind(doc, n, tag, K_SEQ);
 		} else {
 			tag = (const char *)ev->data.mapping_start.tag;
 			anchor = (const char *)ev->data.mapping_start.anchor;
 			n = node_new(doc, Y_MAP, line, col);
-			if (tag != NULL && strcmp(tag, "!") != 0 &&
-			    strcmp(tag, TAG "map") != 0)
-				return construct(b, n, tag);
+			kind = tag_kind(doc, n, tag, K_MAP);
 		}
-		if (attach(b, n, anchor) < 0)
+		/* Open before attach(): an item of !!omap waits for its end. */
+		n->open = 1;
+		if (kind < 0 || attach(b, n, anchor) < 0)
 			return -1;
 		if (b->depth == MAX_DEPTH)
 			return fail(doc, line, col,
 			    "nesting is deeper than %d levels", MAX_DEPTH);
-		n->open = 1;
 		b->stack[b->depth].node = n;
 		b->stack[b->depth].key = NULL;
+		b->stack[b->depth].kind = kind;
 		b->depth++;
 		return 0;
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
-		n = b->stack[--b->depth].node;
+		f = &b->stack[--b->depth];
+		n = f->node;
 		n->open = 0;
-		if (n->type == Y_MAP && flatten(doc, n) < 0)
+		/*
+		 * An item of !!omap or !!pairs is read as its pairs are
+		 * written: no merge, no hashing, whatever its own tag.
+		 */
+		if (n->type == Y_MAP && b->depth > 0 &&
+		    f[-1].kind >= K_OMAP && (seq = f[-1].node)->n > 0 &&
+		    seq->v[seq->n - 1] == n) {
+			close_node(n);
+			return pair_item(b, &f[-1], n, 1);
+		}
+		if (n->type == Y_MAP && (flatten(doc, n) < 0 ||
+		    hashable_keys(doc, n) < 0))
 			return -1;
+		if (f->kind == K_SET)
+			make_set(n);
 		close_node(n);
 		return 0;
 	default:
@@ -282,6 +343,8 @@ attach(struct builder *b, struct ynode *n, const char *anchor)
 		return 0;
 	}
 	f = &b->stack[b->depth - 1];
+	if (f->kind >= K_OMAP && !(n->type == Y_MAP && n->open))
+		return pair_item(b, f, n, 0);
 	if (f->node->type == Y_SEQ)
 		yseq_push(f->node, n);
 	else if (f->key == NULL)
@@ -454,54 +517,276 @@ scalar(struct builder *b, yaml_event_t *ev, struct ynode **out)
 	return construct(b, n, tag);
 }
 
-/* An explicitly tagged node: safe_load's constructors, or its error. */
+/* An explicitly tagged scalar: safe_load's constructors, or its error. */
 static int
 construct(struct builder *b, struct ynode *n, const char *tag)
 {
 	struct ydoc *doc = b->doc;
 
-	if (n->type == Y_STR) {
-		if (strcmp(tag, TAG "null") == 0) {
-			n->type = Y_NULL;
-			return 0;
-		}
-		if (strcmp(tag, TAG "bool") == 0) {
-			if (strcasecmp(n->s, "yes") != 0 &&
-			    strcasecmp(n->s, "no") != 0 &&
-			    strcasecmp(n->s, "true") != 0 &&
-			    strcasecmp(n->s, "false") != 0 &&
-			    strcasecmp(n->s, "on") != 0 &&
-			    strcasecmp(n->s, "off") != 0)
-				return fail(doc, n->line, n->col,
-				    "'%s' is not a boolean", n->s);
-			n->type = Y_BOOL;
-			n->i = strchr("yYtT", n->s[0]) != NULL ||
-			    (n->s[1] == 'n' || n->s[1] == 'N');
-			return 0;
-		}
-		if (strcmp(tag, TAG "int") == 0) {
-			if (regexec(&b->re[RE_INT], n->s, 0, NULL, 0) != 0)
-				return fail(doc, n->line, n->col,
-				    "'%s' is not an integer", n->s);
-			return make_int(n);
-		}
-		if (strcmp(tag, TAG "float") == 0) {
-			if (regexec(&b->re[RE_FLOAT], n->s, 0, NULL, 0) != 0 &&
-			    regexec(&b->re[RE_INT], n->s, 0, NULL, 0) != 0)
-				return fail(doc, n->line, n->col,
-				    "'%s' is not a float", n->s);
-			return make_float(n);
-		}
-		if (strcmp(tag, TAG "timestamp") == 0) {
-			if (regexec(&b->re[RE_TIME], n->s, 0, NULL, 0) != 0)
-				return fail(doc, n->line, n->col,
-				    "'%s' is not a timestamp", n->s);
-			n->type = Y_TIME;
-			return 0;
-		}
+	if (tag_kind(doc, n, tag, K_SCALAR) < 0)
+		return -1;
+	if (strcmp(tag, TAG "null") == 0) {
+		n->type = Y_NULL;
+		return 0;
+	}
+	if (strcmp(tag, TAG "bool") == 0) {
+		if (strcasecmp(n->s, "yes") != 0 &&
+		    strcasecmp(n->s, "no") != 0 &&
+		    strcasecmp(n->s, "true") != 0 &&
+		    strcasecmp(n->s, "false") != 0 &&
+		    strcasecmp(n->s, "on") != 0 &&
+		    strcasecmp(n->s, "off") != 0)
+			return fail(doc, n->line, n->col,
+			    "'%s' is not a boolean", n->s);
+		n->type = Y_BOOL;
+		n->i = strchr("yYtT", n->s[0]) != NULL ||
+		    (n->s[1] == 'n' || n->s[1] == 'N');
+		return 0;
+	}
+	if (strcmp(tag, TAG "int") == 0) {
+		if (regexec(&b->re[RE_INT], n->s, 0, NULL, 0) != 0)
+			return fail(doc, n->line, n->col,
+			    "'%s' is not an integer", n->s);
+		return make_int(n);
+	}
+	if (strcmp(tag, TAG "float") == 0) {
+		if (regexec(&b->re[RE_FLOAT], n->s, 0, NULL, 0) != 0 &&
+		    regexec(&b->re[RE_INT], n->s, 0, NULL, 0) != 0)
+			return fail(doc, n->line, n->col,
+			    "'%s' is not a float", n->s);
+		return make_float(n);
+	}
+	if (strcmp(tag, TAG "timestamp") == 0) {
+		if (regexec(&b->re[RE_TIME], n->s, 0, NULL, 0) != 0)
+			return fail(doc, n->line, n->col,
+			    "'%s' is not a timestamp", n->s);
+		n->type = Y_TIME;
+		return 0;
+	}
+	/* tag_kind() left one scalar tag: !!binary. */
+	return make_bytes(doc, n);
+}
+
+/*
+ * The kind of node an explicit tag makes of a node of the given shape, or
+ * -1 with PyYAML's error: a standard tag on a node of another shape, or a
+ * tag that safe_load has no constructor for.
+ */
+static int
+tag_kind(struct ydoc *doc, const struct ynode *n, const char *tag, int shape)
+{
+	static const char *const shapes[] = {
+		"scalar", "sequence", "mapping"
+	};
+	size_t i, plen = sizeof(TAG) - 1;
+
+	if (tag == NULL || strcmp(tag, "!") == 0)
+		return shape;
+	for (i = 0; i < sizeof(stdtags) / sizeof(stdtags[0]); i++) {
+		if (strncmp(tag, TAG, plen) != 0 ||
+		    strcmp(tag + plen, stdtags[i].name) != 0)
+			continue;
+		if (stdtags[i].shape != shape)
+			return fail(doc, n->line, n->col, "%s, but found %s",
+			    stdtags[i].want, shapes[shape]);
+		return stdtags[i].kind;
 	}
 	return fail(doc, n->line, n->col,
 	    "could not determine a constructor for the tag '%s'", tag);
+}
+
+/*
+ * PyYAML's construct_yaml_binary: the text as ASCII, then
+ * base64.decodebytes(), which skips what is not in the alphabet and stops
+ * at a pad that ends a group of four.  The errors are binascii's.
+ */
+static int
+make_bytes(struct ydoc *doc, struct ynode *n)
+{
+	const unsigned char *u = (const unsigned char *)n->s;
+	unsigned char *out;
+	const char *p;
+	size_t i, j, k, o = 0, pos = 0, run;
+	unsigned left = 0;
+	int quad = 0, pads = 0;
+	uint32_t c;
+
+	for (i = 0; i < n->len; i += k, pos++) {
+		c = utf8_at(u + i, n->len - i, &k);
+		if (c < 0x80)
+			continue;
+		/* Python's codec names the whole run it cannot encode. */
+		for (run = 1, j = i + k; j < n->len && u[j] >= 0x80; run++) {
+			(void)utf8_at(u + j, n->len - j, &k);
+			j += k;
+		}
+		if (run > 1)
+			return fail(doc, n->line, n->col, "failed to convert"
+			    " base64 data into ascii: 'ascii' codec can't"
+			    " encode characters in position %zu-%zu: ordinal"
+			    " not in range(128)", pos, pos + run - 1);
+		return fail(doc, n->line, n->col, "failed to convert base64"
+		    " data into ascii: 'ascii' codec can't encode character"
+		    " '\\%s%0*x' in position %zu: ordinal not in range(128)",
+		    c < 0x100 ? "x" : c < 0x10000 ? "u" : "U",
+		    c < 0x100 ? 2 : c < 0x10000 ? 4 : 8, (unsigned)c, pos);
+	}
+	out = xmalloc(n->len / 4 * 3 + 4);
+	for (i = 0; i < n->len; i++) {
+		if (u[i] == '=') {
+			if (quad >= 2 && quad + ++pads >= 4)
+				break;
+			continue;
+		}
+		if (u[i] == '\0' || (p = strchr(b64, u[i])) == NULL)
+			continue;
+		c = (uint32_t)(p - b64);
+		pads = 0;
+		switch (quad) {
+		case 0:
+			left = c;
+			break;
+		case 1:
+			out[o++] = (unsigned char)(left << 2 | c >> 4);
+			left = c & 0x0f;
+			break;
+		case 2:
+			out[o++] = (unsigned char)(left << 4 | c >> 2);
+			left = c & 0x03;
+			break;
+		default:
+			out[o++] = (unsigned char)(left << 6 | c);
+			break;
+		}
+		quad = (quad + 1) % 4;
+	}
+	if (i == n->len && quad != 0) {
+		free(out);
+		if (quad == 1)
+			return fail(doc, n->line, n->col, "failed to decode"
+			    " base64 data: Invalid base64-encoded string:"
+			    " number of data characters (%zu) cannot be 1 more"
+			    " than a multiple of 4", o / 3 * 4 + 1);
+		return fail(doc, n->line, n->col, "failed to decode base64"
+		    " data: Incorrect padding");
+	}
+	out[o] = '\0';
+	free(n->s);
+	n->s = (char *)out;
+	n->len = o;
+	n->type = Y_BYTES;
+	return 0;
+}
+
+/*
+ * PyYAML's construct_mapping takes only hashable keys: a list, a dict or
+ * a set as a key is an error at that key.
+ */
+static int
+hashable_keys(struct ydoc *doc, const struct ynode *map)
+{
+	const struct ynode *k;
+	size_t i;
+
+	for (i = 0; i < map->n; i++) {
+		k = map->v[2 * i];
+		if (k->type == Y_SEQ || k->type == Y_MAP || k->type == Y_SET)
+			return fail(doc, k->line, k->col, "while constructing"
+			    " a mapping found unhashable key");
+	}
+	return 0;
+}
+
+struct item {
+	struct ynode	*node;
+	size_t		 at;
+};
+
+/* The order of a set's items (pyyaml.h); equal ones in document order. */
+static int
+cmp_items(const void *x, const void *y)
+{
+	const struct item *a = x, *b = y;
+	int c = cmp_value(a->node, b->node);
+
+	if (c != 0)
+		return c;
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
+/*
+ * PyYAML's construct_yaml_set: the keys of a (merged) map, one of each
+ * group of equal ones, the first; they take the order of pyyaml.h.
+ */
+static void
+make_set(struct ynode *n)
+{
+	struct item *it;
+	size_t i, m = 0;
+
+	it = xreallocarray(NULL, n->n + 1, sizeof(*it));
+	for (i = 0; i < n->n; i++) {
+		it[i].node = n->v[2 * i];
+		it[i].at = i;
+	}
+	xqsort(it, n->n, sizeof(*it), cmp_items);
+	for (i = 0; i < n->n; i++) {
+		/* A NaN equals no other, but an alias is the same one. */
+		if (m > 0 && cmp_value(n->v[m - 1], it[i].node) == 0 &&
+		    ynode_equal(n->v[m - 1], it[i].node))
+			continue;
+		n->v[m++] = it[i].node;
+	}
+	free(it);
+	n->n = m;
+	n->nmerged = 0;
+	n->type = Y_SET;
+}
+
+/*
+ * One item of !!omap or !!pairs as a (key, value) tuple: a mapping of one
+ * pair.  The item as written (written set, already the sequence's last)
+ * is counted before merges, and a merge key is not read as one; one that
+ * an alias names is counted as read, and a set's item pairs with None.
+ */
+static int
+pair_item(struct builder *b, struct frame *f, struct ynode *n, int written)
+{
+	struct ydoc *doc = b->doc;
+	struct ynode *seq = f->node, *t;
+	const char *ctx = f->kind == K_OMAP ?
+	    "while constructing an ordered map" : "while constructing pairs";
+
+	if (n->type != Y_MAP && n->type != Y_SET)
+		return fail(doc, n->line, n->col, "%s expected a mapping of"
+		    " length 1, but found %s", ctx, n->type == Y_SEQ ?
+		    "sequence" : "scalar");
+	if (n->n != 1)
+		return fail(doc, n->line, n->col, "%s expected a single"
+		    " mapping item, but found %zu items", ctx, n->n);
+	if (written && is_merge(n->v[0]))
+		return fail(doc, n->v[0]->line, n->v[0]->col, "could not"
+		    " determine a constructor for the tag '" TAG "merge'");
+	t = make_tuple(doc, n->v[0], n->type == Y_MAP ? n->v[1] :
+	    ynode_null(doc), n);
+	if (written)
+		seq->v[seq->n - 1] = t;
+	else
+		yseq_push(seq, t);
+	return 0;
+}
+
+/* A (k, v) tuple placed where at is. */
+static struct ynode *
+make_tuple(struct ydoc *doc, struct ynode *k, struct ynode *v,
+    const struct ynode *at)
+{
+	struct ynode *t = node_new(doc, Y_TUPLE, at->line, at->col);
+
+	yseq_push(t, k);
+	yseq_push(t, v);
+	t->size = 1 + k->size + v->size;
+	return t;
 }
 
 /*
@@ -514,18 +799,20 @@ make_int(struct ynode *n)
 	const char *p = n->s;
 	int neg = 0, base = 10, ok = 1;
 	uint64_t v = 0, d, part;
+	double approx = 0;
 
 	n->type = Y_INT;
 	if (*p == '-' || *p == '+')
 		neg = *p++ == '-';
 	if (strchr(p, ':') != NULL) {
-		while (ok && *p != '\0') {
+		while (*p != '\0') {
 			for (part = 0; *p != '\0' && *p != ':'; p++)
 				if (*p != '_')
 					part = part * 10 + (uint64_t)(*p - '0');
 			if (*p == ':')
 				p++;
-			ok = !__builtin_mul_overflow(v, 60, &v) &&
+			approx = approx * 60 + (double)part;
+			ok = ok && !__builtin_mul_overflow(v, 60, &v) &&
 			    !__builtin_add_overflow(v, part, &v);
 		}
 	} else {
@@ -535,19 +822,24 @@ make_int(struct ynode *n)
 			base = 16, p += 2;
 		else if (p[0] == '0')
 			base = 8;
-		for (; ok && *p != '\0'; p++) {
+		for (; *p != '\0'; p++) {
 			if (*p == '_')
 				continue;
 			d = (uint64_t)(*p >= 'a' ? *p - 'a' + 10 :
 			    *p >= 'A' ? *p - 'A' + 10 : *p - '0');
-			ok = !__builtin_mul_overflow(v, (uint64_t)base, &v) &&
+			approx = approx * base + (double)d;
+			ok = ok &&
+			    !__builtin_mul_overflow(v, (uint64_t)base, &v) &&
 			    !__builtin_add_overflow(v, d, &v);
 		}
 	}
 	if (ok && v <= (uint64_t)INT64_MAX + (uint64_t)neg)
 		n->i = neg ? (int64_t)(0 - v) : (int64_t)v;
-	else
+	else {
 		n->big = 1;
+		/* Near enough to order it among numbers in a set. */
+		n->d = neg ? -approx : approx;
+	}
 	return 0;
 }
 
@@ -696,8 +988,8 @@ const char *
 ytype_name(const struct ynode *n)
 {
 	static const char *const names[] = {
-		"NoneType", "bool", "int", "float", "str", "datetime.date",
-		"list", "dict"
+		"NoneType", "bool", "int", "float", "str", "bytes",
+		"datetime.date", "list", "tuple", "set", "dict"
 	};
 
 	if (n->type == Y_TIME && n->len > 10)
@@ -756,6 +1048,37 @@ put_float(FILE *f, double d)
 	}
 }
 
+/*
+ * repr() of bytes: quoted as a str is, and every byte that is not
+ * printable ASCII escaped.
+ */
+static void
+put_bytes(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	int q = '\'';
+	size_t i;
+
+	if (memchr(s, '\'', len) != NULL && memchr(s, '"', len) == NULL)
+		q = '"';
+	fprintf(f, "b%c", q);
+	for (i = 0; i < len; i++) {
+		if (u[i] == '\\' || u[i] == q)
+			fprintf(f, "\\%c", u[i]);
+		else if (u[i] == '\n')
+			fputs("\\n", f);
+		else if (u[i] == '\r')
+			fputs("\\r", f);
+		else if (u[i] == '\t')
+			fputs("\\t", f);
+		else if (u[i] < 0x20 || u[i] >= 0x7f)
+			fprintf(f, "\\x%02x", u[i]);
+		else
+			fputc(u[i], f);
+	}
+	fputc(q, f);
+}
+
 /* str(n), or repr(n) when repr is set; f counts toward MAX_REPR. */
 static void
 put_str(FILE *f, const struct ynode *n, int repr)
@@ -793,6 +1116,9 @@ put_str(FILE *f, const struct ynode *n, int repr)
 		} else
 			fwrite(n->s, 1, n->len, f);
 		break;
+	case Y_BYTES:
+		put_bytes(f, n->s, n->len);
+		break;
 	case Y_TIME:
 		if (repr)
 			fprintf(f, "datetime(%s)", n->s);
@@ -800,13 +1126,23 @@ put_str(FILE *f, const struct ynode *n, int repr)
 			fputs(n->s, f);
 		break;
 	case Y_SEQ:
-		fputc('[', f);
+	case Y_TUPLE:
+	case Y_SET:
+		if (n->type == Y_SET && n->n == 0) {
+			fputs("set()", f);
+			break;
+		}
+		fputc(n->type == Y_SEQ ? '[' : n->type == Y_SET ? '{' : '(',
+		    f);
 		for (i = 0; i < n->n; i++) {
 			if (i > 0)
 				fputs(", ", f);
 			put_str(f, n->v[i], 1);
 		}
-		fputc(']', f);
+		if (n->type == Y_TUPLE && n->n == 1)
+			fputc(',', f);
+		fputc(n->type == Y_SEQ ? ']' : n->type == Y_SET ? '}' : ')',
+		    f);
 		break;
 	case Y_MAP:
 		fputc('{', f);
@@ -950,10 +1286,11 @@ py_repr_str(const char *s, size_t len)
  * ASCII twin and other white space into a blank
  * (_PyUnicode_TransformDecimalAndSpaceToASCII), then takes the blanks of
  * C's isspace(), so that int("\uff11\uff12") is 12 and a U+001C around
- * the digits is an error.  Returns 0, -1 for no integer, -2 past 64 bits.
+ * the digits is an error.  int(bytes) takes ASCII only (bytes set).
+ * Returns 0, -1 for no integer, -2 past 64 bits.
  */
 static int
-str_int(const char *s, size_t len, int64_t *out)
+str_int(const char *s, size_t len, int bytes, int64_t *out)
 {
 	char *a = xmalloc(len + 1);
 	size_t i = 0, j = 0, k, n;
@@ -968,6 +1305,8 @@ str_int(const char *s, size_t len, int64_t *out)
 			a[j++] = (char)c;
 			continue;
 		}
+		if (bytes)
+			goto out;
 		if (uni_space(c)) {
 			a[j++] = ' ';
 			continue;
@@ -1044,12 +1383,13 @@ py_int(const struct ynode *n, int64_t *out, char *err, size_t errsz)
 		*out = (int64_t)n->d;
 		return 0;
 	case Y_STR:
-		rc = str_int(n->s, n->len, out);
+	case Y_BYTES:
+		rc = str_int(n->s, n->len, n->type == Y_BYTES, out);
 		if (rc == 0)
 			return 0;
 		if (rc == -2)
 			break;
-		r = py_repr_str(n->s, n->len);
+		r = n->type == Y_STR ? py_repr_str(n->s, n->len) : py_str(n);
 		snprintf(err, errsz, "invalid literal for int() with base 10:"
 		    " %s", r);
 		free(r);
@@ -1077,11 +1417,103 @@ py_bool(const struct ynode *n)
 	case Y_FLOAT:
 		return n->d != 0;
 	case Y_STR:
+	case Y_BYTES:
 		return n->len > 0;
 	case Y_TIME:
 		return 1;
 	default:
 		return n->n > 0;
+	}
+}
+
+/* A value's place among a set's items: None, numbers, str, bytes, dates. */
+static int
+rank(const struct ynode *n)
+{
+	switch (n->type) {
+	case Y_NULL:
+		return 0;
+	case Y_BOOL:
+	case Y_INT:
+	case Y_FLOAT:
+		return 1;
+	case Y_STR:
+		return 2;
+	case Y_BYTES:
+		return 3;
+	default:
+		return 4;
+	}
+}
+
+/* An int64 against a double, exactly, as Python compares them. */
+static int
+cmp_int_float(int64_t x, double d)
+{
+	double t;
+
+	if (d >= 0x1p63)
+		return -1;
+	if (d < -0x1p63)
+		return 1;
+	t = trunc(d);
+	if (x != (int64_t)t)
+		return x < (int64_t)t ? -1 : 1;
+	return t < d ? -1 : t > d;
+}
+
+/*
+ * Numbers by value, a NaN after them all; an int past 64 bits is past
+ * every smaller one on its side of zero, and among floats and its kind is
+ * placed by its approximation, then its text.
+ */
+static int
+cmp_num(const struct ynode *a, const struct ynode *b)
+{
+	int na = a->type == Y_FLOAT && isnan(a->d);
+	int nb = b->type == Y_FLOAT && isnan(b->d);
+	int ia = a->type != Y_FLOAT && !a->big;
+	int ib = b->type != Y_FLOAT && !b->big;
+
+	if (na || nb)
+		return na - nb;
+	if (ia && ib)
+		return a->i < b->i ? -1 : a->i > b->i;
+	if (ia && b->type == Y_FLOAT)
+		return cmp_int_float(a->i, b->d);
+	if (ib && a->type == Y_FLOAT)
+		return -cmp_int_float(b->i, a->d);
+	if (ib)
+		return a->d < 0 ? -1 : 1;
+	if (ia)
+		return b->d < 0 ? 1 : -1;
+	if (a->d != b->d)
+		return a->d < b->d ? -1 : 1;
+	return a->big && b->big ? strcmp(a->s, b->s) : 0;
+}
+
+/*
+ * The order of a set's items (pyyaml.h); items that Python holds equal
+ * compare 0, and so do two NaNs, which make_set() tells apart.
+ */
+static int
+cmp_value(const struct ynode *a, const struct ynode *b)
+{
+	int ra = rank(a), rb = rank(b), c;
+	size_t n;
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	switch (ra) {
+	case 0:
+		return 0;
+	case 1:
+		return cmp_num(a, b);
+	default:
+		n = a->len < b->len ? a->len : b->len;
+		if ((c = memcmp(a->s, b->s, n)) != 0)
+			return c;
+		return a->len < b->len ? -1 : a->len > b->len;
 	}
 }
 
@@ -1124,9 +1556,13 @@ ynode_equal(const struct ynode *a, const struct ynode *b)
 		return 1;
 	case Y_INT:
 	case Y_STR:
+	case Y_BYTES:
 	case Y_TIME:
 		return a->len == b->len && memcmp(a->s, b->s, a->len) == 0;
 	case Y_SEQ:
+	case Y_TUPLE:
+	case Y_SET:
+		/* A set's items are in one order: item by item too. */
 		if (a->n != b->n)
 			return 0;
 		for (i = 0; i < a->n; i++)
@@ -1167,6 +1603,30 @@ cmp_keys(const void *x, const void *y)
 	return a->pair < b->pair ? -1 : a->pair > b->pair;
 }
 
+/* base64.b64encode(): padded, on one line; the caller frees it. */
+static char *
+base64(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	char *out = xmalloc((len + 2) / 3 * 4 + 1), *o = out;
+	uint32_t v;
+	size_t i;
+
+	for (i = 0; i < len; i += 3) {
+		v = (uint32_t)u[i] << 16;
+		if (i + 1 < len)
+			v |= (uint32_t)u[i + 1] << 8;
+		if (i + 2 < len)
+			v |= u[i + 2];
+		*o++ = b64[v >> 18];
+		*o++ = b64[v >> 12 & 0x3f];
+		*o++ = i + 1 < len ? b64[v >> 6 & 0x3f] : '=';
+		*o++ = i + 2 < len ? b64[v & 0x3f] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
 void
 ynode_json(struct jw *w, const struct ynode *n)
 {
@@ -1196,7 +1656,14 @@ ynode_json(struct jw *w, const struct ynode *n)
 	case Y_TIME:
 		jw_string(w, n->s, n->len);
 		break;
+	case Y_BYTES:
+		s = base64(n->s, n->len);
+		jw_cstring(w, s);
+		free(s);
+		break;
 	case Y_SEQ:
+	case Y_TUPLE:
+	case Y_SET:
 		jw_begin_array(w);
 		for (i = 0; i < n->n; i++)
 			ynode_json(w, n->v[i]);

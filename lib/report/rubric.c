@@ -321,7 +321,8 @@ scalar(const char *where, const struct ynode *map, const char *key,
 			    map->line, map->col, key);
 		return NULL;
 	}
-	if (v->type == Y_SEQ || v->type == Y_MAP)
+	if (v->type == Y_SEQ || v->type == Y_MAP || v->type == Y_SET ||
+	    v->type == Y_BYTES)
 		die_usage("%s:%u:%u: \"%s\" must be a string", where,
 		    v->line, v->col, key);
 	if (line != NULL)

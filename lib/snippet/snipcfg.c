@@ -63,6 +63,7 @@ static int	cmp_sdiag(const void *, const void *);
 static int	image_paths(struct snipcfg *, char ***, size_t *,
 		    struct sdiags *);
 static const char *suffix_of(const char *, size_t *);
+static void	path_error(const struct ynode *, struct sdiags *);
 
 void
 sdiag_add(struct sdiags *d, int sev, const struct ynode *at,
@@ -747,6 +748,22 @@ suffix_of(const char *name, size_t *stem)
 	return dot;
 }
 
+/*
+ * Path(v)'s TypeError for a value that is not a str (Python 3.11's words):
+ * os.fspath() refuses what is not a path, and Path then refuses bytes.
+ */
+static void
+path_error(const struct ynode *v, struct sdiags *d)
+{
+	if (v->type == Y_BYTES)
+		sdiag_add(d, SD_ERROR, v, "type", "argument should be a str"
+		    " object or an os.PathLike object returning str, not"
+		    " <class 'bytes'>");
+	else
+		sdiag_add(d, SD_ERROR, v, "type", "expected str, bytes or"
+		    " os.PathLike object, not %s", ytype_name(v));
+}
+
 /* _resolve_paths(): the paths list, or the directory's images, sorted. */
 static int
 image_paths(struct snipcfg *c, char ***out, size_t *np, struct sdiags *d)
@@ -761,7 +778,14 @@ image_paths(struct snipcfg *c, char ***out, size_t *np, struct sdiags *d)
 	*out = NULL;
 	*np = 0;
 	if (v != NULL && v->type != Y_NULL) {
-		if (v->type != Y_STR && v->type != Y_SEQ) {
+		/* Bytes iterate as ints; a set in the order of pyyaml.h. */
+		if (v->type == Y_BYTES && v->len > 0) {
+			sdiag_add(d, SD_ERROR, v, "type", "expected str, bytes"
+			    " or os.PathLike object, not int");
+			return -1;
+		}
+		if (v->type != Y_STR && v->type != Y_SEQ &&
+		    v->type != Y_SET && v->type != Y_BYTES) {
 			sdiag_add(d, SD_ERROR, v, "type", "'%s' object is not"
 			    " iterable", ytype_name(v));
 			return -1;
@@ -771,9 +795,7 @@ image_paths(struct snipcfg *c, char ***out, size_t *np, struct sdiags *d)
 		for (i = 0; i < n; i++) {
 			it = v->type == Y_STR ? v : v->v[i];
 			if (it->type != Y_STR) {
-				sdiag_add(d, SD_ERROR, it, "type", "expected"
-				    " str, bytes or os.PathLike object, not"
-				    " %s", ytype_name(it));
+				path_error(it, d);
 				while (i-- > 0)
 					free(paths[i]);
 				free(paths);
@@ -791,8 +813,7 @@ image_paths(struct snipcfg *c, char ***out, size_t *np, struct sdiags *d)
 			return -1;
 		}
 		if (v->type != Y_STR) {
-			sdiag_add(d, SD_ERROR, v, "type", "expected str, bytes"
-			    " or os.PathLike object, not %s", ytype_name(v));
+			path_error(v, d);
 			return -1;
 		}
 		dir = snip_path(v->s);
