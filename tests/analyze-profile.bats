@@ -327,6 +327,19 @@ stub_stages() {
 	assert_output '{"kind":"context","model":"gpt2","batch_size":32,"seq_len":1024,"precision":"fp16","parallelism":null,"world_size":1,"gpu":null,"phase":null,"objective":null,"extra":{"notes":{"run":"a","tags":["x","y"]}},"file":"context.json"}'
 }
 
+@test "analyze-profile: bytes, sets and tuples of a context as JSON, in one order" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'model: gpt2\nblob: !!binary aGk=\ntags: !!set {b, a, 10, 9}\norder: !!omap [{warmup: 1}, {train: 2}]\n? !!binary eA==\n: key\n' >ctx.yaml
+	run -0 --separate-stderr analyze-profile --context ctx.yaml
+	assert_output '{"kind":"context","model":"gpt2","batch_size":null,"seq_len":null,"precision":null,"parallelism":null,"world_size":null,"gpu":null,"phase":null,"objective":null,"extra":{"b'"'x'"'":"key","blob":"aGk=","order":[["warmup",1],["train",2]],"tags":[9,10,"a","b"]},"file":"ctx.yaml"}'
+	printf 'gpu: !!binary eA==\n' >g.yaml
+	run -1 --separate-stderr analyze-profile --context g.yaml
+	assert_stderr 'analyze-profile: g.yaml:1:6: gpu: not a string'
+	printf 'gpu: !!set {a100}\n' >g.yaml
+	run -1 --separate-stderr analyze-profile --context g.yaml
+	assert_stderr 'analyze-profile: g.yaml:1:6: gpu: not a string'
+}
+
 @test "analyze-profile: --set, --phase and --objective override the file" {
 	cd "$FIXTURES"
 	run -0 analyze-profile --context context.yaml --set batch_size=16 \

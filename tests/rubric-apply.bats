@@ -183,6 +183,12 @@ YAML
 	printf 'rules:\n  - id: x\n    area: disk\n' >"$BATS_TEST_TMPDIR/r/a.yaml"
 	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
 	assert_stderr --partial 'a.yaml:2: rule x: area "disk" is not memory'
+	printf 'rules:\n  - id: !!set {x}\n' >"$BATS_TEST_TMPDIR/r/a.yaml"
+	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
+	assert_stderr --partial 'a.yaml:2:9: "id" must be a string'
+	printf 'rules:\n  - id: !!binary eA==\n' >"$BATS_TEST_TMPDIR/r/a.yaml"
+	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
+	assert_stderr --partial 'a.yaml:2:9: "id" must be a string'
 	printf 'rules:\n  - id: x\n    when: [\n' >"$BATS_TEST_TMPDIR/r/a.yaml"
 	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
 	assert_stderr --regexp 'a\.yaml:[0-9]+:[0-9]+: '
