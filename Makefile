@@ -170,6 +170,11 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/lib/libutil.a | deps
 	    -Ilib -Itools -MMD -MP -o $@ $< $(BUILD)/lib/libutil.a \
 	    $(LIBS) $(LDLIBS)
 
+# The Markdown escaping's harness reads the rubric's facts.jq and checks it
+# with cmark-gfm, GitHub's parser.
+$(BUILD)/fuzz/markdown: CPPFLAGS += -DFACTS_JQ='"$(abspath rubric/facts.jq)"'
+$(BUILD)/fuzz/markdown: LDLIBS += -lcmark-gfm-extensions -lcmark-gfm
+
 # The harnesses' checks without libFuzzer, compiled like the tools (and
 # with the sanitizers under make asan), run by bats on named files.
 testbins: $(TESTBINS:%=$(BUILD)/testbin/%)

@@ -159,14 +159,14 @@ def md_diff($d):
        + ([$d.memory_sites[] | select((.change_bytes // 0) > 0)] as $grew
           | if ($grew | length) == 0 then "No allocation site holds more memory after than before.\n\n"
             else "\($grew | length) \(if ($grew | length) == 1 then "site holds" else "sites hold" end) more memory after than before; "
-              + "the most: `\($grew[0].site | clip(80))`, +\($grew[0].change_bytes | bytes).\n\n" end)
+              + "the most: \($grew[0].site | clip(80) | md), +\($grew[0].change_bytes | bytes).\n\n" end)
        + table(["Site", "Before", "After", "Change", "Blocks before", "Blocks after"];
            ["l", "r", "r", "r", "r", "r"];
            [$d.memory_sites[0:10][] | [(.site | clip(80)), (.before_bytes | bytes), (.after_bytes | bytes),
              (if .change_bytes == null then "n/a" else (.change_bytes | sign) + (.change_bytes | bytes) end),
              (.before_blocks | count), (.after_blocks | count)]]) end)
   + (if ($d.not_compared | length) == 0 then ""
-     else "\n### Not compared\n\n" + ($d.not_compared | map("- " + . + "\n") | join("")) end);
+     else "\n### Not compared\n\n" + ($d.not_compared | map("- " + md + "\n") | join("")) end);
 
 # report-diff --fail-on: what got worse by more than $limit (a fraction)
 # beyond the noise, a sentence each.  The step time's noise is measured:
@@ -209,7 +209,7 @@ def diff_report($format; $bname; $aname; $limit):
   diff_record(.before; .after) as $d
   | [ (if $format == "json" then $d
        else "# Before and after\n\n"
-         + "Before: `\($bname)`, after: `\($aname)`.\n\n"
+         + "Before: \($bname | md), after: \($aname | md).\n\n"
          + md_diff($d)
        end),
       (if $limit < 0 then [] else regressions($d; .before; .after; $limit) end) ];

@@ -249,16 +249,47 @@ def us:
 
 # Markdown tables, for the report (report.jq) and the diff (diff.jq).
 
-def cell:
-  if type == "string" then gsub("\\|"; "\\|") | gsub("[\r\n]"; " ")
-  elif . == null then "" else tostring end;
-
 # At most $n characters, cut in the middle: a site's file:line and a
 # kernel's template arguments are at the end.
 def clip($n):
   if length > $n then (($n - 1) / 3 | floor) as $h
     | .[0:$h] + "…" + .[length - ($n - 1 - $h):]
   else . end;
+
+# Text from an artifact (a name, a path, a context value, a finding's
+# sentence) as Markdown that shows it as it is and is never read as
+# markup, in a paragraph, a list item or a table cell (the one Markdown
+# escaping; tests/fuzz/markdown checks it against cmark-gfm, GitHub's
+# parser):
+#  - a backslash before what CommonMark or GitHub reads as inline markup:
+#    \ ` * [ ] < > & | ~ $ (code, emphasis, links and images, HTML and
+#    entities, table cells, strikethrough, math), and _ except inside a
+#    word, where it never emphasises;
+#  - the extended autolinks broken: "http\://", "www\.";
+#  - line ends, which would start a block (a heading, a list item, an
+#    action of its own), and other controls, invisible or reordering
+#    characters (bidi controls, zero widths, line and paragraph
+#    separators, BOM) shown as \n, \r and \uXXXX, as a terminal shows them.
+# A text never starts a line in the report, so no block marker needs one.
+# An e-mail address stays a mailto: link to the very text shown.
+def md:
+  def u4: "\\u" + ([(. / 4096 | floor) % 16, (. / 256 | floor) % 16,
+    (. / 16 | floor) % 16, . % 16] | map("0123456789ABCDEF"[.:. + 1]) | join(""));
+  gsub("(?<c>[\\\\`*\\[\\]<>&|~$])"; "\\\(.c)")
+  | gsub("(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])"; "\\_")
+  | gsub("(?<s>[A-Za-z]):(?=//)"; "\(.s)\\:")
+  | gsub("(?<w>[Ww][Ww][Ww])\\."; "\(.w)\\.")
+  | gsub("(?<c>[\\x{0}-\\x{8}\\x{a}-\\x{1f}\\x{7f}-\\x{9f}\\x{61c}\\x{200b}-\\x{200f}\\x{2028}-\\x{202e}\\x{2060}-\\x{2069}\\x{feff}])";
+      .c | if . == "\n" then "\\n" elif . == "\r" then "\\r"
+           else explode[0] | u4 end);
+
+# The longest cell a table shows: a context value of a megabyte would
+# widen every row of its table to a megabyte.
+def max_cell: 200;
+
+def cell:
+  if type == "string" then clip(max_cell) | md
+  elif . == null then "" else tostring end;
 
 def pad($w; $right):
   if $right then (" " * ($w - length)) + . else . + (" " * ($w - length)) end;

@@ -16,7 +16,7 @@ def rules: recs("rule");
 # of the section; nothing at all when there are no "chart" records.
 def chart_links($section):
   [recs("chart")[] | select(.section == $section)
-   | "\n![" + .title + "](" + .file + ")\n"] | join("");
+   | "\n![" + (.title | md) + "](" + .file + ")\n"] | join("");
 
 def slowest_steps($f): $f.step_list | sort_by(-.dur) | .[0:5];
 def threads($f): recs("thread_total") | of_rank($f.rank) | .[0:5];
@@ -83,7 +83,7 @@ def md_ranks($f):
            + ($s.extra.compute | us) + ", exposed communication " + ($s.extra.exposed_comm | us)
            + ", GPU idle " + ($s.extra.idle | us)
            + (if $s.operator != null then "; the operator most above the median is "
-              + $s.operator.name + " (" + (if $s.operator.diff >= 0 then "+" else "" end)
+              + ($s.operator.name | clip(60) | md) + " (" + (if $s.operator.diff >= 0 then "+" else "" end)
               + ($s.operator.diff | us) + ")" else "" end) + ".\n" end)
     + "\n"
   end;
@@ -138,8 +138,8 @@ def md_context($f):
         [("model", "batch_size", "seq_len", "precision", "parallelism", "world_size", "gpu", "objective", "phase") as $k
          | select($f.context[$k] != null) | [$k, ($f.context[$k] | tostring)]]
         + [($f.context.extra // {}) | to_entries[] | [.key, (.value | if type == "string" then . else tojson end)]])
-    + (if $f.context.phase != null then "\nOperator tables and findings focus on the **\($f.context.phase)** phase.\n" else "" end)
-    + (if $f.context.objective != null then "\nObjective: **\($f.context.objective)**"
+    + (if $f.context.phase != null then "\nOperator tables and findings focus on the **\($f.context.phase | tostring | clip(max_cell) | md)** phase.\n" else "" end)
+    + (if $f.context.objective != null then "\nObjective: **\($f.context.objective | tostring | clip(max_cell) | md)**"
        + (if $f.context.objective == "memory" then ": memory findings come first.\n" else ": time findings come first.\n" end)
        else "" end)
     + "\n"
@@ -149,7 +149,7 @@ def md_quality($f):
   if ($f.warnings | length) == 0 then ""
   else "## Data quality\n\n"
     + "Some inputs are cut short, disagree with themselves in places or could not be read; the analysis went on with what there is.\n\n"
-    + ([$f.warnings[0:10][] | "- `\(.file // "")" + (if .line != null then ":\(.line):\(.col)" else "" end) + "`: \(.message)"] | join("\n"))
+    + ([$f.warnings[0:10][] | "- " + (.file // "" | md) + (if .line != null then ":\(.line):\(.col)" else "" end) + ": " + (.message | md)] | join("\n"))
     + (if ($f.warnings | length) > 10 then "\n- … and more (see the warning records)" else "" end)
     + "\n\n"
   end;
@@ -256,7 +256,7 @@ def md_diagnosis($f):
       table(["Family", "Operators", "Self", "Self %", "GPU"]; ["l", "r", "r", "r", "r"];
         [family_list($f)[] | [.family, (.count | count), (.self | us),
           (.self_pct | dec(1) + " %"), (.gpu_self | us)]])
-      + (if $f.cpu.dominant_family != null then "\nDominant family: **\($f.cpu.dominant_family)**.\n" else "" end)
+      + (if $f.cpu.dominant_family != null then "\nDominant family: **\($f.cpu.dominant_family | md)**.\n" else "" end)
       + chart_links("Operator families")],
      ["Phases" + rank_label($f),
       table(["Phase", "CPU self", "GPU"]; ["l", "r", "r"];
@@ -274,12 +274,12 @@ def md_actions($f):
   "## Prioritized actions\n\n"
   + (if (findings | length) == 0 then "_No rule fired._\n"
      else [findings[] |
-       "### \(.place). \(.rule) (\(.area))" + (if .hypothesis then " — hypothesis" else "" end) + "\n\n"
-       + "- **Observation:** \(.observation)\n"
-       + "- **Hypothesis:** \(.cause)\n"
-       + "- **Action:** \(.action)\n"
-       + "- **Expected impact:** \(impact_text($f)) (confidence \(.confidence))\n"
-       + "- **Validation metric:** \(.metric)\n"
+       "### \(.place). \(.rule | md) (\(.area | md))" + (if .hypothesis then " — hypothesis" else "" end) + "\n\n"
+       + "- **Observation:** \(.observation | md)\n"
+       + "- **Hypothesis:** \(.cause | md)\n"
+       + "- **Action:** \(.action | md)\n"
+       + "- **Expected impact:** \(impact_text($f)) (confidence \(.confidence | md))\n"
+       + "- **Validation metric:** \(.metric | md)\n"
        + (if .capture != null then "\nCapture it with:\n\n```python\n\(.capture)\n```\n" else "" end)]
      | join("\n") end);
 
@@ -429,7 +429,7 @@ def md_baseline:
   baseline_diff as $d
   | if $d == null then ""
     else "## Before and after\n\n"
-      + "Against the baseline report (mrp \($d.before_version)); its actions, "
+      + "Against the baseline report (mrp \($d.before_version | tostring | md)); its actions, "
       + "checked by their validation metrics on this run.\n\n"
       + md_diff($d) + "\n" end;
 

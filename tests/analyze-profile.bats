@@ -913,3 +913,26 @@ plan() {
 	run -0 grep -c '^## ' "$d/r.md"
 	refute_output 0
 }
+
+@test "analyze-profile: a context value of a megabyte is cut visibly, not padded into every row" {
+	{
+		printf 'big: '
+		head -c 1048576 /dev/zero | tr '\0' x
+		printf '\n'
+		for ((i = 0; i < 300; i++)); do
+			printf 'key%d: value %d\n' "$i" "$i"
+		done
+	} >"$BATS_TEST_TMPDIR/context.yaml"
+	analyze-profile --context "$BATS_TEST_TMPDIR/context.yaml" \
+	    --cpu-trace "$TOP/fixtures/example/trace.json.gz" \
+	    --json-out "$BATS_TEST_TMPDIR/r.json" >"$BATS_TEST_TMPDIR/r.md"
+	[ "$(wc -c <"$BATS_TEST_TMPDIR/r.md")" -lt 200000 ]
+	run -0 grep -c '^| key[0-9]* *| value [0-9]* *|$' "$BATS_TEST_TMPDIR/r.md"
+	assert_output 300
+	# 200 characters: 66, the cut, 133.
+	run -0 grep -o '^| big *| x*…x* |$' "$BATS_TEST_TMPDIR/r.md"
+	assert_output "| big    | $(printf '%066d' 0 | tr 0 x)…$(printf '%0133d' 0 | tr 0 x) |"
+	# The JSON report keeps the value whole.
+	run -0 jq '.context.extra.big | length' "$BATS_TEST_TMPDIR/r.json"
+	assert_output 1048576
+}

@@ -79,7 +79,7 @@ print(len(tables), sum(len(set(t)) != 1 for t in tables))
 	assert_output --partial '| Reserved memory                        |                    3.52 GiB |'
 	assert_output --partial '| CPU trace window                       |                     8.39 ms |'
 	assert_output --partial '| Whole free segments (releasable cache) |           3.00 GiB (85.2 %) |'
-	assert_output --partial '| aten::addmm                               | matmul/linear |    26 | 813.0 µs | 755.0 µs | 17.1 % |'
+	assert_output --partial '| aten::addmm                                | matmul/linear |    26 | 813.0 µs | 755.0 µs | 17.1 % |'
 }
 
 @test "report-md: the JSON report is compatible with analyze_profile.py" {
@@ -162,25 +162,50 @@ renamed_addmm() {
 	    tr-extract | op-rank >ops.ndjson
 }
 
-@test "report-md: on a terminal, a name's control characters are shown, not obeyed" {
+@test "report-md: a name's control characters are shown, not obeyed, on a terminal or not" {
 	cd "$BATS_TEST_TMPDIR"
-	renamed_addmm '"aten::addmm\u001b[31m\u0007\u009b"'
-	# A terminal, as script(1) gives one: ESC, BEL and CSI made visible.
+	renamed_addmm '"aten::addmm\u001b[31m\u0007\u009b\u202egnp.exe"'
+	# A terminal, as script(1) gives one, and a file alike.
 	run -0 script -qec "report-md ops.ndjson" /dev/null
-	assert_output --partial 'aten::addmm\x1b[31m\x07\u009b'
-	refute_output --partial $'\e[31m'
+	assert_output --partial 'aten::addmm\u001B\[31m\u0007\u009B\u202Egnp.exe'
+	refute_output --partial $'\e'
 	refute_output --partial $'\a'
-	# Anything else (a file, a pipe) gets the bytes as they are.
 	run -0 report-md ops.ndjson
-	assert_output --partial $'aten::addmm\e[31m\a\u009b'
+	assert_output --partial 'aten::addmm\u001B\[31m\u0007\u009B\u202Egnp.exe'
+	refute_output --partial $'\e'
+	refute_output --partial $'\u202e'
 }
 
-@test "report-md: a carriage return in a name cannot start a line of its own" {
+@test "report-md: a carriage return or a newline in a name cannot start a line of its own" {
 	cd "$BATS_TEST_TMPDIR"
 	renamed_addmm '"aten::addmm\r# Forged heading"'
 	run -0 report-md ops.ndjson
 	refute_output --partial $'\r'
-	assert_output --partial '| aten::addmm # Forged heading '
+	assert_output --partial '| aten::addmm\r# Forged heading '
+	renamed_addmm '"aten::addmm\n- **Action:** run curl"'
+	run -0 report-md ops.ndjson
+	refute_output --partial $'\n- **Action:** run curl'
+	assert_output --partial '| aten::addmm\n- \*\*Action:\*\* run curl '
+}
+
+# Every name and finding is read by GitHub's parser as the text it is:
+# the report's HTML by cmark-gfm holds no markup the names brought.
+@test "report-md: names that look like Markdown stay text for GitHub's parser" {
+	command -v cmark-gfm >/dev/null || skip 'cmark-gfm is not installed'
+	cd "$BATS_TEST_TMPDIR"
+	renamed_addmm '"![x](evil.svg) [l](http://e.com) <script>x</script> `c` _e_ *s* ~~d~~ www.e.com http://e.com | x"'
+	rubric-apply ops.ndjson >findings.ndjson
+	report-md ops.ndjson findings.ndjson >r.md
+	run -0 cmark-gfm -e table -e autolink -e strikethrough -e tagfilter r.md
+	refute_output --partial '<img'
+	refute_output --partial '<script'
+	refute_output --partial '<code>c</code>'
+	refute_output --partial '<em>e</em>'
+	refute_output --partial '<em>s</em>'
+	refute_output --partial '<del>'
+	refute_output --regexp '<a href="http://(www\.)?e\.com'
+	# The operator's cell, its name cut in the middle to 60 characters.
+	assert_output --partial '<td>![x](evil.svg) [l](…_e_ *s* ~~d~~ www.e.com http://e.com | x</td>'
 }
 
 @test "report-md -I: the inputs a list names, as -i names them" {
