@@ -26,6 +26,7 @@
 #include "base/xalloc.h"
 #include "io/json.h"
 #include "io/ndjson.h"
+#include "io/xmltext.h"
 
 #define MAX_DRAW	2000	/* points drawn per chart, all panels */
 #define MAX_BUCKETS	500	/* buckets kept of one timeline */
@@ -169,7 +170,6 @@ static void	charts_free(struct charts *);
 static void	emit(struct jw *, struct svg *, const char *, const char *,
 		    const char *);
 static void	svg_begin(struct svg *, int, int, const char *);
-static void	esc(struct strbuf *, const char *, size_t);
 static void	text(struct svg *, double, double, const char *, const char *,
 		    const char *);
 static void	textn(struct svg *, double, double, const char *,
@@ -789,65 +789,11 @@ svg_begin(struct svg *g, int w, int h, const char *title)
 	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\""
 	    " height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\""
 	    " font-size=\"%d\">\n<title>", w, h, w, h, FONT);
-	esc(&g->b, title, LABEL_MAX * 3);
+	xml_text(&g->b, title, LABEL_MAX * 3);
 	sb_puts(&g->b, "</title>\n<rect width=\"100%\" height=\"100%\""
 	    " fill=\"#ffffff\"/>\n");
 	textn(g, 10, 22, "start\" font-size=\"15\" font-weight=\"bold", title,
 	    NULL, LABEL_MAX * 3);
-}
-
-/*
- * Appends s as XML character data, at most max characters of it: a longer s
- * loses its middle to an ellipsis, as a site's file:line and a kernel's
- * template arguments are at its end.  Markup characters become
- * references, control characters, which XML 1.0 cannot carry at all,
- * become spaces, and U+FFFE and U+FFFF, which it cannot either, U+FFFD.
- */
-static void
-esc(struct strbuf *b, const char *s, size_t max)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t chars = 0, i, head, tail;
-
-	for (; *p != '\0'; p++)
-		chars += (*p & 0xc0) != 0x80;
-	head = chars > max ? (max - 1) / 3 : chars;
-	tail = chars > max ? chars - (max - 1 - head) : chars;
-	for (p = (const unsigned char *)s, i = 0; *p != '\0'; p++) {
-		if ((*p & 0xc0) != 0x80 && i++ == head && head < tail)
-			sb_puts(b, "\xe2\x80\xa6");
-		if (i > head && i <= tail)
-			continue;
-		/* U+FFFE and U+FFFF are no XML characters: U+FFFD for them. */
-		if (p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe ||
-		    p[2] == 0xbf)) {
-			sb_puts(b, "\xef\xbf\xbd");
-			p += 2;
-			continue;
-		}
-		switch (*p) {
-		case '&':
-			sb_puts(b, "&amp;");
-			break;
-		case '<':
-			sb_puts(b, "&lt;");
-			break;
-		case '>':
-			sb_puts(b, "&gt;");
-			break;
-		case '"':
-			sb_puts(b, "&quot;");
-			break;
-		case '\'':
-			sb_puts(b, "&apos;");
-			break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				sb_put(b, " ", 1);
-			else
-				sb_put(b, (const char *)p, 1);
-		}
-	}
 }
 
 /*
@@ -872,7 +818,7 @@ textn(struct svg *g, double x, double y, const char *anchor, const char *s,
 	if (fill != NULL)
 		sb_printf(&g->b, " fill=\"%s\"", fill);
 	sb_puts(&g->b, ">");
-	esc(&g->b, s, max);
+	xml_text(&g->b, s, max);
 	sb_puts(&g->b, "</text>\n");
 }
 
@@ -1059,7 +1005,7 @@ axes(struct svg *g, const struct plot *p, int xtime, int ybytes,
 		sb_printf(&g->b, "<text x=\"0\" y=\"0\" text-anchor=\"middle\""
 		    " transform=\"translate(%.1f %.1f) rotate(-90)\">",
 		    p->x0 - 70, p->y0 + p->h / 2);
-		esc(&g->b, ytitle, LABEL_MAX);
+		xml_text(&g->b, ytitle, LABEL_MAX);
 		sb_puts(&g->b, "</text>\n");
 	}
 }

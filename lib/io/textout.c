@@ -6,13 +6,18 @@
 void
 textout_write(FILE *fp, const char *s, size_t n)
 {
+	if (isatty(fileno(fp)))
+		textout_escape(fp, s, n);
+	else
+		fwrite(s, 1, n, fp);
+}
+
+void
+textout_escape(FILE *fp, const char *s, size_t n)
+{
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 	const unsigned char *run = p;
 
-	if (!isatty(fileno(fp))) {
-		fwrite(s, 1, n, fp);
-		return;
-	}
 	for (; p < end; p++) {
 		if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f) {
 			fwrite(run, 1, (size_t)(p - run), fp);

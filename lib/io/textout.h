@@ -16,4 +16,7 @@
 /* Writes n bytes of s to fp, escaped when fp is a terminal. */
 void textout_write(FILE *fp, const char *s, size_t n);
 
+/* Writes n bytes of s to fp, escaped as for a terminal. */
+void textout_escape(FILE *fp, const char *s, size_t n);
+
 #endif
