@@ -323,3 +323,17 @@ OUT
 	# Equal bytes: by name, as strcmp(3) orders them.
 	assert_output '[300,200,100,209715200,"f@/src/m.py:0","f@/src/m.py:278"]'
 }
+
+@test "a frame's name that holds a NUL stays whole and apart" {
+	# Two blocks of one line, their functions named apart after a NUL.
+	jq -nc '{segments: [range(2) as $i | {device: 0, address: (4194304 * ($i + 1)),
+	    total_size: 2097152, allocated_size: 2097152, active_size: 2097152,
+	    requested_size: 2097152, stream: 0, segment_type: "large",
+	    blocks: [{address: (4194304 * ($i + 1)), size: 2097152, requested_size: 2097152,
+	      state: "active_allocated",
+	      frames: [{name: ("f\u0000" + ["a", "b"][$i]), filename: "/src/m.py", line: 7}]}]}],
+	  device_traces: []}' >"$BATS_TEST_TMPDIR/nul.json"
+	run -0 bats_pipe mem-segments "$BATS_TEST_TMPDIR/nul.json" \
+	    \| grep -o '"sites":\[[^]]*\]'
+	assert_output '"sites":[{"site":"f\u0000a@/src/m.py:7","bytes":2097152,"blocks":1},{"site":"f\u0000b@/src/m.py:7","bytes":2097152,"blocks":1}]'
+}

@@ -591,3 +591,18 @@ kernels() {
 	tr-extract "$FIXTURES/sampled_rank-0.json.gz" | op-rank > "$BATS_TEST_TMPDIR/1"
 	tr-extract "$FIXTURES/sampled_rank-0.json.gz" | op-rank -a | cmp - "$BATS_TEST_TMPDIR/1"
 }
+
+@test "names that differ after a NUL stay whole and apart" {
+	printf '%s\n' '{"traceEvents":[' \
+	    '{"ph":"X","name":"op\u0000alpha","ts":1,"dur":3,"pid":1,"tid":1},' \
+	    '{"ph":"X","name":"op\u0000beta","ts":5,"dur":2,"pid":1,"tid":1},' \
+	    '{"ph":"X","name":"op","ts":8,"dur":1,"pid":1,"tid":1}]}' \
+	    >"$BATS_TEST_TMPDIR/nul.json"
+	run -0 bats_pipe tr-extract "$BATS_TEST_TMPDIR/nul.json" \| op-rank \
+	    \| grep '^{"kind":"op",'
+	assert_output - <<'OPS'
+{"kind":"op","class":"op","place":1,"name":"op\u0000alpha","family":"other","count":1,"total":3,"self":3,"mean":3,"min":3,"max":3,"self_pct":50,"total_pct":50}
+{"kind":"op","class":"op","place":2,"name":"op\u0000beta","family":"other","count":1,"total":2,"self":2,"mean":2,"min":2,"max":2,"self_pct":33.33,"total_pct":33.33}
+{"kind":"op","class":"op","place":3,"name":"op","family":"other","count":1,"total":1,"self":1,"mean":1,"min":1,"max":1,"self_pct":16.67,"total_pct":16.67}
+OPS
+}

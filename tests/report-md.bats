@@ -208,6 +208,17 @@ renamed_addmm() {
 	assert_output --partial '<td>![x](evil.svg) [l](…_e_ *s* ~~d~~ www.e.com http://e.com | x</td>'
 }
 
+@test "report-md -j: a NUL in a name is kept as \\u0000" {
+	cd "$BATS_TEST_TMPDIR"
+	renamed_addmm '"aten::addmm\u0000x"'
+	run -0 bats_pipe report-md -j ops.ndjson \| grep -o '"name":"aten::addmm[^"]*"'
+	assert_output - <<'JSON'
+"name":"aten::addmm\u0000x"
+"name":"aten::addmm\u0000x"
+"name":"aten::addmm\u0000x"
+JSON
+}
+
 @test "report-md -I: the inputs a list names, as -i names them" {
 	cd "$FIXTURES"
 	printf '../example/memory_snapshot.json.gz\n' >"$BATS_TEST_TMPDIR/list"

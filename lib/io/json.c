@@ -756,7 +756,11 @@ lex_string_slow(struct jreader *r, struct jtoken *t, size_t start, size_t i)
 		}
 		if (c < 0x20) {
 			repaired(r, &r->rep.control, i);
-			sputc(r, c);
+			/* A NUL would end the C string: see json.h. */
+			if (c == '\0')
+				sput(r, JNUL, 2);
+			else
+				sputc(r, c);
 			r->pos++;
 			if (c == '\n') {
 				r->line++;
@@ -812,7 +816,10 @@ put_utf8(struct jreader *r, unsigned long cp)
 {
 	char b[4];
 
-	if (cp < 0x80) {
+	if (cp == 0) {
+		/* A NUL would end the C string: see json.h. */
+		sput(r, JNUL, 2);
+	} else if (cp < 0x80) {
 		sputc(r, (int)cp);
 	} else if (cp < 0x800) {
 		b[0] = (char)(0xc0 | cp >> 6);

@@ -20,6 +20,15 @@
  * that is not RFC 8259 JSON is an error with the line and column (1-based,
  * the column in bytes) of the offending token.
  *
+ * Strings are UTF-8 and hold no NUL, so that every consumer can take them
+ * as C strings: U+0000 (an escaped "\u0000", or a raw NUL byte inside a
+ * string) is read as the two bytes JNUL, C0 80, the "modified UTF-8" of
+ * Java's DataInput.  No valid UTF-8 holds them and the reader makes raw C0
+ * 80 in its input U+FFFD, so they stand for U+0000 alone: names that
+ * differ only after a NUL stay whole and distinct.  lib/io/ndjson writes
+ * them back as \u0000, and lib/report/jqx turns them into the U+0000 that
+ * jq's strings hold and back.
+ *
  * Ownership: jr_open() takes the gzin; jr_close() closes it.  The name is
  * borrowed from the gzin.
  *
@@ -119,6 +128,9 @@ struct jpos {
 };
 
 #define JNOKEY	UINT32_MAX
+
+/* U+0000 in a string the reader returns; see the top of this file. */
+#define JNUL	"\xc0\x80"
 
 /*
  * A parsed value: node 0 is the root; the children of a container at i are

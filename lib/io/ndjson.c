@@ -54,6 +54,7 @@ static void	put_full(struct jw *, const void *, size_t);
 static void	putch(struct jw *, char);
 static void	sep(struct jw *);
 static size_t	clean_span(const unsigned char *, size_t, size_t);
+static int	is_jnul(const unsigned char *, size_t, size_t);
 static void	put_escape(struct jw *, unsigned char);
 static void	put_string(struct jw *, const char *, size_t, int);
 static void	put_key(struct jw *, const char *, size_t, int);
@@ -278,15 +279,21 @@ jw_put_key(struct jw *w, struct jwkey k)
 void
 jw_ckey(struct jw *w, const char *k)
 {
+	jw_ckey_sized(w, k, strlen(k));
+}
+
+void
+jw_ckey_sized(struct jw *w, const char *k, size_t n)
+{
 	if (DOC(w))
-		d_key(w, k, strlen(k), 0);
+		d_key(w, k, n, 0);
 	else
-		put_key(w, k, strlen(k), 0);
+		put_key(w, k, n, 0);
 }
 
 /*
- * A member name of n bytes: one read from JSON may hold a NUL ("\u0000").
- * valid is as for put_string().
+ * A member name of n bytes: one of jq's may hold a NUL (U+0000).  valid is
+ * as for put_string().
  */
 static void
 put_key(struct jw *w, const char *k, size_t n, int valid)
@@ -320,8 +327,9 @@ jw_string_valid(struct jw *w, const char *s, size_t n)
 }
 /*
  * The index of the first byte at or after i that a JSON string cannot hold
- * as it is ('"', '\\' or a control character), or n.  Bytes of UTF-8
- * sequences are not stopped at: this is for text already known valid.
+ * as it is ('"', '\\', a control character, or the C0 that starts JNUL),
+ * or n.  Bytes of UTF-8 sequences are not stopped at: this is for text
+ * already known valid, where no C0 starts anything else.
  */
 static size_t
 clean_span(const unsigned char *b, size_t i, size_t n)
@@ -330,6 +338,7 @@ clean_span(const unsigned char *b, size_t i, size_t n)
 	const __m128i quote = _mm_set1_epi8('"');
 	const __m128i bslash = _mm_set1_epi8('\\');
 	const __m128i ctl = _mm_set1_epi8(0x1f);
+	const __m128i nul = _mm_set1_epi8((char)0xc0);
 	__m128i v, m;
 	unsigned mask;
 	size_t at;
@@ -349,7 +358,8 @@ clean_span(const unsigned char *b, size_t i, size_t n)
 		/* max(v, 0x1f) == 0x1f: v <= 0x1f, unsigned. */
 		m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
 		    _mm_cmpeq_epi8(v, bslash)),
-		    _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
+		    _mm_or_si128(_mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl),
+		    _mm_cmpeq_epi8(v, nul)));
 		mask = (unsigned)_mm_movemask_epi8(m) >> (i - at);
 		if (mask != 0)
 			return i + (size_t)__builtin_ctz(mask);
@@ -358,9 +368,17 @@ clean_span(const unsigned char *b, size_t i, size_t n)
 		i += 16;
 	}
 #endif
-	while (i < n && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20)
+	while (i < n && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 &&
+	    b[i] != 0xc0)
 		i++;
 	return i;
+}
+
+/* Whether the n bytes of b hold JNUL at i. */
+static int
+is_jnul(const unsigned char *b, size_t i, size_t n)
+{
+	return b[i] == 0xc0 && i + 1 < n && b[i + 1] == 0x80;
 }
 
 static void
@@ -390,6 +408,7 @@ put_escape(struct jw *w, unsigned char c)
  * Writes s as a JSON string, its clean spans in one copy each.  When valid,
  * s is known to be valid UTF-8 and only escapes are looked for; otherwise
  * each sequence is checked as well, and an invalid byte becomes U+FFFD.
+ * Either way JNUL, the reader's U+0000, is written as \u0000, as is a NUL.
  */
 static void
 put_string(struct jw *w, const char *s, size_t n, int valid)
@@ -406,6 +425,11 @@ put_string(struct jw *w, const char *s, size_t n, int valid)
 			break;
 		if (b[i] < 0x80) {
 			put_escape(w, b[i++]);
+			continue;
+		}
+		if (is_jnul(b, i, n)) {
+			put_escape(w, '\0');
+			i += 2;
 			continue;
 		}
 		len = json_utf8_len(b + i, n - i);
@@ -655,6 +679,13 @@ d_text(struct jw *w, const char *s, size_t n, int valid, uint32_t *len)
 			p += j - i;
 			if ((i = j) == n)
 				break;
+			/* U+0000 as the reader has it, in either form. */
+			if (b[i] == '\0' || is_jnul(b, i, n)) {
+				memcpy(p, JNUL, 2);
+				p += 2;
+				i += b[i] == '\0' ? 1 : 2;
+				continue;
+			}
 			if (b[i] < 0x80) {
 				*p++ = (char)b[i++];
 				continue;

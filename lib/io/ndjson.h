@@ -4,7 +4,9 @@
  * Output is compact JSON, one record per line, deterministic: members come
  * in the order the caller writes them, numbers are printed the same way
  * every time, and strings are escaped as RFC 8259 requires, with invalid
- * UTF-8 replaced by U+FFFD so that every line is valid JSON.  Every record
+ * UTF-8 replaced by U+FFFD so that every line is valid JSON.  JNUL, the
+ * reader's U+0000 (see json.h), and a NUL byte are both written \u0000;
+ * a document writer holds both as JNUL, as the reader would.  Every record
  * starts with jw_record(), which writes its "kind".
  *
  * A writer has one of two backends: text to a FILE (jw_new), or documents
@@ -111,11 +113,13 @@ void jw_put_key(struct jw *, struct jwkey);
 
 /* A member name known only at run time: checked and escaped. */
 void jw_ckey(struct jw *, const char *);
+/* n bytes of k as jw_ckey(), for a name that may hold a NUL (jq's). */
+void jw_ckey_sized(struct jw *, const char *k, size_t n);
 
 /* What jw_record() calls: n bytes of frag, written as they are. */
 void jw_record_frag(struct jw *, const char *frag, size_t n);
 
-/* n bytes of s; invalid UTF-8 becomes U+FFFD. */
+/* n bytes of s; invalid UTF-8 becomes U+FFFD, JNUL and NUL \u0000. */
 void jw_string(struct jw *, const char *, size_t);
 void jw_cstring(struct jw *, const char *);
 /*

@@ -18,6 +18,7 @@ struct jqx {
 };
 
 static void	 on_error(void *, jv);
+static jv	 jv_of(const char *, size_t);
 static char	*take_msg(struct jqx *, const char *fallback);
 
 /*
@@ -127,6 +128,33 @@ jqx_free(struct jqx *x)
 	free(x);
 }
 
+/*
+ * A jv string of n bytes of a reader's string: its JNULs become the
+ * U+0000 that jq holds (and writes as \u0000), where jq would make them
+ * U+FFFD as invalid UTF-8 and merge the names they tell apart.
+ */
+static jv
+jv_of(const char *s, size_t n)
+{
+	char *t;
+	size_t i, k = 0;
+	jv v;
+
+	/* No valid UTF-8 holds a C0 byte: most strings go as they are. */
+	if (memchr(s, 0xc0, n) == NULL)
+		return jv_string_sized(s, (int)n);
+	t = xmalloc(n);
+	for (i = 0; i < n; i++)
+		if (i + 1 < n && memcmp(s + i, JNUL, 2) == 0) {
+			t[k++] = '\0';
+			i++;
+		} else
+			t[k++] = s[i];
+	v = jv_string_sized(t, (int)k);
+	free(t);
+	return v;
+}
+
 jv
 jqx_from_jdoc(const struct jdoc *d, uint32_t i)
 {
@@ -144,7 +172,7 @@ jqx_from_jdoc(const struct jdoc *d, uint32_t i)
 	case JT_NUMBER:
 		return jv_number(strtod(jdoc_str(d, i), NULL));
 	case JT_STRING:
-		return jv_string_sized(jdoc_str(d, i), (int)n->len);
+		return jv_of(jdoc_str(d, i), n->len);
 	case JT_ARRAY:
 		v = jv_array();
 		for (c = i + 1; c < n->next; c = d->node[c].next)
@@ -153,8 +181,8 @@ jqx_from_jdoc(const struct jdoc *d, uint32_t i)
 	default:
 		v = jv_object();
 		for (c = i + 1; c < n->next; c = d->node[c].next)
-			v = jv_object_set(v, jv_string_sized(jdoc_key(d, c),
-			    (int)d->node[c].keylen),
+			v = jv_object_set(v, jv_of(jdoc_key(d, c),
+			    d->node[c].keylen),
 			    jqx_from_jdoc(d, c));
 		return v;
 	}
@@ -206,7 +234,8 @@ jqx_write(struct jw *w, jv v)
 			jv k = jv_object_iter_key(v, i);
 			jv e = jv_object_iter_value(v, i);
 
-			jw_ckey(w, jv_string_value(k));
+			jw_ckey_sized(w, jv_string_value(k),
+			    (size_t)jv_string_length_bytes(jv_copy(k)));
 			jqx_write(w, e);
 			jv_free(k);
 			jv_free(e);
@@ -227,7 +256,8 @@ jqx_write_record(struct jw *w, const char *kind, jv v)
 		jv k = jv_object_iter_key(v, i);
 		jv e = jv_object_iter_value(v, i);
 
-		jw_ckey(w, jv_string_value(k));
+		jw_ckey_sized(w, jv_string_value(k),
+		    (size_t)jv_string_length_bytes(jv_copy(k)));
 		jqx_write(w, e);
 		jv_free(k);
 		jv_free(e);

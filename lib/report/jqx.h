@@ -43,12 +43,16 @@ int jqx_run(struct jqx *, jv in, jv *out, char **errmsg);
 /* Frees the program; NULL is allowed. */
 void jqx_free(struct jqx *);
 
-/* Node i of doc (borrowed) and everything below it, as a new jv. */
+/*
+ * Node i of doc (borrowed) and everything below it, as a new jv; a JNUL
+ * (json.h) in a string or a member name is the U+0000 of jq's strings.
+ */
 jv jqx_from_jdoc(const struct jdoc *, uint32_t i);
 
 /*
  * Writes v (borrowed) through the writer: members in the object's own
- * order, integral numbers up to 2^53 as integers, others as jw_double().
+ * order, a U+0000 in a string or name as \u0000 (JNUL to a document
+ * writer), integral numbers up to 2^53 as integers, others as jw_double().
  */
 void jqx_write(struct jw *, jv v);
 

@@ -6,6 +6,8 @@
  *  - repairs: jq is given the input as the reader repairs it (invalid UTF-8
  *    and lone surrogate escapes become U+FFFD, raw control characters in
  *    strings are kept, a bare N/A is "N/A", NaN and Infinity are null);
+ *  - U+0000: the reader's strings hold it as JNUL (C0 80), jq's as a NUL,
+ *    so the reader's are compared in jq's form;
  *  - limits: the reader refuses past JR_MAX_*, jq past its own depth of 256;
  *  - strictness: the reader refuses what RFC 8259 does while jq 1.6 takes
  *    numbers such as 01, +1, .5 or nan, and takes several top-level values
@@ -212,6 +214,25 @@ repair(const unsigned char *s, size_t n, struct buf *b)
 	}
 }
 
+/* A string of the reader, n bytes of s, in jq's form: JNUL a NUL. */
+static jv
+jq_form(const char *s, size_t n)
+{
+	struct buf b = { 0 };
+	size_t i;
+	jv v;
+
+	for (i = 0; i < n; i++)
+		if (i + 1 < n && memcmp(s + i, JNUL, 2) == 0) {
+			put(&b, "", 1);
+			i++;
+		} else
+			put(&b, s + i, 1);
+	v = jv_string_sized(b.n ? b.s : "", (int)b.n);
+	free(b.s);
+	return v;
+}
+
 /*
  * Whether the reader may refuse what jq takes: a limit, a pickle, values
  * that share a line, or a word at the error that RFC 8259 does not allow
@@ -299,8 +320,7 @@ same(const struct jdoc *d, uint32_t i, jv v)
 		break;
 	case JV_KIND_STRING:
 		ok = nd->type == JT_STRING &&
-		    (size_t)jv_string_length_bytes(jv_copy(v)) == nd->len &&
-		    memcmp(jv_string_value(v), jdoc_str(d, i), nd->len) == 0;
+		    jv_equal(jv_copy(v), jq_form(jdoc_str(d, i), nd->len));
 		break;
 	case JV_KIND_ARRAY:
 		if (nd->type != JT_ARRAY ||
@@ -326,8 +346,7 @@ same(const struct jdoc *d, uint32_t i, jv v)
 				continue;
 			nkeys++;
 			ok = same(d, c, jv_object_get(jv_copy(v),
-			    jv_string_sized(jdoc_key(d, c),
-			    (int)d->node[c].keylen)));
+			    jq_form(jdoc_key(d, c), d->node[c].keylen)));
 		}
 		ok = ok && (int)nkeys == jv_object_length(jv_copy(v));
 		break;

@@ -125,63 +125,19 @@ same_numbers(const struct jdoc *d, const struct jdoc *y, uint32_t k)
 	return e == y->node[k].next;
 }
 
-/* The levels of containers node i opens, itself included. */
-static int
-depth(const struct jdoc *d, uint32_t i)
-{
-	uint32_t c;
-	int k, most = 0;
-
-	if (d->node[i].type != JT_ARRAY && d->node[i].type != JT_OBJECT)
-		return 0;
-	for (c = i + 1; c < d->node[i].next; c = d->node[c].next)
-		if ((k = depth(d, c)) > most)
-			most = k;
-	return most + 1;
-}
-
-/* A key of d's root holds a NUL, which jw_ckey()'s C string cannot. */
-static int
-nul_key(const struct jdoc *d)
-{
-	uint32_t c;
-
-	for (c = 1; c < d->node[0].next; c = d->node[c].next)
-		if (strlen(jdoc_key(d, c)) != d->node[c].keylen)
-			return 1;
-	return 0;
-}
-
-/*
- * Such a record goes whole under "r", one level deeper, which the writer
- * allows below JR_MAX_DEPTH only: one at the limit is not written.
- */
-static int
-writable(const struct jdoc *d)
-{
-	return !nul_key(d) || depth(d, 0) < JR_MAX_DEPTH;
-}
-
 /*
  * Writes record d member by member with jw_ckey() and jw_jdoc(), then "n":
- * its numbers; or, when a key holds a NUL, the whole record with jw_jdoc()
- * under "r" of a "whole" record.
+ * its numbers.  A key is a C string: the reader holds U+0000 as JNUL.
  */
 static void
 put_record(struct jw *w, const struct jdoc *d)
 {
 	uint32_t c;
 
-	if (nul_key(d)) {
-		jw_record(w, "whole");
-		jw_key(w, "r");
-		jw_jdoc(w, d, 0);
-	} else {
-		jw_begin_object(w);
-		for (c = 1; c < d->node[0].next; c = d->node[c].next) {
-			jw_ckey(w, jdoc_key(d, c));
-			jw_jdoc(w, d, c);
-		}
+	jw_begin_object(w);
+	for (c = 1; c < d->node[0].next; c = d->node[c].next) {
+		jw_ckey(w, jdoc_key(d, c));
+		jw_jdoc(w, d, c);
 	}
 	jw_key(w, "n");
 	put_numbers(w, d);
@@ -194,11 +150,6 @@ same_record(const struct jdoc *d, const struct jdoc *back)
 {
 	uint32_t c, k;
 
-	if (nul_key(d))
-		return back->node[0].len == 3 &&
-		    same(d, 0, back, back->node[1].next) &&
-		    same_numbers(d, back,
-		    back->node[back->node[1].next].next);
 	if (back->node[0].len != d->node[0].len + 1)
 		return 0;
 	for (c = 1, k = 1; c < d->node[0].next;
@@ -246,8 +197,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (ndin_next(in, &d) == 1) {
 		if (ndin_line(in) == 0 || jdoc_get(&d, 0, "kind") < 0)
 			abort();
-		if (writable(&d))
-			put_record(w, &d);
+		put_record(w, &d);
 		n++;
 	}
 	jw_free(w);
@@ -258,8 +208,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (again = ndin_open(outpath)) == NULL)
 		abort();
 	for (m = n; m > 0; m--)
-		if (ndin_next(in, &d) != 1 || (writable(&d) &&
-		    (ndin_next(again, &back) != 1 || !same_record(&d, &back))))
+		if (ndin_next(in, &d) != 1 || ndin_next(again, &back) != 1 ||
+		    !same_record(&d, &back))
 			abort();
 	if (ndin_next(again, &back) != 0)
 		abort();
@@ -273,7 +223,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (m = n; m > 0; m--)
 		if (ndin_next(in, &d) != 1)
 			abort();
-		else if (writable(&d))
+		else
 			put_record(w, &d);
 	if (jw_failed(w) || ndin_next(docs.again, &docs.back) != 0)
 		abort();
