@@ -219,6 +219,15 @@ renamed_addmm() {
 JSON
 }
 
+@test "report-md: a NUL in a name is shown as \\u0000, not cut" {
+	cd "$BATS_TEST_TMPDIR"
+	renamed_addmm '"aten::addmm\u0000x"'
+	run -0 report-md ops.ndjson
+	assert_output --partial '| aten::addmm\u0000x                         | other         |    26 |'
+	run -0 bats_pipe report-md ops.ndjson \| tr -d -c '\000' \| wc -c
+	assert_output 0
+}
+
 @test "report-md -I: the inputs a list names, as -i names them" {
 	cd "$FIXTURES"
 	printf '../example/memory_snapshot.json.gz\n' >"$BATS_TEST_TMPDIR/list"

@@ -365,3 +365,13 @@ OUT
 	assert_output 0
 	valid_svgs .
 }
+
+@test "a NUL in a name becomes U+FFFD, not a cut: the SVG stays XML" {
+	cd "$BATS_TEST_TMPDIR"
+	printf '%s\n' '{"kind":"family_total","family":"a\u0000b","count":1,"self":5,"gpu_self":0}' >u.ndjson
+	run -0 report-svg u.ndjson
+	grep -q '>a�b<' families.svg
+	run grep -c $'\xc0\x80' families.svg
+	assert_output 0
+	valid_svgs .
+}

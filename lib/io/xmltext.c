@@ -24,6 +24,12 @@ xml_text(struct strbuf *b, const char *s, size_t max)
 			p += 2;
 			continue;
 		}
+		/* A name's U+0000 (C0 80, see json.h), not to look like a space. */
+		if (p[0] == 0xc0 && p[1] == 0x80) {
+			sb_puts(b, "\xef\xbf\xbd");
+			p++;
+			continue;
+		}
 		switch (*p) {
 		case '&':
 			sb_puts(b, "&amp;");

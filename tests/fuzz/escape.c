@@ -10,7 +10,9 @@
  *    U+FFFF as U+FFFD and, past max characters, its middle as one
  *    ellipsis, the ends kept.
  * The first byte chooses max (1 to 256); the rest, repaired to UTF-8 as
- * the JSON reader repairs names (libjq's U+FFFD), is the text, cut at a NUL.
+ * the JSON reader repairs names (libjq's U+FFFD), is the text; for XML,
+ * each NUL in it is C0 80, as the reader holds a name's U+0000, and must
+ * read back as U+FFFD.
  */
 #include "fuzz.h"
 
@@ -96,7 +98,9 @@ check_xml(const char *s, size_t max)
 	xml_text(&out, s, max);
 	for (p = (const unsigned char *)s; *p != '\0'; p += len) {
 		c = decode(p, &len);
-		if (c < 0x20 || c == 0x7f)
+		if (c == 0 && len == 2)
+			c = 0xfffd;
+		else if (c < 0x20 || c == 0x7f)
 			c = ' ';
 		else if (c == 0xfffe || c == 0xffff)
 			c = 0xfffd;
@@ -137,8 +141,10 @@ check_xml(const char *s, size_t max)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct strbuf nul = { 0 };
+	const char *s;
+	size_t max, n, i;
 	jv text;
-	size_t max;
 
 	fuzz_init("escape");
 	if (size == 0)
@@ -147,7 +153,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = jv_string_sized((const char *)data + 1, (int)(size - 1));
 	check_terminal(jv_string_value(text),
 	    (size_t)jv_string_length_bytes(jv_copy(text)));
-	check_xml(jv_string_value(text), max);
+	s = jv_string_value(text);
+	n = (size_t)jv_string_length_bytes(jv_copy(text));
+	for (i = 0; i < n; i++)
+		if (s[i] == '\0')
+			sb_puts(&nul, "\xc0\x80");
+		else
+			sb_put(&nul, s + i, 1);
+	check_xml(nul.s != NULL ? nul.s : "", max);
+	sb_free(&nul);
 	jv_free(text);
 	return 0;
 }
