@@ -577,7 +577,7 @@ run/memory_snapshot.pickle pickle
 OUT
 	run -0 jq -r '.data_quality[] | "\(.file): \(.message[0:29])"' r.json
 	assert_output 'run/memory_snapshot.pickle: a pickle is never read.  Dump'
-	run -0 grep -c '^- `run/memory_snapshot.pickle`: a pickle is never read' r.md
+	run -0 grep -c '^- run/memory_snapshot.pickle: a pickle is never read' r.md
 }
 
 @test "analyze-profile: --baseline adds the before-and-after comparison" {
@@ -837,13 +837,14 @@ children() {
 }
 
 @test "a trace cut off before its closing bracket is reported, and said so in Data quality" {
-	local f=$TOP/fixtures/tr-extract/kineto_resnet50_array_head_open.json
+	local f=tr-extract/kineto_resnet50_array_head_open.json
+	cd "$TOP/fixtures"
 	run -0 --separate-stderr analyze-profile --cpu-trace "$f"
 	assert_output --partial "## Data quality
 
 Some inputs are cut short, disagree with themselves in places or could not be read; the analysis went on with what there is.
 
-- \`$f\`: the event array has no closing ']'; the trace may be cut off"
+- $f: the event array has no closing '\\]'; the trace may be cut off"
 	assert_stderr --partial "analyze-profile: $f: warning: the event array has no closing ']'; the trace may be cut off"
 }
 

@@ -256,7 +256,7 @@ OUT
 	assert_output "$(cat want)"
 	run -0 report-diff loop-leak-early.json loop-leak-late.json
 	assert_output --partial '1 site holds more memory after than before; the most: train_step@/home/user/leak_loop.py:44, +15.0 MiB.'
-	assert_output --partial '| train_step@/home/user/leak_loop.py:44 |  5.0 MiB | 20.0 MiB | +15.0 MiB |             2 |            8 |'
+	assert_output --partial '| train_step@/home/user/leak_loop.py:44   |  5.0 MiB | 20.0 MiB | +15.0 MiB |             2 |            8 |'
 	assert_output --partial '| Split free blocks | 19.0 MiB |  4.0 MiB |'
 	# The other way round, the site shrank: nothing grew.
 	run -0 report-diff loop-leak-late.json loop-leak-early.json
