@@ -153,19 +153,72 @@ sum_of() {
 	    else . end)'
 }
 
-@test "a million threads fit in 768 MiB" {
-	# Each thread had spill buffers of its own, outside the budget:
-	# about 4.9 GB for these.
+@test "a million threads fit in 384 MiB, those past the budget summed as one" {
+	# The sums of every thread were kept, outside the budget: 500 MB for
+	# these.  Now 8,192 threads are kept apart (a quarter of 16 MiB, at
+	# 512 bytes each), the others go to one record, and what is left is
+	# the trace's table of threads, which nesting reads.
 	run -0 bats_pipe many 1000000 tids \| tr-extract \| \
-	    limited 786432 op-rank \| sum_of thread_total busy
-	assert_output '[1000000,1000000,5000000,1000000,5000000]'
+	    limited 393216 op-rank \| sum_of thread_total busy
+	assert_output '[8193,1000000,5000000,1000000,5000000]'
 }
 
-@test "a million operator names fit in 352 MiB" {
-	# About 300 bytes a name now, kept for the whole run (its "op"
-	# record), down from 420: the trace's sums move to the rank instead
-	# of being copied, and one rank is not summed again across ranks.
+@test "a million operator names fit in 64 MiB, those past the budget summed as one" {
+	# Every name was kept, outside the budget: 320 MB for these.  Now
+	# the first 15,633 names (a quarter of 16 MiB at 256 bytes and their
+	# text each) are kept apart and the others go to one record.
 	run -0 bats_pipe many 1000000 names \| tr-extract \| \
-	    limited 360448 op-rank \| sum_of op self
-	assert_output '[1000000,1000000,5000000,1000000,5000000]'
+	    limited 65536 op-rank \| sum_of op self
+	assert_output '[15634,1000000,5000000,1000000,5000000]'
+}
+
+@test "names and threads past the budget: one record each, a warning, the same through --partial and --merge" {
+	local m
+	for m in names tids; do
+		many 100000 $m | tr-extract > "$BATS_TEST_TMPDIR/in"
+		op-rank "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/one"
+		op-rank --partial "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/p"
+		op-rank --merge "$BATS_TEST_TMPDIR/p" > "$BATS_TEST_TMPDIR/merged"
+		cmp "$BATS_TEST_TMPDIR/one" "$BATS_TEST_TMPDIR/merged"
+		# A larger budget keeps every one apart, with no warning.
+		MRP_OP_RANK_MEMORY=1073741824 op-rank "$BATS_TEST_TMPDIR/in" |
+		    jq -c 'select(.kind == "warning")' > "$BATS_TEST_TMPDIR/w"
+		[ ! -s "$BATS_TEST_TMPDIR/w" ]
+	done
+	run -0 jq -c 'select(.kind == "warning" or
+	    .name == "(other threads)") | del(.kind, .tool)' \
+	    "$BATS_TEST_TMPDIR/one"
+	assert_output - <<-'EOF'
+	{"file":null,"line":null,"col":null,"message":"91808 threads that did not fit in MRP_OP_RANK_MEMORY are summed as (other threads); a larger budget keeps them apart"}
+	{"name":"(other threads)","threads":91808,"busiest":5,"count":91808,"busy":459040}
+	EOF
+	many 100000 names | tr-extract | op-rank > "$BATS_TEST_TMPDIR/one"
+	run -0 jq -c 'select(.kind == "warning" or
+	    .name == "(other operators)") | {message, name, count}' \
+	    "$BATS_TEST_TMPDIR/one"
+	assert_output - <<-'EOF'
+	{"message":"84367 events of names that did not fit in MRP_OP_RANK_MEMORY are summed as (other operators); a larger budget keeps their names","name":null,"count":null}
+	{"message":null,"name":"(other operators)","count":84367}
+	EOF
+}
+
+@test "a name known before the budget ran out keeps its own sums" {
+	# Names 1 to 100,000 once, then name 1 and thread 1 again, and a
+	# ProfilerStep, whose name marks a phase and is never summed away.
+	{
+		many 100000 names | head -n -1
+		printf ',{"ph":"X","cat":"cpu_op","name":"aten::op1","pid":1,"tid":1,"ts":2000000,"dur":7}\n'
+		printf ',{"ph":"X","cat":"user_annotation","name":"Optimizer.step#SGD.step","pid":1,"tid":1,"ts":2000010,"dur":3}\n'
+		printf ',{"ph":"X","cat":"cpu_op","name":"aten::op99999","pid":1,"tid":1,"ts":2000020,"dur":1}\n]}\n'
+	} | tr-extract > "$BATS_TEST_TMPDIR/in"
+	run -0 jq -c 'select(.kind == "op" and (.name == "aten::op1" or
+	    .name == "aten::op99999" or (.name | startswith("Optimizer"))))
+	    | [.name, .count, .total]' < <(op-rank "$BATS_TEST_TMPDIR/in")
+	assert_output - <<-'EOF'
+	["aten::op1",2,12]
+	["Optimizer.step#SGD.step",1,3]
+	EOF
+	run -0 jq -c 'select(.kind == "phase_total" and .phase == "optimizer")
+	    | .self' < <(op-rank "$BATS_TEST_TMPDIR/in")
+	assert_output 3
 }

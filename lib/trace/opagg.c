@@ -1,9 +1,10 @@
 /*
  * opagg: the sums.  Per name (count, total, self, min, max, GPU self and
- * total), per thread, per device and per rank, and their merge from trace
- * to rank and from rank to the run; and, across ranks, each operator's
- * ranking key kept in 32 bits while every value fits.  Also the small
- * helpers every file uses: sorting, growing arrays, medians.
+ * total), per thread (those past a rank's share summed as one), per device
+ * and per rank, and their merge from trace to rank and from rank to the
+ * run; and, across ranks, each operator's ranking key kept in 32 bits
+ * while every value fits.  Also the small helpers every file uses:
+ * sorting, growing arrays, medians.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "base/xalloc.h"
 #include "trace/opcore.h"
 
+static int64_t	thsum_busy(const struct thsum *);
 static void	thsum_free(void *);
 static void	devsum_free(void *);
 static size_t	xindex(struct oprank *, size_t);
@@ -84,12 +86,15 @@ op_agg_fit(struct agg *a, size_t n)
 /*
  * A rank's sum for a thread; the key is what tells threads apart, here and
  * in a merge of partials.  Of the names a thread had in the windows of its
- * rank, the one that sorts first stays, whatever order they come in.
+ * rank, the one that sorts first stays, whatever order they come in.  A
+ * new thread beyond the first max gets the sum of the threads that did not
+ * fit, FOLD_THREADS; the caller adds it in with op_thsum_fold().
  */
 struct thsum *
 op_thsum_get(struct agg *a, const struct jid *pid, const struct jid *tid,
-    const char *name)
+    const char *name, size_t max)
 {
+	static const struct jid none = { NULL, 0 };
 	struct thsum *ts;
 	struct strent *e;
 	char key[512];
@@ -102,6 +107,10 @@ op_thsum_get(struct agg *a, const struct jid *pid, const struct jid *tid,
 	    tid->text ? tid->text : "");
 	if (len < 0 || (size_t)len >= sizeof(key))
 		len = (int)sizeof(key) - 1;
+	if (a->threads.count >= max && (pid->text != NULL ||
+	    tid->text != NULL) && strmap_get(&a->threads, key,
+	    (size_t)len) == NULL)
+		return op_thsum_get(a, &none, &none, FOLD_THREADS, SIZE_MAX);
 	e = strmap_put(&a->threads, key, (size_t)len);
 	if ((ts = e->val) == NULL) {
 		ts = e->val = xcalloc(1, sizeof(*ts));
@@ -113,6 +122,24 @@ op_thsum_get(struct agg *a, const struct jid *pid, const struct jid *tid,
 		ts->name = xstrdup(name);
 	}
 	return ts;
+}
+
+/*
+ * Adds thread sums src to dst: a thread's windows, or threads that did
+ * not fit (src one thread, or such a sum itself) when dst is FOLD_THREADS.
+ */
+void
+op_thsum_fold(struct thsum *dst, const struct thsum *src)
+{
+	int64_t top = src->threads > 0 ? src->top : src->busy;
+
+	dst->count += src->count;
+	dst->busy += src->busy;
+	if (dst->pid.text != NULL || dst->tid.text != NULL)
+		return;
+	dst->threads += src->threads > 0 ? src->threads : 1;
+	if (top > dst->top)
+		dst->top = top;
 }
 
 /* Adds busy time of thread t, which all holds, to rank a's own. */
@@ -134,6 +161,13 @@ op_rankthr_add(struct agg *a, const struct thsum *t, int64_t busy)
 	a->rthr[i].busy += busy;
 }
 
+/* A thread's busy time; of threads that did not fit, the busiest's. */
+static int64_t
+thsum_busy(const struct thsum *t)
+{
+	return t->threads > 0 ? t->top : t->busy;
+}
+
 /* The busy time of the rank's busiest thread, or -1 without threads. */
 int64_t
 op_rank_busy(const struct agg *a)
@@ -143,8 +177,8 @@ op_rank_busy(const struct agg *a)
 	size_t i;
 
 	for (i = 0; i < a->threads.count; i++)
-		if (((struct thsum *)ent[i]->val)->busy > busy)
-			busy = ((struct thsum *)ent[i]->val)->busy;
+		if (thsum_busy(ent[i]->val) > busy)
+			busy = thsum_busy(ent[i]->val);
 	free(ent);
 	for (i = 0; i < a->nrthr; i++)
 		if (a->rthr[i].busy > busy)
@@ -180,8 +214,9 @@ op_devsum_add(struct devsum *dd, const struct devsum *ds)
 	dd->events += ds->events;
 }
 
+/* Adds src to dst, which sums apart the first max threads. */
 void
-op_agg_merge(struct agg *dst, const struct agg *src)
+op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
 {
 	struct strent **ent;
 	struct thsum *ts, *tt;
@@ -196,9 +231,8 @@ op_agg_merge(struct agg *dst, const struct agg *src)
 	ent = strmap_sorted(&src->threads);
 	for (i = 0; i < src->threads.count; i++) {
 		ts = ent[i]->val;
-		tt = op_thsum_get(dst, &ts->pid, &ts->tid, ts->name);
-		tt->count += ts->count;
-		tt->busy += ts->busy;
+		tt = op_thsum_get(dst, &ts->pid, &ts->tid, ts->name, max);
+		op_thsum_fold(tt, ts);
 	}
 	free(ent);
 	ent = strmap_sorted(&src->devs);
@@ -243,13 +277,13 @@ op_agg_merge(struct agg *dst, const struct agg *src)
  * caller's to free.
  */
 void
-op_agg_take(struct agg *dst, struct agg *src)
+op_agg_take(struct agg *dst, struct agg *src, size_t max)
 {
 	struct agg empty;
 
 	if (dst->traces > 0 || dst->nst > 0 || dst->threads.count > 0 ||
 	    dst->devs.count > 0 || dst->nsteps > 0) {
-		op_agg_merge(dst, src);
+		op_agg_merge(dst, src, max);
 		return;
 	}
 	empty = *dst;

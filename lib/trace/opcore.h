@@ -40,6 +40,9 @@
 #define TOP_N		5	/* entries in the summaries' top lists */
 #define PARTIAL_VERSION	1	/* of the op_partial records */
 #define MEMORY		(16 << 20)	/* bytes of events held, by default */
+#define MINSHARE	(4 << 20)	/* names' or threads' least share */
+#define NAME_COST	256	/* bytes a name takes, besides its text */
+#define THREAD_COST	512	/* bytes a thread's sums take */
 
 /* What a name is; the class is part of the interned key. */
 enum { C_OP, C_ANN, C_PY, C_GPU, NCLASS };
@@ -98,6 +101,11 @@ struct names {
 	const struct table	*tab, *prec;
 	int			 famcomm, fammemcpy, famgemm, famconv;
 	int			*precof; /* table family -> op_precname[] */
+	/*
+	 * What the names may take, NAME_COST and its text each; a new
+	 * name beyond it folds into its class's (other ...) name.
+	 */
+	size_t			 budget, used;
 };
 
 /* Per name: CPU times in whole µs as key_averages() has them, GPU in ns. */
@@ -112,11 +120,19 @@ struct jid {
 	int	 str;
 };
 
+/*
+ * A thread's sums, or the sums of the threads that did not fit (no pid or
+ * tid, name FOLD_THREADS): then threads says how many went in and top is
+ * the busy time of the busiest, which the rank's busy time needs.
+ */
 struct thsum {
 	struct jid	 pid, tid;
 	char		*name;
 	int64_t		 count, busy;
+	int64_t		 threads, top;
 };
+
+#define FOLD_THREADS	"(other threads)"
 
 /*
  * A thread's busy time in one rank, when the thread itself is kept in
@@ -278,6 +294,7 @@ struct oprank {
 	enum key	 key;
 	int		 phase;		/* -p, or PH_NONE */
 	long long	 limit;
+	size_t		 maxthr;	/* threads a rank sums apart */
 	const char	*file;
 	char		 famsum[65], precsum[65];	/* table digests */
 };
@@ -360,6 +377,7 @@ void	op_check_prec(struct names *nm, const struct table *t,
 	    const char *path);
 int	op_prefix(const char *s, const char *p);
 uint32_t	op_intern(struct names *nm, int cls, const char *s, size_t len);
+int	op_folded(const struct name *n);
 const char	*op_family_name(const struct oprank *r, int f);
 void	op_digest_file(const char *path, char hex[65]);
 
@@ -400,13 +418,14 @@ void	op_stat_add(struct stat *s, int64_t total, int64_t self);
 void	op_stat_merge(struct stat *d, const struct stat *s);
 void	op_agg_fit(struct agg *a, size_t n);
 struct thsum	*op_thsum_get(struct agg *a, const struct jid *pid,
-	    const struct jid *tid, const char *name);
+	    const struct jid *tid, const char *name, size_t max);
+void	op_thsum_fold(struct thsum *dst, const struct thsum *src);
 void	op_rankthr_add(struct agg *a, const struct thsum *t, int64_t busy);
 int64_t	op_rank_busy(const struct agg *a);
 struct devsum	*op_devsum_get(struct agg *a, const struct jid *dev);
 void	op_devsum_add(struct devsum *dd, const struct devsum *ds);
-void	op_agg_merge(struct agg *dst, const struct agg *src);
-void	op_agg_take(struct agg *dst, struct agg *src);
+void	op_agg_merge(struct agg *dst, const struct agg *src, size_t max);
+void	op_agg_take(struct agg *dst, struct agg *src, size_t max);
 void	op_agg_free(struct agg *a);
 int64_t	op_self_total(const struct oprank *r, const struct agg *a);
 int	op_cmpi64(const void *a, const void *b);
@@ -436,6 +455,7 @@ void	op_put_kernels(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_precision(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_devs(struct jw *w, const struct agg *a);
 void	op_put_runtime(struct jw *w, const struct agg *a);
+void	op_put_folds(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_summary(struct oprank *r, struct jw *w, const struct agg *a,
 	    size_t nranks);
 

@@ -5,6 +5,7 @@
  * table (kernel-precision.tsv), found as the tools find the rubric, and
  * their digests; interns every name once, with its class, family, the
  * phase it marks and, for a kernel, its timeline class and precision.
+ * Past the names' budget, a new name goes to its class's fold name.
  */
 #include <ctype.h>
 #include <fnmatch.h>
@@ -24,6 +25,16 @@ const char *const op_clsname[NCLASS] = {
 	"op", "annotation", "python", "kernel"
 };
 
+/*
+ * The names that sum what did not fit the names' budget, by class.  A
+ * kernel's name is never folded: its timeline class and precision are
+ * read from it.
+ */
+static const char *const foldname[NCLASS] = {
+	"(other operators)", "(other annotations)", "(other Python frames)",
+	NULL
+};
+
 const char *const op_phasename[NPHASE] = {
 	"forward", "backward", "optimizer", "dataloader", "communication",
 	"other"
@@ -41,6 +52,7 @@ static int	family_of(const struct table *, int, const char *);
 static char	*lower(const char *);
 static int	has_nccl(const char *);
 static int	mark_of(const char *);
+static int	fold(const struct names *, int, const char *, size_t);
 
 /*
  * A table beside the tools: $MRP_RUBRIC, then rubric/ or share/mrp/rubric/
@@ -264,9 +276,13 @@ op_intern(struct names *nm, int cls, const char *s, size_t len)
 	}
 	nm->buf[0] = clschar[cls];
 	memcpy(nm->buf + 1, s, len);
-	e = strmap_put(&nm->map, nm->buf, len + 1);
-	if (e->val != NULL)
+	if ((e = strmap_get(&nm->map, nm->buf, len + 1)) != NULL)
 		return (uint32_t)(uintptr_t)e->val - 1;
+	if (fold(nm, cls, s, len))
+		return op_intern(nm, cls, foldname[cls],
+		    strlen(foldname[cls]));
+	nm->used += NAME_COST + len;
+	e = strmap_put(&nm->map, nm->buf, len + 1);
 	nm->v = op_grow(nm->v, &nm->cap, nm->n, sizeof(*nm->v));
 	n = &nm->v[nm->n];
 	n->s = e->key + 1;
@@ -288,6 +304,29 @@ op_intern(struct names *nm, int cls, const char *s, size_t len)
 	}
 	e->val = (void *)(uintptr_t)(nm->n + 1);
 	return (uint32_t)nm->n++;
+}
+
+/*
+ * Whether a new name s of class cls goes to its class's fold name: when
+ * the names would take more than their budget, but never a name that
+ * marks a phase, so that the phases' sums stay whole.  Every name known
+ * before keeps its own sums.
+ */
+static int
+fold(const struct names *nm, int cls, const char *s, size_t len)
+{
+	if (foldname[cls] == NULL || nm->used + NAME_COST + len <= nm->budget)
+		return 0;
+	if (len == strlen(foldname[cls]) && memcmp(s, foldname[cls], len) == 0)
+		return 0;
+	return mark_of(s) == PH_NONE;
+}
+
+/* Whether n is a fold name, which sums names that did not fit. */
+int
+op_folded(const struct name *n)
+{
+	return foldname[n->cls] != NULL && strcmp(n->s, foldname[n->cls]) == 0;
 }
 
 const char *

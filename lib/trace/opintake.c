@@ -519,7 +519,7 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 		t->a.origin = origin;
 	}
 	ra = op_rank_agg(r, rank);
-	op_agg_take(ra, &t->a);
+	op_agg_take(ra, &t->a, r->maxthr);
 	op_trace_free(t);
 	op_trace_init(t, &r->pool);
 }

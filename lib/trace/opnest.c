@@ -385,9 +385,9 @@ op_nest_cpu(struct oprank *r, struct nest *nb, const struct thr *th)
 		nb->busy += nb->be - nb->bs;
 	if (nb->count == 0)
 		return;
-	ts = op_thsum_get(&r->t.a, &th->pid, &th->tid, th->name);
-	ts->count += nb->count;
-	ts->busy += nb->busy;
+	ts = op_thsum_get(&r->t.a, &th->pid, &th->tid, th->name, r->maxthr);
+	op_thsum_fold(ts, &(struct thsum){ th->pid, th->tid, NULL,
+	    nb->count, nb->busy, 0, 0 });
 }
 
 /*

@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/err.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
 
 static size_t	ranked(const struct oprank *, const struct agg *,
 		    const struct stat *, int, enum key, struct item *);
 static size_t	threads_ranked(const struct agg *, struct item *);
+static void	put_warning(struct jw *, const struct agg *, const char *);
 static int	cmpitem(const void *, const void *);
 static double	pct(int64_t, int64_t);
 static size_t	families(const struct oprank *, const struct agg *, int64_t *,
@@ -202,6 +204,61 @@ op_put_thread(struct jw *w, const struct thsum *ts)
 		jw_key(w, "name");
 		jw_cstring(w, ts->name);
 	}
+	if (ts->threads > 0) {
+		jw_key(w, "threads");
+		jw_int(w, ts->threads);
+		jw_key(w, "busiest");
+		jw_int(w, ts->top);
+	}
+}
+
+static void
+put_warning(struct jw *w, const struct agg *a, const char *msg)
+{
+	jw_record(w, "warning");
+	op_put_rank(w, a->rank);
+	jw_key(w, "tool");
+	jw_cstring(w, getprogname());
+	jw_key(w, "file");
+	jw_null(w);
+	jw_key(w, "line");
+	jw_null(w);
+	jw_key(w, "col");
+	jw_null(w);
+	jw_key(w, "message");
+	jw_cstring(w, msg);
+	jw_end(w);
+}
+
+/*
+ * A warning for each sum of names or threads that did not fit, which the
+ * records after it show as one.  Names are not counted, as that would
+ * take the memory the fold saves: their events are.
+ */
+void
+op_put_folds(struct oprank *r, struct jw *w, const struct agg *a)
+{
+	const struct thsum *ts;
+	struct strent *e;
+	char msg[256];
+	size_t i;
+
+	for (i = 0; i < a->nst; i++) {
+		if (!op_folded(&r->names.v[i]) || a->st[i].count == 0)
+			continue;
+		snprintf(msg, sizeof(msg), "%" PRId64 " events of names that"
+		    " did not fit in MRP_OP_RANK_MEMORY are summed as %s;"
+		    " a larger budget keeps their names", a->st[i].count,
+		    r->names.v[i].s);
+		put_warning(w, a, msg);
+	}
+	if ((e = strmap_get(&a->threads, "-\n-", 3)) == NULL ||
+	    (ts = e->val)->threads == 0)
+		return;
+	snprintf(msg, sizeof(msg), "%" PRId64 " threads that did not fit in"
+	    " MRP_OP_RANK_MEMORY are summed as " FOLD_THREADS "; a larger"
+	    " budget keeps them apart", ts->threads);
+	put_warning(w, a, msg);
 }
 
 void

@@ -428,7 +428,7 @@ partial_record(struct oprank *r, const char *kind)
 {
 	const struct jdoc *d = r->doc;
 	struct agg *a, one;
-	struct thsum *ts;
+	struct thsum *ts, one_ts;
 	struct jid pid, tid;
 	struct devsum ds;
 	struct step st;
@@ -469,7 +469,7 @@ partial_record(struct oprank *r, const char *kind)
 				return -1;
 			one.have_time = 1;
 		}
-		op_agg_merge(a, &one);
+		op_agg_merge(a, &one, SIZE_MAX);
 		return 0;
 	}
 	if (strcmp(kind, "op_partial_thread") == 0) {
@@ -477,18 +477,24 @@ partial_record(struct oprank *r, const char *kind)
 		    op_get_jid(d, jdoc_get(d, 0, "tid"), &tid) < 0)
 			return jdoc_error(r->file, d, 0, "\"pid\" or \"tid\""
 			    " is not a number or a string");
-		if (get_num(r, 0, "count", &v[0]) < 0 ||
-		    get_num(r, 0, "busy", &v[1]) < 0)
+		memset(&one_ts, 0, sizeof(one_ts));
+		if (get_num(r, 0, "count", &one_ts.count) < 0 ||
+		    get_num(r, 0, "busy", &one_ts.busy) < 0)
+			return -1;
+		/* Of threads that did not fit: how many, the busiest. */
+		if (jdoc_get(d, 0, "threads") >= 0 && (get_num(r, 0,
+		    "threads", &one_ts.threads) < 0 || get_num(r, 0,
+		    "busiest", &one_ts.top) < 0))
 			return -1;
 		if (jdoc_get_str(d, 0, "name", &s, NULL) < 0)
 			s = NULL;
 		if (r->light && !r->pass2) {
-			ts = op_thsum_get(&r->all, &pid, &tid, s);
-			op_rankthr_add(a, ts, v[1]);
+			ts = op_thsum_get(&r->all, &pid, &tid, s, SIZE_MAX);
+			op_rankthr_add(a, ts, one_ts.threads > 0 ?
+			    one_ts.top : one_ts.busy);
 		} else
-			ts = op_thsum_get(a, &pid, &tid, s);
-		ts->count += v[0];
-		ts->busy += v[1];
+			ts = op_thsum_get(a, &pid, &tid, s, SIZE_MAX);
+		op_thsum_fold(ts, &one_ts);
 		return 0;
 	}
 	if (strcmp(kind, "op_partial_device") == 0) {
@@ -615,7 +621,7 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 		return 0;
 	xqsort(r->ranks, r->nranks, sizeof(*r->ranks), op_cmprank);
 	for (i = 0; i < r->nranks; i++)
-		op_agg_merge(&r->all, r->ranks[i]);
+		op_agg_merge(&r->all, r->ranks[i], SIZE_MAX);
 	a = r->ranks[op_primary(r)];
 	keep = *a;
 	keep.st = keep.pst = NULL;

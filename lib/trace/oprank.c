@@ -41,6 +41,7 @@ oprank_new(const struct oprank_opts *o)
 	struct oprank *r;
 	char *table, *prec;
 	const char *env;
+	size_t share;
 
 	r = xcalloc(1, sizeof(*r));
 	r->key = o->key >= 0 ? (enum key)o->key : K_TOTAL;
@@ -51,6 +52,10 @@ oprank_new(const struct oprank_opts *o)
 	if ((env = getenv("MRP_OP_RANK_MEMORY")) != NULL && *env != '\0')
 		r->pool.budget = (size_t)parse_num(env, 1, LLONG_MAX,
 		    "MRP_OP_RANK_MEMORY");
+	/* Names and threads each: a quarter, but a real trace's whole. */
+	share = r->pool.budget / 4 > MINSHARE ? r->pool.budget / 4 : MINSHARE;
+	r->names.budget = share;
+	r->maxthr = share / THREAD_COST;
 	op_trace_init(&r->t, &r->pool);
 
 	table = o->table != NULL ? xstrdup(o->table) :
@@ -79,6 +84,11 @@ oprank_merge(struct oprank *r, int n, char *paths[], int partial)
 	int i, rc = 0, status = 0;
 
 	r->light = !partial && !r->every && op_reread(n, paths);
+	/*
+	 * A partial's names and threads fit already; folding again would
+	 * keep others than its one pass did.
+	 */
+	r->names.budget = r->maxthr = SIZE_MAX;
 	if (n == 0)
 		rc = op_merge_file(r, NULL);
 	for (i = 0; i < n && rc >= 0; i++) {

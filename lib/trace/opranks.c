@@ -118,6 +118,7 @@ put_detail(struct oprank *r, struct jw *w, struct agg *a)
 	int c;
 
 	op_agg_fit(a, r->names.n);
+	op_put_folds(r, w, a);
 	for (c = C_OP; c <= C_PY; c++)
 		op_put_ops(r, w, a, c);
 	op_put_threads(r, w, a);
@@ -341,7 +342,7 @@ op_output(struct oprank *r, struct jw *w)
 			continue;
 		for (j = 0; j < a->nst; j++)
 			op_kv_add(r, a, j, &a->st[j]);
-		op_agg_merge(&r->all, a);
+		op_agg_merge(&r->all, a, SIZE_MAX);
 	}
 	if (r->nranks < 2) {
 		for (i = 0; i < r->nranks; i++)
