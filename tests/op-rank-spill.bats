@@ -155,21 +155,21 @@ sum_of() {
 
 @test "a million threads fit in 384 MiB, those past the budget summed as one" {
 	# The sums of every thread were kept, outside the budget: 500 MB for
-	# these.  Now 8,192 threads are kept apart (a quarter of 16 MiB, at
-	# 512 bytes each), the others go to one record, and what is left is
+	# these.  Now 32,768 threads are kept apart (16 MiB, the least share,
+	# at 512 bytes each), the others go to one record, and what is left is
 	# the trace's table of threads, which nesting reads.
 	run -0 bats_pipe many 1000000 tids \| tr-extract \| \
 	    limited 393216 op-rank \| sum_of thread_total busy
-	assert_output '[8193,1000000,5000000,1000000,5000000]'
+	assert_output '[32769,1000000,5000000,1000000,5000000]'
 }
 
 @test "a million operator names fit in 64 MiB, those past the budget summed as one" {
 	# Every name was kept, outside the budget: 320 MB for these.  Now
-	# the first 15,633 names (a quarter of 16 MiB at 256 bytes and their
-	# text each) are kept apart and the others go to one record.
+	# the first 62,410 names (16 MiB, the least share, at 256 bytes
+	# and their text each) are kept apart and the others go to one record.
 	run -0 bats_pipe many 1000000 names \| tr-extract \| \
 	    limited 65536 op-rank \| sum_of op self
-	assert_output '[15634,1000000,5000000,1000000,5000000]'
+	assert_output '[62411,1000000,5000000,1000000,5000000]'
 }
 
 @test "names and threads past the budget: one record each, a warning, the same through --partial and --merge" {
@@ -189,16 +189,16 @@ sum_of() {
 	    .name == "(other threads)") | del(.kind, .tool)' \
 	    "$BATS_TEST_TMPDIR/one"
 	assert_output - <<-'EOF'
-	{"file":null,"line":null,"col":null,"message":"91808 threads that did not fit in MRP_OP_RANK_MEMORY are summed as (other threads); a larger budget keeps them apart"}
-	{"name":"(other threads)","threads":91808,"busiest":5,"count":91808,"busy":459040}
+	{"file":null,"line":null,"col":null,"message":"67232 threads that did not fit in MRP_OP_RANK_MEMORY are summed as (other threads); a larger budget keeps them apart"}
+	{"name":"(other threads)","threads":67232,"busiest":5,"count":67232,"busy":336160}
 	EOF
 	many 100000 names | tr-extract | op-rank > "$BATS_TEST_TMPDIR/one"
 	run -0 jq -c 'select(.kind == "warning" or
 	    .name == "(other operators)") | {message, name, count}' \
 	    "$BATS_TEST_TMPDIR/one"
 	assert_output - <<-'EOF'
-	{"message":"84367 events of names that did not fit in MRP_OP_RANK_MEMORY are summed as (other operators); a larger budget keeps their names","name":null,"count":null}
-	{"message":null,"name":"(other operators)","count":84367}
+	{"message":"37590 events of names that did not fit in MRP_OP_RANK_MEMORY are summed as (other operators); a larger budget keeps their names","name":null,"count":null}
+	{"message":null,"name":"(other operators)","count":37590}
 	EOF
 }
 

@@ -40,7 +40,7 @@
 #define TOP_N		5	/* entries in the summaries' top lists */
 #define PARTIAL_VERSION	1	/* of the op_partial records */
 #define MEMORY		(16 << 20)	/* bytes of events held, by default */
-#define MINSHARE	(4 << 20)	/* names' or threads' least share */
+#define MINSHARE	(16 << 20)	/* names' or threads' least share */
 #define NAME_COST	256	/* bytes a name takes, besides its text */
 #define THREAD_COST	512	/* bytes a thread's sums take */
 
