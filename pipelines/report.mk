@@ -141,7 +141,6 @@ refuse_split = $(if $2,$(error $(ME): $2: an input name with whitespace \
 $(call refuse_syntax,$(RUNS) $(BASE))
 $(foreach r,$(RUNS) $(BASE),$(call refuse_split,$r,$(call split_names,$r)))
 
-
 # $(call need_input,dir): fails, naming dir and the patterns, when it holds
 # neither a trace nor a snapshot.
 need_input = $(if $(call traces,$1)$(call snaps,$1),,printf '%s\n' \
