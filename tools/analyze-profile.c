@@ -237,6 +237,7 @@ static int	on_record(void *, const struct jdoc *);
 static void	report_empty(const struct traces *, const char *);
 static int	snapshot_empty(const char *);
 static int	same_file(const char *, const char *);
+static const char *split_path(const char *, char *, size_t);
 static char	*canonical(const char *);
 static int	is_chardev(const char *);
 static void	check_outputs(const char *md, const char *json,
@@ -1557,18 +1558,12 @@ outputs_lock(const struct output *o, int n)
 {
 	struct outdir dirs[NOUT];
 	char dir[PATH_MAX];
-	const char *slash;
 	int i, k = 0;
 
 	for (i = 0; i < n; i++) {
-		if (o[i].tmp[0] == '\0')
+		if (o[i].tmp[0] == '\0' ||
+		    split_path(o[i].path, dir, sizeof(dir)) == NULL)
 			continue;
-		slash = strrchr(o[i].path, '/');
-		if (slash == NULL)
-			snprintf(dir, sizeof(dir), ".");
-		else
-			snprintf(dir, sizeof(dir), "%.*s",
-			    (int)(slash - o[i].path) + 1, o[i].path);
 		dirs[k].path = o[i].path;
 		if ((dirs[k].fd = open(dir, O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC)) == -1)
@@ -1712,28 +1707,40 @@ same_file(const char *a, const char *b)
 	return same;
 }
 
+/*
+ * The directory of path into dir ("." when path names none, "/" for the
+ * root); returns path's last name, or NULL when dir is too small.
+ */
+static const char *
+split_path(const char *path, char *dir, size_t size)
+{
+	const char *slash;
+	size_t n;
+
+	if ((slash = strrchr(path, '/')) == NULL) {
+		snprintf(dir, size, ".");
+		return path;
+	}
+	n = (size_t)(slash - path);
+	if (n >= size)
+		return NULL;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	if (n == 0)
+		snprintf(dir, size, "/");
+	return slash + 1;
+}
+
 /* The real path of path's directory, then its last name; NULL if unknown. */
 static char *
 canonical(const char *path)
 {
-	char dir[PATH_MAX], real[PATH_MAX], *slash, *s;
+	char dir[PATH_MAX], real[PATH_MAX], *s;
 	const char *base;
 	size_t n;
 
-	if ((slash = strrchr(path, '/')) == NULL) {
-		snprintf(dir, sizeof(dir), ".");
-		base = path;
-	} else {
-		n = (size_t)(slash - path);
-		if (n >= sizeof(dir))
-			return NULL;
-		memcpy(dir, path, n);
-		dir[n] = '\0';
-		if (n == 0)
-			snprintf(dir, sizeof(dir), "/");
-		base = slash + 1;
-	}
-	if (realpath(dir, real) == NULL)
+	if ((base = split_path(path, dir, sizeof(dir))) == NULL ||
+	    realpath(dir, real) == NULL)
 		return NULL;
 	n = strlen(real) + strlen(base) + 2;
 	s = xmalloc(n);
