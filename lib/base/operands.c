@@ -6,6 +6,7 @@
 
 #include "base/err.h"
 #include "base/operands.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 
 int
@@ -28,26 +29,21 @@ for_each_operand(int argc, char *argv[],
 static char *
 slurp(const char *path, size_t *lenp)
 {
+	struct strbuf b = { 0 };
+	char chunk[BUFSIZ];
 	FILE *fp;
-	char *text = NULL;
-	size_t len = 0, cap = 0, n;
+	size_t n;
 
 	if ((fp = fopen(path, "r")) == NULL)
 		die("%s:", path);
-	do {
-		if (cap - len < BUFSIZ + 1) {
-			cap = cap ? cap * 2 : BUFSIZ * 4;
-			text = xrealloc(text, cap);
-		}
-		n = fread(text + len, 1, cap - len - 1, fp);
-		len += n;
-	} while (n > 0);
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		sb_put(&b, chunk, n);
 	if (ferror(fp))
 		die("%s:", path);
 	fclose(fp);
-	text[len] = '\0';
-	*lenp = len;
-	return text;
+	sb_put(&b, "", 0);
+	*lenp = b.len;
+	return b.s;
 }
 
 void
