@@ -172,7 +172,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/lib/libutil.a | deps
 
 # The Markdown escaping's harness reads the rubric's facts.jq and checks it
 # with cmark-gfm, GitHub's parser.
-$(BUILD)/fuzz/markdown: CPPFLAGS += -DFACTS_JQ='"$(abspath rubric/facts.jq)"'
+$(BUILD)/fuzz/markdown: CPPFLAGS += -DRUBRIC_DIR='"$(abspath rubric)"'
 $(BUILD)/fuzz/markdown: LDLIBS += -lcmark-gfm-extensions -lcmark-gfm
 
 # The harnesses' checks without libFuzzer, compiled like the tools (and

@@ -13,7 +13,7 @@
  * The input's text is as md shows it: line ends as \n and \r, other
  * controls and the invisible or reordering characters as \uXXXX.  An
  * e-mail address may become a mailto: link: only to the text it shows.
- * The rubric's facts.jq is read from FACTS_JQ, set by the Makefile.
+ * The rubric's facts.jq is read from RUBRIC_DIR, set by the Makefile.
  */
 #include "fuzz.h"
 
@@ -22,6 +22,7 @@
 
 #include "base/strbuf.h"
 #include "report/jqx.h"
+#include "report/rubric.h"
 
 /* md is a regex substitution per character class: long texts are slow. */
 #define MAX_TEXT	2048
@@ -49,20 +50,14 @@ static void
 load(void)
 {
 	struct strbuf prog = { 0 };
-	char buf[4096], *msg;
-	size_t n;
-	FILE *f;
+	char *facts, *msg;
 
-	if ((f = fopen(FACTS_JQ, "r")) == NULL) {
-		perror(FACTS_JQ);
-		abort();
-	}
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sb_put(&prog, buf, n);
-	fclose(f);
+	facts = rubric_slurp(RUBRIC_DIR, "facts.jq");
+	sb_puts(&prog, facts);
 	sb_puts(&prog, "\nmd\n");
+	free(facts);
 	if ((md = jqx_compile(prog.s, jv_object(), &msg)) == NULL) {
-		fprintf(stderr, "%s: %s\n", FACTS_JQ, msg);
+		fprintf(stderr, "%s/facts.jq: %s\n", RUBRIC_DIR, msg);
 		abort();
 	}
 	sb_free(&prog);
