@@ -57,7 +57,7 @@ main(int argc, char *argv[])
 	};
 	struct oprank_opts o = { NULL, 0, 0, -1, 0 };
 	struct oprank *r;
-	struct oplist files = { NULL, NULL, 0 };
+	struct oplist files;
 	struct jw *w;
 	const char *tflag = NULL;
 	int ch, i, rc = 0, status = 0, merge = 0, partial = 0;
@@ -105,11 +105,9 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	/* Thousands of ranks' partials: more than exec(2) takes. */
-	if (tflag != NULL) {
-		oplist_read(&files, argc, argv, tflag);
-		argc = files.argc;
-		argv = files.argv;
-	}
+	oplist_read(&files, argc, argv, tflag);
+	argc = files.argc;
+	argv = files.argv;
 
 	r = oprank_new(&o);
 	if (merge) {

@@ -59,7 +59,7 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct recset rs;
-	struct oplist inputs = { NULL, NULL, 0 };
+	struct oplist inputs;
 	struct jqx *x;
 	struct jw *w;
 	const char *rflag = NULL, *Iflag = NULL;
@@ -105,18 +105,12 @@ main(int argc, char *argv[])
 		exit(1);
 	status |= rc;
 	/* A run of thousands of ranks names more than exec(2) takes. */
-	if (Iflag != NULL) {
-		oplist_read(&inputs, (int)ni, iflag, Iflag);
-		free(iflag);
-		iflag = inputs.argv;
-		ni = (size_t)inputs.argc;
-		inputs.argv = NULL;
-	}
+	oplist_read(&inputs, (int)ni, iflag, Iflag);
 	/* After the operands' input records, as analyze-profile adds them. */
-	for (i = 0; i < ni; i++) {
-		rec = input_record(iflag[i], &warning);
+	for (i = 0; i < (size_t)inputs.argc; i++) {
+		rec = input_record(inputs.argv[i], &warning);
 		if (jv_get_kind(rec) == JV_KIND_INVALID) {
-			warnmsg("%s:", iflag[i]);
+			warnmsg("%s:", inputs.argv[i]);
 			status = 1;
 			continue;
 		}

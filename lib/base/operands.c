@@ -52,11 +52,15 @@ oplist_read(struct oplist *l, int argc, char *argv[], const char *list)
 	size_t len, cap, line = 1;
 	char *p, *end, *nl;
 
-	l->text = slurp(list, &len);
+	l->text = list != NULL ? slurp(list, &len) : NULL;
 	cap = (size_t)argc + 16;
 	l->argv = xreallocarray(NULL, cap, sizeof(*l->argv));
 	memcpy(l->argv, argv, (size_t)argc * sizeof(*argv));
 	l->argc = argc;
+	if (l->text == NULL) {
+		l->argv[l->argc] = NULL;
+		return;
+	}
 	for (p = l->text, end = l->text + len; p < end; p = nl + 1, line++) {
 		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
 			nl = end;

@@ -29,6 +29,7 @@ struct oplist {
 /*
  * The argc names of argv, then those that the file list names, one a line
  * (blank lines aside; a name cannot hold a newline): what tar -T reads.
+ * With list NULL, the names of argv alone.
  * An unreadable list, or one holding a NUL, is a message and exit 1.
  */
 void oplist_read(struct oplist *, int argc, char *argv[], const char *list);
