@@ -188,24 +188,32 @@ struct agg {
 #define ABSENT	INT64_MIN
 #define KV_NONE	INT32_MIN	/* ABSENT in kv32 */
 
+/*
+ * The thread of an event past the trace's table of threads: this bit and
+ * 63 bits of the SHA-256 of its pid and tid, which stand for it alone.
+ */
+#define THR_HASHED	((uint64_t)1 << 63)
+
 /* A CPU event kept for nesting: exact ns as read, and its thread. */
 struct cev {
 	int64_t		ts, dur;
 	uint32_t	name, seq;
-	uint32_t	thr;		/* struct thr's idx */
+	uint64_t	thr;		/* struct thr's id */
 };
 
 /* A runtime call as read, to find what it launched. */
 struct rcall {
 	int64_t		corr, ts;
-	uint32_t	seq, thr;
+	uint32_t	seq;
+	uint64_t	thr;
 };
 
 /* A runtime call that launched GPU work, and what that work was. */
 struct rev {
 	int64_t		ts, corr;
 	int64_t		sum, comm, end;	/* of its GPU work */
-	uint32_t	seq, thr;
+	uint32_t	seq;
+	uint64_t	thr;
 };
 
 /* The phase a runtime call gave its GPU work, in the order of the calls. */
@@ -223,14 +231,17 @@ struct gedge {
 
 /*
  * A thread of the trace.  Its events are in the trace's spills, which
- * sort by idx first, so that a thread costs its names and not a buffer of
- * its own however many threads there are.
+ * sort by id first, so that a thread costs its names and not a buffer of
+ * its own however many threads there are.  The trace's table holds the
+ * first threads seen, as many as a rank sums apart; a thread past them is
+ * known by its events' THR_HASHED id alone, and summed as one of the
+ * (other threads), so the table stays within the threads' share.
  */
 struct thr {
 	struct jid	 pid, tid;
 	char		*name;
-	uint32_t	 idx;		/* in the order first seen */
-	uint32_t	 sorted;	/* in the order of its key, at the end */
+	uint64_t	 id;		/* the order first seen, or THR_HASHED */
+	uint64_t	 sorted;	/* the order of its key, at the end */
 };
 
 struct dev {
@@ -254,7 +265,7 @@ struct trace {
 	int		 any;
 	uint32_t	 seq;
 	struct strmap	 threads;	/* -> struct thr */
-	struct thr	**thv;		/* by idx */
+	struct thr	**thv;		/* by id */
 	size_t		 nthv, capthv;
 	struct strmap	 devs;		/* -> struct dev */
 	struct spill	 ops, py;	/* struct cev, by cmpcev */
@@ -348,7 +359,7 @@ struct nest {
 	 * order (a correlation id two threads share goes to the last).
 	 */
 	uint64_t	 order;
-	uint32_t	 thr;		/* the thread being nested */
+	uint64_t	 thr;		/* the thread being nested */
 	const struct cev *op, *py;	/* the next of ops and py, or NULL */
 	const struct rev *rt;		/* the next of rt, or NULL */
 	struct spillcur	 oc, pc, rc;	/* over the trace's spills */
@@ -398,6 +409,7 @@ int	op_cmpcev(const void *a, const void *b);
 int	op_cmprev(const void *a, const void *b);
 int	op_cmpstep(const void *a, const void *b);
 void	op_nest_open(struct nest *nb, struct trace *t);
+uint64_t	op_nest_next(const struct nest *nb);
 void	op_nest_free(struct nest *nb);
 void	op_nest_cpu(struct oprank *r, struct nest *nb, const struct thr *th);
 void	op_nest_py(struct oprank *r, struct nest *nb, const struct thr *th);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/sha256.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
 
@@ -23,8 +24,7 @@ static int	on_thread(struct oprank *);
 static void	on_trace(struct oprank *, int64_t, int, int64_t, int64_t,
 		    int64_t);
 static int	trace_record(struct oprank *);
-static struct thr *get_thr(struct trace *, const struct jdoc *, int,
-		    int);
+static uint64_t	thr_id(struct oprank *, int, int);
 static size_t	jid_key(char *, size_t, const struct jid *);
 
 int
@@ -134,36 +134,47 @@ jid_key(char *buf, size_t n, const struct jid *id)
 	return len + 1;
 }
 
-/* The thread of pid/tid nodes, created on first sight. */
-static struct thr *
-get_thr(struct trace *t, const struct jdoc *d, int pid, int tid)
+/*
+ * The id of the thread of pid/tid nodes: its place in the table, where
+ * it goes on first sight while the table has room, or THR_HASHED and a
+ * digest of its key.
+ */
+static uint64_t
+thr_id(struct oprank *r, int pid, int tid)
 {
+	struct trace *t = &r->t;
 	struct jid p, q;
 	struct strent *e;
+	struct sha256 h;
 	struct thr *th;
-	char key[512];
+	char key[512], hex[65];
 	size_t n;
 
-	op_get_jid(d, pid, &p);
-	op_get_jid(d, tid, &q);
+	op_get_jid(r->doc, pid, &p);
+	op_get_jid(r->doc, tid, &q);
 	/* Every CPU event comes here: no snprintf. */
 	n = jid_key(key, sizeof(key) - 2, &p);
 	key[n++] = '\n';
 	n += jid_key(key + n, sizeof(key) - n, &q);
+	if (t->nthv >= r->maxthr &&
+	    (e = strmap_get(&t->threads, key, n)) == NULL) {
+		sha256_init(&h);
+		sha256_update(&h, key, n);
+		sha256_hex(&h, hex);
+		hex[16] = '\0';
+		return THR_HASHED | strtoull(hex, NULL, 16) >> 1;
+	}
 	e = strmap_put(&t->threads, key, n);
 	if ((th = e->val) == NULL) {
-		if (t->nthv == UINT32_MAX)
-			die("more than %" PRIu32 " threads in one trace",
-			    UINT32_MAX);
 		th = e->val = xcalloc(1, sizeof(*th));
 		op_jid_copy(&th->pid, &p);
 		op_jid_copy(&th->tid, &q);
-		th->idx = (uint32_t)t->nthv;
+		th->id = t->nthv;
 		t->thv = op_grow(t->thv, &t->capthv, t->nthv,
 		    sizeof(*t->thv));
 		t->thv[t->nthv++] = th;
 	}
-	return th;
+	return th->id;
 }
 
 static int
@@ -182,7 +193,7 @@ on_event(struct oprank *r)
 	const char *k, *c, *s;
 	int64_t tsns, durns, cv = 0;
 	struct jid dv;
-	struct thr *th;
+	uint64_t thr;
 	struct strent *e;
 	struct dev *dev;
 	uint32_t i, id;
@@ -296,9 +307,8 @@ on_event(struct oprank *r)
 			t->a.sync += durns;
 		}
 		if (corr >= 0) {
-			th = get_thr(t, d, pid, tid);
 			spill_add(&t->rc, &(struct rcall){ cv, tsns, t->seq++,
-			    th->idx });
+			    thr_id(r, pid, tid) });
 		}
 		return 0;
 	}
@@ -343,10 +353,10 @@ on_event(struct oprank *r)
 		return 0;
 	}
 
-	th = get_thr(t, d, pid, tid);
+	thr = thr_id(r, pid, tid);
 	if (cls == C_PY) {
 		spill_add(&t->py, &(struct cev){ tsns, durns,
-		    op_intern(&r->names, C_PY, s, len), t->seq++, th->idx });
+		    op_intern(&r->names, C_PY, s, len), t->seq++, thr });
 		return 0;
 	}
 	/* record_function labels: "Optimizer.step#SGD.step", steps. */
@@ -368,7 +378,7 @@ on_event(struct oprank *r)
 	}
 	t->a.cpu_events++;
 	spill_add(&t->ops, &(struct cev){ tsns, durns,
-	    op_intern(&r->names, cls, s, len), t->seq++, th->idx });
+	    op_intern(&r->names, cls, s, len), t->seq++, thr });
 	return 0;
 }
 
@@ -378,10 +388,15 @@ on_thread(struct oprank *r)
 	const struct jdoc *d = r->doc;
 	struct thr *th;
 	const char *s;
+	uint64_t id;
 
 	if (jdoc_get_str(d, 0, "name", &s, NULL) < 0)
 		return 0;
-	th = get_thr(&r->t, d, jdoc_get(d, 0, "pid"), jdoc_get(d, 0, "tid"));
+	/* A thread past the table is summed as one of many: no name. */
+	id = thr_id(r, jdoc_get(d, 0, "pid"), jdoc_get(d, 0, "tid"));
+	if (id & THR_HASHED)
+		return 0;
+	th = r->t.thv[id];
 	free(th->name);
 	th->name = xstrdup(s);
 	return 0;
@@ -478,20 +493,28 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 	struct strent **ent;
 	struct nest nb;
 	struct agg *ra;
+	struct thr past;
 	size_t i;
 
 	memset(&nb, 0, sizeof(nb));
+	memset(&past, 0, sizeof(past));
 	op_agg_fit(&t->a, r->names.n);
 	xqsort(t->a.steps, t->a.nsteps, sizeof(*t->a.steps), op_cmpstep);
 	op_gpu_join(t);
 	ent = strmap_sorted(&t->threads);
 	for (i = 0; i < t->threads.count; i++)
-		((struct thr *)ent[i]->val)->sorted = (uint32_t)i;
+		((struct thr *)ent[i]->val)->sorted = i;
 	free(ent);
 	op_nest_open(&nb, t);
 	for (i = 0; i < t->nthv; i++) {
 		op_nest_cpu(r, &nb, t->thv[i]);
 		op_nest_py(r, &nb, t->thv[i]);
+	}
+	/* Then the threads past the table, each alone, in their ids' order. */
+	for (past.sorted = t->nthv; (past.id = op_nest_next(&nb)) & THR_HASHED;
+	    past.sorted++) {
+		op_nest_cpu(r, &nb, &past);
+		op_nest_py(r, &nb, &past);
 	}
 	op_nest_free(&nb);
 	/* Nested, the threads are in t->a: their table goes before the merge. */

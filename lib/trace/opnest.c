@@ -115,6 +115,21 @@ op_nest_open(struct nest *nb, struct trace *t)
 	nb->rt = spill_next(&nb->rc);
 }
 
+/* The id of the thread whose events come next; none left: 0, not hashed. */
+uint64_t
+op_nest_next(const struct nest *nb)
+{
+	uint64_t id = 0;
+
+	if (nb->op != NULL)
+		id = nb->op->thr;
+	if (nb->py != NULL && (id == 0 || nb->py->thr < id))
+		id = nb->py->thr;
+	if (nb->rt != NULL && (id == 0 || nb->rt->thr < id))
+		id = nb->rt->thr;
+	return id;
+}
+
 void
 op_nest_free(struct nest *nb)
 {
@@ -358,9 +373,9 @@ op_nest_cpu(struct oprank *r, struct nest *nb, const struct thr *th)
 	nb->off = nb->n = nb->sp = nb->nrs = nb->nseg = nb->next = 0;
 	nb->bs = nb->be = nb->busy = nb->count = 0;
 	nb->open = 0;
-	nb->thr = th->idx;
-	nb->order = (uint64_t)th->sorted << 32;
-	for (; (e = nb->op) != NULL && e->thr == th->idx;
+	nb->thr = th->id;
+	nb->order = th->sorted << 32;
+	for (; (e = nb->op) != NULL && e->thr == th->id;
 	    nb->op = spill_next(&nb->oc)) {
 		s = us_start(e);
 		en = us_end(e);
@@ -385,7 +400,12 @@ op_nest_cpu(struct oprank *r, struct nest *nb, const struct thr *th)
 		nb->busy += nb->be - nb->bs;
 	if (nb->count == 0)
 		return;
-	ts = op_thsum_get(&r->t.a, &th->pid, &th->tid, th->name, r->maxthr);
+	if (th->id & THR_HASHED)
+		ts = op_thsum_get(&r->t.a, &th->pid, &th->tid, FOLD_THREADS,
+		    SIZE_MAX);
+	else
+		ts = op_thsum_get(&r->t.a, &th->pid, &th->tid, th->name,
+		    r->maxthr);
 	op_thsum_fold(ts, &(struct thsum){ th->pid, th->tid, NULL,
 	    nb->count, nb->busy, 0, 0 });
 }
@@ -404,7 +424,7 @@ op_nest_py(struct oprank *r, struct nest *nb, const struct thr *th)
 
 	nb->nps = 0;
 	for (;; nb->py = spill_next(&nb->pc)) {
-		if ((e = nb->py) != NULL && e->thr != th->idx)
+		if ((e = nb->py) != NULL && e->thr != th->id)
 			e = NULL;
 		s = e != NULL ? us_start(e) : 0;
 		en = e != NULL ? us_end(e) : 0;
