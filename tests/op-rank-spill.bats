@@ -153,23 +153,100 @@ sum_of() {
 	    else . end)'
 }
 
-@test "a million threads fit in 384 MiB, those past the budget summed as one" {
+@test "a million threads fit in 64 MiB, those past the budget summed as one" {
 	# The sums of every thread were kept, outside the budget: 500 MB for
-	# these.  Now 32,768 threads are kept apart (16 MiB, the least share,
-	# at 512 bytes each), the others go to one record, and what is left is
-	# the trace's table of threads, which nesting reads.
+	# these, then 280 MB for the trace's table of threads.  Now 32,768
+	# threads are kept apart (16 MiB, the least share, at 512 bytes each)
+	# and the others are known by a digest while nesting, then go to one
+	# record.
 	run -0 bats_pipe many 1000000 tids \| tr-extract \| \
-	    limited 393216 op-rank \| sum_of thread_total busy
+	    limited 65536 op-rank \| sum_of thread_total busy
 	assert_output '[32769,1000000,5000000,1000000,5000000]'
 }
 
-@test "a million operator names fit in 64 MiB, those past the budget summed as one" {
-	# Every name was kept, outside the budget: 320 MB for these.  Now
+@test "ten million operator names fit in 64 MiB, those past the budget summed as one" {
+	# Every name was kept, outside the budget: 3.2 GB for these.  Now
 	# the first 62,410 names (16 MiB, the least share, at 256 bytes
 	# and their text each) are kept apart and the others go to one record.
-	run -0 bats_pipe many 1000000 names \| tr-extract \| \
+	run -0 bats_pipe many 10000000 names \| tr-extract \| \
 	    limited 65536 op-rank \| sum_of op self
-	assert_output '[62411,1000000,5000000,1000000,5000000]'
+	assert_output '[62411,10000000,50000000,10000000,50000000]'
+}
+
+@test "threads past the budget nest as their own: every sum but the threads' is the same" {
+	# Per thread: aten::linear over aten::mm, which launches a kernel.
+	# Past the first 32,768 threads a thread is known by a digest of its
+	# pid and tid, and still nested alone.
+	awk -v n=50000 'BEGIN {
+		printf "{\"traceEvents\":["
+		for (i = 1; i <= n; i++) {
+			t = i * 100
+			printf "%s{\"ph\":\"X\",\"cat\":\"cpu_op\"," \
+			    "\"name\":\"aten::linear\",\"pid\":1,\"tid\":%d," \
+			    "\"ts\":%d,\"dur\":50}\n", (i > 1 ? "," : ""), i, t
+			printf ",{\"ph\":\"X\",\"cat\":\"cpu_op\"," \
+			    "\"name\":\"aten::mm\",\"pid\":1,\"tid\":%d," \
+			    "\"ts\":%d,\"dur\":20}\n", i, t + 10
+			printf ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\"," \
+			    "\"name\":\"cudaLaunchKernel\",\"pid\":1," \
+			    "\"tid\":%d,\"ts\":%d,\"dur\":5," \
+			    "\"args\":{\"correlation\":%d}}\n", i, t + 15, i
+			printf ",{\"ph\":\"X\",\"cat\":\"kernel\"," \
+			    "\"name\":\"gemm_kernel\",\"pid\":0,\"tid\":7," \
+			    "\"ts\":%d,\"dur\":30,\"args\":" \
+			    "{\"correlation\":%d,\"device\":0}}\n", t + 30, i
+		}
+		print "]}"
+	}' | tr-extract > "$BATS_TEST_TMPDIR/in"
+	op-rank "$BATS_TEST_TMPDIR/in" | jq -c 'select(.kind != "warning" and
+	    .kind != "thread_total") | del(.top_threads)' \
+	    > "$BATS_TEST_TMPDIR/past"
+	MRP_OP_RANK_MEMORY=1073741824 op-rank "$BATS_TEST_TMPDIR/in" |
+	    jq -c 'select(.kind != "thread_total") | del(.top_threads)' \
+	    > "$BATS_TEST_TMPDIR/all"
+	cmp "$BATS_TEST_TMPDIR/past" "$BATS_TEST_TMPDIR/all"
+	run -0 jq -c 'select(.name == "aten::mm") | [.self, .gpu_self]' \
+	    "$BATS_TEST_TMPDIR/past"
+	assert_output '[1000000,1500000]'
+}
+
+# A trace of $1 kernels of 5 µs, each with a name of its own: GEMM,
+# NCCL, elementwise and copy kernels in turn.
+kernels() {
+	awk -v n="$1" 'BEGIN {
+		split("ampere_bf16_s16816gemm_ ncclDevKernel_AllReduce_ " \
+		    "elementwise_kernel_ Memcpy_HtoD_", kind, " ")
+		printf "{\"traceEvents\":["
+		for (i = 1; i <= n; i++)
+			printf "%s{\"ph\":\"X\",\"cat\":\"kernel\"," \
+			    "\"name\":\"%s%d\",\"pid\":0,\"tid\":7," \
+			    "\"ts\":%d,\"dur\":5,\"args\":{\"device\":0}}\n",
+			    (i > 1 ? "," : ""), kind[i % 4 + 1], i, i * 10
+		print "]}"
+	}'
+}
+
+@test "a million kernel names fit in 64 MiB, those past the budget summed by family and precision" {
+	# Kernel names were never summed away: 320 MB for these.  Their sums
+	# keep what the timeline, phases and precision read from a name.
+	kernels 1000000 | tr-extract > "$BATS_TEST_TMPDIR/in"
+	limited 65536 op-rank "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/one"
+	run -0 jq -c 'select(.kind == "kernel" and (.name | startswith("(")))
+	    | [.name, .family, .count]' "$BATS_TEST_TMPDIR/one"
+	assert_output - <<-'EOF'
+	["(other kernels: gemm, bf16)","gemm",235038]
+	["(other kernels: communication)","communication",235037]
+	["(other kernels: elementwise)","elementwise",235037]
+	["(other kernels: memcpy)","memcpy",235037]
+	EOF
+	MRP_OP_RANK_MEMORY=2147483648 op-rank "$BATS_TEST_TMPDIR/in" \
+	    > "$BATS_TEST_TMPDIR/all"
+	jq -c 'select(.kind != "kernel" and .kind != "warning")' \
+	    "$BATS_TEST_TMPDIR/one" > "$BATS_TEST_TMPDIR/one.rest"
+	jq -c 'select(.kind != "kernel")' "$BATS_TEST_TMPDIR/all" |
+	    diff "$BATS_TEST_TMPDIR/one.rest" -
+	op-rank --partial "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/p"
+	op-rank --merge "$BATS_TEST_TMPDIR/p" | cmp - "$BATS_TEST_TMPDIR/one"
 }
 
 @test "names and threads past the budget: one record each, a warning, the same through --partial and --merge" {

@@ -27,12 +27,12 @@ const char *const op_clsname[NCLASS] = {
 
 /*
  * The names that sum what did not fit the names' budget, by class.  A
- * kernel's name is never folded: its timeline class and precision are
- * read from it.
+ * kernel's timeline class, family and precision are read from its name,
+ * so kernels fold by those: kernel_fold() names the sum.
  */
 static const char *const foldname[NCLASS] = {
 	"(other operators)", "(other annotations)", "(other Python frames)",
-	NULL
+	"(other kernels)"
 };
 
 const char *const op_phasename[NPHASE] = {
@@ -53,6 +53,10 @@ static char	*lower(const char *);
 static int	has_nccl(const char *);
 static int	mark_of(const char *);
 static int	fold(const struct names *, int, const char *, size_t);
+static void	describe(const struct names *, struct name *);
+static void	describe_fold(const struct names *, struct name *);
+static uint32_t	add(struct names *, size_t, int);
+static uint32_t	kernel_fold(struct names *, const char *);
 
 /*
  * A table beside the tools: $MRP_RUBRIC, then rubric/ or share/mrp/rubric/
@@ -268,32 +272,38 @@ uint32_t
 op_intern(struct names *nm, int cls, const char *s, size_t len)
 {
 	struct strent *e;
-	struct name *n;
 
-	if (nm->bufcap < len + 1) {
+	if (nm->bufcap < len + 2) {
 		nm->bufcap = len + 64;
 		nm->buf = xrealloc(nm->buf, nm->bufcap);
 	}
 	nm->buf[0] = clschar[cls];
 	memcpy(nm->buf + 1, s, len);
+	nm->buf[len + 1] = '\0';
 	if ((e = strmap_get(&nm->map, nm->buf, len + 1)) != NULL)
 		return (uint32_t)(uintptr_t)e->val - 1;
 	if (fold(nm, cls, s, len))
-		return op_intern(nm, cls, foldname[cls],
-		    strlen(foldname[cls]));
+		return cls == C_GPU ? kernel_fold(nm, nm->buf + 1) :
+		    op_intern(nm, cls, foldname[cls], strlen(foldname[cls]));
 	nm->used += NAME_COST + len;
-	e = strmap_put(&nm->map, nm->buf, len + 1);
-	nm->v = op_grow(nm->v, &nm->cap, nm->n, sizeof(*nm->v));
-	n = &nm->v[nm->n];
-	n->s = e->key + 1;
-	n->cls = cls;
-	n->family = family_of(nm->tab, cls == C_GPU, n->s);
-	n->mark = cls == C_OP || cls == C_ANN ? mark_of(n->s) : PH_NONE;
-	/* The family says what the hardware does; "nccl" always counts. */
-	n->gcls = G_COMP;
+	return add(nm, len, cls);
+}
+
+/* What name n->s of class n->cls is: its family, phase mark and more. */
+static void
+describe(const struct names *nm, struct name *n)
+{
+	n->mark = n->cls == C_OP || n->cls == C_ANN ? mark_of(n->s) : PH_NONE;
 	n->prec = (int)NPREC;
 	n->mm = 0;
-	if (cls == C_GPU) {
+	if (n->cls == C_GPU && op_folded(n)) {
+		describe_fold(nm, n);
+		return;
+	}
+	n->family = family_of(nm->tab, n->cls == C_GPU, n->s);
+	/* The family says what the hardware does; "nccl" always counts. */
+	n->gcls = G_COMP;
+	if (n->cls == C_GPU) {
 		if (has_nccl(n->s) || n->family == nm->famcomm)
 			n->gcls = G_COMM;
 		else if (n->family == nm->fammemcpy)
@@ -302,8 +312,80 @@ op_intern(struct names *nm, int cls, const char *s, size_t len)
 		if (n->mm)
 			n->prec = nm->precof[family_of(nm->prec, 1, n->s)];
 	}
+}
+
+/*
+ * A sum of kernels that did not fit is what its name says, so that a
+ * merge of partials reads it back as it was: "(other kernels: FAMILY",
+ * then the precision of a GEMM or convolution family, then
+ * "communication" where NCCL named a kernel of another family, ")".
+ */
+static void
+describe_fold(const struct names *nm, struct name *n)
+{
+	const char *p = n->s + strlen(foldname[C_GPU]) + 1;
+	size_t len = strcspn(p, ",)"), i;
+
+	n->family = (int)nm->tab->nfam;
+	for (i = 0; i < nm->tab->nfam; i++)
+		if (strlen(nm->tab->fam[i]) == len &&
+		    memcmp(nm->tab->fam[i], p, len) == 0)
+			n->family = (int)i;
+	n->mm = n->family == nm->famgemm || n->family == nm->famconv;
+	n->gcls = n->family == nm->famcomm ? G_COMM :
+	    n->family == nm->fammemcpy ? G_MEMCPY : G_COMP;
+	for (p += len; *p == ','; p += len) {
+		p += strspn(p, ", ");
+		len = strcspn(p, ",)");
+		for (i = 0; i < NPREC; i++)
+			if (n->mm && strlen(op_precname[i]) == len &&
+			    memcmp(op_precname[i], p, len) == 0)
+				n->prec = (int)i;
+		if (len == 13 && memcmp(p, "communication", 13) == 0)
+			n->gcls = G_COMM;
+	}
+}
+
+/* Adds the name in nm->buf, len bytes past its class, and describes it. */
+static uint32_t
+add(struct names *nm, size_t len, int cls)
+{
+	struct strent *e;
+	struct name *n;
+
+	e = strmap_put(&nm->map, nm->buf, len + 1);
+	nm->v = op_grow(nm->v, &nm->cap, nm->n, sizeof(*nm->v));
+	n = &nm->v[nm->n];
+	n->s = e->key + 1;
+	n->cls = cls;
+	describe(nm, n);
 	e->val = (void *)(uintptr_t)(nm->n + 1);
 	return (uint32_t)nm->n++;
+}
+
+/*
+ * The sum of the kernels that did not fit whose family, timeline class
+ * and precision are those of kernel s: "(other kernels: gemm, bf16)".
+ * There are few such sums, and fold() lets them all in.
+ */
+static uint32_t
+kernel_fold(struct names *nm, const char *s)
+{
+	struct name n;
+	char text[256];
+	int len;
+
+	n.s = s;
+	n.cls = C_GPU;
+	describe(nm, &n);
+	len = snprintf(text, sizeof(text), "%.*s: %s%s%s%s)",
+	    (int)strlen(foldname[C_GPU]) - 1, foldname[C_GPU],
+	    (size_t)n.family < nm->tab->nfam ? nm->tab->fam[n.family] :
+	    "other", n.mm ? ", " : "", !n.mm ? "" : n.prec < (int)NPREC ?
+	    op_precname[n.prec] : "unknown",
+	    n.gcls == G_COMM && n.family != nm->famcomm ?
+	    ", communication" : "");
+	return op_intern(nm, C_GPU, text, (size_t)len);
 }
 
 /*
@@ -315,8 +397,11 @@ op_intern(struct names *nm, int cls, const char *s, size_t len)
 static int
 fold(const struct names *nm, int cls, const char *s, size_t len)
 {
-	if (foldname[cls] == NULL || nm->used + NAME_COST + len <= nm->budget)
+	if (nm->used + NAME_COST + len <= nm->budget)
 		return 0;
+	if (cls == C_GPU)
+		return strncmp(s, foldname[C_GPU], strlen(foldname[C_GPU]) - 1)
+		    != 0;
 	if (len == strlen(foldname[cls]) && memcmp(s, foldname[cls], len) == 0)
 		return 0;
 	return mark_of(s) == PH_NONE;
@@ -326,7 +411,12 @@ fold(const struct names *nm, int cls, const char *s, size_t len)
 int
 op_folded(const struct name *n)
 {
-	return foldname[n->cls] != NULL && strcmp(n->s, foldname[n->cls]) == 0;
+	size_t len = strlen(foldname[n->cls]);
+
+	if (n->cls == C_GPU)
+		return strncmp(n->s, foldname[C_GPU], len - 1) == 0 &&
+		    strncmp(n->s + len - 1, ": ", 2) == 0;
+	return strcmp(n->s, foldname[n->cls]) == 0;
 }
 
 const char *

@@ -240,18 +240,26 @@ op_put_folds(struct oprank *r, struct jw *w, const struct agg *a)
 {
 	const struct thsum *ts;
 	struct strent *e;
+	struct item *it = NULL;
 	char msg[256];
-	size_t i;
+	size_t i, n = 0, cap = 0;
 
+	/* By name, as a merge of partials interns them in another order. */
 	for (i = 0; i < a->nst; i++) {
 		if (!op_folded(&r->names.v[i]) || a->st[i].count == 0)
 			continue;
+		it = op_grow(it, &cap, n, sizeof(*it));
+		it[n++] = (struct item){ 0, r->names.v[i].s, i };
+	}
+	xqsort(it, n, sizeof(*it), cmpitem);
+	for (i = 0; i < n; i++) {
 		snprintf(msg, sizeof(msg), "%" PRId64 " events of names that"
 		    " did not fit in MRP_OP_RANK_MEMORY are summed as %s;"
-		    " a larger budget keeps their names", a->st[i].count,
-		    r->names.v[i].s);
+		    " a larger budget keeps their names", a->st[it[i].i].count,
+		    it[i].s);
 		put_warning(w, a, msg);
 	}
+	free(it);
 	if ((e = strmap_get(&a->threads, "-\n-", 3)) == NULL ||
 	    (ts = e->val)->threads == 0)
 		return;
