@@ -249,6 +249,24 @@ kernels() {
 	op-rank --merge "$BATS_TEST_TMPDIR/p" | cmp - "$BATS_TEST_TMPDIR/one"
 }
 
+@test "a hundred thousand devices fit in 128 MiB: their timelines share one spill" {
+	# Each device's timeline had a buffer of its own, outside the budget:
+	# 4.6 KB a device, 460 MB for these.
+	awk -v n=100000 'BEGIN {
+		printf "{\"traceEvents\":["
+		for (i = 1; i <= n; i++)
+			printf "%s{\"ph\":\"X\",\"cat\":\"kernel\"," \
+			    "\"name\":\"k\",\"pid\":%d,\"tid\":7,\"ts\":%d," \
+			    "\"dur\":5,\"args\":{\"device\":%d}}\n",
+			    (i > 1 ? "," : ""), i, i * 10, i
+		print "]}"
+	}' | tr-extract > "$BATS_TEST_TMPDIR/in"
+	limited 131072 op-rank "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/out"
+	run -0 jq -sc 'map(select(.kind == "gpu_timeline")) |
+	    [length, (map(.busy) | add)]' "$BATS_TEST_TMPDIR/out"
+	assert_output '[100000,500000]'
+}
+
 @test "names and threads past the budget: one record each, a warning, the same through --partial and --merge" {
 	local m
 	for m in names tids; do

@@ -225,8 +225,9 @@ struct link {
 
 /* One end of a GPU event on its device's timeline. */
 struct gedge {
-	int64_t	t;
-	int32_t	cls, delta;
+	int64_t		t;
+	uint32_t	dev;		/* struct dev's idx */
+	int16_t		cls, delta;
 };
 
 /*
@@ -244,9 +245,14 @@ struct thr {
 	uint64_t	 sorted;	/* the order of its key, at the end */
 };
 
+/*
+ * A device of the trace.  Its edges are in the trace's spill, which sorts
+ * by idx first, so that a device costs its sums and not a buffer of its
+ * own however many devices there are.
+ */
 struct dev {
 	struct jid	 dev;
-	struct spill	 edges;		/* struct gedge, by cmpgedge */
+	uint32_t	 idx;		/* in the order first seen */
 	int64_t		 n, lo, hi;	/* events, their window */
 };
 
@@ -268,6 +274,9 @@ struct trace {
 	struct thr	**thv;		/* by id */
 	size_t		 nthv, capthv;
 	struct strmap	 devs;		/* -> struct dev */
+	struct dev	**dvv;		/* by idx */
+	size_t		 ndvv, capdvv;
+	struct spill	 edges;		/* struct gedge, by op_cmpgedge */
 	struct spill	 ops, py;	/* struct cev, by cmpcev */
 	struct spill	 rt;		/* struct rev, by cmprev, at the end */
 	struct spill	 gk;		/* struct gev, by cmpgev */
@@ -420,7 +429,7 @@ int	op_cmplink(const void *a, const void *b);
 int	op_cmpgev(const void *a, const void *b);
 int	op_cmpgedge(const void *a, const void *b);
 void	op_link_step(struct trace *t, const struct rev *c);
-void	op_timeline(struct trace *t, struct dev *dev);
+void	op_timelines(struct trace *t);
 void	op_gpu_join(struct trace *t);
 void	op_gpu_phases(struct oprank *r);
 

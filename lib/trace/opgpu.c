@@ -44,6 +44,8 @@ op_cmpgedge(const void *a, const void *b)
 {
 	const struct gedge *x = a, *y = b;
 
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
 	if (x->t != y->t)
 		return x->t < y->t ? -1 : 1;
 	if (x->cls != y->cls)
@@ -74,27 +76,33 @@ op_link_step(struct trace *t, const struct rev *c)
 }
 
 void
-op_timeline(struct trace *t, struct dev *dev)
+op_timelines(struct trace *t)
 {
 	struct devsum *ds;
 	struct ivsweep sw;
 	struct spillcur ec;
 	const struct gedge *e;
+	const struct dev *dev;
+	size_t i;
 
-	ival_init(&sw, NGCLS);
-	spill_open(&ec, &dev->edges);
-	while ((e = spill_next(&ec)) != NULL)
-		ival_edge(&sw, e->t, e->cls, e->delta);
+	spill_open(&ec, &t->edges);
+	e = spill_next(&ec);
+	for (i = 0; i < t->ndvv; i++) {
+		dev = t->dvv[i];
+		ival_init(&sw, NGCLS);
+		for (; e != NULL && e->dev == dev->idx; e = spill_next(&ec))
+			ival_edge(&sw, e->t, e->cls, e->delta);
+		ds = op_devsum_get(&t->a, &dev->dev);
+		ds->events += dev->n;
+		ds->window += dev->hi - dev->lo;
+		ds->busy += sw.sum;
+		ds->comp += sw.out[G_COMP];
+		ds->xcomm += sw.out[G_COMM];
+		ds->xmemcpy += sw.out[G_MEMCPY];
+		ds->comm += sw.cover[G_COMM];
+		ds->memcpy += sw.cover[G_MEMCPY];
+	}
 	spillcur_free(&ec);
-	ds = op_devsum_get(&t->a, &dev->dev);
-	ds->events += dev->n;
-	ds->window += dev->hi - dev->lo;
-	ds->busy += sw.sum;
-	ds->comp += sw.out[G_COMP];
-	ds->xcomm += sw.out[G_COMM];
-	ds->xmemcpy += sw.out[G_MEMCPY];
-	ds->comm += sw.cover[G_COMM];
-	ds->memcpy += sw.cover[G_MEMCPY];
 }
 
 /*

@@ -333,10 +333,15 @@ on_event(struct oprank *r)
 		e = strmap_put(&t->devs, dv.text != NULL ? dv.text : "",
 		    dv.text != NULL ? strlen(dv.text) : 0);
 		if ((dev = e->val) == NULL) {
+			if (t->ndvv == UINT32_MAX)
+				die("more than %" PRIu32 " devices in one"
+				    " trace", UINT32_MAX);
 			dev = e->val = xcalloc(1, sizeof(*dev));
 			op_jid_copy(&dev->dev, &dv);
-			spill_init(&dev->edges, &r->pool, sizeof(struct gedge),
-			    op_cmpgedge);
+			dev->idx = (uint32_t)t->ndvv;
+			t->dvv = op_grow(t->dvv, &t->capdvv, t->ndvv,
+			    sizeof(*t->dvv));
+			t->dvv[t->ndvv++] = dev;
 			dev->lo = tsns;
 			dev->hi = tsns + durns;
 		}
@@ -346,9 +351,10 @@ on_event(struct oprank *r)
 		if (tsns + durns > dev->hi)
 			dev->hi = tsns + durns;
 		if (durns > 0) {
-			spill_add(&dev->edges, &(struct gedge){ tsns, gcls, 1 });
-			spill_add(&dev->edges, &(struct gedge){ tsns + durns,
-			    gcls, -1 });
+			spill_add(&t->edges, &(struct gedge){ tsns, dev->idx,
+			    (int16_t)gcls, 1 });
+			spill_add(&t->edges, &(struct gedge){ tsns + durns,
+			    dev->idx, (int16_t)gcls, -1 });
 		}
 		return 0;
 	}
@@ -523,10 +529,7 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 	t->thv = NULL;
 	t->nthv = t->capthv = 0;
 	op_gpu_phases(r);
-	ent = strmap_sorted(&t->devs);
-	for (i = 0; i < t->devs.count; i++)
-		op_timeline(t, ent[i]->val);
-	free(ent);
+	op_timelines(t);
 
 	/* Steps leave the trace's time base for the rank's. */
 	for (i = 0; i < t->a.nsteps; i++) {
@@ -582,7 +585,6 @@ dev_free(void *p)
 	struct dev *d = p;
 
 	op_jid_free(&d->dev);
-	spill_free(&d->edges);
 	free(d);
 }
 
@@ -596,6 +598,7 @@ op_trace_init(struct trace *t, struct spool *pool)
 	spill_init(&t->gk, pool, sizeof(struct gev), op_cmpgev);
 	spill_init(&t->rc, pool, sizeof(struct rcall), op_cmprcall);
 	spill_init(&t->links, pool, sizeof(struct link), op_cmplink);
+	spill_init(&t->edges, pool, sizeof(struct gedge), op_cmpgedge);
 }
 
 void
@@ -604,6 +607,8 @@ op_trace_free(struct trace *t)
 	strmap_free(&t->threads, thr_free);
 	free(t->thv);
 	strmap_free(&t->devs, dev_free);
+	free(t->dvv);
+	spill_free(&t->edges);
 	spill_free(&t->ops);
 	spill_free(&t->py);
 	spill_free(&t->rt);
