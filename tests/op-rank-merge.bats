@@ -125,7 +125,7 @@ partials() {
 	# Within a rank the kinds come in the one pass's order.
 	run -0 bash -o pipefail -c "op-rank -a --merge '$T'/d/p{6,1,4,3,7,0,2,5}.ndjson |
 	    jq -r 'select(.rank == 3) | .kind' | uniq | paste -sd' '"
-	assert_output 'op thread_total family_total phase_total step step_stats kernel gemm_precision gpu_timeline runtime_total cpu_summary rank_summary'
+	assert_output 'op thread_total family_total phase_total step step_stats kernel gemm_precision gpu_timeline runtime_total op_shape compute_summary cpu_summary rank_summary'
 	# Without -a, the other ranks keep only what the charts draw per rank.
 	run -0 bash -o pipefail -c "op-rank --merge '$T'/d/p{6,1,4,3,7,0,2,5}.ndjson |
 	    jq -r 'select(.rank == 3) | .kind' | uniq | paste -sd' '"
@@ -382,7 +382,7 @@ partials() {
 
 @test "usage errors exit 2, a missing partial exits 1" {
 	run -2 --separate-stderr op-rank --partial=1
-	assert_stderr --partial 'usage: op-rank [-a] [-f table] [-k key] [-n count] [-p phase] [-T list] [--merge] [--partial] [file ...]'
+	assert_stderr --partial 'usage: op-rank [-a] [-f table] [-g gpu] [-k key] [-n count] [-p phase] [-T list] [--merge] [--partial] [file ...]'
 	run -2 --separate-stderr op-rank --merge=x
 	assert_stderr --partial 'usage: op-rank'
 	run -2 --separate-stderr op-rank --merge -k bogus

@@ -38,7 +38,7 @@ events() {
 
 @test "usage errors exit 2" {
 	run -2 --separate-stderr op-rank -Z
-	assert_stderr --partial 'usage: op-rank [-a] [-f table] [-k key] [-n count] [-p phase] [-T list] [--merge] [--partial] [file ...]'
+	assert_stderr --partial 'usage: op-rank [-a] [-f table] [-g gpu] [-k key] [-n count] [-p phase] [-T list] [--merge] [--partial] [file ...]'
 	run -2 --separate-stderr op-rank -k bogus
 	assert_stderr --partial 'unknown key: bogus'
 	run -2 --separate-stderr op-rank -n -1

@@ -781,7 +781,7 @@ static void
 trace_stage(const struct traces *tr, const char *phase, int out, int mem,
     const char *empty)
 {
-	struct oprank_opts o = { NULL, 0, 0, -1, 0 };
+	struct oprank_opts o = { NULL, 0, 0, -1, 0, NULL };
 	struct extract_opts xo = { 0 };
 	struct tracesink sink = { 0 };
 	struct jw *w;

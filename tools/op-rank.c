@@ -21,6 +21,7 @@ static void	usage(void) __attribute__((noreturn));
 static const struct optdoc options[] = {
 	{ "-a", "with several ranks, write every rank's records" },
 	{ "-f table", "read operator and kernel families from table" },
+	{ "-g gpu", "judge FLOPs against gpu's peaks, not the trace's GPU" },
 	{ "-k key", "rank by total, self, count, mean, max or gpu" },
 	{ "-n count", "write at most count records of each kind" },
 	{ "-p, --phase phase", "only what ran in phase" },
@@ -31,7 +32,8 @@ static const struct optdoc options[] = {
 	OPTDOC_END
 };
 static const struct usage use = {
-	"[-a] [-f table] [-k key] [-n count] [-p phase] [-T list] [--merge] "
+	"[-a] [-f table] [-g gpu] [-k key] [-n count] [-p phase] [-T list] "
+	    "[--merge] "
 	    "[--partial] [file ...]",
 	"rank where the time goes in profiler traces, by operator, thread, "
 	    "family, phase, step and GPU kernel",
@@ -55,7 +57,7 @@ main(int argc, char *argv[])
 		{ "phase", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct oprank_opts o = { NULL, 0, 0, -1, 0 };
+	struct oprank_opts o = { NULL, 0, 0, -1, 0, NULL };
 	struct oprank *r;
 	struct oplist files;
 	struct jw *w;
@@ -63,7 +65,7 @@ main(int argc, char *argv[])
 	int ch, i, rc = 0, status = 0, merge = 0, partial = 0;
 
 	setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "af:k:n:p:T:h", longopts,
+	while ((ch = getopt_long(argc, argv, "af:g:k:n:p:T:h", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'a':
@@ -71,6 +73,9 @@ main(int argc, char *argv[])
 			break;
 		case 'f':
 			o.table = optarg;
+			break;
+		case 'g':
+			o.gpu = optarg;
 			break;
 		case 'k':
 			if ((o.key = oprank_key(optarg)) < 0) {

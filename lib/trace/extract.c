@@ -16,6 +16,7 @@
 #include "io/json.h"
 #include "io/ndjson.h"
 #include "trace/extract.h"
+#include "trace/opcost.h"
 #include "trace/rankname.h"
 
 /* Whether member node i of d is named lit, a string literal. */
@@ -50,6 +51,7 @@ struct thread_stack {
 struct ev {
 	int	ph, name, cat, pid, tid, ts, dur, args, id, bp, scope;
 	int	stream, correlation, external_id, device;	/* in args */
+	int	dims, types, concrete;				/* in args */
 	int64_t	ts_ns, dur_ns;
 };
 
@@ -375,6 +377,12 @@ fields(struct trace *t, struct ev *e)
 				e->external_id = (int)i;
 			else if (KEY_IS(d, i, "device"))
 				e->device = (int)i;
+			else if (KEY_IS(d, i, "Input Dims"))
+				e->dims = (int)i;
+			else if (KEY_IS(d, i, "Input type"))
+				e->types = (int)i;
+			else if (KEY_IS(d, i, "Concrete Inputs"))
+				e->concrete = (int)i;
 		}
 	return 0;
 }
@@ -542,6 +550,13 @@ emit_complete(struct trace *t, const struct jdoc *d, const struct ev *e,
 	put_member(w, d, e->correlation, JW_KEY("correlation"));
 	put_member(w, d, e->external_id, JW_KEY("external_id"));
 	put_member(w, d, e->device, JW_KEY("device"));
+	/* Shapes only where op-rank can cost them: they are most of a trace. */
+	if (e->dims >= 0 && e->name >= 0 && d->node[e->name].type == JT_STRING &&
+	    opcost_model(jdoc_str(d, (uint32_t)e->name)) != OM_NONE) {
+		put_member(w, d, e->dims, JW_KEY("input_dims"));
+		put_member(w, d, e->types, JW_KEY("input_types"));
+		put_member(w, d, e->concrete, JW_KEY("concrete_inputs"));
+	}
 	if (t->args)
 		put_member(w, d, e->args, JW_KEY("args"));
 	end_record(t);

@@ -257,6 +257,7 @@ op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
 	dst->sync += src->sync;
 	dst->traces += src->traces;
 	dst->nsys_exports += src->nsys_exports;
+
 	dst->cpu_events += src->cpu_events;
 	dst->gpu_events += src->gpu_events;
 	if (src->have_time) {
@@ -282,8 +283,15 @@ op_agg_take(struct agg *dst, struct agg *src, size_t max)
 	struct agg empty;
 
 	if (dst->traces > 0 || dst->nst > 0 || dst->threads.count > 0 ||
-	    dst->devs.count > 0 || dst->nsteps > 0) {
+	    dst->devs.count > 0 || dst->nsteps > 0 ||
+	    dst->shapes.count > 0) {
 		op_agg_merge(dst, src, max);
+		/*
+		 * Shapes are a rank's detail, not summed across ranks as the
+		 * rest is; they cost what threads do: one max for both.
+		 */
+		op_shape_merge(dst, src, max);
+		op_gpu_keep(&dst->gpu, src->gpu);
 		return;
 	}
 	empty = *dst;
@@ -320,6 +328,8 @@ op_agg_free(struct agg *a)
 	free(a->steps);
 	strmap_free(&a->threads, thsum_free);
 	strmap_free(&a->devs, devsum_free);
+	strmap_free(&a->shapes, op_shape_free);
+	free(a->gpu);
 	free(a->rthr);
 	free(a->kv32);
 	free(a->kv64);

@@ -17,6 +17,8 @@
  *	opout.c		one rank's records, op to cpu_summary
  *	opranks.c	the records across ranks, and the order of all output
  *	oppartial.c	op_partial records out, and merged back in
+ *	opshape.c	modelled calls by shape, their FLOPs and the GPU
+ *			peaks: op_shape and compute_summary records
  *
  * What one file gives another (functions, and the name tables) is named
  * op_*; the rest is static.  Ownership is as oprank.h says: a struct
@@ -29,10 +31,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/strbuf.h"
 #include "base/strmap.h"
 #include "io/json.h"
 #include "io/ndjson.h"
 #include "io/spill.h"
+#include "trace/opcost.h"
 #include "trace/oprank.h"
 
 #define TABLE_NAME	"op-families.tsv"
@@ -43,6 +47,8 @@
 #define MINSHARE	(16 << 20)	/* names' or threads' least share */
 #define NAME_COST	256	/* bytes a name takes, besides its text */
 #define THREAD_COST	512	/* bytes a thread's sums take */
+#define SHAPE_COST	512	/* bytes a shape's sums take */
+#define PEAKS_NAME	"gpu-peaks.tsv"
 
 /* What a name is; the class is part of the interned key. */
 enum { C_OP, C_ANN, C_PY, C_GPU, NCLASS };
@@ -146,6 +152,35 @@ struct rankthr {
 
 struct step {
 	int64_t	num, ts, cpu_end, end;	/* ns from the trace's origin */
+	double	flops;			/* of the modelled calls in it */
+};
+
+/*
+ * The calls of one operator with one set of input shapes and types, and
+ * what opcost gives each: an op_shape record.  Keyed by op_shape_key().
+ */
+struct shsum {
+	char		*name;
+	uint32_t	 idx;		/* in the trace's shv, or NOSHAPE */
+	int		 model;		/* enum opmodel */
+	const char	*prec;		/* static, or NULL */
+	int		 causal;
+	double		 flops, bytes;	/* per call */
+	int64_t		 count, gpu;	/* calls; their kernels' time, ns */
+	size_t		 nin, ntype;
+	int		*rank;		/* dimensions of each input */
+	int64_t		*dim;		/* every input's, in a row */
+	char		**type;
+};
+
+/* The precisions of gpu-peaks.tsv's columns, in their order. */
+#define NPEAK	8
+extern const char *const op_peakname[NPEAK];
+
+/* A row of gpu-peaks.tsv: dense peaks, NAN where there is none. */
+struct gpupeak {
+	char	*pattern, *gpu;
+	double	 tflops[NPEAK], tbps;
 };
 
 struct devsum {
@@ -168,6 +203,9 @@ struct agg {
 	int64_t		 rt_count, rt_total, launch_count, launch;
 	int64_t		 sync_count, sync;
 	int64_t		 traces, cpu_events, gpu_events;
+	struct strmap	 shapes;	/* -> struct shsum */
+	int64_t		 unshaped;	/* modelled calls past maxshape */
+	char		*gpu;		/* deviceProperties' first name */
 	int64_t		 nsys_exports;	/* traces read from nsys-extract */
 	int		 have_time;
 	int64_t		 start, end, origin;	/* absolute ns */
@@ -186,6 +224,8 @@ struct agg {
 };
 
 #define ABSENT	INT64_MIN
+#define NOSHAPE	UINT32_MAX
+#define INCOST	(NOSHAPE - 1)	/* inside a costed call: not costed again */
 #define KV_NONE	INT32_MIN	/* ABSENT in kv32 */
 
 /*
@@ -277,6 +317,9 @@ struct trace {
 	struct dev	**dvv;		/* by idx */
 	size_t		 ndvv, capdvv;
 	struct spill	 edges;		/* struct gedge, by op_cmpgedge */
+	struct spill	 shp;		/* struct cev of shaped calls, name: */
+	struct shsum	**shv;		/* ... their index here */
+	size_t		 nshv, capshv;
 	struct spill	 ops, py;	/* struct cev, by cmpcev */
 	struct spill	 rt;		/* struct rev, by cmprev, at the end */
 	struct spill	 gk;		/* struct gev, by cmpgev */
@@ -315,6 +358,11 @@ struct oprank {
 	int		 phase;		/* -p, or PH_NONE */
 	long long	 limit;
 	size_t		 maxthr;	/* threads a rank sums apart */
+	size_t		 maxshape;	/* shapes a rank sums apart */
+	struct gpupeak	*peaks;
+	size_t		 npeaks;
+	const char	*gpu;		/* -g */
+	struct strbuf	 shapekey;	/* a shape's, while reading */
 	const char	*file;
 	char		 famsum[65], precsum[65];	/* table digests */
 };
@@ -349,6 +397,7 @@ struct nest {
 	int64_t		*parent;	/* -1: a root */
 	int32_t		*nchild;
 	uint8_t		*del, *mark;
+	uint32_t	*shape;		/* in trace's shv, NOSHAPE or INCOST */
 	int64_t		*childsum, *gdir, *gsub;
 	size_t		 off, n, cap;
 	size_t		*stack;		/* the tree being built */
@@ -371,7 +420,8 @@ struct nest {
 	uint64_t	 thr;		/* the thread being nested */
 	const struct cev *op, *py;	/* the next of ops and py, or NULL */
 	const struct rev *rt;		/* the next of rt, or NULL */
-	struct spillcur	 oc, pc, rc;	/* over the trace's spills */
+	const struct cev *sh;		/* the next of shp, or NULL */
+	struct spillcur	 oc, pc, rc, sc;	/* over the trace's spills */
 };
 
 /* A sort item: a value to rank by and the name that breaks ties. */
@@ -479,6 +529,21 @@ void	op_put_runtime(struct jw *w, const struct agg *a);
 void	op_put_folds(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_summary(struct oprank *r, struct jw *w, const struct agg *a,
 	    size_t nranks);
+
+/* opshape.c */
+int	op_shape_key(struct strbuf *key, const char *name,
+	    const struct opcost *c, const struct jdoc *d, int dims, int types);
+struct shsum	*op_shape_get(struct oprank *r, struct agg *a,
+	    const struct strbuf *key, const char *name, const struct opcost *c,
+	    const struct jdoc *d, int dims, int types);
+void	op_shape_free(void *p);
+void	op_shape_merge(struct agg *dst, const struct agg *src, size_t max);
+void	op_gpu_keep(char **dst, const char *src);
+void	op_load_peaks(struct oprank *r, const char *path);
+void	op_peaks_free(struct oprank *r);
+void	op_put_shapes(struct oprank *r, struct jw *w, const struct agg *a);
+size_t	op_put_shape_partials(struct jw *w, const struct agg *a);
+int	op_shape_partial(struct oprank *r, struct agg *a);
 
 /* opranks.c */
 int	op_cmprank(const void *a, const void *b);

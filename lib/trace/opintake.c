@@ -25,6 +25,8 @@ static void	on_trace(struct oprank *, int64_t, int, int64_t, int64_t,
 		    int64_t);
 static int	trace_record(struct oprank *);
 static uint64_t	thr_id(struct oprank *, int, int);
+static void	shape_call(struct oprank *, const char *, int, int, int,
+		    const struct cev *);
 static size_t	jid_key(char *, size_t, const struct jid *);
 
 int
@@ -190,6 +192,7 @@ on_event(struct oprank *r)
 	struct trace *t = &r->t;
 	int name = -1, cat = -1, pid = -1, tid = -1, ts = -1, dur = -1;
 	int corr = -1, device = -1, cls, gcls = -1;
+	int dims = -1, types = -1, concrete = -1;
 	const char *k, *c, *s;
 	int64_t tsns, durns, cv = 0;
 	struct jid dv;
@@ -212,6 +215,14 @@ on_event(struct oprank *r)
 				cat = (int)i;
 			else if (strcmp(k, "correlation") == 0)
 				corr = (int)i;
+			else if (strcmp(k, "concrete_inputs") == 0)
+				concrete = (int)i;
+			break;
+		case 'i':
+			if (strcmp(k, "input_dims") == 0)
+				dims = (int)i;
+			else if (strcmp(k, "input_types") == 0)
+				types = (int)i;
 			break;
 		case 'p':
 			if (strcmp(k, "pid") == 0)
@@ -378,14 +389,54 @@ on_event(struct oprank *r)
 		sp->num = strtoll(s + 13, NULL, 10);
 		sp->ts = tsns;
 		sp->cpu_end = sp->end = tsns + durns;
+		sp->flops = 0;
 		/* key_averages() groups every step under one name. */
 		s = "ProfilerStep*";
 		len = strlen(s);
 	}
 	t->a.cpu_events++;
-	spill_add(&t->ops, &(struct cev){ tsns, durns,
-	    op_intern(&r->names, cls, s, len), t->seq++, thr });
+	id = op_intern(&r->names, cls, s, len);
+	if (cls == C_OP && dims >= 0)
+		shape_call(r, s, dims, types, concrete,
+		    &(struct cev){ tsns, durns, 0, t->seq, thr });
+	spill_add(&t->ops, &(struct cev){ tsns, durns, id, t->seq++, thr });
 	return 0;
+}
+
+/*
+ * A call with input shapes: costed when its operator has a model, and
+ * its shape's index in the trace spilled beside it (ev, name aside), to
+ * meet it again while nesting.
+ */
+static void
+shape_call(struct oprank *r, const char *name, int dims, int types,
+    int concrete, const struct cev *ev)
+{
+	struct trace *t = &r->t;
+	struct opcost c;
+	struct shsum *sh;
+	struct cev at = *ev;
+
+	if (opcost_model(name) == OM_NONE)
+		return;
+	if (opcost_eval(name, r->doc, dims, types, concrete, &c) < 0 ||
+	    op_shape_key(&r->shapekey, name, &c, r->doc, dims, types) < 0 ||
+	    (sh = op_shape_get(r, &t->a, &r->shapekey, name, &c, r->doc, dims,
+	    types)) == NULL) {
+		t->a.unshaped++;
+		return;
+	}
+	if (sh->idx == NOSHAPE) {
+		if (t->nshv == NOSHAPE)
+			die("more than %" PRIu32 " shapes in one trace",
+			    NOSHAPE - 1);
+		sh->idx = (uint32_t)t->nshv;
+		t->shv = op_grow(t->shv, &t->capshv, t->nshv,
+		    sizeof(*t->shv));
+		t->shv[t->nshv++] = sh;
+	}
+	at.name = sh->idx;
+	spill_add(&t->shp, &at);
 }
 
 static int
@@ -429,6 +480,7 @@ trace_record(struct oprank *r)
 {
 	const struct jdoc *d = r->doc;
 	int64_t rank, origin = 0, start = 0, end = 0, events;
+	const char *s;
 	int k;
 
 	if (op_get_rank(r, &rank) < 0)
@@ -445,6 +497,12 @@ trace_record(struct oprank *r)
 	    rank, origin + start, origin + end) != 0)
 		return -1;
 	r->t.any = 1;
+	/* The first device names the GPU: a rank drives one kind. */
+	if ((k = jdoc_get(d, 0, "device_properties")) >= 0 &&
+	    d->node[k].type == JT_ARRAY && d->node[k].len > 0 &&
+	    jdoc_get_str(d, (uint32_t)k + 1, "name", &s, NULL) == 0) {
+		op_gpu_keep(&r->t.a.gpu, s);
+	}
 	if ((k = jdoc_get(d, 0, "format")) >= 0 &&
 	    d->node[k].type == JT_STRING &&
 	    strcmp(jdoc_str(d, (uint32_t)k), "nsys-sqlite") == 0)
@@ -599,6 +657,7 @@ op_trace_init(struct trace *t, struct spool *pool)
 	spill_init(&t->rc, pool, sizeof(struct rcall), op_cmprcall);
 	spill_init(&t->links, pool, sizeof(struct link), op_cmplink);
 	spill_init(&t->edges, pool, sizeof(struct gedge), op_cmpgedge);
+	spill_init(&t->shp, pool, sizeof(struct cev), op_cmpcev);
 }
 
 void
@@ -609,6 +668,8 @@ op_trace_free(struct trace *t)
 	strmap_free(&t->devs, dev_free);
 	free(t->dvv);
 	spill_free(&t->edges);
+	spill_free(&t->shp);
+	free(t->shv);
 	spill_free(&t->ops);
 	spill_free(&t->py);
 	spill_free(&t->rt);

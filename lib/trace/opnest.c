@@ -19,6 +19,7 @@ static void	nest_fit(struct nest *, size_t);
 static void	nest_add(struct nest *, const struct cev *);
 static void	nest_built(struct oprank *, struct nest *, size_t);
 static const struct rev *rt_here(const struct nest *);
+static void	shaped(struct trace *, uint32_t, int64_t, int64_t);
 static void	nest_runtime(struct oprank *, struct nest *, int, int64_t,
 		    int);
 static void	nest_finish(struct oprank *, struct nest *, int);
@@ -98,6 +99,7 @@ nest_fit(struct nest *nb, size_t n)
 	    sizeof(*nb->childsum));
 	nb->gdir = xreallocarray(nb->gdir, nb->cap, sizeof(*nb->gdir));
 	nb->gsub = xreallocarray(nb->gsub, nb->cap, sizeof(*nb->gsub));
+	nb->shape = xreallocarray(nb->shape, nb->cap, sizeof(*nb->shape));
 }
 
 /*
@@ -110,9 +112,11 @@ op_nest_open(struct nest *nb, struct trace *t)
 	spill_open(&nb->oc, &t->ops);
 	spill_open(&nb->pc, &t->py);
 	spill_open(&nb->rc, &t->rt);
+	spill_open(&nb->sc, &t->shp);
 	nb->op = spill_next(&nb->oc);
 	nb->py = spill_next(&nb->pc);
 	nb->rt = spill_next(&nb->rc);
+	nb->sh = spill_next(&nb->sc);
 }
 
 /* The id of the thread whose events come next; none left: 0, not hashed. */
@@ -141,6 +145,7 @@ op_nest_free(struct nest *nb)
 	free(nb->childsum);
 	free(nb->gdir);
 	free(nb->gsub);
+	free(nb->shape);
 	free(nb->stack);
 	free(nb->rs);
 	free(nb->ps);
@@ -148,6 +153,7 @@ op_nest_free(struct nest *nb)
 	spillcur_free(&nb->oc);
 	spillcur_free(&nb->pc);
 	spillcur_free(&nb->rc);
+	spillcur_free(&nb->sc);
 }
 
 /*
@@ -170,6 +176,12 @@ nest_add(struct nest *nb, const struct cev *e)
 	nb->childsum[w] = 0;
 	nb->gdir[w] = 0;
 	nb->gsub[w] = 0;
+	/* The shaped calls sort as the operators do: the next is this one? */
+	nb->shape[w] = NOSHAPE;
+	if (nb->sh != NULL && nb->sh->seq == e->seq) {
+		nb->shape[w] = nb->sh->name;
+		nb->sh = spill_next(&nb->sc);
+	}
 	if (p >= 0)
 		nb->nchild[p - (int64_t)nb->off]++;
 	nb->stack = op_grow(nb->stack, &nb->capstack, nb->sp,
@@ -212,6 +224,9 @@ nest_built(struct oprank *r, struct nest *nb, size_t lo)
 			nb->del[w] = 1;
 			nb->nchild[q] = nb->nchild[w];
 		}
+		/* What a costed call runs is in its cost: layer_norm's native_. */
+		if (p >= 0 && nb->shape[q] != NOSHAPE)
+			nb->shape[w] = INCOST;
 		if (nb->del[w])
 			continue;
 		nb->mark[w] = (uint8_t)(nm[v[w].name].mark != PH_NONE ?
@@ -288,6 +303,29 @@ nest_runtime(struct oprank *r, struct nest *nb, int bwd, int64_t until,
 		nest_finish(r, nb, bwd);
 }
 
+/*
+ * A costed call, done: its kernels' time to its shape, its FLOPs to the
+ * step it started in (the steps are sorted by start before nesting).
+ */
+static void
+shaped(struct trace *t, uint32_t i, int64_t ts, int64_t gpu)
+{
+	struct shsum *sh = t->shv[i];
+	size_t lo = 0, hi = t->a.nsteps, mid;
+
+	sh->count++;
+	sh->gpu += gpu;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->a.steps[mid].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && ts < t->a.steps[lo - 1].cpu_end)
+		t->a.steps[lo - 1].flops += sh->flops;
+}
+
 /* Adds the window's first tree to the trace and drops it from the window. */
 static void
 nest_finish(struct oprank *r, struct nest *nb, int bwd)
@@ -322,6 +360,8 @@ nest_finish(struct oprank *r, struct nest *nb, int bwd)
 		ph = nb->mark[w] != PH_NONE ? nb->mark[w] : bwd ? PH_BWD :
 		    nm[v[w].name].cls == C_OP ? PH_FWD : PH_OTHER;
 		a->ph_self[ph] += self;
+		if (nb->shape[w] < INCOST)
+			shaped(&r->t, nb->shape[w], v[w].ts, nb->gsub[w]);
 		if (ph == r->phase) {
 			struct stat *ps = &a->pst[v[w].name];
 
@@ -351,6 +391,7 @@ nest_finish(struct oprank *r, struct nest *nb, int bwd)
 	    sizeof(*nb->childsum));
 	memmove(nb->gdir, nb->gdir + n, nb->n * sizeof(*nb->gdir));
 	memmove(nb->gsub, nb->gsub + n, nb->n * sizeof(*nb->gsub));
+	memmove(nb->shape, nb->shape + n, nb->n * sizeof(*nb->shape));
 	nb->off = sg.hi;
 	memmove(nb->seg, nb->seg + 1, --nb->nseg * sizeof(*nb->seg));
 }

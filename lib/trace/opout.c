@@ -496,6 +496,10 @@ op_put_steps(struct jw *w, const struct agg *a, int stats)
 		jw_us(w, s->cpu_end - s->ts);
 		jw_key(w, "dur");
 		jw_us(w, s->end - s->ts);
+		if (s->flops > 0) {
+			jw_key(w, "flops");
+			jw_double(w, s->flops);
+		}
 		jw_end(w);
 	}
 	if (!stats)

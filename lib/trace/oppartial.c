@@ -107,6 +107,14 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_key(w, "origin");
 		jw_int(w, a->origin);
 	}
+	if (a->gpu != NULL) {
+		jw_key(w, "gpu");
+		jw_cstring(w, a->gpu);
+	}
+	if (a->unshaped > 0) {
+		jw_key(w, "uncosted");
+		jw_int(w, a->unshaped);
+	}
 	put_i64s(w, "phase_self", a->ph_self, NPHASE);
 	put_i64s(w, "phase_gpu", a->ph_gpu, NPHASE);
 	jw_key(w, "runtime");
@@ -204,10 +212,14 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_int(w, st->cpu_end);
 		jw_key(w, "end");
 		jw_int(w, st->end);
+		if (st->flops > 0) {
+			jw_key(w, "flops");
+			jw_double(w, st->flops);
+		}
 		jw_end(w);
 		n++;
 	}
-	return n;
+	return n + op_put_shape_partials(w, a);
 }
 
 static void
@@ -456,6 +468,11 @@ partial_record(struct oprank *r, const char *kind)
 		if (jdoc_get(d, 0, "nsys_exports") >= 0 &&
 		    get_num(r, 0, "nsys_exports", &one.nsys_exports) < 0)
 			return -1;
+		if (jdoc_get(d, 0, "uncosted") >= 0 &&
+		    get_num(r, 0, "uncosted", &one.unshaped) < 0)
+			return -1;
+		if (jdoc_get_str(d, 0, "gpu", &s, NULL) == 0)
+			one.gpu = xstrdup(s);
 		one.rt_count = v[0];
 		one.rt_total = v[1];
 		one.launch_count = v[2];
@@ -470,8 +487,14 @@ partial_record(struct oprank *r, const char *kind)
 			one.have_time = 1;
 		}
 		op_agg_merge(a, &one, SIZE_MAX);
+		a->unshaped += one.unshaped;
+		op_gpu_keep(&a->gpu, one.gpu);
+		free(one.gpu);
 		return 0;
 	}
+	if (strcmp(kind, "op_partial_shape") == 0)
+		/* Shapes are detail: pass 1 of two keeps none. */
+		return r->light && !r->pass2 ? 0 : op_shape_partial(r, a);
 	if (strcmp(kind, "op_partial_thread") == 0) {
 		if (op_get_jid(d, jdoc_get(d, 0, "pid"), &pid) < 0 ||
 		    op_get_jid(d, jdoc_get(d, 0, "tid"), &tid) < 0)
@@ -520,6 +543,11 @@ partial_record(struct oprank *r, const char *kind)
 		    get_num(r, 0, "cpu_end", &st.cpu_end) < 0 ||
 		    get_num(r, 0, "end", &st.end) < 0)
 			return -1;
+		st.flops = 0;
+		if (jdoc_get(d, 0, "flops") >= 0 &&
+		    jdoc_get_double(d, 0, "flops", &st.flops) < 0)
+			return jdoc_error(r->file, d, member(d, "flops"),
+			    "\"flops\" is not a number");
 		/* From one: a merge keeps the steps of every rank. */
 		if (a->nsteps == a->capsteps) {
 			a->capsteps = a->capsteps ? a->capsteps * 2 : 1;
@@ -630,6 +658,9 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 	keep.nrthr = keep.caprthr = 0;
 	memset(&keep.threads, 0, sizeof(keep.threads));
 	memset(&keep.devs, 0, sizeof(keep.devs));
+	memset(&keep.shapes, 0, sizeof(keep.shapes));
+	keep.gpu = NULL;
+	keep.unshaped = 0;
 	keep.nst = keep.capst = keep.nsteps = keep.capsteps = 0;
 	keep.rt_count = keep.rt_total = keep.launch_count = keep.launch = 0;
 	keep.sync_count = keep.sync = 0;

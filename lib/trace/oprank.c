@@ -39,7 +39,7 @@ struct oprank *
 oprank_new(const struct oprank_opts *o)
 {
 	struct oprank *r;
-	char *table, *prec;
+	char *table, *prec, *peaks;
 	const char *env;
 	size_t share;
 
@@ -56,6 +56,8 @@ oprank_new(const struct oprank_opts *o)
 	share = r->pool.budget / 4 > MINSHARE ? r->pool.budget / 4 : MINSHARE;
 	r->names.budget = share;
 	r->maxthr = share / THREAD_COST;
+	r->maxshape = share / SHAPE_COST;
+	r->gpu = o->gpu;
 	op_trace_init(&r->t, &r->pool);
 
 	table = o->table != NULL ? xstrdup(o->table) :
@@ -74,6 +76,9 @@ oprank_new(const struct oprank_opts *o)
 	r->names.famconv = op_family_index(&r->tab, "conv");
 	op_check_prec(&r->names, &r->prec, prec);
 	free(prec);
+	peaks = op_find_table(PEAKS_NAME);
+	op_load_peaks(r, peaks);
+	free(peaks);
 	r->kvw = r->key == K_TOTAL || r->key == K_MEAN ? 1 : 2;
 	return r;
 }
@@ -88,7 +93,7 @@ oprank_merge(struct oprank *r, int n, char *paths[], int partial)
 	 * A partial's names and threads fit already; folding again would
 	 * keep others than its one pass did.
 	 */
-	r->names.budget = r->maxthr = SIZE_MAX;
+	r->names.budget = r->maxthr = r->maxshape = SIZE_MAX;
 	if (n == 0)
 		rc = op_merge_file(r, NULL);
 	for (i = 0; i < n && rc >= 0; i++) {
@@ -136,5 +141,7 @@ oprank_free(struct oprank *r)
 	free(r->names.precof);
 	op_table_free(&r->tab);
 	op_table_free(&r->prec);
+	op_peaks_free(r);
+	sb_free(&r->shapekey);
 	free(r);
 }

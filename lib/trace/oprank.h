@@ -30,6 +30,7 @@ struct oprank_opts {
 	long long	 limit;	/* operators written, 0: all */
 	int		 phase;	/* the phase in focus: oprank_phase(), or -1 */
 	int		 every;	/* every rank's detail, not the slowest's only */
+	const char	*gpu;	/* the GPU, over deviceProperties; or NULL */
 };
 
 /* The key or phase named s for the options, or -1 when there is none. */

@@ -1,0 +1,135 @@
+#!/usr/bin/env bats
+# op-rank's op_shape and compute_summary: FLOPs and bytes from the trace's
+# input shapes, held to TraceLens's own answers for the same traces.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load test_helper
+	export MRP_RUBRIC="$TOP/rubric"
+	F="$FIXTURES"
+}
+
+@test "every GEMM, convolution and attention row agrees with TraceLens, on H100 and MI300X" {
+	local g
+	for g in h100 mi300; do
+		tr-extract "$F/$g.json.gz" | op-rank > "$BATS_TEST_TMPDIR/$g"
+		run -0 "$TOP/tests/tracelens-compare" "$BATS_TEST_TMPDIR/$g" \
+		    "$F/$g-GEMM.csv" "$F/$g-CONV_fwd.csv" "$F/$g-SDPA_fwd.csv"
+		assert_output '6 rows, 0 differences'
+	done
+}
+
+@test "golden op_shape and compute_summary on the H100 trace" {
+	run -0 bats_pipe tr-extract "$F/h100.json.gz" \| op-rank \| \
+	    jq -c 'select(.kind == "op_shape" or .kind == "compute_summary")
+	    | del(.types)'
+	assert_output - <<-'EOF'
+	{"kind":"op_shape","name":"aten::addmm","model":"gemm","dims":[[768],[788,768],[768,768],[],[]],"precision":"bf16","flops":930167808,"bytes":3601920,"count":48,"gpu_us":399.136,"tflops":111.862,"tbps":0.433,"intensity":258.242,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.113}
+	{"kind":"op_shape","name":"aten::addmm","model":"gemm","dims":[[3072],[788,768],[768,3072],[],[]],"precision":"bf16","flops":3720671232,"bytes":10776576,"count":12,"gpu_us":166.59,"tflops":268.012,"tbps":0.776,"intensity":345.255,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.271}
+	{"kind":"op_shape","name":"aten::addmm","model":"gemm","dims":[[768],[788,3072],[3072,768],[],[]],"precision":"bf16","flops":3718855680,"bytes":10771968,"count":12,"gpu_us":162.432,"tflops":274.738,"tbps":0.796,"intensity":345.235,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.278}
+	{"kind":"op_shape","name":"aten::convolution","model":"conv","dims":[[4,3,224,224],[768,3,16,16],[768],[],[],[],[],[],[]],"precision":"bf16","flops":925446144,"bytes":3589632,"count":1,"gpu_us":129.6,"tflops":7.141,"tbps":0.028,"intensity":257.811,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.007}
+	{"kind":"op_shape","name":"aten::_scaled_dot_product_flash_attention","model":"attention","dims":[[4,12,197,64],[4,12,197,64],[4,12,197,64],[],[],[],[]],"precision":"bf16","causal":false,"flops":476884992,"bytes":4841472,"count":12,"gpu_us":122.848,"tflops":46.583,"tbps":0.473,"intensity":98.5,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.047}
+	{"kind":"op_shape","name":"aten::layer_norm","model":"norm","dims":[[4,197,768],[],[768],[768],[],[]],"precision":"bf16","flops":3030528,"bytes":2423808,"count":25,"gpu_us":111.201,"tflops":0.681,"tbps":0.545,"intensity":1.25,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.163}
+	{"kind":"op_shape","name":"aten::gelu","model":"elementwise","dims":[[4,197,3072],[]],"precision":"bf16","flops":2420736,"bytes":9682944,"count":12,"gpu_us":60.542,"tflops":0.48,"tbps":1.919,"intensity":0.25,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.573}
+	{"kind":"op_shape","name":"aten::add","model":"elementwise","dims":[[4,197,768],[4,197,768],[]],"precision":"bf16","flops":605184,"bytes":3631104,"count":24,"gpu_us":53.536,"tflops":0.271,"tbps":1.628,"intensity":0.167,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.486}
+	{"kind":"op_shape","name":"aten::addmm","model":"gemm","dims":[[768],[4,768],[768,768],[],[]],"precision":"bf16","flops":4721664,"bytes":1193472,"count":1,"gpu_us":6.879,"tflops":0.686,"tbps":0.173,"intensity":3.956,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.001}
+	{"kind":"op_shape","name":"aten::add","model":"elementwise","dims":[[4,197,768],[1,197,768],[]],"precision":"bf16","flops":605184,"bytes":2723328,"count":1,"gpu_us":3.777,"tflops":0.16,"tbps":0.721,"intensity":0.222,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.215}
+	{"kind":"op_shape","name":"aten::tanh","model":"elementwise","dims":[[4,768]],"precision":"bf16","flops":3072,"bytes":12288,"count":1,"gpu_us":1.505,"tflops":0.002,"tbps":0.008,"intensity":0.25,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.002}
+	{"kind":"compute_summary","gpu":"H100-SXM","device_name":"NVIDIA H100 80GB HBM3","precision":"bf16","peak_tflops":989.4,"flops":140695110144,"gpu_us":1218.046,"tflops":115.509,"steps":1,"mfu":0.018,"uncosted":0}
+	EOF
+}
+
+@test "a call inside a costed one is not costed again: layer_norm holds native_layer_norm" {
+	run -0 bats_pipe tr-extract "$F/h100.json.gz" \| op-rank \| \
+	    jq -r 'select(.kind == "op_shape") | .name' \| sort -u
+	refute_line 'aten::native_layer_norm'
+	assert_line 'aten::layer_norm'
+}
+
+@test "MFU per step: the step's modelled FLOPs over its length and the peak" {
+	tr-extract "$F/h100.json.gz" | op-rank > "$BATS_TEST_TMPDIR/out"
+	# One step, ProfilerStep#6: every modelled call ran in it.
+	run -0 jq -r 'select(.kind == "step") | .flops' "$BATS_TEST_TMPDIR/out"
+	assert_output '140695110144'
+	run -0 jq -rs '(map(select(.kind == "step"))[0] | .flops / .dur / 1e6)
+	    / (map(select(.kind == "compute_summary"))[0].peak_tflops)
+	    | . * 1000 | round / 1000' "$BATS_TEST_TMPDIR/out"
+	assert_output '0.018'
+}
+
+@test "-g names the GPU; an unknown one gets FLOPs and TFLOPS without a peak" {
+	tr-extract "$F/h100.json.gz" > "$BATS_TEST_TMPDIR/in"
+	run -0 bats_pipe op-rank -g MI300X "$BATS_TEST_TMPDIR/in" \| \
+	    jq -c 'select(.kind == "compute_summary") | [.gpu, .peak_tflops]'
+	assert_output '["MI300X",1307.4]'
+	run -0 bats_pipe op-rank -g 'NVIDIA A100-SXM4-80GB' \
+	    "$BATS_TEST_TMPDIR/in" \| \
+	    jq -c 'select(.kind == "compute_summary") | [.gpu, .peak_tflops]'
+	assert_output '["A100-SXM4-80GB",312]'
+	run -0 bats_pipe op-rank -g 'Imaginary GPU 9000' "$BATS_TEST_TMPDIR/in" \
+	    \| jq -c 'select(.kind == "op_shape")' \| head -n 1 \| \
+	    jq -c '[.tflops, .peak_tflops, .of_peak]'
+	assert_output '[111.862,null,null]'
+}
+
+@test "the MI300X trace is judged against MI300X's peaks, read from deviceProperties" {
+	run -0 bats_pipe tr-extract "$F/mi300.json.gz" \| op-rank \| \
+	    jq -c 'select(.kind == "compute_summary") | [.gpu, .device_name,
+	    .precision, .peak_tflops]'
+	assert_output '["MI300X","AMD Instinct MI300X VF","bf16",1307.4]'
+}
+
+@test "--partial and --merge give the same op_shape and compute_summary records" {
+	tr-extract "$F/h100.json.gz" "$F/mi300.json.gz" > "$BATS_TEST_TMPDIR/in"
+	op-rank -a "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/one"
+	grep -q '"kind":"op_shape"' "$BATS_TEST_TMPDIR/one"
+	op-rank --partial "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/p"
+	op-rank -a --merge "$BATS_TEST_TMPDIR/p" | cmp - "$BATS_TEST_TMPDIR/one"
+}
+
+@test "tr-extract keeps input shapes only for the operators op-rank costs" {
+	run -0 bats_pipe tr-extract "$F/h100.json.gz" \| \
+	    jq -r 'select(.input_dims) | .name' \| sort -u
+	assert_output - <<-'EOF'
+	aten::_scaled_dot_product_flash_attention
+	aten::add
+	aten::add_
+	aten::addmm
+	aten::convolution
+	aten::gelu
+	aten::layer_norm
+	aten::native_layer_norm
+	aten::tanh
+	EOF
+	run -0 bats_pipe tr-extract "$F/h100.json.gz" \| \
+	    jq -c 'select(.name == "aten::convolution") | .concrete_inputs'
+	assert_output '["","","","[16, 16]","[0, 0]","[1, 1]","False","[0, 0]","1"]'
+}
+
+@test "shapes the model cannot read are counted as uncosted, never guessed" {
+	# A 3-D mm, a conv with a stride of 0, and dims that are not numbers.
+	run -0 bats_pipe printf '%s\n' \
+	    '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":0,"dur":5,"input_dims":[[2,3,4],[4,5]],"input_types":["float","float"]}' \
+	    '{"kind":"event","name":"aten::convolution","cat":"cpu_op","pid":1,"tid":1,"ts":10,"dur":5,"input_dims":[[1,3,8,8],[4,3,3,3],[]],"input_types":["float","float",""],"concrete_inputs":["","","","[0, 0]","[0, 0]","[1, 1]","False","[0, 0]","1"]}' \
+	    '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":20,"dur":5,"input_dims":[["a"],[1e400]],"input_types":["float","float"]}' \
+	    '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":30,"dur":5,"input_dims":[[2,3],[3,4]],"input_types":["float","float"]}' \
+	    '{"kind":"trace","file":"hostile","origin_ns":0,"start":0,"end":35,"events":4}' \
+	    \| op-rank \| jq -c 'select(.kind == "op_shape" or
+	    .kind == "compute_summary") | [.kind, .flops, .uncosted]'
+	assert_output - <<-'EOF'
+	["op_shape",48,null]
+	["compute_summary",48,3]
+	EOF
+}
+
+@test "gpu-peaks.tsv: every row has its fields, dense figures and a source" {
+	run -0 awk -F '\t' '!/^#/ && NF != 12 { print NR ": " NF " fields" }
+	    !/^#/ && $12 == "" { print NR ": no source" }' \
+	    "$TOP/rubric/gpu-peaks.tsv"
+	assert_output ''
+	# The issue's own figure: H100 SXM bf16, dense.
+	run -0 awk -F '\t' '$2 == "H100-SXM" { print $7 }' \
+	    "$TOP/rubric/gpu-peaks.tsv"
+	assert_output '989.4'
+}
