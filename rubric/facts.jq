@@ -95,6 +95,19 @@ def memory_sites:
             | map({site: .[0].site, bytes: (map(.bytes) | add), blocks: (map(.blocks) | add)})
             | sort_by([-.bytes, .site]))} end;
 
+# A GEMM shape's M, N, K (and batch) from op_shape's dims: mm and bmm
+# take A and B first, addmm and baddbmm the added input before them.
+def gemm_mnk:
+  (if .name == "aten::addmm" or .name == "aten::baddbmm" then .dims[1:3] else .dims[0:2] end) as [$a, $b]
+  | {b: (if ($a | length) == 3 then $a[0] else 1 end), m: $a[-2], k: $a[-1], n: $b[-1]};
+
+# Output tiles of 128×128 a GEMM shape gives the GPU's SMs to share.
+def gemm_tiles($s): (($s.m / 128) | ceil) * (($s.n / 128) | ceil) * $s.b;
+
+# The tensor-core alignment a precision wants, in elements (cuBLAS: 16
+# bytes).
+def align_of($p): {"fp8": 16, "int8": 16, "fp16": 8, "bf16": 8, "tf32": 4, "fp32": 4}[$p] // 1;
+
 def facts:
   primary_rank as $r
   | (recs("memory_summary") | map(select(.scope == "all")) | .[0]) as $mem
@@ -119,6 +132,10 @@ def facts:
   | precision_shares($r) as $prec
   | ($mem.allocator_settings // {}) as $alloc
   | (recs("op") | of_rank($r) | map(select(.class == "op"))) as $ops
+  | (recs("compute_summary") | of_rank($r) | .[0]) as $compute
+  | (recs("op_shape") | of_rank($r)) as $shapes
+  | ($shapes | map(select(.model == "gemm" and .gpu_us > 0))) as $gemms
+  | ($gemms | map(.gpu_us) | add // 0) as $gemm_us
   | {
       memory: $mem,
       memory_devices: (recs("memory_summary") | map(select(.scope == "device"))),
@@ -203,6 +220,30 @@ def facts:
         | if length < 2 or .[(length - 1) / 2 | floor] <= 0 then null
           else .[-1] / .[(length - 1) / 2 | floor] end),
       fragmentation: $mem.fragmentation,
+      # FLOPs from the shapes (op-rank's op_shape and compute_summary).
+      compute: $compute,
+      shapes: $shapes,
+      # GEMM shapes far below the peak of their precision, by GPU time:
+      # what running them at half the peak would give back, at most.
+      slow_gemms: ($gemms | map(select(.of_peak != null and .of_peak < 0.3))
+        | sort_by(-.gpu_us)),
+      slow_gemm_share: share($gemms | map(select(.of_peak != null and .of_peak < 0.3)
+        | .gpu_us * (1 - .of_peak / 0.5)) | add; $step_time),
+      # fp32 GEMM time on a GPU with a faster precision for it.
+      fp32_gemm_us: ($gemms | map(select(.precision == "fp32") | .gpu_us) | add // 0),
+      fp32_gemm_share: share($gemms | map(select(.precision == "fp32") | .gpu_us) | add; $step_time),
+      fast_precision: (if $compute.peaks == null then null
+        else ["bf16", "tf32"] | map(select($compute.peaks[.] != null)) | .[0] end),
+      # Attention done as bmm, softmax and bmm: no fused kernel ran.
+      unfused_attention: (($ops | map(.name) | index("aten::_softmax") != null
+          or index("aten::softmax") != null)
+        and ($ops | map(.name) | index("aten::bmm") != null)
+        and ($shapes | map(select(.model == "attention")) | length == 0)
+        and ($ops | map(.name | test("scaled_dot_product|flash|fmha|attention")) | any | not)),
+      # Their GPU time, or on a CPU-only trace their CPU time.
+      unfused_attention_share: share($ops | map(select(.name == "aten::bmm"
+          or .name == "aten::_softmax"))
+        | map(if (.gpu_total // 0) > 0 then .gpu_total else .total end) | add; $step_time),
       have_trace: ($cpu != null),
       have_snapshot: ($mem != null)
     };

@@ -195,6 +195,37 @@ def md_bottlenecks($f):
       + chart_links("Slowest steps")]]
     | sections);
 
+# FLOPs from the trace's shapes: only where op-rank costed calls, so that
+# reports of traces without record_shapes keep their bytes.
+def md_compute($f):
+  $f.compute as $c
+  | if $c == null then ""
+    else "## Compute efficiency" + rank_label($f) + "\n\n"
+      + "FLOPs and bytes from the operators' input shapes (record_shapes), "
+      + (if $c.peak_tflops != null
+         then "against the dense " + ($c.precision // "") + " peak of " + ($c.gpu | md)
+           + ", " + ($c.peak_tflops | dec(1)) + " TFLOPS"
+         elif $c.device_name != null then "on " + ($c.device_name | md) + ", whose peaks are not known"
+         else "on a GPU the trace does not name (--set gpu= names it)" end)
+      + ". The costed operators did " + ($c.flops / 1e9 | dec(1)) + " GFLOP in "
+      + ($c.gpu_us | us) + " of GPU time, "
+      + ($c.tflops | if . == null then "n/a" else dec(1) end) + " TFLOPS"
+      + (if $c.mfu != null
+         then "; MFU over the costed operators only: " + ($c.mfu | pct) + " per step (mean of "
+           + ($c.steps | count) + ")"
+         else "" end)
+      + (if ($c.uncosted // 0) > 0 then "; " + ($c.uncosted | count) + " calls could not be costed from their shapes" else "" end)
+      + ".\n\n"
+      + table(["Operator", "M×N×K or input", "Precision", "Calls", "GPU time", "TFLOPS", "% of peak", "FLOPs/byte", "Bound"];
+          ["l", "l", "l", "r", "r", "r", "r", "r", "l"];
+          [$f.shapes[0:10][] | [(.name | clip(50)),
+            (if .model == "gemm" then gemm_mnk | "\(.m)×\(.n)×\(.k)" + (if .b > 1 then " ×\(.b)" else "" end)
+             else .dims[0] | map(tostring) | join("×") end),
+            (.precision // "n/a"), (.count | count), (.gpu_us | us),
+            (.tflops | if . == null then "n/a" else dec(1) end),
+            (.of_peak | pct), (.intensity | if . == null then "n/a" else dec(1) end), .bound]])
+    end;
+
 def md_diagnosis($f):
   "## Diagnosis\n\n"
   + ([["Fragmentation risk",
@@ -415,7 +446,10 @@ def json_report:
        else {charts: map({chart, file, title, section})} end)
     + (if $f.memory_sites == null then {} else {memory_sites: $f.memory_sites} end)
     + (recs("memory_growth") | if length == 0 then {}
-       else {memory_growth: map(nokind)} end) end;
+       else {memory_growth: map(nokind)} end)
+    + (if $f.compute == null then {}
+       else {compute: {summary: ($f.compute | nokind),
+                       top_shapes: [$f.shapes[0:10][] | nokind]}} end) end;
 
 # Before and after: with a "baseline" record (analyze-profile --baseline),
 # the comparison of that report with this one, built from the same facts.
@@ -457,6 +491,7 @@ def markdown:
     else
       "# Profile report\n\n"
       + md_context($f) + md_summary($f) + "\n" + md_quality($f) + md_ranks($f) + md_bottlenecks($f)
+      + (md_compute($f) | if . == "" then "" else "\n" + . end)
       + "\n" + md_diagnosis($f) + "\n" + md_actions($f) + "\n" + md_baseline + md_inputs
       + (if (rules | length) > 0 then "\n## Rubric reference\n\n" + md_rules else "" end)
     end;

@@ -217,7 +217,7 @@ piped() {
 	    "$BATS_TEST_TMPDIR/report.json"
 	assert_output '["MEDIUM","python",["low-gpu-util","launch-bound"]]'
 	run -0 bats_pipe analyze-profile --cpu-trace trace.json.gz \| grep -c '^### [0-9]'
-	assert_output 4
+	assert_output 5
 	cd "$FIXTURES"
 	run -0 analyze-profile --context context.yaml --set batch_size=16 \
 	    --objective throughput

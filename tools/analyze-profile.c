@@ -107,6 +107,7 @@ static const struct ckey {
 	    "throughput|memory|latency" }
 };
 #define NCKEYS		(sizeof(ckeys) / sizeof(ckeys[0]))
+#define CK_GPU		6
 #define CK_PHASE	7
 #define CK_OBJECTIVE	8
 
@@ -231,8 +232,9 @@ static void	traces_add(struct traces *, const char *);
 static void	traces_push(struct traces *, char *, int);
 static int	cmpname(const void *, const void *);
 static void	traces_free(struct traces *);
-static void	trace_stage(const struct traces *, const char *phase, int out,
-		    int mem, const char *empty) __attribute__((noreturn));
+static void	trace_stage(const struct traces *, const char *phase,
+		    const char *gpu, int out, int mem, const char *empty)
+		    __attribute__((noreturn));
 static int	on_record(void *, const struct jdoc *);
 static void	report_empty(const struct traces *, const char *);
 static int	snapshot_empty(const char *);
@@ -342,6 +344,7 @@ main(int argc, char *argv[])
 	/* Static: a usage error exits while they are held, still reachable. */
 	static const char **sets;
 	static struct targ *targs;
+	static char *gpu;
 	char f[8][PATH_MAX + 32], btmp[PATH_MAX + 32], charts[PATH_MAX + 32];
 	char *slash, phasebuf[32];
 	const char **av;
@@ -451,6 +454,9 @@ main(int argc, char *argv[])
 		snprintf(phasebuf, sizeof(phasebuf), "%s", ctx.v[CK_PHASE].s);
 		phase = phasebuf;
 	}
+	/* gpu= names the GPU whose peaks op-rank judges FLOPs against. */
+	if (ctx.v[CK_GPU].set)
+		gpu = xstrdup(ctx.v[CK_GPU].s);
 	if (tr.n == 0 && mem == NULL) {
 		context_write(stdout, &ctx);
 		context_free(&ctx);
@@ -516,7 +522,7 @@ main(int argc, char *argv[])
 		out = open_out(f[0]);
 		if (fork_child(&r, "the trace stage") == 0) {
 			close(memp[0]);
-			trace_stage(&tr, phase, out, memp[1], f[7]);
+			trace_stage(&tr, phase, gpu, out, memp[1], f[7]);
 		}
 		r.p[r.np - 1].traces = 1;
 		close(out);
@@ -778,10 +784,10 @@ close_from(const struct run *r, int lo)
  * NOEVENTS.
  */
 static void
-trace_stage(const struct traces *tr, const char *phase, int out, int mem,
-    const char *empty)
+trace_stage(const struct traces *tr, const char *phase, const char *gpu,
+    int out, int mem, const char *empty)
 {
-	struct oprank_opts o = { NULL, 0, 0, -1, 0, NULL };
+	struct oprank_opts o = { NULL, 0, 0, -1, 0, gpu };
 	struct extract_opts xo = { 0 };
 	struct tracesink sink = { 0 };
 	struct jw *w;

@@ -528,6 +528,17 @@ op_put_shapes(struct oprank *r, struct jw *w, const struct agg *a)
 	jw_double(w, op_round3(gpu));
 	jw_key(w, "tflops");
 	put_ratio(w, total / 1e6, gpu);
+	/* What the GPU can do: precision advice reads it. */
+	jw_key(w, "peaks");
+	jw_begin_object(w);
+	for (j = 0; j < NPEAK; j++) {
+		jw_ckey(w, op_peakname[j]);
+		if (g != NULL && isfinite(g->tflops[j]))
+			jw_double(w, g->tflops[j]);
+		else
+			jw_null(w);
+	}
+	jw_end_object(w);
 	jw_key(w, "steps");
 	jw_uint(w, nsteps);
 	/* Of the modelled operators only: the rest of the step adds none. */
