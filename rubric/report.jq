@@ -224,6 +224,7 @@ def md_compute($f):
             (.precision // "n/a"), (.count | count), (.gpu_us | us),
             (.tflops | if . == null then "n/a" else dec(1) end),
             (.of_peak | pct), (.intensity | if . == null then "n/a" else dec(1) end), .bound]])
+      + chart_links("Compute efficiency")
     end;
 
 def md_diagnosis($f):

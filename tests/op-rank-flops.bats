@@ -36,7 +36,7 @@ setup() {
 	{"kind":"op_shape","name":"aten::addmm","model":"gemm","dims":[[768],[4,768],[768,768],[],[]],"precision":"bf16","flops":4721664,"bytes":1193472,"count":1,"gpu_us":6.879,"tflops":0.686,"tbps":0.173,"intensity":3.956,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.001}
 	{"kind":"op_shape","name":"aten::add","model":"elementwise","dims":[[4,197,768],[1,197,768],[]],"precision":"bf16","flops":605184,"bytes":2723328,"count":1,"gpu_us":3.777,"tflops":0.16,"tbps":0.721,"intensity":0.222,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.215}
 	{"kind":"op_shape","name":"aten::tanh","model":"elementwise","dims":[[4,768]],"precision":"bf16","flops":3072,"bytes":12288,"count":1,"gpu_us":1.505,"tflops":0.002,"tbps":0.008,"intensity":0.25,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.002}
-	{"kind":"compute_summary","gpu":"H100-SXM","device_name":"NVIDIA H100 80GB HBM3","precision":"bf16","peak_tflops":989.4,"flops":140695110144,"gpu_us":1218.046,"tflops":115.509,"steps":1,"mfu":0.018,"uncosted":0}
+	{"kind":"compute_summary","gpu":"H100-SXM","device_name":"NVIDIA H100 80GB HBM3","precision":"bf16","peak_tflops":989.4,"flops":140695110144,"gpu_us":1218.046,"tflops":115.509,"peaks":{"fp64":67,"fp32":67,"tf32":494.7,"fp16":989.4,"bf16":989.4,"fp8":1978.9,"fp4":null,"int8":1978.9},"steps":1,"mfu":0.018,"uncosted":0}
 	EOF
 }
 
@@ -132,4 +132,16 @@ setup() {
 	run -0 awk -F '\t' '$2 == "H100-SXM" { print $7 }' \
 	    "$TOP/rubric/gpu-peaks.tsv"
 	assert_output '989.4'
+}
+
+@test "analyze-profile: --set gpu= names the GPU, the report has a Compute efficiency section and a roofline" {
+	cd "$BATS_TEST_TMPDIR"
+	run -0 analyze-profile --cpu-trace "$F/h100.json.gz" --set gpu=MI300X \
+	    --json-out r.json --html-out r.html
+	assert_line '## Compute efficiency'
+	assert_line --partial 'against the dense bf16 peak of MI300X, 1307.4 TFLOPS'
+	run -0 jq -c '[.compute.summary.gpu, .compute.summary.peak_tflops,
+	    (.compute.top_shapes | length), [.actions[].rule][2]]' r.json
+	assert_output '["MI300X",1307.4,10,"gemm-below-peak"]'
+	grep -q 'Roofline: costed operators' r.html
 }

@@ -40,7 +40,10 @@ named() {
 	    {kind: "segment_layout", device: 0, address: 0, total_size: 8,
 	     runs: [["active_allocated", 4], ["inactive", 4]], runs_merged: 0},
 	    {kind: "family_total", family: $n, count: 1, self: 5, gpu_self: 3},
-	    {kind: "step", name: $n, step: 1, dur: 7}'
+	    {kind: "step", name: $n, step: 1, dur: 7},
+	    {kind: "op_shape", name: $n, model: "gemm", intensity: 100,
+	     tflops: 50, gpu_us: 9, bound: "compute", peak_tbps: 3.35},
+	    {kind: "compute_summary", gpu: $n, peak_tflops: 989.4}'
 }
 
 @test "usage error exits 2 with the synopsis" {
@@ -116,6 +119,8 @@ named() {
 	done
 	grep -q '&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&apos;' \
 	    families.svg
+	grep -q '&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&apos;' \
+	    roofline.svg
 	valid_svgs .
 	# Control characters, which XML cannot carry, become spaces.
 	named "$(printf 'a\001b')" > c.ndjson
@@ -262,6 +267,7 @@ named() {
 	# One rank of one step: no step chart (the table says it).
 	assert_output - <<'EOF'
 ![Memory over time (trace)](memory-trace.svg)
+![Roofline: costed operators](roofline.svg)
 ![Segment map: largest segments, blocks by state](segments.svg)
 ![Memory over time (snapshot)](memory.svg)
 ![Operator families: self CPU time and GPU time](families.svg)
@@ -270,7 +276,7 @@ EOF
 	run -0 bash -c "grep -B1 -A1 -F '![GPU time, as shares of the trace window](gpu-timeline.svg)' charts.md | tr '\n' '|'"
 	assert_output '|![GPU time, as shares of the trace window](gpu-timeline.svg)||'
 	run -0 bash -c "report-md -j $* charts.ndjson | jq -c '[.charts[].chart]'"
-	assert_output '["memory","memory-trace","segments","gpu-timeline","families"]'
+	assert_output '["memory","memory-trace","segments","gpu-timeline","families","roofline"]'
 	run -0 bash -c "report-md -j $* | jq -c 'has(\"charts\")'"
 	assert_output 'false'
 }

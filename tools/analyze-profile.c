@@ -1342,6 +1342,7 @@ remove_temps(struct run *r)
 		/* --html-out: report-svg's records and charts. */
 		"charts.ndjson", "memory.svg", "memory-trace.svg",
 		"segments.svg", "gpu-timeline.svg", "steps.svg", "families.svg",
+		"roofline.svg",
 		NULL
 	};
 	int i;

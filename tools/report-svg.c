@@ -38,6 +38,7 @@
 #define MAX_STEPS	500	/* steps drawn per rank */
 #define MAX_FAMILIES	12	/* families drawn; the rest is "other" */
 #define MAX_FAMNAMES	1024	/* families told apart */
+#define MAX_SHAPES	40	/* operator shapes on the roofline */
 #define LABEL_MAX	40	/* characters of a name in a label */
 #define MAX_TICKS	20	/* on an axis, however the numbers round */
 #define WIDTH		900
@@ -99,6 +100,13 @@ struct family {
 	double	cpu, gpu;
 };
 
+/* An op_shape record as the roofline draws it. */
+struct shape {
+	char	*name;
+	double	 intensity, tflops, gpu_us;
+	int	 memory;		/* bound by bytes */
+};
+
 struct charts {
 	struct tlset	 mem, memtr;
 	struct seglay	 seg[MAX_SEGS];
@@ -114,6 +122,11 @@ struct charts {
 	struct family	 fam_other;	/* beyond MAX_FAMNAMES */
 	size_t		 nfamrank;
 	int64_t		 famrank[MAX_RANKS];
+	struct shape	 shape[MAX_SHAPES];	/* the first rank's first */
+	size_t		 nshape;
+	int64_t		 shaperank;
+	double		 peak_tflops, peak_tbps;	/* NAN: unknown */
+	char		*gpuname;
 	int		 bad;		/* a data error: draw nothing */
 };
 
@@ -164,6 +177,10 @@ static int	take_layout(struct charts *, const char *, const struct jdoc *);
 static int	take_gpu(struct charts *, const struct jdoc *);
 static int	take_step(struct charts *, const struct jdoc *);
 static int	take_family(struct charts *, const struct jdoc *);
+static int	take_shape(struct charts *, const struct jdoc *);
+static int	take_compute(struct charts *, const struct jdoc *);
+static void	draw_roofline(struct jw *, struct charts *);
+static double	decade_below(double);
 static int64_t	rank_of(const struct jdoc *);
 static void	timeline_free(struct timeline *);
 static void	charts_free(struct charts *);
@@ -264,6 +281,7 @@ main(int argc, char *argv[])
 		draw_gpu(w, &c);
 		draw_steps(w, &c);
 		draw_families(w, &c);
+		draw_roofline(w, &c);
 		jw_free(w);
 	}
 	charts_free(&c);
@@ -308,6 +326,10 @@ take(struct charts *c, const char *file, const struct jdoc *d)
 		return take_step(c, d);
 	if (strcmp(kind, "family_total") == 0)
 		return take_family(c, d);
+	if (strcmp(kind, "op_shape") == 0)
+		return take_shape(c, d);
+	if (strcmp(kind, "compute_summary") == 0)
+		return take_compute(c, d);
 	return 0;
 }
 
@@ -680,6 +702,54 @@ take_family(struct charts *c, const struct jdoc *d)
 	return 0;
 }
 
+/*
+ * The costed shapes of one rank (the first whose records come), in the
+ * order op-rank writes them, by GPU time: the top MAX_SHAPES with a rate.
+ */
+static int
+take_shape(struct charts *c, const struct jdoc *d)
+{
+	struct shape *sh;
+	const char *name, *bound;
+	int64_t rank = rank_of(d);
+
+	if (c->nshape == 0)
+		c->shaperank = rank;
+	if (rank != c->shaperank || c->nshape == MAX_SHAPES)
+		return 0;
+	sh = &c->shape[c->nshape];
+	if (jdoc_get_str(d, 0, "name", &name, NULL) < 0 ||
+	    jdoc_get_double(d, 0, "intensity", &sh->intensity) < 0 ||
+	    jdoc_get_double(d, 0, "tflops", &sh->tflops) < 0 ||
+	    jdoc_get_double(d, 0, "gpu_us", &sh->gpu_us) < 0 ||
+	    !(sh->intensity > 0) || !(sh->tflops > 0) ||
+	    !isfinite(sh->intensity) || !isfinite(sh->tflops))
+		return 0;
+	sh->memory = jdoc_get_str(d, 0, "bound", &bound, NULL) == 0 &&
+	    strcmp(bound, "memory") == 0;
+	if (c->nshape == 0 &&
+	    jdoc_get_double(d, 0, "peak_tbps", &c->peak_tbps) < 0)
+		c->peak_tbps = NAN;
+	sh->name = xstrdup(name);
+	c->nshape++;
+	return 0;
+}
+
+/* The GPU and the peak of the precision with the most FLOPs. */
+static int
+take_compute(struct charts *c, const struct jdoc *d)
+{
+	const char *s;
+
+	if (c->gpuname != NULL || rank_of(d) != c->shaperank)
+		return 0;
+	if (jdoc_get_double(d, 0, "peak_tflops", &c->peak_tflops) < 0)
+		c->peak_tflops = NAN;
+	c->gpuname = xstrdup(jdoc_get_str(d, 0, "gpu", &s, NULL) == 0 ? s :
+	    "an unknown GPU");
+	return 0;
+}
+
 static void
 timeline_free(struct timeline *t)
 {
@@ -708,6 +778,9 @@ charts_free(struct charts *c)
 		free(c->steps[i].step);
 	}
 	strmap_free(&c->fam, free);
+	for (i = 0; i < c->nshape; i++)
+		free(c->shape[i].name);
+	free(c->gpuname);
 }
 
 /*
@@ -1707,4 +1780,108 @@ draw_families(struct jw *w, struct charts *c)
 	for (i = 0; i < ng; i++)
 		free(gname[i]);
 	emit(w, &g, "families", title, "Operator families");
+}
+
+/* The power of ten at or below v > 0. */
+static double
+decade_below(double v)
+{
+	return pow(10, floor(log10(v) + 1e-9));
+}
+
+/*
+ * The roofline: each costed shape at its FLOPs per byte and achieved
+ * TFLOPS, on log scales, under the GPU's roof, min(peak, intensity x
+ * bandwidth), where the peaks are known.
+ */
+static void
+draw_roofline(struct jw *w, struct charts *c)
+{
+	static const char *const title = "Roofline: costed operators";
+	static const char *const kind[2] = { "compute-bound", "memory-bound" };
+	static const char *const kcolor[2] = { "#4c72b0", "#dd8452" };
+	struct plot p = { 90, 60, WIDTH - 130, 380, 0, 0, 0, 0 };
+	struct svg g;
+	char buf[160];
+	double lx0, lx1, ly0, ly1, v, x, y, r, ridge;
+	int roof;
+	size_t i;
+
+	if (c->nshape == 0)
+		return;
+	roof = isfinite(c->peak_tflops) && c->peak_tflops > 0 &&
+	    isfinite(c->peak_tbps) && c->peak_tbps > 0;
+	lx0 = 0.1, lx1 = 1000, ly0 = 1e-3, ly1 = roof ? c->peak_tflops : 1;
+	for (i = 0; i < c->nshape; i++) {
+		lx0 = fmin(lx0, c->shape[i].intensity);
+		lx1 = fmax(lx1, c->shape[i].intensity);
+		ly0 = fmin(ly0, c->shape[i].tflops);
+		ly1 = fmax(ly1, c->shape[i].tflops);
+	}
+	/* Whole decades, bounded: a log axis of at most 12 of them. */
+	p.xmin = log10(decade_below(lx0));
+	p.xmax = log10(decade_below(lx1) * 10);
+	p.ymin = log10(decade_below(ly0));
+	p.ymax = log10(decade_below(ly1) * 10);
+	p.xmin = fmax(p.xmin, p.xmax - 12);
+	p.ymin = fmax(p.ymin, p.ymax - 12);
+	svg_begin(&g, WIDTH, 520, title);
+	snprintf(buf, sizeof(buf), "on %s", c->gpuname != NULL ? c->gpuname :
+	    "an unknown GPU");
+	text(&g, WIDTH - 10, 22, "end", buf, "#555555");
+	sb_printf(&g.b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
+	    " height=\"%.1f\" fill=\"none\" stroke=\"#888888\"/>\n",
+	    p.x0, p.y0, p.w, p.h);
+	for (v = p.ymin; v <= p.ymax + 1e-9; v++) {
+		sb_printf(&g.b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\""
+		    " y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", p.x0, py(&p, v),
+		    p.x0 + p.w, py(&p, v));
+		snprintf(buf, sizeof(buf), "%g", pow(10, v));
+		text(&g, p.x0 - 6, py(&p, v) + 4, "end", buf, NULL);
+	}
+	for (v = p.xmin; v <= p.xmax + 1e-9; v++) {
+		sb_printf(&g.b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\""
+		    " y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", px(&p, v), p.y0,
+		    px(&p, v), p.y0 + p.h);
+		snprintf(buf, sizeof(buf), "%g", pow(10, v));
+		text(&g, px(&p, v), p.y0 + p.h + 17, "middle", buf, NULL);
+	}
+	text(&g, p.x0 + p.w / 2, p.y0 + p.h + 34, "middle",
+	    "FLOPs per byte", NULL);
+	sb_printf(&g.b, "<text x=\"0\" y=\"0\" text-anchor=\"middle\""
+	    " transform=\"translate(%.1f %.1f) rotate(-90)\">TFLOPS</text>\n",
+	    p.x0 - 60, p.y0 + p.h / 2);
+	if (roof) {
+		/* Bandwidth up to the ridge, then the peak. */
+		ridge = c->peak_tflops / c->peak_tbps;
+		x = fmax(p.xmin, log10(ridge) - (p.ymax - p.ymin));
+		sb_printf(&g.b, "<polyline fill=\"none\" stroke=\"#c44e52\""
+		    " stroke-width=\"2\" points=\"%.1f,%.1f %.1f,%.1f"
+		    " %.1f,%.1f\"/>\n", px(&p, x),
+		    py(&p, fmax(p.ymin, x + log10(c->peak_tbps))),
+		    px(&p, log10(ridge)), py(&p, log10(c->peak_tflops)),
+		    px(&p, p.xmax), py(&p, log10(c->peak_tflops)));
+		snprintf(buf, sizeof(buf), "peak %g TFLOPS, %g TB/s",
+		    c->peak_tflops, c->peak_tbps);
+		text(&g, p.x0 + p.w - 4, py(&p, log10(c->peak_tflops)) - 6,
+		    "end", buf, "#c44e52");
+	}
+	/* Area by GPU time: the shapes that cost most stand out. */
+	for (i = 0; i < c->nshape; i++) {
+		const struct shape *sh = &c->shape[i];
+
+		x = px(&p, fmax(p.xmin, fmin(p.xmax, log10(sh->intensity))));
+		y = py(&p, fmax(p.ymin, fmin(p.ymax, log10(sh->tflops))));
+		r = 3 + 9 * sqrt(sh->gpu_us / fmax(c->shape[0].gpu_us, 1e-9));
+		sb_printf(&g.b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\""
+		    " fill=\"%s\" fill-opacity=\"0.6\"><title>", x, y,
+		    fmin(r, 12), kcolor[sh->memory]);
+		xml_text(&g.b, sh->name, LABEL_MAX);
+		sb_printf(&g.b, ": %.3g TFLOPS at %.3g FLOPs/byte</title>"
+		    "</circle>\n", sh->tflops, sh->intensity);
+		if (i < 5)
+			text(&g, x + 8, y - 6, "start", sh->name, "#333333");
+	}
+	legend(&g, p.x0, 500, kind, kcolor, 2);
+	emit(w, &g, "roofline", title, "Compute efficiency");
 }
