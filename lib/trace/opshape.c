@@ -480,15 +480,9 @@ op_put_shapes(struct oprank *r, struct jw *w, const struct agg *a)
 		    g != NULL && ach > pk && isfinite(g->tflops[2]))
 			pk = g->tflops[2];
 		jw_key(w, "peak_tflops");
-		if (isfinite(pk))
-			jw_double(w, pk);
-		else
-			jw_null(w);
+		jw_double(w, pk);
 		jw_key(w, "peak_tbps");
-		if (g != NULL && isfinite(g->tbps))
-			jw_double(w, g->tbps);
-		else
-			jw_null(w);
+		jw_double(w, g != NULL ? g->tbps : NAN);
 		jw_key(w, "of_peak");
 		if (mem)
 			put_ratio(w, b / 1e6 / us, g != NULL ? g->tbps : NAN);
@@ -518,25 +512,19 @@ op_put_shapes(struct oprank *r, struct jw *w, const struct agg *a)
 	jw_key(w, "precision");
 	jw_cstring_or_null(w, best >= 0 ? op_peakname[best] : NULL);
 	jw_key(w, "peak_tflops");
-	if (isfinite(peak))
-		jw_double(w, peak);
-	else
-		jw_null(w);
+	jw_double(w, peak);
 	jw_key(w, "flops");
 	jw_double(w, total);
 	jw_key(w, "gpu_us");
 	jw_double(w, op_round3(gpu));
 	jw_key(w, "tflops");
 	put_ratio(w, total / 1e6, gpu);
-	/* What the GPU can do: precision advice reads it. */
+	/* What the GPU can do, null where it cannot: precision advice reads it. */
 	jw_key(w, "peaks");
 	jw_begin_object(w);
 	for (j = 0; j < NPEAK; j++) {
 		jw_ckey(w, op_peakname[j]);
-		if (g != NULL && isfinite(g->tflops[j]))
-			jw_double(w, g->tflops[j]);
-		else
-			jw_null(w);
+		jw_double(w, g != NULL ? g->tflops[j] : NAN);
 	}
 	jw_end_object(w);
 	jw_key(w, "steps");
