@@ -22,6 +22,7 @@ GPU='GPU time, as shares of the trace window'
 GPU8='GPU time per rank, as shares of its window'
 STEPS8='Step times per rank'
 FAMILIES='Operator families: self CPU time and GPU time'
+ROOFLINE='Roofline: costed operators'
 
 # browse PAGE [ARG ...]: opens PAGE (a file) in headless Chromium with a
 # private profile; the rendered DOM goes to PAGE.dom, the log (console
@@ -99,9 +100,9 @@ assert_charts() {
 	run -0 grep -c '<h2>Prioritized actions</h2>' report.html.dom
 	# One rank of one step: no step chart.
 	assert_charts "$PWD/report.html" "$MEMORY" "$MEMORY_TRACE" "$SEGMENTS" \
-	    "$GPU" "$FAMILIES"
+	    "$GPU" "$FAMILIES" "$ROOFLINE"
 	run -0 grep -c '<svg' report.html.dom
-	assert_output 5
+	assert_output 6
 	# Printed, every page is A4 (595 x 842 points).
 	browse "$PWD/report.html" --print-to-pdf="$PWD/report.pdf" \
 	    --no-pdf-header-footer
@@ -151,7 +152,7 @@ assert_charts() {
 	    BIN="${BUILD:-$TOP}/bin" RUBRIC="$TOP/rubric" RUN=run >/dev/null
 	run -0 bats_pipe jq -r '.file' run/charts.ndjson \| env LC_ALL=C sort
 	assert_output "$(printf '%s\n' families.svg gpu-timeline.svg \
-	    memory-trace.svg memory.svg segments.svg)"
+	    memory-trace.svg memory.svg roofline.svg segments.svg)"
 	local file title
 	while IFS=$'\t' read -r file title; do
 		# Each standalone SVG is valid XML and renders.

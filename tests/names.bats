@@ -54,10 +54,10 @@ need_py() {
 	assert_output "$(printf '%s\n' charts.ndjson churn.ndjson families.svg \
 	    findings.ndjson gpu-timeline.svg memory-trace.svg memory.ndjson \
 	    memory.svg memory_snapshot.json.gz ops.ndjson report.html \
-	    report.json report.md segments.svg trace-memory.ndjson \
-	    trace.json.gz)"
+	    report.json report.md roofline.svg segments.svg \
+	    trace-memory.ndjson trace.json.gz)"
 	run -0 grep -c '<svg' "$r/report.html"
-	assert_output 5
+	assert_output 6
 }
 
 @test "report.mk: a run directory make reads as syntax stops it before anything runs, naming it" {

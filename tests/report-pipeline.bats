@@ -22,8 +22,8 @@ mk() {
 	assert_output "$(printf '%s\n' charts.ndjson churn.ndjson families.svg \
 	    findings.ndjson gpu-timeline.svg memory-trace.svg memory.ndjson \
 	    memory.svg memory_snapshot.json.gz ops.ndjson report.html \
-	    report.json report.md segments.svg trace-memory.ndjson \
-	    trace.json.gz)"
+	    report.json report.md roofline.svg segments.svg \
+	    trace-memory.ndjson trace.json.gz)"
 	# The same report as analyze-profile, inputs aside.
 	analyze-profile --cpu-trace "$r/trace.json.gz" \
 	    --memory-json "$r/memory_snapshot.json.gz" >"$BATS_TEST_TMPDIR/a.md"
