@@ -359,8 +359,8 @@ gemm(const struct call *k, enum form f, struct opcost *c)
 	c->prec = prec(type_of(k, first));
 	c->flops = nb * (2 * m * n * kk + (bias ? m * n : 0));
 	if (f == F_SCALED_MM)
-		/* fp8 in, the output in a 16-bit type at most: 2 bytes. */
-		c->bytes = (m * kk + kk * n) * e + m * n * 2;
+		/* fp8 in, a 16-bit output; wider inputs, an output as wide. */
+		c->bytes = (m * kk + kk * n) * e + m * n * (e == 1 ? 2 : e);
 	else
 		c->bytes = nb * (m * kk + kk * n + m * n + (bias ? n : 0)) * e;
 	return 0;
