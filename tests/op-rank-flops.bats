@@ -145,3 +145,22 @@ setup() {
 	assert_output '["MI300X",1307.4,10,"gemm-below-peak"]'
 	grep -q 'Roofline: costed operators' r.html
 }
+
+@test "the formulas by hand: mm, bmm, baddbmm, causal flash attention, convolution backward, a broadcast add" {
+	# mm 64x128 by 128x256, float: 2MNK; (MK + KN + MN) x 4 bytes.
+	# bmm 8 x (64x32 by 32x16), half: 8 x 2MNK; baddbmm adds 8 x MN and
+	# the 1xN bias.  Flash attention B2 H4 N128 d64, causal: half of
+	# 2 x BH x 2 N^2 d.  Convolution backward of 3->8 channels, 3x3, on
+	# 8x8: the input's gradient (288 outputs x 2 x 27) and the weight's
+	# (2 x 216 x 36).  add of 4x1x8 and 3x1: 4x3x8 out.
+	run -0 bats_pipe op-rank "$F/forms.ndjson" \| jq -c 'select(.kind ==
+	    "op_shape") | [.name, .flops, .bytes, .precision]' \| sort
+	assert_output - <<-'EOF'
+	["aten::_scaled_dot_product_flash_attention",16777216,524288,"bf16"]
+	["aten::add",96,524,"fp32"]
+	["aten::baddbmm",532480,57600,"fp16"]
+	["aten::bmm",524288,57344,"fp16"]
+	["aten::convolution_backward",31104,5568,"fp32"]
+	["aten::mm",4194304,229376,"fp32"]
+	EOF
+}
