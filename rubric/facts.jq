@@ -235,11 +235,12 @@ def facts:
       fast_precision: (if $compute.peaks == null then null
         else ["bf16", "tf32"] | map(select($compute.peaks[.] != null)) | .[0] end),
       # Attention done as bmm, softmax and bmm: no fused kernel ran.
-      unfused_attention: (($ops | map(.name) | index("aten::_softmax") != null
-          or index("aten::softmax") != null)
-        and ($ops | map(.name) | index("aten::bmm") != null)
-        and ($shapes | map(select(.model == "attention")) | length == 0)
-        and ($ops | map(.name | test("scaled_dot_product|flash|fmha|attention")) | any | not)),
+      # any(), not index() or test(): libjq 1.6 leaks in both.
+      unfused_attention: (($ops | any(.[]; .name == "aten::_softmax" or .name == "aten::softmax"))
+        and ($ops | any(.[]; .name == "aten::bmm"))
+        and ($shapes | any(.[]; .model == "attention") | not)
+        and ($ops | any(.[]; .name | contains("scaled_dot_product") or contains("flash")
+              or contains("fmha") or contains("attention")) | not)),
       # Their GPU time, or on a CPU-only trace their CPU time.
       unfused_attention_share: share($ops | map(select(.name == "aten::bmm"
           or .name == "aten::_softmax"))
