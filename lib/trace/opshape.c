@@ -176,10 +176,13 @@ shape_dup(const struct shsum *s)
 	t->count = t->gpu = 0;
 	for (i = 0; i < s->nin; i++)
 		n += (size_t)s->rank[i];
+	/* A call may have no inputs, or inputs of no dimensions: NULL. */
 	t->rank = xreallocarray(NULL, s->nin + 1, sizeof(*t->rank));
-	memcpy(t->rank, s->rank, s->nin * sizeof(*t->rank));
+	if (s->nin > 0)
+		memcpy(t->rank, s->rank, s->nin * sizeof(*t->rank));
 	t->dim = xreallocarray(NULL, n + 1, sizeof(*t->dim));
-	memcpy(t->dim, s->dim, n * sizeof(*t->dim));
+	if (n > 0)
+		memcpy(t->dim, s->dim, n * sizeof(*t->dim));
 	t->type = xreallocarray(NULL, s->ntype + 1, sizeof(*t->type));
 	for (i = 0; i < s->ntype; i++)
 		t->type[i] = xstrdup(s->type[i]);
