@@ -135,7 +135,8 @@ def facts:
   | (recs("compute_summary") | of_rank($r) | .[0]) as $compute
   | (recs("op_shape") | of_rank($r)) as $shapes
   | ($shapes | map(select(.model == "gemm" and .gpu_us > 0))) as $gemms
-  | ($gemms | map(.gpu_us) | add // 0) as $gemm_us
+  | ($gemms | map(select(.of_peak != null and .of_peak < 0.3))) as $slow_gemms
+  | ($gemms | map(select(.precision == "fp32") | .gpu_us) | add) as $fp32_gemm_us
   | {
       memory: $mem,
       memory_devices: (recs("memory_summary") | map(select(.scope == "device"))),
@@ -168,7 +169,6 @@ def facts:
       gemm_precision: $prec,
       reduced_gemm_share: (if $prec == null then null
         else [reduced_precisions[] as $p | $prec[$p] // 0] | add end),
-      fp32_gemm_share: (if $prec == null then null else ($prec.fp32 // 0) + ($prec.fp64 // 0) end),
       tf32_gemm_share: (if $prec == null then null else $prec.tf32 // 0 end),
       declared_precision: ($ctx.precision // null),
       expandable_segments: ($alloc.expandable_segments == true),
@@ -225,13 +225,11 @@ def facts:
       shapes: $shapes,
       # GEMM shapes far below the peak of their precision, by GPU time:
       # what running them at half the peak would give back, at most.
-      slow_gemms: ($gemms | map(select(.of_peak != null and .of_peak < 0.3))
-        | sort_by(-.gpu_us)),
-      slow_gemm_share: share($gemms | map(select(.of_peak != null and .of_peak < 0.3)
-        | .gpu_us * (1 - .of_peak / 0.5)) | add; $step_time),
+      slow_gemms: ($slow_gemms | sort_by(-.gpu_us)),
+      slow_gemm_share: share($slow_gemms | map(.gpu_us * (1 - .of_peak / 0.5)) | add; $step_time),
       # fp32 GEMM time on a GPU with a faster precision for it.
-      fp32_gemm_us: ($gemms | map(select(.precision == "fp32") | .gpu_us) | add // 0),
-      fp32_gemm_share: share($gemms | map(select(.precision == "fp32") | .gpu_us) | add; $step_time),
+      fp32_gemm_us: ($fp32_gemm_us // 0),
+      fp32_gemm_share: share($fp32_gemm_us; $step_time),
       fast_precision: (if $compute.peaks == null then null
         else ["bf16", "tf32"] | map(select($compute.peaks[.] != null)) | .[0] end),
       # Attention done as bmm, softmax and bmm: no fused kernel ran.
