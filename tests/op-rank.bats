@@ -580,11 +580,11 @@ kernels() {
 	op-rank -a < "$BATS_TEST_TMPDIR/t" > "$BATS_TEST_TMPDIR/a"
 	# The slowest rank is 1: rank 0 keeps only its steps and GPU timeline.
 	run -0 jq -r 'select(.rank == 0) | .kind' "$BATS_TEST_TMPDIR/o"
-	assert_output $'step\nstep\ngpu_timeline\nrank_summary'
+	assert_output $'step\nstep\nledger\nledger\nledger_total\ngpu_timeline\nrank_summary'
 	run -0 jq -r 'select(.rank == 0 and .kind == "op")' "$BATS_TEST_TMPDIR/a"
 	refute_output ''
 	# Take rank 0's detail out of -a's output: what is left is the default.
-	run -0 jq -c 'select(.rank != 0 or (.kind | IN("step", "gpu_timeline", "rank_summary")))' \
+	run -0 jq -c 'select(.rank != 0 or (.kind | IN("step", "ledger", "ledger_total", "gpu_timeline", "rank_summary")))' \
 	    "$BATS_TEST_TMPDIR/a"
 	assert_output - < "$BATS_TEST_TMPDIR/o"
 	# One rank: -a changes nothing.

@@ -249,6 +249,7 @@ op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
 		    sizeof(*dst->steps));
 		dst->steps[dst->nsteps++] = src->steps[i];
 	}
+	op_ledger_merge(dst, src);
 	dst->rt_count += src->rt_count;
 	dst->rt_total += src->rt_total;
 	dst->launch_count += src->launch_count;
@@ -283,7 +284,7 @@ op_agg_take(struct agg *dst, struct agg *src, size_t max)
 	struct agg empty;
 
 	if (dst->traces > 0 || dst->nst > 0 || dst->threads.count > 0 ||
-	    dst->devs.count > 0 || dst->nsteps > 0 ||
+	    dst->devs.count > 0 || dst->nsteps > 0 || dst->nlw > 0 ||
 	    dst->shapes.count > 0) {
 		op_agg_merge(dst, src, max);
 		/*
@@ -326,6 +327,8 @@ op_agg_free(struct agg *a)
 	free(a->st);
 	free(a->pst);
 	free(a->steps);
+	free(a->lw);
+	free(a->ls);
 	strmap_free(&a->threads, thsum_free);
 	strmap_free(&a->devs, devsum_free);
 	strmap_free(&a->shapes, op_shape_free);

@@ -19,6 +19,7 @@
  *	oppartial.c	op_partial records out, and merged back in
  *	opshape.c	modelled calls by shape, their FLOPs and the GPU
  *			peaks: op_shape and compute_summary records
+ *	opledger.c	the time ledger: each window's wall time in slices
  *
  * What one file gives another (functions, and the name tables) is named
  * op_*; the rest is static.  Ownership is as oprank.h says: a struct
@@ -63,6 +64,19 @@ extern const char *const op_phasename[NPHASE];
 /* GPU time classes, in precedence order for ival_exposed(). */
 enum { G_COMP, G_COMM, G_MEMCPY, NGCLS };
 
+/*
+ * The ledger's slices, in the order that one open at an instant takes it
+ * from the rest: the GPU busy, then what the host waits on or does.  A
+ * CPU operator family's slice is L_FAMILY plus the family; Python outside
+ * any operator and nothing traced come after the last (op_lslices()).
+ */
+enum {
+	L_GEMM, L_CONV, L_ATTN, L_KERNEL, L_MEMSET, L_COMM, L_MEMCPY,
+	L_WARMUP, L_SYNC, L_COPY, L_ALLOC, L_LAUNCH, L_RUNTIME, L_DATA, L_OPT,
+	L_FAMILY
+};
+#define L_GPU_END	L_WARMUP	/* the GPU's slices are those before */
+
 /* The precisions of gemm_precision records, in their order. */
 #define NPREC	8
 extern const char *const op_precname[NPREC];
@@ -106,6 +120,7 @@ struct names {
 	size_t			 bufcap;
 	const struct table	*tab, *prec;
 	int			 famcomm, fammemcpy, famgemm, famconv;
+	int			 famattn, fammemset;
 	int			*precof; /* table family -> op_precname[] */
 	/*
 	 * What the names may take, NAME_COST and its text each; a new
@@ -183,6 +198,18 @@ struct gpupeak {
 	double	 tflops[NPEAK], tbps;
 };
 
+/* A ledger window: its slices are ls[off..off+n) of its agg. */
+struct lwin {
+	int64_t		num;		/* its step, or -1: the whole trace */
+	int64_t		start, wall;	/* ns, start in the rank's time */
+	size_t		off, n;
+};
+
+struct lslice {
+	uint32_t	slice;
+	int64_t		ns;
+};
+
 struct devsum {
 	struct jid	dev;
 	int64_t		window, busy, comp, comm, memcpy, xcomm, xmemcpy;
@@ -200,6 +227,10 @@ struct agg {
 	int64_t		 ph_self[NPHASE], ph_gpu[NPHASE];
 	struct step	*steps;
 	size_t		 nsteps, capsteps;
+	struct lwin	*lw;		/* the ledger's windows */
+	size_t		 nlw, caplw;
+	struct lslice	*ls;		/* their nonzero slices */
+	size_t		 nls, capls;
 	int64_t		 rt_count, rt_total, launch_count, launch;
 	int64_t		 sync_count, sync;
 	int64_t		 traces, cpu_events, gpu_events;
@@ -233,6 +264,13 @@ struct agg {
  * 63 bits of the SHA-256 of its pid and tid, which stand for it alone.
  */
 #define THR_HASHED	((uint64_t)1 << 63)
+
+/* One end of an interval of a ledger slice. */
+struct ledge {
+	int64_t		t;
+	uint32_t	slice;
+	int32_t		delta;
+};
 
 /* A CPU event kept for nesting: exact ns as read, and its thread. */
 struct cev {
@@ -325,6 +363,7 @@ struct trace {
 	struct spill	 gk;		/* struct gev, by cmpgev */
 	struct spill	 rc;		/* struct rcall, by cmprcall */
 	struct spill	 links;		/* struct link, by cmplink */
+	struct spill	 ledges;	/* struct ledge, by op_cmpledge */
 	struct agg	 a;
 };
 
@@ -399,6 +438,7 @@ struct nest {
 	uint8_t		*del, *mark;
 	uint32_t	*shape;		/* in trace's shv, NOSHAPE or INCOST */
 	int64_t		*childsum, *gdir, *gsub;
+	int64_t		*lcur;		/* self time given to the ledger */
 	size_t		 off, n, cap;
 	size_t		*stack;		/* the tree being built */
 	size_t		 sp, capstack;
@@ -544,6 +584,26 @@ void	op_peaks_free(struct oprank *r);
 void	op_put_shapes(struct oprank *r, struct jw *w, const struct agg *a);
 size_t	op_put_shape_partials(struct jw *w, const struct agg *a);
 int	op_shape_partial(struct oprank *r, struct agg *a);
+
+/* opledger.c */
+size_t	op_lslices(const struct oprank *r);
+const char	*op_lslice_name(const struct oprank *r, uint32_t s,
+	    struct strbuf *sb);
+int	op_lslice_of(const struct oprank *r, const char *name, uint32_t *s);
+uint32_t	op_lslice_kernel(const struct oprank *r, uint32_t name,
+	    int memset);
+uint32_t	op_lslice_runtime(const char *s, int64_t dur);
+uint32_t	op_lslice_mark(const struct oprank *r, uint32_t name);
+uint32_t	op_lslice_op(const struct oprank *r, uint32_t name);
+uint32_t	op_lslice_py(const struct oprank *r);
+int	op_cmpledge(const void *a, const void *b);
+void	op_ledge(struct trace *t, uint32_t slice, int64_t ts, int64_t end);
+void	op_ledger(struct oprank *r, int timed, int64_t start, int64_t end);
+void	op_ledger_merge(struct agg *dst, const struct agg *src);
+void	op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a);
+size_t	op_put_ledger_partials(struct oprank *r, struct jw *w,
+	    const struct agg *a);
+int	op_ledger_partial(struct oprank *r, struct agg *a);
 
 /* opranks.c */
 int	op_cmprank(const void *a, const void *b);

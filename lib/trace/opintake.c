@@ -191,7 +191,7 @@ on_event(struct oprank *r)
 	const struct jdoc *d = r->doc;
 	struct trace *t = &r->t;
 	int name = -1, cat = -1, pid = -1, tid = -1, ts = -1, dur = -1;
-	int corr = -1, device = -1, cls, gcls = -1;
+	int corr = -1, device = -1, cls, gcls = -1, memset = 0;
 	int dims = -1, types = -1, concrete = -1;
 	const char *k, *c, *s;
 	int64_t tsns, durns, cv = 0;
@@ -256,6 +256,7 @@ on_event(struct oprank *r)
 	} else if (str_is(c, "gpu_memset", "Memset")) {
 		cls = C_GPU;
 		gcls = G_COMP;
+		memset = 1;
 	} else if (str_is(c, "gpu_memcpy", "Memcpy")) {
 		cls = C_GPU;
 		gcls = G_MEMCPY;
@@ -304,6 +305,7 @@ on_event(struct oprank *r)
 	t->any = 1;
 
 	if (cls == -1) {
+		op_ledge(t, op_lslice_runtime(s, durns), tsns, tsns + durns);
 		t->a.rt_count++;
 		t->a.rt_total += durns;
 		if (strstr(s, "Launch") != NULL) {
@@ -331,6 +333,8 @@ on_event(struct oprank *r)
 		t->a.gpu_events++;
 		if (gcls == G_COMP)
 			gcls = r->names.v[id].gcls;
+		op_ledge(t, op_lslice_kernel(r, id, memset), tsns,
+		    tsns + durns);
 		if (corr >= 0)
 			spill_add(&t->gk, &(struct gev){ cv, durns,
 			    tsns + durns, id, t->seq++, gcls == G_COMM });
@@ -374,6 +378,7 @@ on_event(struct oprank *r)
 	if (cls == C_PY) {
 		spill_add(&t->py, &(struct cev){ tsns, durns,
 		    op_intern(&r->names, C_PY, s, len), t->seq++, thr });
+		op_ledge(t, op_lslice_py(r), tsns, tsns + durns);
 		return 0;
 	}
 	/* record_function labels: "Optimizer.step#SGD.step", steps. */
@@ -396,6 +401,8 @@ on_event(struct oprank *r)
 	}
 	t->a.cpu_events++;
 	id = op_intern(&r->names, cls, s, len);
+	if (op_lslice_mark(r, id) != UINT32_MAX)
+		op_ledge(t, op_lslice_mark(r, id), tsns, tsns + durns);
 	if (cls == C_OP && dims >= 0)
 		shape_call(r, s, dims, types, concrete,
 		    &(struct cev){ tsns, durns, 0, t->seq, thr });
@@ -588,6 +595,9 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 	t->nthv = t->capthv = 0;
 	op_gpu_phases(r);
 	op_timelines(t);
+	op_ledger(r, timed, start - origin, end - origin);
+	for (i = 0; i < t->a.nlw; i++)
+		t->a.lw[i].start += origin;
 
 	/* Steps leave the trace's time base for the rank's. */
 	for (i = 0; i < t->a.nsteps; i++) {
@@ -658,6 +668,7 @@ op_trace_init(struct trace *t, struct spool *pool)
 	spill_init(&t->links, pool, sizeof(struct link), op_cmplink);
 	spill_init(&t->edges, pool, sizeof(struct gedge), op_cmpgedge);
 	spill_init(&t->shp, pool, sizeof(struct cev), op_cmpcev);
+	spill_init(&t->ledges, pool, sizeof(struct ledge), op_cmpledge);
 }
 
 void
@@ -676,5 +687,6 @@ op_trace_free(struct trace *t)
 	spill_free(&t->gk);
 	spill_free(&t->rc);
 	spill_free(&t->links);
+	spill_free(&t->ledges);
 	op_agg_free(&t->a);
 }

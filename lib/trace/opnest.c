@@ -22,6 +22,8 @@ static const struct rev *rt_here(const struct nest *);
 static void	shaped(struct trace *, uint32_t, int64_t, int64_t);
 static void	nest_runtime(struct oprank *, struct nest *, int, int64_t,
 		    int);
+static void	ledger_self(struct oprank *, struct nest *,
+		    const struct seg *);
 static void	nest_finish(struct oprank *, struct nest *, int);
 
 static int64_t
@@ -100,6 +102,7 @@ nest_fit(struct nest *nb, size_t n)
 	nb->gdir = xreallocarray(nb->gdir, nb->cap, sizeof(*nb->gdir));
 	nb->gsub = xreallocarray(nb->gsub, nb->cap, sizeof(*nb->gsub));
 	nb->shape = xreallocarray(nb->shape, nb->cap, sizeof(*nb->shape));
+	nb->lcur = xreallocarray(nb->lcur, nb->cap, sizeof(*nb->lcur));
 }
 
 /*
@@ -146,6 +149,7 @@ op_nest_free(struct nest *nb)
 	free(nb->gdir);
 	free(nb->gsub);
 	free(nb->shape);
+	free(nb->lcur);
 	free(nb->stack);
 	free(nb->rs);
 	free(nb->ps);
@@ -327,6 +331,44 @@ shaped(struct trace *t, uint32_t i, int64_t ts, int64_t gpu)
 }
 
 /* Adds the window's first tree to the trace and drops it from the window. */
+/*
+ * Each operator's self time goes to the ledger as the stretches its
+ * operator children leave, in exact ns: the instants an operator runs
+ * itself, not a callee, are its family's.  Annotations hold none.
+ */
+static void
+ledger_self(struct oprank *r, struct nest *nb, const struct seg *sg)
+{
+	const struct name *nm = r->names.v;
+	const struct cev *v = nb->v;
+	size_t i, w, q;
+	int64_t p, e;
+
+	for (i = sg->lo; i < sg->hi; i++) {
+		w = i - nb->off;
+		if (nb->del[w] || nm[v[w].name].cls != C_OP)
+			continue;
+		nb->lcur[w] = v[w].ts;
+		for (p = nb->parent[w]; p >= 0 && nm[v[p - (int64_t)nb->off]
+		    .name].cls != C_OP; p = nb->parent[p - (int64_t)nb->off])
+			;
+		if (p < 0)
+			continue;
+		q = (size_t)p - nb->off;
+		op_ledge(&r->t, op_lslice_op(r, v[q].name), nb->lcur[q],
+		    v[w].ts);
+		e = v[w].ts + v[w].dur;
+		if (e > nb->lcur[q])
+			nb->lcur[q] = e;
+	}
+	for (i = sg->lo; i < sg->hi; i++) {
+		w = i - nb->off;
+		if (!nb->del[w] && nm[v[w].name].cls == C_OP)
+			op_ledge(&r->t, op_lslice_op(r, v[w].name),
+			    nb->lcur[w], v[w].ts + v[w].dur);
+	}
+}
+
 static void
 nest_finish(struct oprank *r, struct nest *nb, int bwd)
 {
@@ -346,6 +388,7 @@ nest_finish(struct oprank *r, struct nest *nb, int bwd)
 		if (nb->parent[w] >= 0)
 			nb->gsub[nb->parent[w] - (int64_t)nb->off] += nb->gsub[w];
 	}
+	ledger_self(r, nb, &sg);
 	for (i = sg.lo; i < sg.hi; i++) {
 		w = i - nb->off;
 		if (nb->del[w])
@@ -392,6 +435,7 @@ nest_finish(struct oprank *r, struct nest *nb, int bwd)
 	memmove(nb->gdir, nb->gdir + n, nb->n * sizeof(*nb->gdir));
 	memmove(nb->gsub, nb->gsub + n, nb->n * sizeof(*nb->gsub));
 	memmove(nb->shape, nb->shape + n, nb->n * sizeof(*nb->shape));
+	memmove(nb->lcur, nb->lcur + n, nb->n * sizeof(*nb->lcur));
 	nb->off = sg.hi;
 	memmove(nb->seg, nb->seg + 1, --nb->nseg * sizeof(*nb->seg));
 }

@@ -219,7 +219,8 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_end(w);
 		n++;
 	}
-	return n + op_put_shape_partials(w, a);
+	return n + op_put_ledger_partials(r, w, a) +
+	    op_put_shape_partials(w, a);
 }
 
 static void
@@ -557,6 +558,8 @@ partial_record(struct oprank *r, const char *kind)
 		a->steps[a->nsteps++] = st;
 		return 0;
 	}
+	if (strcmp(kind, "op_partial_ledger") == 0)
+		return op_ledger_partial(r, a);
 	if (strcmp(kind, "op_partial_window") == 0) {
 		if (jdoc_get_str(d, 0, "file", &s, NULL) < 0)
 			return jdoc_error(r->file, d, 0, "\"op_partial_window\""
@@ -654,6 +657,9 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 	keep = *a;
 	keep.st = keep.pst = NULL;
 	keep.steps = NULL;
+	keep.lw = NULL;
+	keep.ls = NULL;
+	keep.nlw = keep.caplw = keep.nls = keep.capls = 0;
 	keep.rthr = NULL;
 	keep.nrthr = keep.caprthr = 0;
 	memset(&keep.threads, 0, sizeof(keep.threads));

@@ -74,6 +74,8 @@ oprank_new(const struct oprank_opts *o)
 	r->names.fammemcpy = op_family_index(&r->tab, "memcpy");
 	r->names.famgemm = op_family_index(&r->tab, "gemm");
 	r->names.famconv = op_family_index(&r->tab, "conv");
+	r->names.famattn = op_family_index(&r->tab, "attention");
+	r->names.fammemset = op_family_index(&r->tab, "memset");
 	op_check_prec(&r->names, &r->prec, prec);
 	free(prec);
 	peaks = op_find_table(PEAKS_NAME);

@@ -125,6 +125,7 @@ put_detail(struct oprank *r, struct jw *w, struct agg *a)
 	op_put_families(r, w, a);
 	op_put_phases(w, a);
 	op_put_steps(w, a, 1);
+	op_put_ledger(r, w, a);
 	op_put_kernels(r, w, a);
 	op_put_precision(r, w, a);
 	op_put_devs(w, a);
@@ -356,6 +357,7 @@ op_output(struct oprank *r, struct jw *w)
 			put_detail(r, w, r->ranks[i]);
 		else {
 			op_put_steps(w, r->ranks[i], 0);
+			op_put_ledger(r, w, r->ranks[i]);
 			op_put_devs(w, r->ranks[i]);
 		}
 	put_rank_summaries(r, w);
