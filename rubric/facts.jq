@@ -108,6 +108,52 @@ def gemm_tiles($s): (($s.m / 128) | ceil) * (($s.n / 128) | ceil) * $s.b;
 # bytes).
 def align_of($p): {"fp8": 16, "int8": 16, "fp16": 8, "bf16": 8, "tf32": 4, "fp32": 4}[$p] // 1;
 
+# The time ledger's slices (mrp-records(5)) that are the work itself: GPU
+# compute kernels, and on a CPU-only trace the model's compute operators.
+# These are judged by how near the hardware's limit they run, never by
+# their size.
+def useful_slices($gpu):
+  if $gpu then ["gpu_gemm", "gpu_conv", "gpu_attention", "gpu_other"]
+  else ["cpu:matmul/linear", "cpu:convolution", "cpu:attention",
+        "cpu:normalization", "cpu:activation", "cpu:elementwise",
+        "cpu:reduction", "cpu:embedding"] end;
+
+# What a slice is, for people.
+def slice_label:
+  {gpu_gemm: "GPU: GEMM kernels", gpu_conv: "GPU: convolution kernels",
+   gpu_attention: "GPU: attention kernels", gpu_other: "GPU: other kernels",
+   gpu_memset: "GPU: memset", gpu_comm: "GPU: communication, not hidden",
+   gpu_memcpy: "GPU: memcpy, not hidden",
+   warm_up: "Warm-up: first-use setup calls",
+   sync: "Host waits on synchronize", blocking_copy: "Host blocked in copies",
+   allocator: "Allocator calls (malloc/free)", launch: "Kernel launches",
+   runtime_other: "Other runtime calls", data_loading: "Data loading",
+   optimizer: "Optimizer", python: "Python outside operators",
+   untraced: "Nothing traced"}[.]
+  // (if startswith("cpu:") then "CPU operators: " + .[4:] else . end);
+
+# The primary rank's ledger (op-rank's ledger_total), with each slice's
+# share of its wall time, by name.
+def ledger($r):
+  recs("ledger_total") | of_rank($r) | .[0]
+  | if . == null or .wall <= 0 then null
+    else . as $l
+      | . + {by: ($l.slices | map({key: .slice,
+                 value: (. + {share: (.time / $l.wall)})}) | from_entries)} end;
+
+# Slices of 5 % or more that are not useful work and that no rule of their
+# own explains, largest first: the generic finding speaks for the first.
+def unexplained($l; $has_steps; $launch_bound):
+  if $l == null then []
+  else useful_slices($l.gpu_busy != null) as $useful
+    | (["warm_up", "sync", "blocking_copy", "allocator", "python"]
+       + (if $has_steps then ["untraced", "data_loading", "optimizer"] else [] end)
+       + (if $launch_bound then ["launch"] else [] end)) as $own
+    | [$l.slices[] | select(.time >= 0.05 * $l.wall)
+       | select(.slice as $s | ($useful + $own) | any(.[]; . == $s) | not)
+       | . + {share: (.time / $l.wall), label: (.slice | slice_label)}]
+  end;
+
 def facts:
   primary_rank as $r
   | (recs("memory_summary") | map(select(.scope == "all")) | .[0]) as $mem
@@ -121,6 +167,7 @@ def facts:
      | if length == 0 then null else map({key: .family, value: .}) | from_entries end) as $families
   | (recs("gpu_timeline") | of_rank($r) | gpu_sum) as $gpu
   | (recs("runtime_total") | of_rank($r) | .[0]) as $rt
+  | ledger($r) as $ledger
   | (recs("churn") | if length == 0 then null else max_by(.churn) end) as $churn
   | (recs("memory_growth") | if length == 0 then null else max_by(.bytes) end) as $growth
   | (recs("memory_profile") | map(select(.device_type == 1))
@@ -200,13 +247,31 @@ def facts:
       optimizer_share: share($phases.optimizer.self; $step_time),
       cpu_matmul_share: share($families["matmul/linear"].self; $cpu.self_total),
       gpu_matmul_share: share(($families["matmul/linear"].gpu_self // 0) + ($families.convolution.gpu_self // 0); $cpu.gpu_total),
-      gpu_util: share($gpu.busy; $gpu.window),
-      gpu_idle_share: share($gpu.idle; $gpu.window),
+      # GPU utilisation over the ledger's windows (the steps, or the
+      # traced window), not over the GPU's own active span.
+      ledger: $ledger,
+      gpu_busy_us: ($ledger.gpu_busy // $gpu.busy),
+      gpu_window_us: (if $ledger.gpu_busy != null then $ledger.wall else $gpu.window end),
+      gpu_window_name: (if $ledger.gpu_busy == null then "the GPU's active span"
+        elif $ledger.window == "step" then "the steps" else "the traced window" end),
+      gpu_util: (if $ledger.gpu_busy != null then share($ledger.gpu_busy; $ledger.wall)
+        else share($gpu.busy; $gpu.window) end),
+      gpu_idle_share: (if $ledger.gpu_busy != null then share($ledger.gpu_idle; $ledger.wall)
+        else share($gpu.idle; $gpu.window) end),
       comm_share: ([share($gpu.comm; $gpu.window), share($phases.communication.self; $step_time)] | map(select(. != null)) | max),
       exposed_comm_share: share($gpu.exposed_comm; $gpu.window),
       comm_exposed_fraction: share($gpu.exposed_comm; $gpu.comm),
       mean_kernel_us: (if $gpu != null and $gpu.events > 0 then $gpu.busy / $gpu.events else null end),
-      launch_share: share($rt.launch; $step_time),
+      # Launch time from the ledger where there is one: launches of 1 ms
+      # or more are warm-up there, not overhead that CUDA graphs remove.
+      launch_share: (if $ledger != null then ($ledger.by.launch.share // 0)
+        else share($rt.launch; $step_time) end),
+      warm_up_share: $ledger.by.warm_up.share,
+      sync_slice_share: $ledger.by.sync.share,
+      copy_slice_share: $ledger.by.blocking_copy.share,
+      alloc_slice_share: $ledger.by.allocator.share,
+      python_slice_share: $ledger.by.python.share,
+      untraced_slice_share: $ledger.by.untraced.share,
       sync_share: share($rt.sync; $step_time),
       sync_ops: ($ops | map(select(.name == "aten::item" or .name == "aten::_local_scalar_dense" or .name == "cudaStreamSynchronize"))),
       step_cv: (if $steps != null and $steps.steps >= 3 and $steps.mean > 0 then $steps.std / $steps.mean else null end),
@@ -245,7 +310,12 @@ def facts:
         | map(if (.gpu_total // 0) > 0 then .gpu_total else .total end) | add; $step_time),
       have_trace: ($cpu != null),
       have_snapshot: ($mem != null)
-    };
+    }
+  # Many tiny kernels whose launches, not warm-up, hold the idle GPU.
+  | .launch_bound = (.mean_kernel_us != null and .mean_kernel_us < 10
+      and .gpu.events >= 50 and .runtime.launch >= 0.5 * .gpu.busy
+      and (.launch_share // 0) >= 0.05)
+  | .unexplained = unexplained(.ledger; .has_steps; .launch_bound);
 
 # Formatting for templates and the report.
 

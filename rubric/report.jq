@@ -164,9 +164,31 @@ def sections:
      | if length == 0 then ""
        else "\n_Nothing in these inputs for " + join(", ") + "._\n" end);
 
+# The ledger's window, for people.
+def ledger_window($l):
+  if $l.window == "step" then
+    (if $l.windows == 1 then "the step" else "the \($l.windows) steps" end)
+  else "the traced window" end;
+
+# Where the time goes: the primary rank's ledger, every slice of it.
+def md_ledger($f):
+  if $f.ledger == null then no_rows
+  else $f.ledger as $l
+    | "The wall time of " + ledger_window($l) + ", " + ($l.wall | us)
+      + ", cut into slices that add up to it: the GPU busy by kernel class,"
+      + " and while no GPU is busy, what the host was doing"
+      + (if $l.gpu_busy != null
+         then " (GPU busy " + (($l.gpu_util / 100) | pct) + " of it)" else "" end)
+      + ".\n\n"
+      + table(["Slice", "Time", "Share"]; ["l", "r", "r"];
+          [$l.slices[] | [(.slice | slice_label), (.time | us),
+            ((.pct // null) | if . == null then "n/a" else dec(1) + " %" end)]])
+  end;
+
 def md_bottlenecks($f):
   "## Top bottlenecks\n\n"
-  + ([["Top CPU operators" + (if $f.phase != null then " (" + $f.phase + " phase)" else "" end) + rank_label($f),
+  + ([["Where the time goes" + rank_label($f), md_ledger($f)],
+     ["Top CPU operators" + (if $f.phase != null then " (" + $f.phase + " phase)" else "" end) + rank_label($f),
       table(["Operator", "Family", "Calls", "Total", "Self", "Self %"];
         ["l", "l", "r", "r", "r", "r"];
         [$f.ops[0:10][] | [(.name | clip(60)), .family, (.count | count),
@@ -448,6 +470,8 @@ def json_report:
     + (if $f.memory_sites == null then {} else {memory_sites: $f.memory_sites} end)
     + (recs("memory_growth") | if length == 0 then {}
        else {memory_growth: map(nokind)} end)
+    + (if $f.ledger == null then {}
+       else {time_ledger: ($f.ledger | del(.kind, .by))} end)
     + (if $f.compute == null then {}
        else {compute: {summary: ($f.compute | nokind),
                        top_shapes: [$f.shapes[0:10][] | nokind]}} end) end;

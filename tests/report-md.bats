@@ -109,7 +109,8 @@ print(len(tables), sum(len(set(t)) != 1 for t in tables))
 	run -0 bats_pipe rubric-apply "$TOP/fixtures/rubric-apply/base-trace.ndjson" \| \
 	    report-md "$TOP/fixtures/rubric-apply/base-trace.ndjson" -
 	# The memory sections, empty, fold into one line each part.
-	assert_line '_Nothing in these inputs for Largest segments, Allocator actions._'
+	# Records of an op-rank before the time ledger fold it too.
+	assert_line '_Nothing in these inputs for Where the time goes, Largest segments, Allocator actions._'
 	assert_line '_Nothing in these inputs for Fragmentation risk, Allocator churn._'
 	assert_output --partial 'missing-snapshot (memory)'
 	assert_output --partial '```python'
