@@ -228,6 +228,18 @@ events() {
 	assert_output - < "$FIXTURES/gpu.ndjson"
 }
 
+@test "a negative self time is PyTorch's sum, shown as 0 after a warning naming it" {
+	# Two children that overlap: aten::b does not fit in aten::a, so both
+	# are aten::outer's, and their 16 µs exceed its 10 µs.
+	printf '%s\n' 'aten::outer 0 10' 'aten::a 0 8' 'aten::b 2 8' | events > "$BATS_TEST_TMPDIR/in"
+	run -0 bash -o pipefail -c "op-rank '$BATS_TEST_TMPDIR/in' |
+	    jq -c 'select(.kind == \"warning\" or (.kind == \"op\" and .name == \"aten::outer\")
+	        or .kind == \"family_total\") | [.kind, .name // .family, .self, .message]'"
+	assert_line --index 0 "[\"warning\",null,null,\"1 names have a negative self time by PyTorch's definition, their children adding up to more than their own time (overlapping children, or fractional-µs timestamps rounded apart); shown as 0: aten::outer (-6 µs)\"]"
+	assert_line '["op","aten::outer",0,null]'
+	refute_output --partial ',-'
+}
+
 @test "a failed write exits 1" {
 	tr-extract "$FIXTURES/cnn_sgd_s.json.gz" > "$BATS_TEST_TMPDIR/in"
 	run -1 --separate-stderr bash -c 'op-rank "$1" > /dev/full' _ \

@@ -17,6 +17,7 @@ static size_t	ranked(const struct oprank *, const struct agg *,
 		    const struct stat *, int, enum key, struct item *);
 static size_t	threads_ranked(const struct agg *, struct item *);
 static void	put_warning(struct jw *, const struct agg *, const char *);
+static int64_t	shown(int64_t);
 static int	cmpitem(const void *, const void *);
 static double	pct(int64_t, int64_t);
 static size_t	families(const struct oprank *, const struct agg *, int64_t *,
@@ -75,6 +76,13 @@ double
 op_round3(double x)
 {
 	return round(x * 1000) / 1000;
+}
+
+/* A self time as a table shows it: put_negself() says where it is not. */
+static int64_t
+shown(int64_t self)
+{
+	return self > 0 ? self : 0;
 }
 
 /* A percentage with two decimals, as key_averages().table() prints. */
@@ -155,7 +163,7 @@ op_put_ops(struct oprank *r, struct jw *w, const struct agg *a, int cls)
 		jw_key(w, "total");
 		jw_int(w, s->total);
 		jw_key(w, "self");
-		jw_int(w, s->self);
+		jw_int(w, shown(s->self));
 		jw_key(w, "mean");
 		jw_double(w, op_round3((double)s->total / (double)s->count));
 		jw_key(w, "min");
@@ -164,7 +172,7 @@ op_put_ops(struct oprank *r, struct jw *w, const struct agg *a, int cls)
 		jw_int(w, s->max);
 		if (cls != C_PY) {
 			jw_key(w, "self_pct");
-			jw_double(w, pct(s->self, total));
+			jw_double(w, pct(shown(s->self), total));
 			jw_key(w, "total_pct");
 			jw_double(w, pct(s->total, total));
 		}
@@ -235,6 +243,44 @@ put_warning(struct jw *w, const struct agg *a, const char *msg)
  * records after it show as one.  Names are not counted, as that would
  * take the memory the fold saves: their events are.
  */
+/*
+ * key_averages() gives an operator its total less its children's, call by
+ * call; where children overlap or their fractional-µs times round apart,
+ * that can add up to less than nothing.  The sums stay PyTorch's, and
+ * their records show such a self time as 0, after one warning that names
+ * the operators, most negative first.  Takes it, to reuse and free.
+ */
+static void
+put_negself(struct oprank *r, struct jw *w, const struct agg *a,
+    struct item *it, size_t cap)
+{
+	struct strbuf sb = { NULL, 0, 0 };
+	size_t i, n = 0;
+
+	for (i = 0; i < a->nst; i++) {
+		if (a->st[i].self >= 0 || a->st[i].count == 0)
+			continue;
+		it = op_grow(it, &cap, n, sizeof(*it));
+		it[n++] = (struct item){ (double)-a->st[i].self,
+		    r->names.v[i].s, i };
+	}
+	if (n > 0) {
+		xqsort(it, n, sizeof(*it), cmpitem);
+		sb_printf(&sb, "%zu names have a negative self time by"
+		    " PyTorch's definition, their children adding up to more"
+		    " than their own time (overlapping children, or"
+		    " fractional-µs timestamps rounded apart); shown as 0:", n);
+		for (i = 0; i < n && i < TOP_N; i++)
+			sb_printf(&sb, "%s %s (%" PRId64 " µs)", i > 0 ? "," :
+			    "", it[i].s, a->st[it[i].i].self);
+		if (n > TOP_N)
+			sb_printf(&sb, " and %zu more", n - TOP_N);
+		put_warning(w, a, sb.s);
+	}
+	sb_free(&sb);
+	free(it);
+}
+
 void
 op_put_folds(struct oprank *r, struct jw *w, const struct agg *a)
 {
@@ -259,7 +305,7 @@ op_put_folds(struct oprank *r, struct jw *w, const struct agg *a)
 		    it[i].s);
 		put_warning(w, a, msg);
 	}
-	free(it);
+	put_negself(r, w, a, it, cap);
 	if ((e = strmap_get(&a->threads, "-\n-", 3)) == NULL ||
 	    (ts = e->val)->threads == 0)
 		return;
@@ -353,9 +399,9 @@ op_put_families(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_key(w, "count");
 		jw_int(w, count[it[i].i]);
 		jw_key(w, "self");
-		jw_int(w, self[it[i].i]);
+		jw_int(w, shown(self[it[i].i]));
 		jw_key(w, "self_pct");
-		jw_double(w, pct(self[it[i].i], total));
+		jw_double(w, pct(shown(self[it[i].i]), total));
 		if (a->gpu_events > 0) {
 			jw_key(w, "gpu_self");
 			jw_us(w, gpu[it[i].i]);
@@ -377,7 +423,7 @@ op_put_phases(struct jw *w, const struct agg *a)
 		jw_key(w, "phase");
 		jw_cstring(w, op_phasename[p]);
 		jw_key(w, "self");
-		jw_int(w, a->ph_self[p]);
+		jw_int(w, shown(a->ph_self[p]));
 		if (a->gpu_events > 0) {
 			jw_key(w, "gpu");
 			jw_us(w, a->ph_gpu[p]);
