@@ -618,3 +618,43 @@ kernels() {
 {"kind":"op","class":"op","place":3,"name":"op","family":"other","count":1,"total":1,"self":1,"mean":1,"min":1,"max":1,"self_pct":16.67,"total_pct":16.67}
 OPS
 }
+
+@test "kernel classes of the major libraries come from the families table" {
+	local k i=0
+	while read -r k; do
+		i=$((i + 1))
+		printf '{"kind":"event","name":"%s","cat":"kernel","pid":0,"tid":7,"device":0,"ts":%d,"dur":1}\n' "$k" "$i"
+	done > "$BATS_TEST_TMPDIR/in" <<'K'
+sage_fwd_kernel
+void flash_fwd_kernel<Flash_fwd_kernel_traits<128>>
+fmha_cutlassF_f16_aligned_64x64_rf_sm80
+xformers_cutlass_fwd
+Cijk_Alik_Bljk_HHS_BH_MT128x128x64_MI32x32x8x1
+nvjet_tst_128x64_64x4_1x2_h_bz_TNT
+void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>
+ncclDevKernel_AllReduce_Sum_f32_RING_LL
+triton_poi_fused_add_0
+triton_red_fused_sum_1
+triton_tem_fused_mm_2
+void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, 512, true, 1>
+void fft2d_r2c_16x16<float>
+K
+	printf '{"kind":"trace","rank":null,"origin_ns":0,"start":0,"end":100}\n' >> "$BATS_TEST_TMPDIR/in"
+	run -0 bash -o pipefail -c "op-rank -n 0 '$BATS_TEST_TMPDIR/in' |
+	    jq -r 'select(.kind == \"kernel\") | [.name[0:12], .family] | @tsv' | sort"
+	assert_output - <<'OUT'
+Cijk_Alik_Bl	gemm
+fmha_cutlass	attention
+ncclDevKerne	communication
+nvjet_tst_12	gemm
+sage_fwd_ker	attention
+triton_poi_f	elementwise
+triton_red_f	reduction
+triton_tem_f	gemm
+void cudnn::	reduction
+void cutlass	gemm
+void fft2d_r	conv
+void flash_f	attention
+xformers_cut	attention
+OUT
+}
