@@ -142,13 +142,11 @@ def ledger($r):
                  value: (. + {share: (.time / $l.wall)})}) | from_entries)} end;
 
 # Slices of 5 % or more that are not useful work and that no rule of their
-# own explains, largest first: the generic finding speaks for the first.
-def unexplained($l; $has_steps; $launch_bound):
+# own explains ($own), largest first: the generic finding speaks for the
+# first.
+def unexplained($l; $own):
   if $l == null then []
   else useful_slices($l.gpu_busy != null) as $useful
-    | (["warm_up", "sync", "blocking_copy", "allocator", "python"]
-       + (if $has_steps then ["untraced", "data_loading", "optimizer"] else [] end)
-       + (if $launch_bound then ["launch"] else [] end)) as $own
     | [$l.slices[] | select(.time >= 0.05 * $l.wall)
        | select(.slice as $s | ($useful + $own) | any(.[]; . == $s) | not)
        | . + {share: (.time / $l.wall), label: (.slice | slice_label)}]
@@ -180,6 +178,7 @@ def facts:
   | ($mem.allocator_settings // {}) as $alloc
   | (recs("op") | of_rank($r) | map(select(.class == "op"))) as $ops
   | (recs("compute_summary") | of_rank($r) | .[0]) as $compute
+  | (recs("op") | of_rank($r)) as $all_ops
   | (recs("op_shape") | of_rank($r)) as $shapes
   | ($shapes | map(select(.model == "gemm" and .gpu_us > 0))) as $gemms
   | ($gemms | map(select(.of_peak != null and .of_peak < 0.3))) as $slow_gemms
@@ -245,6 +244,15 @@ def facts:
         else share($steps.above_median; $steps.total) end),
       dataloader_share: share($phases.dataloader.self; $step_time),
       optimizer_share: share($phases.optimizer.self; $step_time),
+      # The optimizer the trace names (Optimizer.step#AdamW.step) and how
+      # it updates: fused kernels, foreach (multi-tensor) kernels, or a
+      # loop over the parameters.
+      optimizer_name: ($all_ops | map(.name | select(startswith("Optimizer.step#"))
+        | .[15:] | split(".")[0]) | .[0]),
+      optimizer_impl: (if $all_ops | any(.[]; .name | startswith("aten::_fused_")) then "fused"
+        elif ($all_ops | any(.[]; .name | startswith("aten::_foreach_")))
+          or (recs("kernel") | of_rank($r) | any(.[]; .name | contains("multi_tensor_apply")))
+        then "foreach" else "loop" end),
       cpu_matmul_share: share($families["matmul/linear"].self; $cpu.self_total),
       gpu_matmul_share: share(($families["matmul/linear"].gpu_self // 0) + ($families.convolution.gpu_self // 0); $cpu.gpu_total),
       # GPU utilisation over the ledger's windows (the steps, or the
@@ -315,7 +323,11 @@ def facts:
   | .launch_bound = (.mean_kernel_us != null and .mean_kernel_us < 10
       and .gpu.events >= 50 and .runtime.launch >= 0.5 * .gpu.busy
       and (.launch_share // 0) >= 0.05)
-  | .unexplained = unexplained(.ledger; .has_steps; .launch_bound);
+  | .unexplained = unexplained(.ledger;
+      ["warm_up", "sync", "blocking_copy", "allocator", "python"]
+      + (if .has_steps then ["untraced", "data_loading"] else [] end)
+      + (if .has_steps and .optimizer_impl != "fused" then ["optimizer"] else [] end)
+      + (if .launch_bound then ["launch"] else [] end));
 
 # Formatting for templates and the report.
 

@@ -57,6 +57,31 @@ OUT
 	assert_output '"dataloader-share"'
 }
 
+@test "rubric-apply: optimizer advice fits the optimizer the trace names" {
+	# Shampoo already on foreach kernels: no "foreach=True" for it.
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/optimizer-share.fire-foreach.ndjson" \| \
+	    jq -r 'select(.kind == "finding" and .rule == "optimizer-share") | .observation, .action'
+	assert_line --index 0 --partial '(Shampoo)'
+	assert_line --index 0 --partial 'already with foreach (multi-tensor) kernels'
+	refute_output --partial 'foreach=True'
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/optimizer-share.fire.ndjson" \| \
+	    jq -r 'select(.kind == "finding" and .rule == "optimizer-share") | .action'
+	assert_output --partial 'foreach=True'
+}
+
+@test "rubric-apply: the ledger's findings never claim more than their slice, nor together the window" {
+	local f id
+	for f in "$FIXTURES"/cases/{warm-up,device-synchronize,blocking-copy,allocator-calls,python-between-ops,time-slice}.fire.ndjson; do
+		id=$(basename "$f" .fire.ndjson)
+		run -0 bats_pipe rubric-apply "$f" \| jq -sc --arg id "$id" '
+		    map(select(.kind == "finding" and .impact.basis == "step_time"))
+		    | [(map(.impact.fraction) | add) <= 1.0001,
+		       (map(select(.rule == $id))[0] | .impact.fraction <=
+		        ([.evidence | to_entries[] | select(.key | endswith("share")) | .value] | max) + 0.0001)]'
+		assert_output '[true,true]'
+	done
+}
+
 @test "rubric-apply: the same input gives the same bytes, in any file order" {
 	rubric-apply "$FIXTURES/base-trace.ndjson" "$FIXTURES/base-memory.ndjson" \
 	    >"$BATS_TEST_TMPDIR/a"
