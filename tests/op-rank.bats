@@ -228,14 +228,29 @@ events() {
 	assert_output - < "$FIXTURES/gpu.ndjson"
 }
 
-@test "a negative self time is PyTorch's sum, shown as 0 after a warning naming it" {
+@test "Python frames nest by their exact times: a callee rounded past its caller is still its callee" {
+	# In truncated µs the caller runs [-1, 9] and the callee [0, 10]; in
+	# ns the callee ends with its caller, as in the example trace's
+	# spawn_main and _main.
+	printf '%s\n' 'caller -0.3 10.3' 'callee 0 10' 'leaf 1 2' | events |
+	    sed 's/"cpu_op"/"python_function"/' > "$BATS_TEST_TMPDIR/in"
+	run -0 bash -o pipefail -c "op-rank '$BATS_TEST_TMPDIR/in' |
+	    jq -c 'select(.kind == \"warning\" or .kind == \"op\") | [.kind, .name, .total, .self]'"
+	assert_output - <<'OUT'
+["op","callee",10,8]
+["op","caller",10,0]
+["op","leaf",2,2]
+OUT
+}
+
+@test "a negative self time is kept in the sums, shown as 0 after a warning naming it" {
 	# Two children that overlap: aten::b does not fit in aten::a, so both
 	# are aten::outer's, and their 16 µs exceed its 10 µs.
 	printf '%s\n' 'aten::outer 0 10' 'aten::a 0 8' 'aten::b 2 8' | events > "$BATS_TEST_TMPDIR/in"
 	run -0 bash -o pipefail -c "op-rank '$BATS_TEST_TMPDIR/in' |
 	    jq -c 'select(.kind == \"warning\" or (.kind == \"op\" and .name == \"aten::outer\")
 	        or .kind == \"family_total\") | [.kind, .name // .family, .self, .message]'"
-	assert_line --index 0 "[\"warning\",null,null,\"1 names have a negative self time by PyTorch's definition, their children adding up to more than their own time (overlapping children, or fractional-µs timestamps rounded apart); shown as 0: aten::outer (-6 µs)\"]"
+	assert_line --index 0 "[\"warning\",null,null,\"1 names have a negative self time, their children adding up to more than their own time (overlapping children, or fractional-µs timestamps rounded apart); shown as 0: aten::outer (-6 µs)\"]"
 	assert_line '["op","aten::outer",0,null]'
 	refute_output --partial ',-'
 }

@@ -414,7 +414,8 @@ struct rtopen {
 
 /* A Python frame open while nesting. */
 struct pyopen {
-	int64_t		end, d, childsum;	/* end in truncated µs */
+	int64_t		end, dur, childsum;	/* ns */
+	int64_t		d;			/* truncated µs */
 	uint32_t	name;
 };
 

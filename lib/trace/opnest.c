@@ -498,6 +498,9 @@ op_nest_cpu(struct oprank *r, struct nest *nb, const struct thr *th)
 /*
  * Python frames nest among themselves, with no duplicates to remove: a
  * frame's self time is known when it closes, so only open ones are kept.
+ * They are a call stack, not key_averages() rows, so they nest in ns: in
+ * truncated µs a callee can end after its caller and leave it a self time
+ * below zero.
  */
 void
 op_nest_py(struct oprank *r, struct nest *nb, const struct thr *th)
@@ -511,19 +514,21 @@ op_nest_py(struct oprank *r, struct nest *nb, const struct thr *th)
 	for (;; nb->py = spill_next(&nb->pc)) {
 		if ((e = nb->py) != NULL && e->thr != th->id)
 			e = NULL;
-		s = e != NULL ? us_start(e) : 0;
-		en = e != NULL ? us_end(e) : 0;
+		s = e != NULL ? e->ts : 0;
+		en = e != NULL ? e->ts + e->dur : 0;
 		while (nb->nps > 0 && (e == NULL ||
 		    s >= nb->ps[nb->nps - 1].end ||
 		    en > nb->ps[nb->nps - 1].end)) {
 			f = &nb->ps[--nb->nps];
-			op_stat_add(&a->st[f->name], f->d, f->d - f->childsum);
+			op_stat_add(&a->st[f->name], f->d,
+			    (f->dur - f->childsum) / 1000);
 		}
 		if (e == NULL)
 			break;
 		if (nb->nps > 0)
-			nb->ps[nb->nps - 1].childsum += en - s;
+			nb->ps[nb->nps - 1].childsum += e->dur;
 		nb->ps = op_grow(nb->ps, &nb->capps, nb->nps, sizeof(*nb->ps));
-		nb->ps[nb->nps++] = (struct pyopen){ en, en - s, 0, e->name };
+		nb->ps[nb->nps++] = (struct pyopen){ en, e->dur, 0,
+		    us_end(e) - us_start(e), e->name };
 	}
 }

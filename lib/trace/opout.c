@@ -225,8 +225,9 @@ put_warning(struct jw *w, const struct agg *a, const char *msg)
 {
 	jw_record(w, "warning");
 	op_put_rank(w, a->rank);
+	/* op-rank's records, whichever process runs the aggregator. */
 	jw_key(w, "tool");
-	jw_cstring(w, getprogname());
+	jw_cstring(w, "op-rank");
 	jw_key(w, "file");
 	jw_null(w);
 	jw_key(w, "line");
@@ -266,10 +267,10 @@ put_negself(struct oprank *r, struct jw *w, const struct agg *a,
 	}
 	if (n > 0) {
 		xqsort(it, n, sizeof(*it), cmpitem);
-		sb_printf(&sb, "%zu names have a negative self time by"
-		    " PyTorch's definition, their children adding up to more"
-		    " than their own time (overlapping children, or"
-		    " fractional-µs timestamps rounded apart); shown as 0:", n);
+		sb_printf(&sb, "%zu names have a negative self time, their"
+		    " children adding up to more than their own time"
+		    " (overlapping children, or fractional-µs timestamps"
+		    " rounded apart); shown as 0:", n);
 		for (i = 0; i < n && i < TOP_N; i++)
 			sb_printf(&sb, "%s %s (%" PRId64 " µs)", i > 0 ? "," :
 			    "", it[i].s, a->st[it[i].i].self);
