@@ -260,8 +260,15 @@ def facts:
       ledger: $ledger,
       gpu_busy_us: ($ledger.gpu_busy // $gpu.busy),
       gpu_window_us: (if $ledger.gpu_busy != null then $ledger.wall else $gpu.window end),
-      gpu_window_name: (if $ledger.gpu_busy == null then "the GPU's active span"
-        elif $ledger.window == "step" then "the steps" else "the traced window" end),
+      window_name: (if $ledger == null then
+          (if $has_steps then "step time" else "the traced window" end)
+        elif $ledger.window != "step" then "the traced window"
+        elif $ledger.windows == 1 then "the step" else "the steps" end),
+      gpu_idle_clause: (if $ledger.gpu_busy != null then ", while no GPU work runs" else "" end),
+      # A slice's time per window (µs per step), what a fix changes: a
+      # share would grow as the fix shrinks the step around it.
+      per_window: (if $ledger == null then null
+        else $ledger.by | map_values(.time / $ledger.windows) end),
       gpu_util: (if $ledger.gpu_busy != null then share($ledger.gpu_busy; $ledger.wall)
         else share($gpu.busy; $gpu.window) end),
       gpu_idle_share: (if $ledger.gpu_busy != null then share($ledger.gpu_idle; $ledger.wall)
@@ -319,10 +326,17 @@ def facts:
       have_trace: ($cpu != null),
       have_snapshot: ($mem != null)
     }
+  | .gpu_window_name = (if .ledger.gpu_busy != null then .window_name
+      else "the GPU's active span" end)
   # Many tiny kernels whose launches, not warm-up, hold the idle GPU.
   | .launch_bound = (.mean_kernel_us != null and .mean_kernel_us < 10
       and .gpu.events >= 50 and .runtime.launch >= 0.5 * .gpu.busy
       and (.launch_share // 0) >= 0.05)
+  # The time per window in slices that are not useful work.
+  | .overhead_per_window = (if .ledger == null then null
+      else useful_slices(.ledger.gpu_busy != null) as $useful | .ledger.windows as $n
+        | [.ledger.slices[] | select(.slice as $s | $useful | any(.[]; . == $s) | not)
+           | .time] | (add // 0) / $n end)
   | .unexplained = unexplained(.ledger;
       ["warm_up", "sync", "blocking_copy", "allocator", "python"]
       + (if .has_steps then ["untraced", "data_loading"] else [] end)

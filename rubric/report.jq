@@ -119,7 +119,7 @@ def md_summary($f):
         else [] end)
       + (if $f.gpu != null then
           [["GPU events" + rank_label($f), ($f.gpu.events | count)],
-           ["GPU busy" + rank_label($f), (($f.gpu.busy | us) + " of " + ($f.gpu.window | us) + " (" + ($f.gpu_util | pct) + ")")]]
+           ["GPU busy" + rank_label($f), (($f.gpu_busy_us | us) + " of " + ($f.gpu_window_us | us) + ", " + $f.gpu_window_name + " (" + ($f.gpu_util | pct) + ")")]]
         else [] end)
       + (if $f.steps != null then
           [["Profiled steps", ($f.steps.steps | count)],
@@ -149,7 +149,7 @@ def md_quality($f):
   if ($f.warnings | length) == 0 then ""
   else "## Data quality\n\n"
     + "Some inputs are cut short, disagree with themselves in places or could not be read; the analysis went on with what there is.\n\n"
-    + ([$f.warnings[0:10][] | "- " + (.file // "" | md) + (if .line != null then ":\(.line):\(.col)" else "" end) + ": " + (.message | md)] | join("\n"))
+    + ([$f.warnings[0:10][] | "- " + (if .file == null then "" else (.file | md) + (if .line != null then ":\(.line):\(.col)" else "" end) + ": " end) + (.message | md)] | join("\n"))
     + (if ($f.warnings | length) > 10 then "\n- … and more (see the warning records)" else "" end)
     + "\n\n"
   end;

@@ -28,7 +28,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	run -0 report-diff -j example-before.json example-after.json
 	assert_output - <example.diff.json
 	run -0 jq -c '[.actions[] | [.rule, .verdict]]' <<<"$output"
-	assert_output '[["low-gpu-util","improved"],["launch-bound","unchanged"],["gemm-below-peak","unchanged"],["releasable-cache","unchanged"],["fragmentation-medium","regressed"],["missing-context","unknown"],["missing-memory-stats","unknown"]]'
+	assert_output '[["python-between-ops","unchanged"],["low-gpu-util","improved"],["time-slice","unchanged"],["launch-bound","unchanged"],["gemm-below-peak","unchanged"],["releasable-cache","unchanged"],["fragmentation-medium","regressed"],["missing-context","unknown"],["missing-memory-stats","unknown"]]'
 }
 
 @test "report-diff: new, gone and changed operators rank by the change" {
@@ -91,8 +91,9 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	cd "$BATS_TEST_TMPDIR"
 	run -0 bats_pipe report-diff -j before.json after.json \| \
 	    jq -r '.actions[] | "\(.rule) \(.verdict)"'
-	assert_line --index 0 'low-gpu-util improved'
-	assert_line --index 4 'fragmentation-medium regressed'
+	assert_line --index 0 'python-between-ops unchanged'
+	assert_line --index 1 'low-gpu-util improved'
+	assert_line --index 6 'fragmentation-medium regressed'
 	run -0 bats_pipe report-diff -j before.json after.json \| jq -c '.ops[0]'
 	assert_output '{"name":"aten::addmm","before_self_us":755,"after_self_us":155,"before_count":26,"after_count":26,"status":"both","change_us":-600}'
 	# The CI job, on the torch loop's fix: it passes the gate, its undoing
@@ -170,6 +171,8 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 report-diff: worse: step time: 8.11 ms before, 122.11 ms after, +1406.3 % (limit 5.0 %, noise 1396.3 %)
 report-diff: worse: dataloader-share: 0.3110 before, 0.7435 after, worse by 139.1 % (limit 5.0 %, noise 5.0 %; lower is better)
 report-diff: worse: matmul-cpu: 3601.2000 before, 16641.4000 after, worse by 362.1 % (limit 5.0 %, noise 5.0 %; lower is better)
+report-diff: worse: python-between-ops: 432 before, 5681.4000 after, worse by 1215.1 % (limit 5.0 %, noise 5.0 %; lower is better)
+report-diff: worse: time-slice: 3857.8000 before, 99348.6000 after, worse by 2475.3 % (limit 5.0 %, noise 5.0 %; lower is better)
 report-diff: worse: unstable-steps: 0.0976 before, 1.0364 after, worse by 962.3 % (limit 5.0 %, noise 5.0 %; lower is better)
 ERR
 	# -j alike; a report against itself never fails.

@@ -20,15 +20,16 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 @test "rubric-apply: time first, then memory, each by fraction; missing artifacts last" {
 	run -0 bats_pipe rubric-apply "$FIXTURES/example.ndjson" \| \
 	    jq -sc 'map(select(.kind == "finding") | [.rule, .impact.basis, .impact.fraction, .impact.claimed])'
-	assert_output '[["low-gpu-util","step_time",0.6474,0.7208],["launch-bound","step_time",0.0734,0.0734],["releasable-cache","reserved_memory",0.8519,0.8519],["fragmentation-medium","reserved_memory",0.1397,0.1397],["missing-context",null,null,null],["missing-memory-stats",null,null,null]]'
+	assert_output '[["python-between-ops","step_time",0.4853,0.4853],["low-gpu-util","step_time",0.1714,0.7301],["time-slice","step_time",0.1529,0.1529],["launch-bound","step_time",0.0734,0.0734],["gemm-below-peak","step_time",0.041,0.041],["releasable-cache","reserved_memory",0.8519,0.8519],["fragmentation-medium","reserved_memory",0.1397,0.1397],["missing-context",null,null,null],["missing-memory-stats",null,null,null]]'
 }
 
 @test "rubric-apply: time that two rules claim is attributed once" {
-	# launch-bound (first in rubric order) takes its share of the GPU's
-	# idle time; low-gpu-util keeps the rest of its claim, not all of it.
+	# python-between-ops and launch-bound (before it in rubric order)
+	# take their shares of the GPU's idle time; low-gpu-util keeps the
+	# rest of its claim (0.7301), not all of it.
 	run -0 bats_pipe rubric-apply "$FIXTURES/example.ndjson" \| \
-	    jq -sc '[.[] | select(.impact.basis == "step_time") | .impact.fraction] | add'
-	assert_output '0.7208'
+	    jq -sc '[.[] | select(.impact.basis == "step_time") | .impact.fraction] | add * 1e4 | round / 1e4'
+	assert_output '0.924'
 	# A rule whose whole claim a rule before it already made is dropped.
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/launch-bound.fire.ndjson" \| \
 	    jq -c 'select(.kind == "finding") | select(.rule == "launch-bound" or .rule == "low-gpu-util") | .rule'
@@ -43,7 +44,7 @@ OUT
 	run -0 bats_pipe cat "$FIXTURES/example.ndjson" \| \
 	    jq -c --argjson c "$ctx" '., if .kind == "cpu_summary" then $c else empty end' \| \
 	    rubric-apply \| jq -sc 'map(select(.kind == "finding") | .rule)'
-	assert_output '["releasable-cache","fragmentation-medium","low-gpu-util","launch-bound","missing-context","missing-memory-stats"]'
+	assert_output '["releasable-cache","fragmentation-medium","python-between-ops","low-gpu-util","time-slice","launch-bound","gemm-below-peak","missing-context","missing-memory-stats"]'
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/oom.fire.ndjson" \| \
 	    jq -c 'select(.place == 1) | [.rule, .blocking, .impact]'
 	assert_output '["oom",true,null]'
@@ -249,7 +250,7 @@ YAML
 	cd "$FIXTURES"
 	run -0 bats_pipe rubric-apply example.ndjson \| \
 	    jq -r '[.place, .rule, .impact.basis, .impact.fraction] | @tsv'
-	assert_line --index 0 "$(printf '1\tlow-gpu-util\tstep_time\t0.6474')"
+	assert_line --index 0 "$(printf '1\tpython-between-ops\tstep_time\t0.4853')"
 	run -0 bats_pipe rubric-apply -l \| jq -r '[.id, .area] | @tsv'
 	assert_line "$(printf 'oom\tmemory')"
 }
@@ -276,13 +277,13 @@ YAML
 	    jq -c 'select(.kind == "measure") | [.rule, .value, .better]'
 	assert_line --index 0 '["oom",null,"lower"]'
 	assert_line '["fragmentation-medium",0.13969759060420134,"lower"]'
-	assert_line '["low-gpu-util",0.07918394503336255,"higher"]'
+	assert_line '["low-gpu-util",0.06991166517626976,"higher"]'
 	assert_line '["dataloader-share",0,"lower"]'
 	assert_line '["straggler",null,"lower"]'
 	# The findings carry theirs; a rule without one says null.
 	run -0 bats_pipe rubric-apply "$FIXTURES/example.ndjson" \| \
 	    jq -c 'select(.kind == "finding") | [.rule, .measure.better]'
-	assert_line --index 0 '["low-gpu-util","higher"]'
+	assert_line --index 0 '["python-between-ops","lower"]'
 	assert_line '["missing-context",null]'
 	# The rule list shows each rule's measure as written.
 	run -0 bats_pipe rubric-apply -l \| jq -r 'select(.id == "dataloader-share") | .measure + " " + .better'
