@@ -118,6 +118,17 @@ def useful_slices($gpu):
         "cpu:normalization", "cpu:activation", "cpu:elementwise",
         "cpu:reduction", "cpu:embedding"] end;
 
+# Operators that make a view or an empty tensor: every layer calls them,
+# loop or not.
+def view_ops:
+  ["aten::view", "aten::_unsafe_view", "aten::as_strided", "aten::transpose",
+   "aten::t", "aten::reshape", "aten::expand", "aten::permute",
+   "aten::unsqueeze", "aten::squeeze", "aten::slice", "aten::select",
+   "aten::narrow", "aten::split", "aten::chunk", "aten::flatten",
+   "aten::contiguous", "aten::detach", "aten::alias", "aten::lift_fresh",
+   "aten::resolve_conj", "aten::resolve_neg", "aten::empty",
+   "aten::empty_strided", "aten::empty_like", "aten::zeros"];
+
 # What a slice is, for people.
 def slice_label:
   {gpu_gemm: "GPU: GEMM kernels", gpu_conv: "GPU: convolution kernels",
@@ -332,6 +343,47 @@ def facts:
   | .launch_bound = (.mean_kernel_us != null and .mean_kernel_us < 10
       and .gpu.events >= 50 and .runtime.launch >= 0.5 * .gpu.busy
       and (.launch_share // 0) >= 0.05)
+  # The host's time in operators, out of the ledger's window: all of it on
+  # a CPU-only trace, the part while no GPU work runs on a GPU trace.
+  | .cpu_slices_share = (if .ledger == null then null
+      else ([.ledger.slices[] | select(.slice | startswith("cpu:")) | .time]
+        | add // 0) / .ledger.wall end)
+  # Operators too short for their work to outweigh the call: under 10 µs
+  # of self time a call, their self time mostly dispatch.  Their calls per
+  # window and their self time, at most the operators' slices.
+  | ([.ops[] | select(.count > 0 and .self < 10 * .count)]) as $tiny
+  | .tiny_calls_per_window = (if .ledger == null then null
+      else ($tiny | map(.count) | add // 0) / .ledger.windows end)
+  | .tiny_self_us = ($tiny | map(.self) | add // 0)
+  | .tiny_mean_us = (if ($tiny | length) == 0 then null
+      else .tiny_self_us / ($tiny | map(.count) | add) end)
+  | .tiny_ops_share = (if .ledger == null then null
+      else [.tiny_self_us / .ledger.wall, .cpu_slices_share] | min end)
+  # A loop over elements repeats one computing operator a thousand times
+  # a window; a model's layers repeat views and allocations that often
+  # without one.
+  | .tiny_top_calls_per_window = (if .ledger == null then null
+      else .ledger.windows as $w
+        | [$tiny[] | select(.name as $n | view_ops | any(.[]; . == $n) | not) | .count]
+        | (max // 0) / $w end)
+  | .many_tiny_ops = ((.tiny_calls_per_window // 0) >= 1000
+      and (.tiny_top_calls_per_window // 0) >= 1000
+      and (.tiny_ops_share // 0) >= 0.05)
+  # Casts (aten::_to_copy, under every .to(dtype), .float(), .type_as())
+  # long enough to be the copy, not the call, and at least one a window:
+  # at most their time, at most the data-movement operators' slice.
+  | ([.ops[] | select(.name == "aten::_to_copy" and .count > 0
+       and .total >= 10 * .count)]) as $casts
+  | .cast_count = ($casts | map(.count) | add // 0)
+  | .cast_us = ($casts | map(.total) | add // 0)
+  | .cast_share = (if .ledger == null then null
+      else [.cast_us / .ledger.wall, (.ledger.by["cpu:data movement"].share // 0)] | min end)
+  | .dtype_conversion = (.ledger != null and .cast_count >= .ledger.windows
+      and (.cast_share // 0) >= 0.05)
+  # What the host rules outside the host-bound pool already claim of the
+  # idle GPU's time.
+  | .host_named_share = ((if .many_tiny_ops then .tiny_ops_share else 0 end)
+      + (if .dtype_conversion then .cast_share else 0 end))
   # The time per window in slices that are not useful work.
   | .overhead_per_window = (if .ledger == null then null
       else useful_slices(.ledger.gpu_busy != null) as $useful | .ledger.windows as $n
@@ -341,7 +393,9 @@ def facts:
       ["warm_up", "sync", "blocking_copy", "allocator", "python"]
       + (if .has_steps then ["untraced", "data_loading"] else [] end)
       + (if .has_steps and .optimizer_impl != "fused" then ["optimizer"] else [] end)
-      + (if .launch_bound then ["launch"] else [] end));
+      + (if .launch_bound then ["launch"] else [] end)
+      + (if .many_tiny_ops then [.ledger.slices[] | .slice | select(startswith("cpu:"))]
+         elif .dtype_conversion then ["cpu:data movement"] else [] end));
 
 # Formatting for templates and the report.
 

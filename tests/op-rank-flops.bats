@@ -141,8 +141,8 @@ setup() {
 	assert_line '## Compute efficiency'
 	assert_line --partial 'against the dense bf16 peak of MI300X, 1307.4 TFLOPS'
 	run -0 jq -c '[.compute.summary.gpu, .compute.summary.peak_tflops,
-	    (.compute.top_shapes | length), [.actions[].rule][2]]' r.json
-	assert_output '["MI300X",1307.4,10,"gemm-below-peak"]'
+	    (.compute.top_shapes | length), any(.actions[]; .rule == "gemm-below-peak")]' r.json
+	assert_output '["MI300X",1307.4,10,true]'
 	grep -q 'Roofline: costed operators' r.html
 }
 

@@ -72,7 +72,7 @@ OUT
 
 @test "rubric-apply: the ledger's findings never claim more than their slice, nor together the window" {
 	local f id
-	for f in "$FIXTURES"/cases/{warm-up,device-synchronize,blocking-copy,allocator-calls,python-between-ops,time-slice}.fire.ndjson; do
+	for f in "$FIXTURES"/cases/{warm-up,device-synchronize,blocking-copy,allocator-calls,python-between-ops,many-tiny-ops,dtype-conversion,time-slice}.fire.ndjson; do
 		id=$(basename "$f" .fire.ndjson)
 		run -0 bats_pipe rubric-apply "$f" \| jq -sc --arg id "$id" '
 		    map(select(.kind == "finding" and .impact.basis == "step_time"))
@@ -80,6 +80,30 @@ OUT
 		       (map(select(.rule == $id))[0] | .impact.fraction <=
 		        ([.evidence | to_entries[] | select(.key | endswith("share")) | .value] | max) + 0.0001)]'
 		assert_output '[true,true]'
+	done
+}
+
+@test "rubric-apply: loops with one injected cause: the plan names it, the fix quiets it" {
+	# Recorded here with torch (per_element_loop.py, casts_every_step.py).
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/many-tiny-ops.fire.ndjson" \| \
+	    jq -r 'select(.kind == "finding" and .impact.fraction != null) | .rule'
+	assert_line --index 0 'python-between-ops'
+	assert_line --index 1 'many-tiny-ops'
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/many-tiny-ops.fire.ndjson" \| \
+	    jq -r 'select(.kind == "finding" and .rule == "many-tiny-ops") | .observation, .action'
+	assert_line --index 0 '15005 operator calls a step take 0.5 µs each on average (aten::copy_, aten::empty_strided, aten::to most often), 47.0 % of the steps.'
+	assert_line --index 1 --partial 'Vectorise'
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/dtype-conversion.fire.ndjson" \| \
+	    jq -r 'select(.kind == "finding" and .rule == "dtype-conversion") | .observation, .impact.fraction'
+	assert_output - <<'OUT'
+6 casts (aten::_to_copy) in 3 steps take 13.47 ms, 28.1 % of the steps.
+0.2815
+OUT
+	# The fixes, and the loop's own casts, which are its tiny calls.
+	for f in many-tiny-ops.quiet dtype-conversion.quiet dtype-conversion.quiet-tiny; do
+		run -0 bats_pipe rubric-apply "$FIXTURES/cases/$f.ndjson" \| \
+		    jq -r 'select(.kind == "finding") | .rule'
+		refute_line "${f%%.*}"
 	done
 }
 
