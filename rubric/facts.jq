@@ -118,7 +118,7 @@ def useful_slices($gpu):
         "cpu:normalization", "cpu:activation", "cpu:elementwise",
         "cpu:reduction", "cpu:embedding"] end;
 
-# Operators that make a view or an empty tensor: every layer calls them,
+# Operators that make a view or a new tensor: every layer calls them,
 # loop or not.
 def view_ops:
   ["aten::view", "aten::_unsafe_view", "aten::as_strided", "aten::transpose",
