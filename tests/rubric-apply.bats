@@ -84,7 +84,7 @@ OUT
 }
 
 @test "rubric-apply: loops with one injected cause: the plan names it, the fix quiets it" {
-	# Recorded here with torch (per_element_loop.py, casts_every_step.py).
+	# Recorded here with torch (loops.py).
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/many-tiny-ops.fire.ndjson" \| \
 	    jq -r 'select(.kind == "finding" and .impact.fraction != null) | .rule'
 	assert_line --index 0 'python-between-ops'
