@@ -189,6 +189,7 @@ def facts:
   | ($mem.allocator_settings // {}) as $alloc
   | (recs("op") | of_rank($r) | map(select(.class == "op"))) as $ops
   | (recs("compute_summary") | of_rank($r) | .[0]) as $compute
+  | (recs("gpu_device") | of_rank($r) | .[0]) as $device
   | (recs("op") | of_rank($r)) as $all_ops
   | (recs("op_shape") | of_rank($r)) as $shapes
   | ($shapes | map(select(.model == "gemm" and .gpu_us > 0))) as $gemms
@@ -321,8 +322,15 @@ def facts:
       # fp32 GEMM time on a GPU with a faster precision for it.
       fp32_gemm_us: ($fp32_gemm_us // 0),
       fp32_gemm_share: share($fp32_gemm_us; $step_time),
-      fast_precision: (if $compute.peaks == null then null
-        else ["bf16", "tf32"] | map(select($compute.peaks[.] != null)) | .[0] end),
+      # The GPU and what its tensor cores run (op-rank's gpu_device, from
+      # gpu-peaks.tsv by name or gpu-arch.tsv by compute capability):
+      # precisions null where neither knows the GPU.
+      gpu_device: $device,
+      gpu_precisions: $device.precisions,
+      fast_precision: ($device.precisions // []
+        | [("bf16", "tf32") as $p | select(any(.[]; . == $p)) | $p] | .[0]),
+      half_precision: ($device.precisions // []
+        | [("bf16", "fp16") as $p | select(any(.[]; . == $p)) | $p] | .[0]),
       # Attention done as bmm, softmax and bmm: no fused kernel ran.
       # any(), not index() or test(): libjq 1.6 leaks in both.
       unfused_attention: (($ops | any(.[]; .name == "aten::_softmax" or .name == "aten::softmax"))

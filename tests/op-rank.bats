@@ -75,6 +75,42 @@ events() {
 	assert_stderr --partial 'r/kernel-precision.tsv: '
 }
 
+@test "gpu_device: precisions by the GPU's name, else its capability, else none" {
+	for t in tl_h100_qwen1.5-0.5b step_based_trace \
+	    vllm_decode_full_graph_execution mi250_minitoy_train_ROCm6_2_kineto; do
+		tr-extract "$FIXTURES/$t.json.gz" | op-rank --partial |
+		    op-rank --merge | jq -c 'select(.kind == "gpu_device") |
+		    [.name, .platform, .capability, .architecture, .gpu,
+		    .precisions, .precisions_from]'
+	done >"$BATS_TEST_TMPDIR/out"
+	run -0 cat "$BATS_TEST_TMPDIR/out"
+	assert_output - <<'END'
+["NVIDIA H100 80GB HBM3","cuda","9.0","Hopper","H100-SXM",["tf32","fp16","bf16","fp8","int8"],"gpu-peaks.tsv"]
+["Quadro GP100","cuda","6.0","Pascal",null,[],"gpu-arch.tsv"]
+[null,"rocm","9.4","CDNA3 (gfx942)",null,["tf32","fp16","bf16","fp8","int8"],"gpu-arch.tsv"]
+["AMD Radeon Graphics","rocm","9.0","gfx9 (Vega, CDNA1 or CDNA2)",null,null,null]
+END
+	# -g names the GPU whatever the trace says.
+	run -0 bats_pipe tr-extract "$FIXTURES/step_based_trace.json.gz" \| \
+	    op-rank -g A100-40GB \| jq -c 'select(.kind == "gpu_device") |
+	    [.architecture, .gpu, .precisions]'
+	assert_output '["Pascal","A100-40GB",["tf32","fp16","bf16","int8"]]'
+}
+
+@test "a GPU architecture table with a bad row exits 2" {
+	mkdir "$BATS_TEST_TMPDIR/r"
+	cp "$TOP"/rubric/*.tsv "$BATS_TEST_TMPDIR/r/"
+	printf 'cuda\t8.0\tAmpere\tbf16,fp12\tx\n' >"$BATS_TEST_TMPDIR/r/gpu-arch.tsv"
+	MRP_RUBRIC="$BATS_TEST_TMPDIR/r" run -2 --separate-stderr op-rank </dev/null
+	assert_stderr --partial 'gpu-arch.tsv:1: not a list of tf32,'
+	printf 'opencl\t8.0\tAmpere\tbf16\tx\n' >"$BATS_TEST_TMPDIR/r/gpu-arch.tsv"
+	MRP_RUBRIC="$BATS_TEST_TMPDIR/r" run -2 --separate-stderr op-rank </dev/null
+	assert_stderr --partial 'gpu-arch.tsv:1: not cuda or rocm: opencl'
+	printf 'cuda\t8\tAmpere\tbf16\tx\n' >"$BATS_TEST_TMPDIR/r/gpu-arch.tsv"
+	MRP_RUBRIC="$BATS_TEST_TMPDIR/r" run -2 --separate-stderr op-rank </dev/null
+	assert_stderr --partial 'gpu-arch.tsv:1: not a capability: 8'
+}
+
 @test "empty input gives empty output" {
 	run -0 op-rank </dev/null
 	assert_output ''

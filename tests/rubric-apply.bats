@@ -70,6 +70,32 @@ OUT
 	assert_output --partial 'foreach=True'
 }
 
+@test "rubric-apply: precision advice fits the GPU the trace names" {
+	local c
+	# An RTX 2080 Ti (Turing, 7.5) and a V100 (Volta, 7.0): fp16, not bf16.
+	for c in turing volta; do
+		run -0 bats_pipe rubric-apply "$FIXTURES/cases/matmul-gpu.fire-$c.ndjson" \| \
+		    jq -r 'select(.kind == "finding" and .rule == "matmul-gpu") | .action'
+		assert_output --partial 'torch.autocast("cuda", dtype=torch.float16)) and torch.amp.GradScaler'
+		refute_output --partial 'bfloat16'
+		refute_output --partial 'set_float32_matmul_precision'
+	done
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/matmul-gpu.fire-turing.ndjson" \| \
+	    jq -r 'select(.kind == "finding" and .rule == "matmul-gpu") | .action'
+	assert_output --partial 'NVIDIA GeForce RTX 2080 Ti, Turing, runs fp16'
+	# No GPU named: bf16 with what it needs.
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/matmul-gpu.fire-unknown-gpu.ndjson" \| \
+	    jq -r 'select(.kind == "finding" and .rule == "matmul-gpu") | .action'
+	assert_output --partial 'bfloat16)) if the GPU has bf16 (compute capability 8.0 or later, AMD CDNA2 or later'
+	# An MI210 (CDNA2) runs bf16 but not TF32: no TF32 advice.
+	run -0 bats_pipe tr-extract "$TOP/fixtures/op-rank/sampled_rank-0.json.gz" \| \
+	    op-rank -g MI210 \| rubric-apply \| \
+	    jq -r 'select(.kind == "finding" and .rule == "fp32-gemm") | .observation, .action'
+	assert_line --index 0 --partial 'on MI210, whose bf16 peak is 181.0 TFLOPS against 45.3 in float32'
+	assert_line --index 1 --partial 'Run the forward and loss under torch.autocast("cuda", dtype=torch.bfloat16)'
+	refute_output --partial 'set_float32_matmul_precision'
+}
+
 @test "rubric-apply: the ledger's findings never claim more than their slice, nor together the window" {
 	local f id
 	for f in "$FIXTURES"/cases/{warm-up,device-synchronize,blocking-copy,allocator-calls,python-between-ops,many-tiny-ops,dtype-conversion,time-slice}.fire.ndjson; do

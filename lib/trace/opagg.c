@@ -293,6 +293,7 @@ op_agg_take(struct agg *dst, struct agg *src, size_t max)
 		 */
 		op_shape_merge(dst, src, max);
 		op_gpu_keep(&dst->gpu, src->gpu);
+		op_gpu_keep(&dst->gpuarch, src->gpuarch);
 		return;
 	}
 	empty = *dst;
@@ -333,6 +334,7 @@ op_agg_free(struct agg *a)
 	strmap_free(&a->devs, devsum_free);
 	strmap_free(&a->shapes, op_shape_free);
 	free(a->gpu);
+	free(a->gpuarch);
 	free(a->rthr);
 	free(a->kv32);
 	free(a->kv64);

@@ -20,6 +20,8 @@
  *	opshape.c	modelled calls by shape, their FLOPs and the GPU
  *			peaks: op_shape and compute_summary records
  *	opledger.c	the time ledger: each window's wall time in slices
+ *	opdevice.c	the rank's GPU and the precisions it runs fast:
+ *			gpu_device records
  *
  * What one file gives another (functions, and the name tables) is named
  * op_*; the rest is static.  Ownership is as oprank.h says: a struct
@@ -50,6 +52,7 @@
 #define THREAD_COST	512	/* bytes a thread's sums take */
 #define SHAPE_COST	512	/* bytes a shape's sums take */
 #define PEAKS_NAME	"gpu-peaks.tsv"
+#define ARCH_NAME	"gpu-arch.tsv"
 
 /* What a name is; the class is part of the interned key. */
 enum { C_OP, C_ANN, C_PY, C_GPU, NCLASS };
@@ -198,6 +201,18 @@ struct gpupeak {
 	double	 tflops[NPEAK], tbps;
 };
 
+/*
+ * A row of gpu-arch.tsv: a platform's capability from this minor on, and
+ * its tensor-core precisions as bits of tf32, fp16, bf16, fp8, fp4, int8.
+ */
+#define ARCH_UNKNOWN	(1u << 30)	/* "?": the capability does not say */
+#define ARCH_BAD	(1u << 31)
+struct gpuarch {
+	int		 rocm, major, minor;
+	char		*name;
+	unsigned	 fast;
+};
+
 /* A ledger window: its slices are ls[off..off+n) of its agg. */
 struct lwin {
 	int64_t		num;		/* its step, or -1: the whole trace */
@@ -237,6 +252,7 @@ struct agg {
 	struct strmap	 shapes;	/* -> struct shsum */
 	int64_t		 unshaped;	/* modelled calls past maxshape */
 	char		*gpu;		/* deviceProperties' first name */
+	char		*gpuarch;	/* its "cuda 8.0" or "rocm 9.4" */
 	int64_t		 nsys_exports;	/* traces read from nsys-extract */
 	int		 have_time;
 	int64_t		 start, end, origin;	/* absolute ns */
@@ -400,6 +416,8 @@ struct oprank {
 	size_t		 maxshape;	/* shapes a rank sums apart */
 	struct gpupeak	*peaks;
 	size_t		 npeaks;
+	struct gpuarch	*arch;
+	size_t		 narch;
 	const char	*gpu;		/* -g */
 	struct strbuf	 shapekey;	/* a shape's, while reading */
 	const char	*file;
@@ -582,9 +600,17 @@ void	op_shape_merge(struct agg *dst, const struct agg *src, size_t max);
 void	op_gpu_keep(char **dst, const char *src);
 void	op_load_peaks(struct oprank *r, const char *path);
 void	op_peaks_free(struct oprank *r);
+const struct gpupeak	*op_peak_of(const struct oprank *r, const char *name);
+char	*op_lower_dup(const char *s);
 void	op_put_shapes(struct oprank *r, struct jw *w, const struct agg *a);
 size_t	op_put_shape_partials(struct jw *w, const struct agg *a);
 int	op_shape_partial(struct oprank *r, struct agg *a);
+
+/* opdevice.c */
+void	op_device_keep(struct agg *a, const struct jdoc *d, int props);
+void	op_load_arch(struct oprank *r, const char *path);
+void	op_arch_free(struct oprank *r);
+void	op_put_device(struct oprank *r, struct jw *w, const struct agg *a);
 
 /* opledger.c */
 size_t	op_lslices(const struct oprank *r);

@@ -487,7 +487,6 @@ trace_record(struct oprank *r)
 {
 	const struct jdoc *d = r->doc;
 	int64_t rank, origin = 0, start = 0, end = 0, events;
-	const char *s;
 	int k;
 
 	if (op_get_rank(r, &rank) < 0)
@@ -505,11 +504,7 @@ trace_record(struct oprank *r)
 		return -1;
 	r->t.any = 1;
 	/* The first device names the GPU: a rank drives one kind. */
-	if ((k = jdoc_get(d, 0, "device_properties")) >= 0 &&
-	    d->node[k].type == JT_ARRAY && d->node[k].len > 0 &&
-	    jdoc_get_str(d, (uint32_t)k + 1, "name", &s, NULL) == 0) {
-		op_gpu_keep(&r->t.a.gpu, s);
-	}
+	op_device_keep(&r->t.a, d, jdoc_get(d, 0, "device_properties"));
 	if ((k = jdoc_get(d, 0, "format")) >= 0 &&
 	    d->node[k].type == JT_STRING &&
 	    strcmp(jdoc_str(d, (uint32_t)k), "nsys-sqlite") == 0)

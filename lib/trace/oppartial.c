@@ -111,6 +111,10 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_key(w, "gpu");
 		jw_cstring(w, a->gpu);
 	}
+	if (a->gpuarch != NULL) {
+		jw_key(w, "gpu_arch");
+		jw_cstring(w, a->gpuarch);
+	}
 	if (a->unshaped > 0) {
 		jw_key(w, "uncosted");
 		jw_int(w, a->unshaped);
@@ -474,6 +478,8 @@ partial_record(struct oprank *r, const char *kind)
 			return -1;
 		if (jdoc_get_str(d, 0, "gpu", &s, NULL) == 0)
 			one.gpu = xstrdup(s);
+		if (jdoc_get_str(d, 0, "gpu_arch", &s, NULL) == 0)
+			one.gpuarch = xstrdup(s);
 		one.rt_count = v[0];
 		one.rt_total = v[1];
 		one.launch_count = v[2];
@@ -490,7 +496,9 @@ partial_record(struct oprank *r, const char *kind)
 		op_agg_merge(a, &one, SIZE_MAX);
 		a->unshaped += one.unshaped;
 		op_gpu_keep(&a->gpu, one.gpu);
+		op_gpu_keep(&a->gpuarch, one.gpuarch);
 		free(one.gpu);
+		free(one.gpuarch);
 		return 0;
 	}
 	if (strcmp(kind, "op_partial_shape") == 0)
@@ -665,7 +673,7 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 	memset(&keep.threads, 0, sizeof(keep.threads));
 	memset(&keep.devs, 0, sizeof(keep.devs));
 	memset(&keep.shapes, 0, sizeof(keep.shapes));
-	keep.gpu = NULL;
+	keep.gpu = keep.gpuarch = NULL;
 	keep.unshaped = 0;
 	keep.nst = keep.capst = keep.nsteps = keep.capsteps = 0;
 	keep.rt_count = keep.rt_total = keep.launch_count = keep.launch = 0;

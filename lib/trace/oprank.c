@@ -39,7 +39,7 @@ struct oprank *
 oprank_new(const struct oprank_opts *o)
 {
 	struct oprank *r;
-	char *table, *prec, *peaks;
+	char *table, *prec, *peaks, *arch;
 	const char *env;
 	size_t share;
 
@@ -81,6 +81,9 @@ oprank_new(const struct oprank_opts *o)
 	peaks = op_find_table(PEAKS_NAME);
 	op_load_peaks(r, peaks);
 	free(peaks);
+	arch = op_find_table(ARCH_NAME);
+	op_load_arch(r, arch);
+	free(arch);
 	r->kvw = r->key == K_TOTAL || r->key == K_MEAN ? 1 : 2;
 	return r;
 }
@@ -144,6 +147,7 @@ oprank_free(struct oprank *r)
 	op_table_free(&r->tab);
 	op_table_free(&r->prec);
 	op_peaks_free(r);
+	op_arch_free(r);
 	sb_free(&r->shapekey);
 	free(r);
 }

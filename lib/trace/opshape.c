@@ -25,11 +25,9 @@ static int	put_dims(struct strbuf *, const struct jdoc *, int);
 static int	put_types(struct strbuf *, const struct jdoc *, int);
 static void	copy_shapes(struct shsum *, const struct jdoc *, int, int);
 static int	cmpshape(const void *, const void *);
-static const struct gpupeak	*peak_of(const struct oprank *, const char *);
 static double	peak_for(const struct gpupeak *, const char *);
 static void	put_shape_fields(struct jw *, const struct shsum *);
 static const char	*model_name(int);
-static char	*lower_dup(const char *);
 
 /*
  * The key of a shape: the operator's name, its inputs' dimensions and
@@ -271,7 +269,7 @@ op_load_peaks(struct oprank *r, const char *path)
 		    sizeof(*r->peaks));
 		g = &r->peaks[r->npeaks++];
 		/* Matched ignoring case: both sides lower case. */
-		g->pattern = lower_dup(f[0]);
+		g->pattern = op_lower_dup(f[0]);
 		g->gpu = xstrdup(f[1]);
 		for (i = 0; i <= NPEAK; i++) {
 			double *v = i < NPEAK ? &g->tflops[i] : &g->tbps;
@@ -304,8 +302,8 @@ op_peaks_free(struct oprank *r)
 }
 
 /* The row for a GPU named by -g (its id or name) or by the trace. */
-static const struct gpupeak *
-peak_of(const struct oprank *r, const char *name)
+const struct gpupeak *
+op_peak_of(const struct oprank *r, const char *name)
 {
 	const struct gpupeak *g = NULL;
 	char *low;
@@ -315,7 +313,7 @@ peak_of(const struct oprank *r, const char *name)
 		name = r->gpu;
 	if (name == NULL)
 		return NULL;
-	low = lower_dup(name);
+	low = op_lower_dup(name);
 	for (i = 0; i < r->npeaks && g == NULL; i++)
 		if (strcasecmp(name, r->peaks[i].gpu) == 0 ||
 		    fnmatch(r->peaks[i].pattern, low, 0) == 0)
@@ -324,8 +322,8 @@ peak_of(const struct oprank *r, const char *name)
 	return g;
 }
 
-static char *
-lower_dup(const char *s)
+char *
+op_lower_dup(const char *s)
 {
 	char *t = xstrdup(s), *p;
 
@@ -434,7 +432,7 @@ void
 op_put_shapes(struct oprank *r, struct jw *w, const struct agg *a)
 {
 	struct strent **ent;
-	const struct gpupeak *g = peak_of(r, a->gpu);
+	const struct gpupeak *g = op_peak_of(r, a->gpu);
 	double fl[NPEAK + 1] = { 0 }, total = 0, gpu = 0, peak, pk, ach;
 	double mfu = 0;
 	size_t i, nsteps = 0, n = 0;
