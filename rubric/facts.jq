@@ -214,6 +214,10 @@ def facts:
       step_list: (recs("step") | of_rank($r)),
       gpu: $gpu,
       runtime: $rt,
+      # The runtime calls with the most time, by the ledger slice their
+      # names put them in (op-rank's runtime_call records, largest first).
+      runtime_calls: (reduce (recs("runtime_call") | of_rank($r))[] as $c
+        ({}; .[$c.slice] += [$c])),
       context: $ctx,
       objective: $ctx.objective,
       phase: $ctx.phase,
@@ -444,6 +448,11 @@ def us:
   elif fabs >= 1000000 then (. / 1000000 | dec(2)) + " s"
   elif fabs >= 1000 then (. / 1000 | dec(2)) + " ms"
   else (. | dec(1)) + " µs" end;
+
+# Calls as "hipFree: 1,360 calls, 3.35 s; hipMalloc: 1 call, 3.7 µs".
+def calls_list:
+  map(.name + ": " + (.count | count) + (if .count == 1 then " call, " else " calls, " end)
+    + (.total | us)) | join("; ");
 
 # Markdown tables, for the report (report.jq) and the diff (diff.jq).
 

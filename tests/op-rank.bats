@@ -97,6 +97,23 @@ END
 	assert_output '["Pascal","A100-40GB",["tf32","fp16","bf16","int8"]]'
 }
 
+@test "runtime_call: the runtime calls by name, through partials too" {
+	run -0 bats_pipe tr-extract "$FIXTURES/mi300_sglang_Qwen3-8B_decode.json.gz" \| \
+	    op-rank --partial \| op-rank --merge \| \
+	    jq -c 'select(.kind == "runtime_call") | [.name, .slice, .count, .total]'
+	assert_line --index 0 '["hipMemcpyWithStream","blocking_copy",1,463063.75]'
+	assert_line --index 3 '["hipMemcpyAsync","blocking_copy",2,12.828]'
+	assert_equal "${#lines[@]}" 10
+	# Made-up names cannot grow memory: past 256, one sum.
+	jq -n '{traceEvents: [range(300) | {ph: "X", cat: "cuda_runtime",
+	    name: "cudaFake\(.)", pid: 1, tid: 1, ts: (. * 10),
+	    dur: (300 - .)}]}' >"$BATS_TEST_TMPDIR/rt.json"
+	run -0 bats_pipe tr-extract "$BATS_TEST_TMPDIR/rt.json" \| op-rank \| \
+	    jq -c 'select(.kind == "runtime_call") | [.name, .count, .total]'
+	assert_line --index 0 '["(other runtime calls)",44,990]'
+	assert_line --index 1 '["cudaFake0",1,300]'
+}
+
 @test "a GPU architecture table with a bad row exits 2" {
 	mkdir "$BATS_TEST_TMPDIR/r"
 	cp "$TOP"/rubric/*.tsv "$BATS_TEST_TMPDIR/r/"

@@ -70,6 +70,19 @@ OUT
 	assert_output --partial 'foreach=True'
 }
 
+@test "rubric-apply: the host-bound findings name the runtime calls that hold the time" {
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/device-synchronize.fire.ndjson" \| \
+	    jq -r 'select(.kind == "finding" and .rule == "device-synchronize") | .observation, .cause'
+	assert_line --index 0 --partial 'By call: hipDeviceSynchronize: 26 calls, 115.31 ms.'
+	assert_line --index 1 --partial 'hipDeviceSynchronize is what torch.cuda.synchronize() calls'
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/allocator-calls.fire.ndjson" \| \
+	    jq -r 'select(.kind == "finding" and .rule == "allocator-calls") | .observation'
+	assert_output --partial 'By call: cudaFree: 3 calls, 981.08 ms; cudaMalloc: 13 calls, 3.68 ms.'
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/blocking-copy.fire.ndjson" \| \
+	    jq -r 'select(.kind == "finding" and .rule == "blocking-copy") | .observation'
+	assert_output --partial 'By call: hipMemcpyWithStream: 1 call, 463.06 ms;'
+}
+
 @test "rubric-apply: precision advice fits the GPU the trace names" {
 	local c
 	# An RTX 2080 Ti (Turing, 7.5) and a V100 (Volta, 7.0): fp16, not bf16.

@@ -214,6 +214,29 @@ op_devsum_add(struct devsum *dd, const struct devsum *ds)
 	dd->events += ds->events;
 }
 
+/* Adds a runtime API's calls to the rank's, by name. */
+void
+op_rtsum_add(struct agg *a, const char *name, size_t len,
+    const struct rtsum *add)
+{
+	struct strent *e;
+	struct rtsum *rs;
+
+	if ((e = strmap_get(&a->rtcalls, name, len)) == NULL) {
+		if (a->rtcalls.count >= MAXRTNAMES) {
+			name = RT_OTHER;
+			len = strlen(RT_OTHER);
+		}
+		e = strmap_put(&a->rtcalls, name, len);
+	}
+	if ((rs = e->val) == NULL)
+		rs = e->val = xcalloc(1, sizeof(*rs));
+	rs->count += add->count;
+	rs->total += add->total;
+	if (add->max > rs->max)
+		rs->max = add->max;
+}
+
 /* Adds src to dst, which sums apart the first max threads. */
 void
 op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
@@ -239,6 +262,10 @@ op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
 	for (i = 0; i < src->devs.count; i++)
 		op_devsum_add(op_devsum_get(dst,
 		    &((struct devsum *)ent[i]->val)->dev), ent[i]->val);
+	free(ent);
+	ent = strmap_sorted(&src->rtcalls);
+	for (i = 0; i < src->rtcalls.count; i++)
+		op_rtsum_add(dst, ent[i]->key, ent[i]->len, ent[i]->val);
 	free(ent);
 	for (p = 0; p < NPHASE; p++) {
 		dst->ph_self[p] += src->ph_self[p];
@@ -284,7 +311,8 @@ op_agg_take(struct agg *dst, struct agg *src, size_t max)
 	struct agg empty;
 
 	if (dst->traces > 0 || dst->nst > 0 || dst->threads.count > 0 ||
-	    dst->devs.count > 0 || dst->nsteps > 0 || dst->nlw > 0 ||
+	    dst->devs.count > 0 || dst->rtcalls.count > 0 ||
+	    dst->nsteps > 0 || dst->nlw > 0 ||
 	    dst->shapes.count > 0) {
 		op_agg_merge(dst, src, max);
 		/*
@@ -332,6 +360,7 @@ op_agg_free(struct agg *a)
 	free(a->ls);
 	strmap_free(&a->threads, thsum_free);
 	strmap_free(&a->devs, devsum_free);
+	strmap_free(&a->rtcalls, free);
 	strmap_free(&a->shapes, op_shape_free);
 	free(a->gpu);
 	free(a->gpuarch);

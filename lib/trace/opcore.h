@@ -45,6 +45,7 @@
 #define TABLE_NAME	"op-families.tsv"
 #define PREC_NAME	"kernel-precision.tsv"
 #define TOP_N		5	/* entries in the summaries' top lists */
+#define TOP_RT		10	/* runtime_call records a rank writes */
 #define PARTIAL_VERSION	1	/* of the op_partial records */
 #define MEMORY		(16 << 20)	/* bytes of events held, by default */
 #define MINSHARE	(16 << 20)	/* names' or threads' least share */
@@ -231,6 +232,17 @@ struct devsum {
 	int64_t		events;
 };
 
+/*
+ * A runtime API's calls, by its name: which sync, copy or allocator call
+ * holds the time.  A rank sums MAXRTNAMES names apart and the rest as
+ * RT_OTHER, so that a trace of made-up names cannot grow memory.
+ */
+#define MAXRTNAMES	256
+#define RT_OTHER	"(other runtime calls)"
+struct rtsum {
+	int64_t		count, total, max;
+};
+
 /* Everything known about a trace, then about a rank. */
 struct agg {
 	int64_t		 rank;		/* -1: unknown */
@@ -239,6 +251,7 @@ struct agg {
 	size_t		 nst, capst;
 	struct strmap	 threads;	/* -> struct thsum */
 	struct strmap	 devs;		/* -> struct devsum */
+	struct strmap	 rtcalls;	/* -> struct rtsum, by name */
 	int64_t		 ph_self[NPHASE], ph_gpu[NPHASE];
 	struct step	*steps;
 	size_t		 nsteps, capsteps;
@@ -554,6 +567,8 @@ void	op_rankthr_add(struct agg *a, const struct thsum *t, int64_t busy);
 int64_t	op_rank_busy(const struct agg *a);
 struct devsum	*op_devsum_get(struct agg *a, const struct jid *dev);
 void	op_devsum_add(struct devsum *dd, const struct devsum *ds);
+void	op_rtsum_add(struct agg *a, const char *name, size_t len,
+	    const struct rtsum *add);
 void	op_agg_merge(struct agg *dst, const struct agg *src, size_t max);
 void	op_agg_take(struct agg *dst, struct agg *src, size_t max);
 void	op_agg_free(struct agg *a);
@@ -584,7 +599,7 @@ void	op_put_steps(struct jw *w, const struct agg *a, int stats);
 void	op_put_kernels(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_precision(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_devs(struct jw *w, const struct agg *a);
-void	op_put_runtime(struct jw *w, const struct agg *a);
+void	op_put_runtime(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_folds(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_summary(struct oprank *r, struct jw *w, const struct agg *a,
 	    size_t nranks);

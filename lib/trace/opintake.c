@@ -306,6 +306,7 @@ on_event(struct oprank *r)
 
 	if (cls == -1) {
 		op_ledge(t, op_lslice_runtime(s, durns), tsns, tsns + durns);
+		op_rtsum_add(&t->a, s, len, &(struct rtsum){ 1, durns, durns });
 		t->a.rt_count++;
 		t->a.rt_total += durns;
 		if (strstr(s, "Launch") != NULL) {

@@ -685,9 +685,30 @@ op_put_devs(struct jw *w, const struct agg *a)
 	free(ent);
 }
 
-void
-op_put_runtime(struct jw *w, const struct agg *a)
+static int
+cmprtcall(const void *a, const void *b)
 {
+	const struct strent *x = *(struct strent *const *)a;
+	const struct strent *y = *(struct strent *const *)b;
+	const struct rtsum *p = x->val, *q = y->val;
+
+	if (p->total != q->total)
+		return p->total > q->total ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/*
+ * runtime_total, then the runtime calls with the most time by name, each
+ * with the ledger slice its name puts it in: which synchronise, copy or
+ * allocator call holds the time the ledger gives those slices.
+ */
+void
+op_put_runtime(struct oprank *r, struct jw *w, const struct agg *a)
+{
+	struct strent **ent;
+	struct strbuf sb = { NULL, 0, 0 };
+	size_t i;
+
 	if (a->rt_count == 0)
 		return;
 	jw_record(w, "runtime_total");
@@ -705,6 +726,28 @@ op_put_runtime(struct jw *w, const struct agg *a)
 	jw_key(w, "sync");
 	jw_us(w, a->sync);
 	jw_end(w);
+	ent = strmap_sorted(&a->rtcalls);
+	xqsort(ent, a->rtcalls.count, sizeof(*ent), cmprtcall);
+	for (i = 0; i < a->rtcalls.count && i < TOP_RT; i++) {
+		const struct rtsum *rs = ent[i]->val;
+
+		jw_record(w, "runtime_call");
+		op_put_rank(w, a->rank);
+		jw_key(w, "name");
+		jw_string(w, ent[i]->key, ent[i]->len);
+		jw_key(w, "slice");
+		jw_cstring(w, op_lslice_name(r,
+		    op_lslice_runtime(ent[i]->key, 0), &sb));
+		jw_key(w, "count");
+		jw_int(w, rs->count);
+		jw_key(w, "total");
+		jw_us(w, rs->total);
+		jw_key(w, "max");
+		jw_us(w, rs->max);
+		jw_end(w);
+	}
+	free(ent);
+	sb_free(&sb);
 }
 
 /* nranks > 1 for the summary across ranks, which carries no rank. */

@@ -203,6 +203,25 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 	}
 	free(ent);
 
+	ent = strmap_sorted(&a->rtcalls);
+	for (i = 0; i < a->rtcalls.count; i++) {
+		const struct rtsum *rs = ent[i]->val;
+
+		jw_record(w, "op_partial_runtime");
+		op_put_rank(w, a->rank);
+		jw_key(w, "name");
+		jw_string(w, ent[i]->key, ent[i]->len);
+		jw_key(w, "count");
+		jw_int(w, rs->count);
+		jw_key(w, "total");
+		jw_int(w, rs->total);
+		jw_key(w, "max");
+		jw_int(w, rs->max);
+		jw_end(w);
+		n++;
+	}
+	free(ent);
+
 	for (i = 0; i < a->nsteps; i++) {
 		const struct step *st = &a->steps[i];
 
@@ -448,8 +467,10 @@ partial_record(struct oprank *r, const char *kind)
 	struct thsum *ts, one_ts;
 	struct jid pid, tid;
 	struct devsum ds;
+	struct rtsum rs;
 	struct step st;
 	const char *s;
+	size_t len;
 	int64_t rank, v[6];
 
 	if (op_get_rank(r, &rank) < 0)
@@ -544,6 +565,17 @@ partial_record(struct oprank *r, const char *kind)
 		    get_num(r, 0, "exposed_memcpy", &ds.xmemcpy) < 0)
 			return -1;
 		op_devsum_add(op_devsum_get(a, &ds.dev), &ds);
+		return 0;
+	}
+	if (strcmp(kind, "op_partial_runtime") == 0) {
+		if (jdoc_get_str(d, 0, "name", &s, &len) < 0)
+			return jdoc_error(r->file, d, 0, "\"op_partial_runtime\""
+			    " lacks \"name\"");
+		if (get_num(r, 0, "count", &rs.count) < 0 ||
+		    get_num(r, 0, "total", &rs.total) < 0 ||
+		    get_num(r, 0, "max", &rs.max) < 0)
+			return -1;
+		op_rtsum_add(a, s, len, &rs);
 		return 0;
 	}
 	if (strcmp(kind, "op_partial_step") == 0) {
@@ -672,6 +704,7 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 	keep.nrthr = keep.caprthr = 0;
 	memset(&keep.threads, 0, sizeof(keep.threads));
 	memset(&keep.devs, 0, sizeof(keep.devs));
+	memset(&keep.rtcalls, 0, sizeof(keep.rtcalls));
 	memset(&keep.shapes, 0, sizeof(keep.shapes));
 	keep.gpu = keep.gpuarch = NULL;
 	keep.unshaped = 0;

@@ -130,7 +130,7 @@ put_detail(struct oprank *r, struct jw *w, struct agg *a)
 	op_put_precision(r, w, a);
 	op_put_devs(w, a);
 	op_put_device(r, w, a);
-	op_put_runtime(w, a);
+	op_put_runtime(r, w, a);
 	op_put_shapes(r, w, a);
 	op_put_summary(r, w, a, 1);
 }
