@@ -218,6 +218,10 @@ def facts:
       # names put them in (op-rank's runtime_call records, largest first).
       runtime_calls: (reduce (recs("runtime_call") | of_rank($r))[] as $c
         ({}; .[$c.slice] += [$c])),
+      # What issued the sync, copy and allocator calls: the innermost
+      # operator or annotation open at each (runtime_caller records).
+      runtime_callers: (reduce (recs("runtime_caller") | of_rank($r))[] as $c
+        ({}; .[$c.slice] += [$c])),
       context: $ctx,
       objective: $ctx.objective,
       phase: $ctx.phase,
@@ -453,6 +457,12 @@ def us:
 def calls_list:
   map(.name + ": " + (.count | count) + (if .count == 1 then " call, " else " calls, " end)
     + (.total | us)) | join("; ");
+
+# Callers as "aten::_local_scalar_dense: 1 call, 7.6 µs; outside any operator: ...".
+def callers_list:
+  map(.name = (if .caller == null then "outside any operator"
+    elif .class == "annotation" then "the " + .caller + " annotation" else .caller end))
+  | calls_list;
 
 # Markdown tables, for the report (report.jq) and the diff (diff.jq).
 

@@ -114,6 +114,22 @@ END
 	assert_line --index 1 '["cudaFake0",1,300]'
 }
 
+@test "runtime_caller: what issued the sync, copy and allocator calls" {
+	run -0 bats_pipe tr-extract "$FIXTURES/hta_cuda_event_sync.json.gz" \| \
+	    op-rank \| jq -c 'select(.kind == "runtime_caller") |
+	    [.slice, .class, .caller, .count, .total]'
+	assert_output - <<'END'
+["blocking_copy","op","aten::_local_scalar_dense",1,29]
+["sync","annotation","ProfilerStep*",2,42]
+["sync","op","aten::_local_scalar_dense",1,6]
+END
+	tr-extract "$FIXTURES/hta_cuda_event_sync.json.gz" | op-rank |
+	    grep '"runtime_caller"' >"$BATS_TEST_TMPDIR/whole"
+	run -0 bats_pipe tr-extract "$FIXTURES/hta_cuda_event_sync.json.gz" \| \
+	    op-rank --partial \| op-rank --merge \| grep '"runtime_caller"'
+	assert_output - <"$BATS_TEST_TMPDIR/whole"
+}
+
 @test "a GPU architecture table with a bad row exits 2" {
 	mkdir "$BATS_TEST_TMPDIR/r"
 	cp "$TOP"/rubric/*.tsv "$BATS_TEST_TMPDIR/r/"

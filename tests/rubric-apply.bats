@@ -74,13 +74,17 @@ OUT
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/device-synchronize.fire.ndjson" \| \
 	    jq -r 'select(.kind == "finding" and .rule == "device-synchronize") | .observation, .cause'
 	assert_line --index 0 --partial 'By call: hipDeviceSynchronize: 26 calls, 115.31 ms.'
+	assert_line --index 0 --partial 'Issued from: the capture_8192_PIECEWISE annotation: 26 calls, 115.30 ms; outside any operator: 1 call, 15.0 µs.'
 	assert_line --index 1 --partial 'hipDeviceSynchronize is what torch.cuda.synchronize() calls'
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/allocator-calls.fire.ndjson" \| \
 	    jq -r 'select(.kind == "finding" and .rule == "allocator-calls") | .observation'
 	assert_output --partial 'By call: cudaFree: 3 calls, 981.08 ms; cudaMalloc: 13 calls, 3.68 ms.'
+	assert_output --partial 'Issued from: aten::addmm: 5 calls, 981.47 ms;'
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/blocking-copy.fire.ndjson" \| \
 	    jq -r 'select(.kind == "finding" and .rule == "blocking-copy") | .observation'
 	assert_output --partial 'By call: hipMemcpyWithStream: 1 call, 463.06 ms;'
+	assert_output --partial 'Issued from: aten::copy_: 3 calls, 463.08 ms.'
+	assert_output --partial 'Memcpy DtoH (Device -> Host): 1 call, 4.5 µs.'
 }
 
 @test "rubric-apply: precision advice fits the GPU the trace names" {

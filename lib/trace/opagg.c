@@ -237,6 +237,36 @@ op_rtsum_add(struct agg *a, const char *name, size_t len,
 		rs->max = add->max;
 }
 
+/*
+ * The key of what called a slice's runtime calls: the slice, the caller's
+ * class and name, NUL-separated; "" for both where no operator was open.
+ */
+void
+op_caller_key(struct strbuf *key, const char *slice, const char *cls,
+    const char *name)
+{
+	sb_truncate(key, 0);
+	sb_put(key, slice, strlen(slice) + 1);
+	sb_put(key, cls, strlen(cls) + 1);
+	sb_puts(key, name);
+}
+
+/* Adds calls to a caller's; callers are operators, bounded as names are. */
+void
+op_caller_add(struct agg *a, const char *key, size_t len,
+    const struct rtsum *add)
+{
+	struct strent *e = strmap_put(&a->callers, key, len);
+	struct rtsum *rs;
+
+	if ((rs = e->val) == NULL)
+		rs = e->val = xcalloc(1, sizeof(*rs));
+	rs->count += add->count;
+	rs->total += add->total;
+	if (add->max > rs->max)
+		rs->max = add->max;
+}
+
 /* Adds src to dst, which sums apart the first max threads. */
 void
 op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
@@ -266,6 +296,10 @@ op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
 	ent = strmap_sorted(&src->rtcalls);
 	for (i = 0; i < src->rtcalls.count; i++)
 		op_rtsum_add(dst, ent[i]->key, ent[i]->len, ent[i]->val);
+	free(ent);
+	ent = strmap_sorted(&src->callers);
+	for (i = 0; i < src->callers.count; i++)
+		op_caller_add(dst, ent[i]->key, ent[i]->len, ent[i]->val);
 	free(ent);
 	for (p = 0; p < NPHASE; p++) {
 		dst->ph_self[p] += src->ph_self[p];
@@ -312,6 +346,7 @@ op_agg_take(struct agg *dst, struct agg *src, size_t max)
 
 	if (dst->traces > 0 || dst->nst > 0 || dst->threads.count > 0 ||
 	    dst->devs.count > 0 || dst->rtcalls.count > 0 ||
+	    dst->callers.count > 0 ||
 	    dst->nsteps > 0 || dst->nlw > 0 ||
 	    dst->shapes.count > 0) {
 		op_agg_merge(dst, src, max);
@@ -361,6 +396,7 @@ op_agg_free(struct agg *a)
 	strmap_free(&a->threads, thsum_free);
 	strmap_free(&a->devs, devsum_free);
 	strmap_free(&a->rtcalls, free);
+	strmap_free(&a->callers, free);
 	strmap_free(&a->shapes, op_shape_free);
 	free(a->gpu);
 	free(a->gpuarch);

@@ -8,8 +8,10 @@
  *			names interned into them
  *	opintake.c	records in: events, threads and trace records, pid
  *			and tid as written, which trace and rank they are
- *	opnest.c	each thread's call trees: self time, and what the
- *			runtime calls under each operator launched
+ *	opnest.c	each thread's call trees: self time, what the
+ *			runtime calls under each operator launched, and
+ *			which operator issued each sync, copy and
+ *			allocator call
  *	opgpu.c		GPU work joined to the runtime calls that launched
  *			it, its phases, and each device's timeline
  *	opagg.c		the sums by name, thread, device and rank, and their
@@ -46,6 +48,7 @@
 #define PREC_NAME	"kernel-precision.tsv"
 #define TOP_N		5	/* entries in the summaries' top lists */
 #define TOP_RT		10	/* runtime_call records a rank writes */
+#define TOP_CALLERS	3	/* runtime_caller records a slice gets */
 #define PARTIAL_VERSION	1	/* of the op_partial records */
 #define MEMORY		(16 << 20)	/* bytes of events held, by default */
 #define MINSHARE	(16 << 20)	/* names' or threads' least share */
@@ -252,6 +255,7 @@ struct agg {
 	struct strmap	 threads;	/* -> struct thsum */
 	struct strmap	 devs;		/* -> struct devsum */
 	struct strmap	 rtcalls;	/* -> struct rtsum, by name */
+	struct strmap	 callers;	/* -> struct rtsum, op_caller_key */
 	int64_t		 ph_self[NPHASE], ph_gpu[NPHASE];
 	struct step	*steps;
 	size_t		 nsteps, capsteps;
@@ -308,19 +312,29 @@ struct cev {
 	uint64_t	thr;		/* struct thr's id */
 };
 
-/* A runtime call as read, to find what it launched. */
+/*
+ * A runtime call as read, to find what it launched and, for a
+ * synchronise, copy or allocator call (slice L_SYNC, L_COPY or L_ALLOC by
+ * its name; else NO_CALLER), what called it.
+ */
+#define NO_CALLER	UINT32_MAX
 struct rcall {
-	int64_t		corr, ts;
-	uint32_t	seq;
+	int64_t		corr, ts, dur;
+	uint32_t	seq, slice;
 	uint64_t	thr;
 };
 
-/* A runtime call that launched GPU work, and what that work was. */
+/*
+ * A runtime call that launched GPU work, and what that work was; or one
+ * whose caller is wanted, which launched none (end INT64_MIN).
+ */
 struct rev {
 	int64_t		ts, corr;
 	int64_t		sum, comm, end;	/* of its GPU work */
 	uint32_t	seq;
 	uint64_t	thr;
+	int64_t		dur;
+	uint32_t	slice;
 };
 
 /* The phase a runtime call gave its GPU work, in the order of the calls. */
@@ -433,6 +447,7 @@ struct oprank {
 	size_t		 narch;
 	const char	*gpu;		/* -g */
 	struct strbuf	 shapekey;	/* a shape's, while reading */
+	struct strbuf	 callerkey;	/* a caller's, while nesting */
 	const char	*file;
 	char		 famsum[65], precsum[65];	/* table digests */
 };
@@ -569,6 +584,10 @@ struct devsum	*op_devsum_get(struct agg *a, const struct jid *dev);
 void	op_devsum_add(struct devsum *dd, const struct devsum *ds);
 void	op_rtsum_add(struct agg *a, const char *name, size_t len,
 	    const struct rtsum *add);
+void	op_caller_add(struct agg *a, const char *key, size_t len,
+	    const struct rtsum *add);
+void	op_caller_key(struct strbuf *key, const char *slice, const char *cls,
+	    const char *name);
 void	op_agg_merge(struct agg *dst, const struct agg *src, size_t max);
 void	op_agg_take(struct agg *dst, struct agg *src, size_t max);
 void	op_agg_free(struct agg *a);

@@ -107,7 +107,8 @@ op_timelines(struct trace *t)
 
 /*
  * Gives each runtime call the sum, communication share and end of the GPU
- * work with its correlation id, and files it under its thread.
+ * work with its correlation id, and files it under its thread; a call
+ * that launched none only where its caller is wanted.
  */
 void
 op_gpu_join(struct trace *t)
@@ -126,9 +127,16 @@ op_gpu_join(struct trace *t)
 			have = 0;
 			while (g != NULL && g->corr < c->corr)
 				g = spill_next(&gc);
-			if (g == NULL || g->corr != c->corr)
+			if (g == NULL || g->corr != c->corr) {
+				/* No GPU work: wanted for its caller only. */
+				if (c->slice != NO_CALLER)
+					spill_add(&t->rt, &(struct rev){ c->ts,
+					    c->corr, 0, 0, INT64_MIN, c->seq,
+					    c->thr, c->dur, c->slice });
 				continue;
-			k = (struct rev){ 0, c->corr, 0, 0, INT64_MIN, 0, 0 };
+			}
+			k = (struct rev){ 0, c->corr, 0, 0, INT64_MIN, 0, 0,
+			    0, NO_CALLER };
 			for (; g != NULL && g->corr == k.corr;
 			    g = spill_next(&gc)) {
 				k.sum += g->dur;
@@ -142,6 +150,8 @@ op_gpu_join(struct trace *t)
 		k.ts = c->ts;
 		k.seq = c->seq;
 		k.thr = c->thr;
+		k.dur = c->dur;
+		k.slice = c->slice;
 		spill_add(&t->rt, &k);
 	}
 	spillcur_free(&gc);

@@ -197,6 +197,7 @@ on_event(struct oprank *r)
 	int64_t tsns, durns, cv = 0;
 	struct jid dv;
 	uint64_t thr;
+	uint32_t slice;
 	struct strent *e;
 	struct dev *dev;
 	uint32_t i, id;
@@ -305,7 +306,8 @@ on_event(struct oprank *r)
 	t->any = 1;
 
 	if (cls == -1) {
-		op_ledge(t, op_lslice_runtime(s, durns), tsns, tsns + durns);
+		slice = op_lslice_runtime(s, durns);
+		op_ledge(t, slice, tsns, tsns + durns);
 		op_rtsum_add(&t->a, s, len, &(struct rtsum){ 1, durns, durns });
 		t->a.rt_count++;
 		t->a.rt_total += durns;
@@ -321,7 +323,9 @@ on_event(struct oprank *r)
 			t->a.sync += durns;
 		}
 		if (corr >= 0) {
-			spill_add(&t->rc, &(struct rcall){ cv, tsns, t->seq++,
+			spill_add(&t->rc, &(struct rcall){ cv, tsns, durns,
+			    t->seq++, slice == L_SYNC || slice == L_COPY ||
+			    slice == L_ALLOC ? slice : NO_CALLER,
 			    thr_id(r, pid, tid) });
 		}
 		return 0;

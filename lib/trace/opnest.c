@@ -248,6 +248,24 @@ rt_here(const struct nest *nb)
 }
 
 /*
+ * A synchronise, copy or allocator call to the operator (or Python frame)
+ * innermost at its start: what issued it, for the rule that names it.
+ */
+static void
+add_caller(struct oprank *r, struct agg *a, const struct rev *c,
+    const struct name *caller)
+{
+	struct strbuf slice = { NULL, 0, 0 };
+
+	op_caller_key(&r->callerkey, op_lslice_name(r, c->slice, &slice),
+	    caller != NULL ? op_clsname[caller->cls] : "",
+	    caller != NULL ? caller->s : "");
+	sb_free(&slice);
+	op_caller_add(a, r->callerkey.s, r->callerkey.len,
+	    &(struct rtsum){ 1, c->dur, c->dur });
+}
+
+/*
  * Runtime calls in time order to the innermost operator open at their
  * start: every call before until, or all when last.  Then finishes the
  * trees that no call left can land in.
@@ -288,6 +306,11 @@ nest_runtime(struct oprank *r, struct nest *nb, int bwd, int64_t until,
 		while (nb->nrs > 0 && (nb->rs[nb->nrs - 1].end < c->ts ||
 		    nb->rs[nb->nrs - 1].i < nb->off))
 			nb->nrs--;
+		if (c->slice != NO_CALLER)
+			add_caller(r, a, c, nb->nrs > 0 ?
+			    &nm[v[nb->rs[nb->nrs - 1].i - nb->off].name] : NULL);
+		if (c->end == INT64_MIN)
+			continue;
 		if (nb->nrs > 0) {
 			o = nb->rs[nb->nrs - 1].i - nb->off;
 			nb->gdir[o] += c->sum;

@@ -697,6 +697,76 @@ cmprtcall(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* By slice, then the most time first. */
+static int
+cmpcaller(const void *a, const void *b)
+{
+	const struct strent *x = *(struct strent *const *)a;
+	const struct strent *y = *(struct strent *const *)b;
+	const struct rtsum *p = x->val, *q = y->val;
+	int c;
+
+	if ((c = strcmp(x->key, y->key)) != 0)
+		return c;
+	if (p->total != q->total)
+		return p->total > q->total ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(x->key, y->key, x->len);
+}
+
+/* The parts of a caller key: slice, class and name ("" for none). */
+static void
+split_caller(const struct strent *e, const char **slice, const char **cls,
+    const char **name, size_t *namelen)
+{
+	*slice = e->key;
+	*cls = *slice + strlen(*slice) + 1;
+	*name = *cls + strlen(*cls) + 1;
+	*namelen = e->len - (size_t)(*name - e->key);
+}
+
+/*
+ * runtime_caller records: of each slice whose calls' callers are kept,
+ * the operators (or Python frames) that issued the most of its time.
+ */
+static void
+put_callers(struct jw *w, const struct agg *a)
+{
+	struct strent **ent = strmap_sorted(&a->callers);
+	const char *slice, *cls, *name, *prev = NULL;
+	size_t i, namelen, n = 0;
+
+	xqsort(ent, a->callers.count, sizeof(*ent), cmpcaller);
+	for (i = 0; i < a->callers.count; i++) {
+		const struct rtsum *rs = ent[i]->val;
+
+		split_caller(ent[i], &slice, &cls, &name, &namelen);
+		if (prev == NULL || strcmp(prev, slice) != 0)
+			n = 0;
+		prev = slice;
+		if (n++ >= TOP_CALLERS)
+			continue;
+		jw_record(w, "runtime_caller");
+		op_put_rank(w, a->rank);
+		jw_key(w, "slice");
+		jw_cstring(w, slice);
+		jw_key(w, "class");
+		jw_cstring_or_null(w, *cls != '\0' ? cls : NULL);
+		jw_key(w, "caller");
+		if (*cls != '\0')
+			jw_string(w, name, namelen);
+		else
+			jw_null(w);
+		jw_key(w, "count");
+		jw_int(w, rs->count);
+		jw_key(w, "total");
+		jw_us(w, rs->total);
+		jw_end(w);
+	}
+	free(ent);
+}
+
 /*
  * runtime_total, then the runtime calls with the most time by name, each
  * with the ledger slice its name puts it in: which synchronise, copy or
@@ -748,6 +818,7 @@ op_put_runtime(struct oprank *r, struct jw *w, const struct agg *a)
 	}
 	free(ent);
 	sb_free(&sb);
+	put_callers(w, a);
 }
 
 /* nranks > 1 for the summary across ranks, which carries no rank. */

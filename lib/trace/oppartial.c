@@ -203,6 +203,31 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 	}
 	free(ent);
 
+	ent = strmap_sorted(&a->callers);
+	for (i = 0; i < a->callers.count; i++) {
+		const struct rtsum *rs = ent[i]->val;
+		const char *cls = ent[i]->key + strlen(ent[i]->key) + 1;
+		const char *name = cls + strlen(cls) + 1;
+
+		jw_record(w, "op_partial_caller");
+		op_put_rank(w, a->rank);
+		jw_key(w, "slice");
+		jw_cstring(w, ent[i]->key);
+		jw_key(w, "class");
+		jw_cstring(w, cls);
+		jw_key(w, "caller");
+		jw_string(w, name, ent[i]->len - (size_t)(name - ent[i]->key));
+		jw_key(w, "count");
+		jw_int(w, rs->count);
+		jw_key(w, "total");
+		jw_int(w, rs->total);
+		jw_key(w, "max");
+		jw_int(w, rs->max);
+		jw_end(w);
+		n++;
+	}
+	free(ent);
+
 	ent = strmap_sorted(&a->rtcalls);
 	for (i = 0; i < a->rtcalls.count; i++) {
 		const struct rtsum *rs = ent[i]->val;
@@ -469,7 +494,7 @@ partial_record(struct oprank *r, const char *kind)
 	struct devsum ds;
 	struct rtsum rs;
 	struct step st;
-	const char *s;
+	const char *s, *slice, *cls;
 	size_t len;
 	int64_t rank, v[6];
 
@@ -565,6 +590,21 @@ partial_record(struct oprank *r, const char *kind)
 		    get_num(r, 0, "exposed_memcpy", &ds.xmemcpy) < 0)
 			return -1;
 		op_devsum_add(op_devsum_get(a, &ds.dev), &ds);
+		return 0;
+	}
+	if (strcmp(kind, "op_partial_caller") == 0) {
+		if (jdoc_get_str(d, 0, "slice", &slice, NULL) < 0 ||
+		    jdoc_get_str(d, 0, "class", &cls, NULL) < 0 ||
+		    jdoc_get_str(d, 0, "caller", &s, &len) < 0)
+			return jdoc_error(r->file, d, 0, "\"op_partial_caller\""
+			    " lacks \"slice\", \"class\" or \"caller\"");
+		if (get_num(r, 0, "count", &rs.count) < 0 ||
+		    get_num(r, 0, "total", &rs.total) < 0 ||
+		    get_num(r, 0, "max", &rs.max) < 0)
+			return -1;
+		op_caller_key(&r->callerkey, slice, cls, "");
+		sb_put(&r->callerkey, s, len);
+		op_caller_add(a, r->callerkey.s, r->callerkey.len, &rs);
 		return 0;
 	}
 	if (strcmp(kind, "op_partial_runtime") == 0) {
@@ -705,6 +745,7 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 	memset(&keep.threads, 0, sizeof(keep.threads));
 	memset(&keep.devs, 0, sizeof(keep.devs));
 	memset(&keep.rtcalls, 0, sizeof(keep.rtcalls));
+	memset(&keep.callers, 0, sizeof(keep.callers));
 	memset(&keep.shapes, 0, sizeof(keep.shapes));
 	keep.gpu = keep.gpuarch = NULL;
 	keep.unshaped = 0;

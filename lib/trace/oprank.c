@@ -149,5 +149,6 @@ oprank_free(struct oprank *r)
 	op_peaks_free(r);
 	op_arch_free(r);
 	sb_free(&r->shapekey);
+	sb_free(&r->callerkey);
 	free(r);
 }
