@@ -182,7 +182,11 @@ def facts:
   | (recs("memory_profile") | map(select(.device_type == 1))
      | if length == 0 then null else max_by(.peak_allocated) end) as $mprof
   | ($steps != null and $steps.steps >= 1 and $steps.total > 0) as $has_steps
-  | (if $has_steps then $steps.total
+  # Without steps, op-rank's ledger may infer iterations from a call that
+  # starts each (DataLoader.__next__, Optimizer.step): their windows stand
+  # for the steps, and the ledger's slices for the phases.
+  | (($has_steps | not) and $ledger.window == "iteration") as $iters
+  | (if $has_steps then $steps.total elif $iters then $ledger.wall
      elif $cpu != null and $cpu.window > 0 then $cpu.window else null end) as $step_time
   | (recs("context") | .[0]) as $ctx
   | precision_shares($r) as $prec
@@ -230,8 +234,11 @@ def facts:
       # Denominators: the time of the profiled steps, else the traced
       # window (wall-clock), never a sum of CPU time over threads.
       has_steps: $has_steps,
+      has_iterations: ($has_steps or $iters),
+      iterations_from: (if $iters then $ledger.inferred_from else null end),
       step_time: $step_time,
-      step_time_name: (if $has_steps then "step time" else "the traced window" end),
+      step_time_name: (if $has_steps then "step time"
+        elif $iters then "the iterations' time" else "the traced window" end),
       gemm_precision: $prec,
       reduced_gemm_share: (if $prec == null then null
         else [reduced_precisions[] as $p | $prec[$p] // 0] | add end),
@@ -262,8 +269,14 @@ def facts:
       # back, at most (op-rank's step_stats and wall_steps carry it).
       above_median_share: (if $steps == null or $steps.steps < 3 then null
         else share($steps.above_median; $steps.total) end),
-      dataloader_share: share($phases.dataloader.self; $step_time),
-      optimizer_share: share($phases.optimizer.self; $step_time),
+      dataloader_us: (if $iters then $ledger.by.data_loading.time // 0
+        else $phases.dataloader.self end),
+      dataloader_share: (if $iters then $ledger.by.data_loading.share // 0
+        else share($phases.dataloader.self; $step_time) end),
+      optimizer_us: (if $iters then $ledger.by.optimizer.time // 0
+        else $phases.optimizer.self end),
+      optimizer_share: (if $iters then $ledger.by.optimizer.share // 0
+        else share($phases.optimizer.self; $step_time) end),
       # The optimizer the trace names (Optimizer.step#AdamW.step) and how
       # it updates: fused kernels, foreach (multi-tensor) kernels, or a
       # loop over the parameters.
@@ -282,6 +295,9 @@ def facts:
       gpu_window_us: (if $ledger.gpu_busy != null then $ledger.wall else $gpu.window end),
       window_name: (if $ledger == null then
           (if $has_steps then "step time" else "the traced window" end)
+        elif $ledger.window == "iteration" then
+          (if $ledger.windows == 1 then "the iteration" else "the iterations" end)
+          + " (inferred from " + $ledger.inferred_from + ")"
         elif $ledger.window != "step" then "the traced window"
         elif $ledger.windows == 1 then "the step" else "the steps" end),
       gpu_idle_clause: (if $ledger.gpu_busy != null then ", while no GPU work runs" else "" end),
@@ -407,8 +423,9 @@ def facts:
            | .time] | (add // 0) / $n end)
   | .unexplained = unexplained(.ledger;
       ["warm_up", "sync", "blocking_copy", "allocator", "python"]
-      + (if .has_steps then ["untraced", "data_loading"] else [] end)
-      + (if .has_steps and .optimizer_impl != "fused" then ["optimizer"] else [] end)
+      + (if .has_steps then ["untraced"] else [] end)
+      + (if .has_iterations then ["data_loading"] else [] end)
+      + (if .has_iterations and .optimizer_impl != "fused" then ["optimizer"] else [] end)
       + (if .launch_bound then ["launch"] else [] end)
       + (if .many_tiny_ops then [.ledger.slices[] | .slice | select(startswith("cpu:"))]
          elif .dtype_conversion then ["cpu:data movement"] else [] end));

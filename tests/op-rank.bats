@@ -130,6 +130,27 @@ END
 	assert_output - <"$BATS_TEST_TMPDIR/whole"
 }
 
+@test "ledger: without steps, iterations inferred from DataLoader.__next__" {
+	local loop="$TOP/fixtures/rubric-apply/slow_loader.json.gz"
+
+	run -0 bats_pipe tr-extract "$loop" \| op-rank \| \
+	    jq -c 'select(.kind == "ledger" or .kind == "ledger_total") |
+	    [.window, .inferred_from, .iteration, .windows,
+	    (.wall * 1000 | round) == ([.slices[].time * 1000 | round] | add)]'
+	assert_line --index 0 '["iteration","DataLoader.__next__",0,null,true]'
+	assert_line --index 7 '["iteration","DataLoader.__next__",7,null,true]'
+	assert_line --index 8 '["iteration","DataLoader.__next__",null,8,true]'
+	assert_equal "${#lines[@]}" 9
+	# Nine calls of __next__ (the last ends the loop): eight iterations.
+	run -0 bats_pipe tr-extract "$loop" \| op-rank -a \| jq -r \
+	    'select(.kind == "op" and (.name | endswith("__next__"))) | .count'
+	assert_output 9
+	tr-extract "$loop" | op-rank | grep '"ledger' >"$BATS_TEST_TMPDIR/whole"
+	run -0 bats_pipe tr-extract "$loop" \| op-rank --partial \| \
+	    op-rank --merge \| grep '"ledger'
+	assert_output - <"$BATS_TEST_TMPDIR/whole"
+}
+
 @test "a GPU architecture table with a bad row exits 2" {
 	mkdir "$BATS_TEST_TMPDIR/r"
 	cp "$TOP"/rubric/*.tsv "$BATS_TEST_TMPDIR/r/"

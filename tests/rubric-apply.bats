@@ -78,13 +78,23 @@ OUT
 	assert_line --index 1 --partial 'hipDeviceSynchronize is what torch.cuda.synchronize() calls'
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/allocator-calls.fire.ndjson" \| \
 	    jq -r 'select(.kind == "finding" and .rule == "allocator-calls") | .observation'
-	assert_output --partial 'By call: cudaFree: 3 calls, 981.08 ms; cudaMalloc: 13 calls, 3.68 ms.'
-	assert_output --partial 'Issued from: aten::addmm: 5 calls, 981.47 ms;'
+	assert_output --partial 'By call: cudaFree: 15 calls, 6.55 s; cudaMalloc: 24 calls, 1.96 s;'
+	assert_output --partial 'Issued from: aten::cudnn_convolution: 14 calls, 7.61 s;'
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/blocking-copy.fire.ndjson" \| \
 	    jq -r 'select(.kind == "finding" and .rule == "blocking-copy") | .observation'
 	assert_output --partial 'By call: hipMemcpyWithStream: 1 call, 463.06 ms;'
 	assert_output --partial 'Issued from: aten::copy_: 3 calls, 463.08 ms.'
 	assert_output --partial 'Memcpy DtoH (Device -> Host): 1 call, 4.5 µs.'
+}
+
+@test "rubric-apply: without steps, the input wait is judged over inferred iterations" {
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/dataloader-share.fire-inferred.ndjson" \| \
+	    jq -r 'select(.kind == "finding" and .impact.fraction != null) | .rule'
+	assert_line --index 0 dataloader-share
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/dataloader-share.fire-inferred.ndjson" \| \
+	    jq -r 'select(.kind == "finding" and (.rule == "dataloader-share" or .rule == "missing-steps")) | .observation'
+	assert_line --index 0 --partial "of the iterations' time"
+	assert_line --index 1 --partial 'iterations were inferred from the DataLoader.__next__ calls'
 }
 
 @test "rubric-apply: precision advice fits the GPU the trace names" {

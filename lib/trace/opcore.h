@@ -222,6 +222,18 @@ struct lwin {
 	int64_t		num;		/* its step, or -1: the whole trace */
 	int64_t		start, wall;	/* ns, start in the rank's time */
 	size_t		off, n;
+	int		inferred;	/* its iteration's boundary, or B_NONE */
+};
+
+/*
+ * Without steps, iterations are inferred from a call that starts each:
+ * the DataLoader's __next__, else the optimizer's step.
+ */
+enum { B_DATA, B_OPT, NBOUND, B_NONE = NBOUND };
+extern const char *const op_boundname[NBOUND];
+struct bound {
+	int64_t		ts;
+	int		kind;
 };
 
 struct lslice {
@@ -407,6 +419,8 @@ struct trace {
 	struct spill	 rc;		/* struct rcall, by cmprcall */
 	struct spill	 links;		/* struct link, by cmplink */
 	struct spill	 ledges;	/* struct ledge, by op_cmpledge */
+	struct spill	 bounds;	/* struct bound, by op_cmpbound */
+	size_t		 nbound[NBOUND];
 	struct agg	 a;
 };
 
@@ -658,6 +672,8 @@ uint32_t	op_lslice_mark(const struct oprank *r, uint32_t name);
 uint32_t	op_lslice_op(const struct oprank *r, uint32_t name);
 uint32_t	op_lslice_py(const struct oprank *r);
 int	op_cmpledge(const void *a, const void *b);
+int	op_cmpbound(const void *a, const void *b);
+int	op_bound_of(const char *s);
 void	op_ledge(struct trace *t, uint32_t slice, int64_t ts, int64_t end);
 void	op_ledger(struct oprank *r, int timed, int64_t start, int64_t end);
 void	op_ledger_merge(struct agg *dst, const struct agg *src);

@@ -198,6 +198,7 @@ on_event(struct oprank *r)
 	struct jid dv;
 	uint64_t thr;
 	uint32_t slice;
+	int b;
 	struct strent *e;
 	struct dev *dev;
 	uint32_t i, id;
@@ -403,6 +404,9 @@ on_event(struct oprank *r)
 		/* key_averages() groups every step under one name. */
 		s = "ProfilerStep*";
 		len = strlen(s);
+	} else if (cls == C_ANN && (b = op_bound_of(s)) != B_NONE) {
+		spill_add(&t->bounds, &(struct bound){ tsns, b });
+		t->nbound[b]++;
 	}
 	t->a.cpu_events++;
 	id = op_intern(&r->names, cls, s, len);
@@ -669,6 +673,7 @@ op_trace_init(struct trace *t, struct spool *pool)
 	spill_init(&t->edges, pool, sizeof(struct gedge), op_cmpgedge);
 	spill_init(&t->shp, pool, sizeof(struct cev), op_cmpcev);
 	spill_init(&t->ledges, pool, sizeof(struct ledge), op_cmpledge);
+	spill_init(&t->bounds, pool, sizeof(struct bound), op_cmpbound);
 }
 
 void
@@ -688,5 +693,6 @@ op_trace_free(struct trace *t)
 	spill_free(&t->rc);
 	spill_free(&t->links);
 	spill_free(&t->ledges);
+	spill_free(&t->bounds);
 	op_agg_free(&t->a);
 }

@@ -24,7 +24,40 @@ static const char *const fixed[L_FAMILY] = {
 /* A window to cut: its step (-1: none) and bounds in the trace's time. */
 struct cut {
 	int64_t		 num, start, end;
+	int		 inferred;	/* B_*, or B_NONE: a step or the trace */
 };
+
+const char *const op_boundname[NBOUND] = {
+	"DataLoader.__next__", "Optimizer.step"
+};
+
+/*
+ * The kind of iteration boundary a record_function label is: PyTorch's
+ * "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" (or
+ * _MultiProcessing...) and "Optimizer.step#SGD.step".
+ */
+int
+op_bound_of(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (op_prefix(s, "enumerate(DataLoader)#") && n >= 8 &&
+	    strcmp(s + n - 8, "__next__") == 0)
+		return B_DATA;
+	if (op_prefix(s, "Optimizer.step#"))
+		return B_OPT;
+	return B_NONE;
+}
+
+int
+op_cmpbound(const void *a, const void *b)
+{
+	const struct bound *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
 
 size_t
 op_lslices(const struct oprank *r)
@@ -210,6 +243,7 @@ flush(struct agg *a, const struct cut *c, int64_t *acc, size_t n)
 	a->lw = op_grow(a->lw, &a->caplw, a->nlw, sizeof(*a->lw));
 	lw = &a->lw[a->nlw++];
 	lw->num = c->num;
+	lw->inferred = c->inferred;
 	lw->start = c->start;
 	lw->wall = c->end - c->start;
 	lw->off = a->nls;
@@ -226,12 +260,46 @@ flush(struct agg *a, const struct cut *c, int64_t *acc, size_t n)
 }
 
 /*
+ * Without steps, iterations from one boundary call's start to the next's,
+ * of the first kind with two or more: the time before the first and after
+ * the last is no whole iteration.  How many; none, 0.
+ */
+static size_t
+iterations(struct trace *t, struct cut **w)
+{
+	struct spillcur bc;
+	const struct bound *b;
+	int64_t prev = INT64_MIN;
+	size_t m = 0;
+	int k;
+
+	for (k = 0; k < NBOUND && t->nbound[k] < 2; k++)
+		;
+	if (k == NBOUND)
+		return 0;
+	*w = xreallocarray(*w, t->nbound[k], sizeof(**w));
+	spill_open(&bc, &t->bounds);
+	while ((b = spill_next(&bc)) != NULL) {
+		if (b->kind != k)
+			continue;
+		if (prev != INT64_MIN && b->ts > prev) {
+			(*w)[m] = (struct cut){ (int64_t)m, prev, b->ts, k };
+			m++;
+		}
+		prev = b->ts;
+	}
+	spillcur_free(&bc);
+	return m;
+}
+
+/*
  * The windows: each step from its start to its end (the last GPU work it
  * launched), cut short where the next step starts so that no instant is
- * counted twice; without steps, the trace's window.
+ * counted twice; without steps, inferred iterations, else the trace's
+ * window.
  */
 static struct cut *
-windows(const struct trace *t, int timed, int64_t start, int64_t end,
+windows(struct trace *t, int timed, int64_t start, int64_t end,
     size_t *n)
 {
 	const struct agg *a = &t->a;
@@ -240,12 +308,17 @@ windows(const struct trace *t, int timed, int64_t start, int64_t end,
 	size_t i, m = 0;
 
 	w = xreallocarray(NULL, a->nsteps + 1, sizeof(*w));
+	if (a->nsteps == 0 && (m = iterations(t, &w)) > 0) {
+		*n = m;
+		return w;
+	}
 	for (i = 0; i < a->nsteps; i++) {
 		e = a->steps[i].end > a->steps[i].cpu_end ? a->steps[i].end :
 		    a->steps[i].cpu_end;
 		if (i + 1 < a->nsteps && a->steps[i + 1].ts < e)
 			e = a->steps[i + 1].ts;
 		w[m].num = a->steps[i].num;
+		w[m].inferred = B_NONE;
 		w[m].start = a->steps[i].ts > lo ? a->steps[i].ts : lo;
 		w[m].end = e;
 		if (w[m].end > w[m].start) {
@@ -254,7 +327,7 @@ windows(const struct trace *t, int timed, int64_t start, int64_t end,
 		}
 	}
 	if (a->nsteps == 0 && timed) {
-		w[0] = (struct cut){ -1, start, end };
+		w[0] = (struct cut){ -1, start, end, B_NONE };
 		m = end > start;
 	}
 	*n = m;
@@ -322,9 +395,10 @@ op_ledger(struct oprank *r, int timed, int64_t start, int64_t end)
 	sw.n = op_lslices(r);
 	sw.w = windows(t, timed, start, end, &sw.nw);
 	sw.k = 0;
-	/* Without steps or a window of its own, the trace spans its events. */
-	if ((spans = t->a.nsteps == 0 && !timed)) {
-		sw.w[0] = (struct cut){ -1, INT64_MAX, INT64_MAX };
+	/* Else without a window of its own, the trace spans its events. */
+	if ((spans = t->a.nsteps == 0 && !timed && (sw.nw == 0 ||
+	    sw.w[0].inferred == B_NONE))) {
+		sw.w[0] = (struct cut){ -1, INT64_MAX, INT64_MAX, B_NONE };
 		sw.nw = 1;
 	}
 	sw.acc = xcalloc(sw.n, sizeof(*sw.acc));
@@ -448,6 +522,25 @@ put_slices(struct oprank *r, struct jw *w, const struct agg *a,
 	sb_free(&sb);
 }
 
+static const char *
+window_name(const struct lwin *lw)
+{
+	return lw->num < 0 ? "trace" : lw->inferred != B_NONE ? "iteration" :
+	    "step";
+}
+
+/* What the window is; an iteration says what it was inferred from. */
+static void
+put_window(struct jw *w, const struct lwin *lw)
+{
+	jw_key(w, "window");
+	jw_cstring(w, window_name(lw));
+	if (lw->inferred != B_NONE) {
+		jw_key(w, "inferred_from");
+		jw_cstring(w, op_boundname[lw->inferred]);
+	}
+}
+
 /*
  * The ledger records, one per window of the rank, then their sum in a
  * ledger_total record.
@@ -476,10 +569,9 @@ op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a)
 		xqsort(v, lw->n, sizeof(*v), cmplslice);
 		jw_record(w, "ledger");
 		op_put_rank(w, a->rank);
-		jw_key(w, "window");
-		jw_cstring(w, lw->num >= 0 ? "step" : "trace");
+		put_window(w, lw);
 		if (lw->num >= 0) {
-			jw_key(w, "step");
+			jw_ckey(w, window_name(lw));
 			jw_int(w, lw->num);
 		}
 		jw_key(w, "ts");
@@ -494,8 +586,7 @@ op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a)
 	op_put_rank(w, a->rank);
 	jw_key(w, "windows");
 	jw_uint(w, a->nlw);
-	jw_key(w, "window");
-	jw_cstring(w, a->lw[0].num >= 0 ? "step" : "trace");
+	put_window(w, &a->lw[0]);
 	put_slices(r, w, a, tot, ntot, wall);
 	jw_end(w);
 	free(tot);
@@ -516,6 +607,10 @@ op_put_ledger_partials(struct oprank *r, struct jw *w, const struct agg *a)
 		op_put_rank(w, a->rank);
 		jw_key(w, "step");
 		jw_int(w, lw->num);
+		if (lw->inferred != B_NONE) {
+			jw_key(w, "inferred_from");
+			jw_cstring(w, op_boundname[lw->inferred]);
+		}
 		jw_key(w, "start");
 		jw_int(w, lw->start);
 		jw_key(w, "wall");
@@ -544,6 +639,7 @@ op_ledger_partial(struct oprank *r, struct agg *a)
 	struct lwin lw;
 	uint32_t c, p, s;
 	int64_t ns, sum = 0;
+	const char *from;
 	int i;
 
 	if (jdoc_get_i64(d, 0, "step", &lw.num) < 0 ||
@@ -551,6 +647,15 @@ op_ledger_partial(struct oprank *r, struct agg *a)
 	    jdoc_get_i64(d, 0, "wall", &lw.wall) < 0 || lw.wall <= 0)
 		return jdoc_error(r->file, d, 0, "\"op_partial_ledger\" needs"
 		    " the integers \"step\", \"start\" and a positive \"wall\"");
+	lw.inferred = B_NONE;
+	if (jdoc_get_str(d, 0, "inferred_from", &from, NULL) == 0) {
+		while (lw.inferred > 0 &&
+		    strcmp(from, op_boundname[lw.inferred - 1]) != 0)
+			lw.inferred--;
+		if (lw.inferred-- == 0)
+			return jdoc_error(r->file, d, 0, "no iteration"
+			    " boundary \"%s\"", from);
+	}
 	if ((i = jdoc_get(d, 0, "slices")) < 0 ||
 	    d->node[i].type != JT_ARRAY)
 		return jdoc_error(r->file, d, 0, "\"op_partial_ledger\" lacks"
