@@ -170,7 +170,7 @@ def ledger_window($l):
     (if $l.windows == 1 then "the step" else "the \($l.windows) steps" end)
   elif $l.window == "iteration" then
     (if $l.windows == 1 then "the iteration" else "the \($l.windows) iterations" end)
-    + " (no ProfilerStep: inferred from the " + $l.inferred_from + " calls that start each)"
+    + " (no ProfilerStep: inferred from the " + ($l.inferred_from | md) + " calls that start each)"
   else "the traced window" end;
 
 # Where the time goes: the primary rank's ledger, every slice of it.

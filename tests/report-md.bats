@@ -32,7 +32,7 @@ inputs=(-i ../example/trace.json.gz -i ../example/memory_snapshot.json.gz)
 
 	run -0 bats_pipe rubric-apply "$c" \| report-md "$c" - \| \
 	    grep -A2 '^### Where the time goes'
-	assert_line --index 1 'The wall time of the 8 iterations (no ProfilerStep: inferred from the DataLoader.__next__ calls that start each), 485.76 ms, cut into slices that add up to it: the GPU busy by kernel class, and while no GPU is busy, what the host was doing.'
+	assert_line --index 1 'The wall time of the 8 iterations (no ProfilerStep: inferred from the DataLoader.\_\_next\_\_ calls that start each), 485.76 ms, cut into slices that add up to it: the GPU busy by kernel class, and while no GPU is busy, what the host was doing.'
 }
 
 @test "report-md: sections come in the order the user needs" {
