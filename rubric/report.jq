@@ -186,6 +186,7 @@ def md_ledger($f):
       + table(["Slice", "Time", "Share"]; ["l", "r", "r"];
           [$l.slices[] | [(.slice | slice_label), (.time | us),
             ((.pct // null) | if . == null then "n/a" else dec(1) + " %" end)]])
+      + chart_links("Where the time goes")
   end;
 
 def md_bottlenecks($f):

@@ -43,7 +43,26 @@ named() {
 	    {kind: "step", name: $n, step: 1, dur: 7},
 	    {kind: "op_shape", name: $n, model: "gemm", intensity: 100,
 	     tflops: 50, gpu_us: 9, bound: "compute", peak_tbps: 3.35},
-	    {kind: "compute_summary", gpu: $n, peak_tflops: 989.4}'
+	    {kind: "compute_summary", gpu: $n, peak_tflops: 989.4},
+	    {kind: "ledger", window: "step", step: 1, wall: 10,
+	     slices: [{slice: $n, time: 6}, {slice: "sync", time: 4}]}'
+}
+
+@test "ledger: a bar per window, its slices as shares in one order" {
+	cd "$BATS_TEST_TMPDIR"
+	tr-extract "$TOP/fixtures/rubric-apply/slow_loader.json.gz" | op-rank >o
+	run -0 report-svg o
+	assert_line '{"kind":"chart","chart":"ledger","file":"ledger.svg","title":"Where the time goes, per window","section":"Where the time goes"}'
+	valid_svgs .
+	# Eight iterations, labelled, each with its wall time after the bar.
+	run -0 grep -c '>iteration [0-7]<' ledger.svg
+	assert_output 8
+	# Each bar's slices span the axis, 660 px, within rounding.
+	run -0 bash -c "grep -o '<rect x=\"[0-9.]*\" y=\"[0-9.]*\" width=\"[0-9.]*\" height=\"18\"' ledger.svg |
+	    sed -E 's/.*y=\"([0-9.]*)\" width=\"([0-9.]*)\".*/\1 \2/' |
+	    awk '{w[\$1] += \$2} END {for (y in w) if (w[y] < 659 || w[y] > 661) print y, w[y]}'"
+	assert_output ''
+	grep -q '>data loading<' ledger.svg
 }
 
 @test "usage error exits 2 with the synopsis" {
@@ -267,6 +286,7 @@ named() {
 	# One rank of one step: no step chart (the table says it).
 	assert_output - <<'EOF'
 ![Memory over time (trace)](memory-trace.svg)
+![Where the time goes, per window](ledger.svg)
 ![Roofline: costed operators](roofline.svg)
 ![Segment map: largest segments, blocks by state](segments.svg)
 ![Memory over time (snapshot)](memory.svg)
@@ -276,7 +296,7 @@ EOF
 	run -0 bash -c "grep -B1 -A1 -F '![GPU time, as shares of the trace window](gpu-timeline.svg)' charts.md | tr '\n' '|'"
 	assert_output '|![GPU time, as shares of the trace window](gpu-timeline.svg)||'
 	run -0 bash -c "report-md -j $* charts.ndjson | jq -c '[.charts[].chart]'"
-	assert_output '["memory","memory-trace","segments","gpu-timeline","families","roofline"]'
+	assert_output '["memory","memory-trace","segments","ledger","gpu-timeline","families","roofline"]'
 	run -0 bash -c "report-md -j $* | jq -c 'has(\"charts\")'"
 	assert_output 'false'
 }

@@ -1341,8 +1341,8 @@ remove_temps(struct run *r)
 		"context.ndjson", "empty.txt", "baseline.ndjson", PIPE_COPY,
 		/* --html-out: report-svg's records and charts. */
 		"charts.ndjson", "memory.svg", "memory-trace.svg",
-		"segments.svg", "gpu-timeline.svg", "steps.svg", "families.svg",
-		"roofline.svg",
+		"segments.svg", "ledger.svg", "gpu-timeline.svg", "steps.svg",
+		"families.svg", "roofline.svg",
 		NULL
 	};
 	int i;

@@ -39,6 +39,9 @@
 #define MAX_FAMILIES	12	/* families drawn; the rest is "other" */
 #define MAX_FAMNAMES	1024	/* families told apart */
 #define MAX_SHAPES	40	/* operator shapes on the roofline */
+#define MAX_WINDOWS	40	/* ledger windows drawn, one bar each */
+#define MAX_SLICES	64	/* ledger slices told apart */
+#define SLICE_COLORS	9	/* slices with a colour; the rest "other" */
 #define LABEL_MAX	40	/* characters of a name in a label */
 #define MAX_TICKS	20	/* on an axis, however the numbers round */
 #define WIDTH		900
@@ -100,6 +103,14 @@ struct family {
 	double	cpu, gpu;
 };
 
+/* A ledger record: one window's wall time and its slices' times, µs. */
+struct window {
+	int64_t	 rank, num;
+	char	 kind[16];		/* "step", "iteration" or "trace" */
+	double	 wall;
+	double	 t[MAX_SLICES];		/* by the index of c->slice */
+};
+
 /* An op_shape record as the roofline draws it. */
 struct shape {
 	char	*name;
@@ -127,6 +138,11 @@ struct charts {
 	int64_t		 shaperank;
 	double		 peak_tflops, peak_tbps;	/* NAN: unknown */
 	char		*gpuname;
+	struct window	 win[MAX_WINDOWS];
+	size_t		 nwin;
+	uint64_t	 win_dropped;
+	char		*slice[MAX_SLICES];	/* the slices' names, as met */
+	size_t		 nslice;
 	int		 bad;		/* a data error: draw nothing */
 };
 
@@ -179,6 +195,8 @@ static int	take_step(struct charts *, const struct jdoc *);
 static int	take_family(struct charts *, const struct jdoc *);
 static int	take_shape(struct charts *, const struct jdoc *);
 static int	take_compute(struct charts *, const struct jdoc *);
+static int	take_ledger(struct charts *, const char *, const struct jdoc *);
+static void	draw_ledger(struct jw *, struct charts *);
 static void	draw_roofline(struct jw *, struct charts *);
 static double	decade_below(double);
 static int64_t	rank_of(const struct jdoc *);
@@ -278,6 +296,7 @@ main(int argc, char *argv[])
 		draw_memory(w, &c.memtr, "memory-trace",
 		    "Memory over time (trace)", "Resource summary");
 		draw_segments(w, &c);
+		draw_ledger(w, &c);
 		draw_gpu(w, &c);
 		draw_steps(w, &c);
 		draw_families(w, &c);
@@ -330,6 +349,8 @@ take(struct charts *c, const char *file, const struct jdoc *d)
 		return take_shape(c, d);
 	if (strcmp(kind, "compute_summary") == 0)
 		return take_compute(c, d);
+	if (strcmp(kind, "ledger") == 0)
+		return take_ledger(c, file, d);
 	return 0;
 }
 
@@ -669,6 +690,55 @@ take_step(struct charts *c, const struct jdoc *d)
 	return 0;
 }
 
+/*
+ * A ledger record, while MAX_WINDOWS are not drawn yet: its slices by
+ * name, past MAX_SLICES names into the last one met.
+ */
+static int
+take_ledger(struct charts *c, const char *file, const struct jdoc *d)
+{
+	struct window *wn;
+	const char *kind, *name;
+	double t;
+	uint32_t i;
+	size_t k;
+	int a;
+
+	if (c->nwin == MAX_WINDOWS) {
+		c->win_dropped++;
+		return 0;
+	}
+	wn = &c->win[c->nwin];
+	memset(wn, 0, sizeof(*wn));
+	if (jdoc_get_str(d, 0, "window", &kind, NULL) < 0 ||
+	    jdoc_get_double(d, 0, "wall", &wn->wall) < 0 ||
+	    !isfinite(wn->wall) || wn->wall < 0 ||
+	    (a = jdoc_get(d, 0, "slices")) < 0 ||
+	    d->node[a].type != JT_ARRAY)
+		return jdoc_error(file, d, 0, "\"ledger\" lacks \"window\","
+		    " a \"wall\" time or the array \"slices\"");
+	snprintf(wn->kind, sizeof(wn->kind), "%s", kind);
+	wn->rank = rank_of(d);
+	if (jdoc_get_i64(d, 0, kind, &wn->num) < 0)
+		wn->num = -1;
+	for (i = (uint32_t)a + 1; i < d->node[a].next; i = d->node[i].next) {
+		if (d->node[i].type != JT_OBJECT ||
+		    jdoc_get_str(d, i, "slice", &name, NULL) < 0 ||
+		    jdoc_get_double(d, i, "time", &t) < 0 || !isfinite(t) ||
+		    t < 0)
+			return jdoc_error(file, d, i, "a slice lacks its"
+			    " \"slice\" name or a \"time\"");
+		for (k = 0; k < c->nslice && strcmp(c->slice[k], name) != 0;
+		    k++)
+			;
+		if (k == c->nslice && c->nslice < MAX_SLICES)
+			c->slice[c->nslice++] = xstrdup(name);
+		wn->t[k < MAX_SLICES ? k : MAX_SLICES - 1] += t;
+	}
+	c->nwin++;
+	return 0;
+}
+
 static int
 take_family(struct charts *c, const struct jdoc *d)
 {
@@ -781,6 +851,8 @@ charts_free(struct charts *c)
 	for (i = 0; i < c->nshape; i++)
 		free(c->shape[i].name);
 	free(c->gpuname);
+	for (i = 0; i < c->nslice; i++)
+		free(c->slice[i]);
 }
 
 /*
@@ -1529,6 +1601,133 @@ draw_gpu(struct jw *w, struct charts *c)
 		text(&g, WIDTH - 10, 22, "end", buf, NULL);
 	}
 	emit(w, &g, "gpu-timeline", title, "GPU timeline");
+}
+
+/* Slices by their time over every window drawn, largest first. */
+struct slicev {
+	size_t	i;
+	double	v;
+};
+
+static int
+slicev_cmp(const void *a, const void *b)
+{
+	const struct slicev *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v > y->v ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * The time ledger: one bar per window and rank, as op-rank's ledger
+ * records cut it, each slice a share of the window, whose length ends
+ * the bar.  The SLICE_COLORS slices with the most time get a colour each;
+ * the rest share one grey.
+ */
+static void
+draw_ledger(struct jw *w, struct charts *c)
+{
+	static const char *const title = "Where the time goes, per window";
+	struct slicev sv[MAX_SLICES];
+	const char *lname[SLICE_COLORS + 1], *lcolor[SLICE_COLORS + 1];
+	char *label[SLICE_COLORS], *u;
+	int colour[MAX_SLICES];
+	struct svg g;
+	struct plot p;
+	double y, x, share;
+	size_t i, k, ncol, nleg;
+	int h, rows;
+	char buf[96];
+
+	if (c->nwin == 0)
+		return;
+	for (k = 0; k < c->nslice; k++) {
+		sv[k] = (struct slicev){ k, 0 };
+		for (i = 0; i < c->nwin; i++)
+			sv[k].v += c->win[i].t[k];
+	}
+	xqsort(sv, c->nslice, sizeof(*sv), slicev_cmp);
+	ncol = c->nslice <= SLICE_COLORS + 1 ? c->nslice : SLICE_COLORS;
+	for (k = 0; k < c->nslice; k++)
+		colour[sv[k].i] = k < ncol ? (int)k : -1;
+	/* "data loading", not "data_loading": the legend is for people. */
+	for (nleg = 0; nleg < ncol; nleg++) {
+		lname[nleg] = label[nleg] = xstrdup(c->slice[sv[nleg].i]);
+		for (u = label[nleg]; (u = strchr(u, '_')) != NULL; u++)
+			*u = ' ';
+		lcolor[nleg] = palette[nleg % NPALETTE];
+	}
+	if (ncol < c->nslice) {
+		lname[nleg] = "other";
+		lcolor[nleg++] = "#d9d9d9";
+	}
+	memset(&p, 0, sizeof(p));
+	p.x0 = 150;
+	p.y0 = 50;
+	p.w = WIDTH - 240;
+	p.h = (double)c->nwin * (BAR + BAR_GAP) + BAR_GAP;
+	p.xmax = 1;
+	rows = legend_rows(p.x0, lname, nleg);
+	h = (int)(p.y0 + p.h) + 54 + rows * 18;
+	svg_begin(&g, WIDTH, h, title);
+	sb_printf(&g.b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
+	    " height=\"%.1f\" fill=\"none\" stroke=\"#888888\"/>\n",
+	    p.x0, p.y0, p.w, p.h);
+	for (k = 0; k <= 5; k++) {
+		x = (double)k / 5.0;
+		snprintf(buf, sizeof(buf), "%d %%", (int)k * 20);
+		text(&g, px(&p, x), p.y0 + p.h + 17, "middle", buf, NULL);
+	}
+	textn(&g, p.x0 + p.w / 2, p.y0 + p.h + 34, "middle",
+	    "share of the window (its wall time after the bar)", NULL,
+	    LABEL_MAX * 3);
+	for (i = 0; i < c->nwin; i++) {
+		const struct window *wn = &c->win[i];
+		double other = 0;
+
+		y = p.y0 + BAR_GAP + (double)i * (BAR + BAR_GAP);
+		if (wn->num >= 0 && wn->rank >= 0)
+			snprintf(buf, sizeof(buf), "rank %" PRId64 ", %s %"
+			    PRId64, wn->rank, wn->kind, wn->num);
+		else if (wn->num >= 0)
+			snprintf(buf, sizeof(buf), "%s %" PRId64, wn->kind,
+			    wn->num);
+		else
+			bar_label(buf, sizeof(buf), wn->rank, -1);
+		text(&g, p.x0 - 8, y + BAR - 5, "end", buf, NULL);
+		x = 0;
+		for (k = 0; wn->wall > 0 && k < c->nslice; k++) {
+			if (colour[sv[k].i] < 0) {
+				other += wn->t[sv[k].i];
+				continue;
+			}
+			share = wn->t[sv[k].i] / wn->wall;
+			if (share > 0)
+				sb_printf(&g.b, "<rect x=\"%.1f\" y=\"%.1f\""
+				    " width=\"%.1f\" height=\"%d\""
+				    " fill=\"%s\"/>\n", px(&p, x), y,
+				    px(&p, x + share) - px(&p, x), BAR,
+				    palette[colour[sv[k].i] % (int)NPALETTE]);
+			x += share;
+		}
+		if (other > 0 && wn->wall > 0)
+			sb_printf(&g.b, "<rect x=\"%.1f\" y=\"%.1f\""
+			    " width=\"%.1f\" height=\"%d\" fill=\"#d9d9d9\"/>\n",
+			    px(&p, x), y, px(&p, x + other / wn->wall) -
+			    px(&p, x), BAR);
+		fmt_time(buf, sizeof(buf), wn->wall, wn->wall);
+		text(&g, p.x0 + p.w + 6, y + BAR - 5, "start", buf, NULL);
+	}
+	legend(&g, p.x0, h - 16 - (rows - 1) * 18, lname, lcolor, nleg);
+	for (k = 0; k < ncol; k++)
+		free(label[k]);
+	if (c->win_dropped > 0) {
+		snprintf(buf, sizeof(buf), "%" PRIu64 " more windows not drawn",
+		    c->win_dropped);
+		text(&g, WIDTH - 10, 22, "end", buf, NULL);
+	}
+	emit(w, &g, "ledger", title, "Where the time goes");
 }
 
 /*
