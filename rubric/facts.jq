@@ -163,6 +163,19 @@ def unexplained($l; $own):
        | . + {share: (.time / $l.wall), label: (.slice | slice_label)}]
   end;
 
+# The collective a communication operator runs ("nccl:all_to_all",
+# "c10d::alltoall_base_", "gloo:all_reduce", "nccl:_allgather_base"), or
+# null.  contains(), not test(): libjq 1.6 leaks in regexes.
+def comm_kind:
+  (ascii_downcase | split("_") | join("")) as $n
+  | if ($n | contains("alltoall")) then "all_to_all"
+    elif ($n | contains("allreduce")) then "all_reduce"
+    elif ($n | contains("allgather")) then "all_gather"
+    elif ($n | contains("reducescatter")) then "reduce_scatter"
+    elif ($n | contains("broadcast")) then "broadcast"
+    elif ($n | endswith("::send") or endswith("::recv") or endswith(":send") or endswith(":recv")) then "send_recv"
+    else null end;
+
 def facts:
   primary_rank as $r
   | (recs("memory_summary") | map(select(.scope == "all")) | .[0]) as $mem
@@ -218,6 +231,12 @@ def facts:
       step_list: (recs("step") | of_rank($r)),
       gpu: $gpu,
       runtime: $rt,
+      # The collectives the communication operators run, by their host
+      # time, most first: the kind decides the communication advice.
+      comm_kinds: ([$all_ops[] | select(.class == "op" and .family == "communication")
+          | {kind: (.name | comm_kind), total} | select(.kind != null)]
+        | group_by(.kind) | map({kind: .[0].kind, total: (map(.total) | add)})
+        | sort_by(-.total, .kind)),
       # The runtime calls with the most time, by the ledger slice their
       # names put them in (op-rank's runtime_call records, largest first).
       runtime_calls: (reduce (recs("runtime_call") | of_rank($r))[] as $c

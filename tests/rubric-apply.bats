@@ -97,6 +97,21 @@ OUT
 	assert_line --index 1 --partial 'iterations were inferred from the DataLoader.__next__ calls'
 }
 
+@test "rubric-apply: communication advice fits the collective that holds the most" {
+	# HTA's sampled ranks exchange embeddings with all-to-all.
+	run -0 bats_pipe tr-extract "$TOP/fixtures/op-rank/sampled_rank-0.json.gz" \
+	    "$TOP/fixtures/op-rank/sampled_rank-1.json.gz" \| op-rank \| rubric-apply \| \
+	    jq -r 'select(.kind == "finding" and .rule == "comm-share") | .observation, .action'
+	assert_line --index 0 --partial 'in all_to_all and all_reduce (most first'
+	assert_line --index 1 --partial 'Balance what each rank sends in the all-to-all'
+	refute_output --partial 'compress_hook'
+	# No collective named: data parallelism's all-reduce, in a precision
+	# the GPU has (the example's H100: bf16).
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/comm-share.fire.ndjson" \| \
+	    jq -r 'select(.kind == "finding" and .rule == "comm-share") | .action'
+	assert_output --partial 'bf16 (DDP comm hook bf16_compress_hook)'
+}
+
 @test "rubric-apply: precision advice fits the GPU the trace names" {
 	local c
 	# An RTX 2080 Ti (Turing, 7.5) and a V100 (Volta, 7.0): fp16, not bf16.
