@@ -214,13 +214,26 @@ op_devsum_add(struct devsum *dd, const struct devsum *ds)
 	dd->events += ds->events;
 }
 
+/* Adds calls to the sums of entry e, made on its first calls. */
+static void
+rtsum_fold(struct strent *e, const struct rtsum *add)
+{
+	struct rtsum *rs;
+
+	if ((rs = e->val) == NULL)
+		rs = e->val = xcalloc(1, sizeof(*rs));
+	rs->count += add->count;
+	rs->total += add->total;
+	if (add->max > rs->max)
+		rs->max = add->max;
+}
+
 /* Adds a runtime API's calls to the rank's, by name. */
 void
 op_rtsum_add(struct agg *a, const char *name, size_t len,
     const struct rtsum *add)
 {
 	struct strent *e;
-	struct rtsum *rs;
 
 	if ((e = strmap_get(&a->rtcalls, name, len)) == NULL) {
 		if (a->rtcalls.count >= MAXRTNAMES) {
@@ -229,12 +242,7 @@ op_rtsum_add(struct agg *a, const char *name, size_t len,
 		}
 		e = strmap_put(&a->rtcalls, name, len);
 	}
-	if ((rs = e->val) == NULL)
-		rs = e->val = xcalloc(1, sizeof(*rs));
-	rs->count += add->count;
-	rs->total += add->total;
-	if (add->max > rs->max)
-		rs->max = add->max;
+	rtsum_fold(e, add);
 }
 
 /*
@@ -256,15 +264,18 @@ void
 op_caller_add(struct agg *a, const char *key, size_t len,
     const struct rtsum *add)
 {
-	struct strent *e = strmap_put(&a->callers, key, len);
-	struct rtsum *rs;
+	rtsum_fold(strmap_put(&a->callers, key, len), add);
+}
 
-	if ((rs = e->val) == NULL)
-		rs = e->val = xcalloc(1, sizeof(*rs));
-	rs->count += add->count;
-	rs->total += add->total;
-	if (add->max > rs->max)
-		rs->max = add->max;
+/* The parts of a caller key: its slice, class and name ("" for none). */
+void
+op_caller_split(const struct strent *e, const char **slice,
+    const char **cls, const char **name, size_t *namelen)
+{
+	*slice = e->key;
+	*cls = *slice + strlen(*slice) + 1;
+	*name = *cls + strlen(*cls) + 1;
+	*namelen = e->len - (size_t)(*name - e->key);
 }
 
 /* Adds src to dst, which sums apart the first max threads. */

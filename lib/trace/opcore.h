@@ -602,6 +602,9 @@ void	op_caller_add(struct agg *a, const char *key, size_t len,
 	    const struct rtsum *add);
 void	op_caller_key(struct strbuf *key, const char *slice, const char *cls,
 	    const char *name);
+void	op_caller_split(const struct strent *e, const char **slice,
+	    const char **cls, const char **name, size_t *namelen);
+void	op_put_rtsum(struct jw *w, const struct rtsum *rs);
 void	op_agg_merge(struct agg *dst, const struct agg *src, size_t max);
 void	op_agg_take(struct agg *dst, struct agg *src, size_t max);
 void	op_agg_free(struct agg *a);
@@ -646,6 +649,7 @@ struct shsum	*op_shape_get(struct oprank *r, struct agg *a,
 void	op_shape_free(void *p);
 void	op_shape_merge(struct agg *dst, const struct agg *src, size_t max);
 void	op_gpu_keep(char **dst, const char *src);
+size_t	op_tab_split(char *line, char **f, size_t max);
 void	op_load_peaks(struct oprank *r, const char *path);
 void	op_peaks_free(struct oprank *r);
 const struct gpupeak	*op_peak_of(const struct oprank *r, const char *name);

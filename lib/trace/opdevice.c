@@ -114,8 +114,8 @@ void
 op_load_arch(struct oprank *r, const char *path)
 {
 	FILE *fp;
-	char *line = NULL, *f[5], *p, *end;
-	size_t cap = 0, nf;
+	char *line = NULL, *f[5], *end;
+	size_t cap = 0;
 	unsigned long lineno = 0;
 	struct gpuarch *g;
 	long major, minor;
@@ -127,15 +127,7 @@ op_load_arch(struct oprank *r, const char *path)
 		line[strcspn(line, "\r\n")] = '\0';
 		if (line[0] == '#' || line[0] == '\0')
 			continue;
-		for (nf = 0, p = line; nf < 5; nf++) {
-			f[nf] = p;
-			if ((p = strchr(p, '\t')) == NULL) {
-				nf++;
-				break;
-			}
-			*p++ = '\0';
-		}
-		if (nf != 5)
+		if (op_tab_split(line, f, 5) != 5)
 			die_usage("%s:%lu: want 5 tab-separated fields", path,
 			    lineno);
 		if (strcmp(f[0], "cuda") != 0 && strcmp(f[0], "rocm") != 0)
@@ -158,8 +150,9 @@ op_load_arch(struct oprank *r, const char *path)
 		g->fast = strcmp(f[3], "?") == 0 ? ARCH_UNKNOWN :
 		    parse_precisions(f[3]);
 		if (g->fast == ARCH_BAD)
-			die_usage("%s:%lu: not a list of tf32, fp16, bf16, fp8, fp4"
-			    " and int8, \"-\" or \"?\": %s", path, lineno, f[3]);
+			die_usage("%s:%lu: not a list of tf32, fp16, bf16,"
+			    " fp8, fp4 and int8, \"-\" or \"?\": %s", path,
+			    lineno, f[3]);
 	}
 	if (ferror(fp))
 		die("%s: %s", path, strerror(errno));

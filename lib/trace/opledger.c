@@ -24,7 +24,7 @@ static const char *const fixed[L_FAMILY] = {
 /* A window to cut: its step (-1: none) and bounds in the trace's time. */
 struct cut {
 	int64_t		 num, start, end;
-	int		 inferred;	/* B_*, or B_NONE: a step or the trace */
+	int		 inferred;	/* B_*; B_NONE: a step or the trace */
 };
 
 const char *const op_boundname[NBOUND] = {

@@ -715,17 +715,6 @@ cmpcaller(const void *a, const void *b)
 	return memcmp(x->key, y->key, x->len);
 }
 
-/* The parts of a caller key: slice, class and name ("" for none). */
-static void
-split_caller(const struct strent *e, const char **slice, const char **cls,
-    const char **name, size_t *namelen)
-{
-	*slice = e->key;
-	*cls = *slice + strlen(*slice) + 1;
-	*name = *cls + strlen(*cls) + 1;
-	*namelen = e->len - (size_t)(*name - e->key);
-}
-
 /*
  * runtime_caller records: of each slice whose calls' callers are kept,
  * the operators (or Python frames) that issued the most of its time.
@@ -741,7 +730,7 @@ put_callers(struct jw *w, const struct agg *a)
 	for (i = 0; i < a->callers.count; i++) {
 		const struct rtsum *rs = ent[i]->val;
 
-		split_caller(ent[i], &slice, &cls, &name, &namelen);
+		op_caller_split(ent[i], &slice, &cls, &name, &namelen);
 		if (prev == NULL || strcmp(prev, slice) != 0)
 			n = 0;
 		prev = slice;

@@ -80,6 +80,18 @@ cmpseen(const void *a, const void *b)
 	return strcmp(x->file, y->file);
 }
 
+/* A partial's sums of runtime calls, in ns. */
+void
+op_put_rtsum(struct jw *w, const struct rtsum *rs)
+{
+	jw_key(w, "count");
+	jw_int(w, rs->count);
+	jw_key(w, "total");
+	jw_int(w, rs->total);
+	jw_key(w, "max");
+	jw_int(w, rs->max);
+}
+
 /* The rank's aggregates, in an order fixed by their keys. */
 static size_t
 put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
@@ -205,24 +217,19 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 
 	ent = strmap_sorted(&a->callers);
 	for (i = 0; i < a->callers.count; i++) {
-		const struct rtsum *rs = ent[i]->val;
-		const char *cls = ent[i]->key + strlen(ent[i]->key) + 1;
-		const char *name = cls + strlen(cls) + 1;
+		const char *slice, *cls, *name;
+		size_t namelen;
 
+		op_caller_split(ent[i], &slice, &cls, &name, &namelen);
 		jw_record(w, "op_partial_caller");
 		op_put_rank(w, a->rank);
 		jw_key(w, "slice");
-		jw_cstring(w, ent[i]->key);
+		jw_cstring(w, slice);
 		jw_key(w, "class");
 		jw_cstring(w, cls);
 		jw_key(w, "caller");
-		jw_string(w, name, ent[i]->len - (size_t)(name - ent[i]->key));
-		jw_key(w, "count");
-		jw_int(w, rs->count);
-		jw_key(w, "total");
-		jw_int(w, rs->total);
-		jw_key(w, "max");
-		jw_int(w, rs->max);
+		jw_string(w, name, namelen);
+		op_put_rtsum(w, ent[i]->val);
 		jw_end(w);
 		n++;
 	}
@@ -230,18 +237,11 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 
 	ent = strmap_sorted(&a->rtcalls);
 	for (i = 0; i < a->rtcalls.count; i++) {
-		const struct rtsum *rs = ent[i]->val;
-
 		jw_record(w, "op_partial_runtime");
 		op_put_rank(w, a->rank);
 		jw_key(w, "name");
 		jw_string(w, ent[i]->key, ent[i]->len);
-		jw_key(w, "count");
-		jw_int(w, rs->count);
-		jw_key(w, "total");
-		jw_int(w, rs->total);
-		jw_key(w, "max");
-		jw_int(w, rs->max);
+		op_put_rtsum(w, ent[i]->val);
 		jw_end(w);
 		n++;
 	}
@@ -484,6 +484,15 @@ partial_name(struct oprank *r, struct agg *a)
 	return 0;
 }
 
+/* What op_put_rtsum() wrote. */
+static int
+get_rtsum(struct oprank *r, struct rtsum *rs)
+{
+	return get_num(r, 0, "count", &rs->count) < 0 ||
+	    get_num(r, 0, "total", &rs->total) < 0 ||
+	    get_num(r, 0, "max", &rs->max) < 0 ? -1 : 0;
+}
+
 static int
 partial_record(struct oprank *r, const char *kind)
 {
@@ -598,9 +607,7 @@ partial_record(struct oprank *r, const char *kind)
 		    jdoc_get_str(d, 0, "caller", &s, &len) < 0)
 			return jdoc_error(r->file, d, 0, "\"op_partial_caller\""
 			    " lacks \"slice\", \"class\" or \"caller\"");
-		if (get_num(r, 0, "count", &rs.count) < 0 ||
-		    get_num(r, 0, "total", &rs.total) < 0 ||
-		    get_num(r, 0, "max", &rs.max) < 0)
+		if (get_rtsum(r, &rs) < 0)
 			return -1;
 		op_caller_key(&r->callerkey, slice, cls, "");
 		sb_put(&r->callerkey, s, len);
@@ -609,11 +616,9 @@ partial_record(struct oprank *r, const char *kind)
 	}
 	if (strcmp(kind, "op_partial_runtime") == 0) {
 		if (jdoc_get_str(d, 0, "name", &s, &len) < 0)
-			return jdoc_error(r->file, d, 0, "\"op_partial_runtime\""
-			    " lacks \"name\"");
-		if (get_num(r, 0, "count", &rs.count) < 0 ||
-		    get_num(r, 0, "total", &rs.total) < 0 ||
-		    get_num(r, 0, "max", &rs.max) < 0)
+			return jdoc_error(r->file, d, 0,
+			    "\"op_partial_runtime\" lacks \"name\"");
+		if (get_rtsum(r, &rs) < 0)
 			return -1;
 		op_rtsum_add(a, s, len, &rs);
 		return 0;

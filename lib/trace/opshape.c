@@ -237,12 +237,31 @@ const char *const op_peakname[NPEAK] = {
 	"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp4", "int8"
 };
 
+/*
+ * Cuts a table's line at its tabs into at most max fields, in place: how
+ * many.
+ */
+size_t
+op_tab_split(char *line, char **f, size_t max)
+{
+	size_t nf;
+	char *p;
+
+	for (nf = 0, p = line; nf < max; nf++) {
+		f[nf] = p;
+		if ((p = strchr(p, '\t')) == NULL)
+			return nf + 1;
+		*p++ = '\0';
+	}
+	return nf;
+}
+
 void
 op_load_peaks(struct oprank *r, const char *path)
 {
 	FILE *fp;
-	char *line = NULL, *f[NPEAK + 4], *p, *end;
-	size_t cap = 0, nf;
+	char *line = NULL, *f[NPEAK + 4], *end;
+	size_t cap = 0;
 	unsigned long lineno = 0;
 	struct gpupeak *g;
 	int i;
@@ -254,15 +273,7 @@ op_load_peaks(struct oprank *r, const char *path)
 		line[strcspn(line, "\r\n")] = '\0';
 		if (line[0] == '#' || line[0] == '\0')
 			continue;
-		for (nf = 0, p = line; nf < NPEAK + 4; nf++) {
-			f[nf] = p;
-			if ((p = strchr(p, '\t')) == NULL) {
-				nf++;
-				break;
-			}
-			*p++ = '\0';
-		}
-		if (nf != NPEAK + 4)
+		if (op_tab_split(line, f, NPEAK + 4) != NPEAK + 4)
 			die("%s:%lu: want %d tab-separated fields", path,
 			    lineno, NPEAK + 4);
 		r->peaks = xreallocarray(r->peaks, r->npeaks + 1,
