@@ -195,8 +195,8 @@ RANK_STAGE = trap 'rm -f "$$2.tmp" "$$3.tmp"' EXIT; \
 # The outputs of a run, published as a set: report-svg's charts, the
 # records naming them, the reports and the comparison.
 PUBLISHED := charts.ndjson memory.svg memory-trace.svg segments.svg \
-	gpu-timeline.svg steps.svg families.svg roofline.svg report.md \
-	report.json report.html diff.md diff.json
+	ledger.svg gpu-timeline.svg steps.svg families.svg roofline.svg \
+	report.md report.json report.html diff.md diff.json
 
 ifeq ($(MRP_REPORT_LOCKED),)
 # The make that was run takes the run directories (and the baseline's,

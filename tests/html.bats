@@ -23,6 +23,7 @@ GPU8='GPU time per rank, as shares of its window'
 STEPS8='Step times per rank'
 FAMILIES='Operator families: self CPU time and GPU time'
 ROOFLINE='Roofline: costed operators'
+LEDGER='Where the time goes, per window'
 
 # browse PAGE [ARG ...]: opens PAGE (a file) in headless Chromium with a
 # private profile; the rendered DOM goes to PAGE.dom, the log (console
@@ -100,9 +101,9 @@ assert_charts() {
 	run -0 grep -c '<h2>Prioritized actions</h2>' report.html.dom
 	# One rank of one step: no step chart.
 	assert_charts "$PWD/report.html" "$MEMORY" "$MEMORY_TRACE" "$SEGMENTS" \
-	    "$GPU" "$FAMILIES" "$ROOFLINE"
+	    "$LEDGER" "$GPU" "$FAMILIES" "$ROOFLINE"
 	run -0 grep -c '<svg' report.html.dom
-	assert_output 6
+	assert_output 7
 	# Printed, every page is A4 (595 x 842 points).
 	browse "$PWD/report.html" --print-to-pdf="$PWD/report.pdf" \
 	    --no-pdf-header-footer
@@ -122,7 +123,7 @@ assert_charts() {
 	assert_offline "$PWD/r8.html"
 	run -0 grep -c '<h2>Ranks</h2>' r8.html.dom
 	# These traces hold no [memory] events: no memory chart to draw.
-	assert_charts "$PWD/r8.html" "$GPU8" "$STEPS8" "$FAMILIES"
+	assert_charts "$PWD/r8.html" "$LEDGER" "$GPU8" "$STEPS8" "$FAMILIES"
 }
 
 @test "html: --html-out is published whole or not at all" {
@@ -152,7 +153,7 @@ assert_charts() {
 	    BIN="${BUILD:-$TOP}/bin" RUBRIC="$TOP/rubric" RUN=run >/dev/null
 	run -0 bats_pipe jq -r '.file' run/charts.ndjson \| env LC_ALL=C sort
 	assert_output "$(printf '%s\n' families.svg gpu-timeline.svg \
-	    memory-trace.svg memory.svg roofline.svg segments.svg)"
+	    ledger.svg memory-trace.svg memory.svg roofline.svg segments.svg)"
 	local file title
 	while IFS=$'\t' read -r file title; do
 		# Each standalone SVG is valid XML and renders.
@@ -170,7 +171,7 @@ assert_charts() {
 	browse "$PWD/run/report.html" --dump-dom
 	assert_offline "$PWD/run/report.html"
 	assert_charts "$PWD/run/report.html" "$MEMORY" "$MEMORY_TRACE" \
-	    "$SEGMENTS" "$GPU" "$FAMILIES"
+	    "$SEGMENTS" "$LEDGER" "$GPU" "$FAMILIES"
 }
 
 @test "html: the screenshot command makes a picture of the page" {

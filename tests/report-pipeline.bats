@@ -20,7 +20,8 @@ mk() {
 	run -0 mk RUN="$r"
 	run -0 ls "$r"
 	assert_output "$(printf '%s\n' charts.ndjson churn.ndjson families.svg \
-	    findings.ndjson gpu-timeline.svg memory-trace.svg memory.ndjson \
+	    findings.ndjson gpu-timeline.svg ledger.svg memory-trace.svg \
+	    memory.ndjson \
 	    memory.svg memory_snapshot.json.gz ops.ndjson report.html \
 	    report.json report.md roofline.svg segments.svg \
 	    trace-memory.ndjson trace.json.gz)"
