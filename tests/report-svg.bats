@@ -65,6 +65,23 @@ named() {
 	grep -q '>data loading<' ledger.svg
 }
 
+@test "ledger: ten slices each get a colour, eleven make an other" {
+	cd "$BATS_TEST_TMPDIR"
+	local n
+	for n in 10 11; do
+		jq -nc --argjson n "$n" '{kind: "ledger", window: "trace",
+		    wall: ($n * 10), slices: [range($n) |
+		    {slice: "slice_\(.)", time: (10 + .)}]}' >l.ndjson
+		rm -f ledger.svg
+		run -0 report-svg l.ndjson
+		valid_svgs .
+		run -0 grep -c '>slice [0-9]*<' ledger.svg
+		assert_output "$((n == 10 ? 10 : 9))"
+		run grep -c '>other<' ledger.svg
+		assert_output "$((n == 10 ? 0 : 1))"
+	done
+}
+
 @test "usage error exits 2 with the synopsis" {
 	run -2 --separate-stderr report-svg -Z
 	assert_stderr --partial 'usage: report-svg [-o dir] [file ...]'

@@ -1631,7 +1631,7 @@ draw_ledger(struct jw *w, struct charts *c)
 	static const char *const title = "Where the time goes, per window";
 	struct slicev sv[MAX_SLICES];
 	const char *lname[SLICE_COLORS + 1], *lcolor[SLICE_COLORS + 1];
-	char *label[SLICE_COLORS], *u;
+	char *label[SLICE_COLORS + 1], *u;
 	int colour[MAX_SLICES];
 	struct svg g;
 	struct plot p;
