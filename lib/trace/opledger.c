@@ -649,10 +649,10 @@ op_ledger_partial(struct oprank *r, struct agg *a)
 		    " the integers \"step\", \"start\" and a positive \"wall\"");
 	lw.inferred = B_NONE;
 	if (jdoc_get_str(d, 0, "inferred_from", &from, NULL) == 0) {
-		while (lw.inferred > 0 &&
-		    strcmp(from, op_boundname[lw.inferred - 1]) != 0)
-			lw.inferred--;
-		if (lw.inferred-- == 0)
+		for (lw.inferred = 0; lw.inferred < NBOUND &&
+		    strcmp(from, op_boundname[lw.inferred]) != 0; lw.inferred++)
+			;
+		if (lw.inferred == B_NONE)
 			return jdoc_error(r->file, d, 0, "no iteration"
 			    " boundary \"%s\"", from);
 	}
