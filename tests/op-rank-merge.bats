@@ -125,7 +125,7 @@ partials() {
 	# Within a rank the kinds come in the one pass's order.
 	run -0 bash -o pipefail -c "op-rank -a --merge '$T'/d/p{6,1,4,3,7,0,2,5}.ndjson |
 	    jq -r 'select(.rank == 3) | .kind' | uniq | paste -sd' '"
-	assert_output 'op thread_total family_total phase_total step step_stats ledger ledger_total kernel gemm_precision gpu_timeline runtime_total op_shape compute_summary cpu_summary rank_summary'
+	assert_output 'op thread_total family_total phase_total step step_stats ledger ledger_total kernel gemm_precision gpu_timeline gpu_device runtime_total runtime_call runtime_caller op_shape compute_summary cpu_summary rank_summary'
 	# Without -a, the other ranks keep only what the charts draw per rank.
 	run -0 bash -o pipefail -c "op-rank --merge '$T'/d/p{6,1,4,3,7,0,2,5}.ndjson |
 	    jq -r 'select(.rank == 3) | .kind' | uniq | paste -sd' '"
