@@ -136,6 +136,7 @@ def slice_label:
    gpu_memset: "GPU: memset", gpu_comm: "GPU: communication, not hidden",
    gpu_memcpy: "GPU: memcpy, not hidden",
    warm_up: "Warm-up: first-use setup calls",
+   profiler: "Profiler overhead",
    sync: "Host waits on synchronize", blocking_copy: "Host blocked in copies",
    allocator: "Allocator calls (malloc/free)", launch: "Kernel launches",
    runtime_other: "Other runtime calls", data_loading: "Data loading",
@@ -337,6 +338,7 @@ def facts:
       launch_share: (if $ledger != null then ($ledger.by.launch.share // 0)
         else share($rt.launch; $step_time) end),
       warm_up_share: $ledger.by.warm_up.share,
+      profiler_share: $ledger.by.profiler.share,
       sync_slice_share: $ledger.by.sync.share,
       copy_slice_share: $ledger.by.blocking_copy.share,
       alloc_slice_share: $ledger.by.allocator.share,
@@ -432,16 +434,18 @@ def facts:
   | .dtype_conversion = (.ledger != null and .cast_count >= .ledger.windows
       and (.cast_share // 0) >= 0.05)
   # What the host rules outside the host-bound pool already claim of the
-  # idle GPU's time.
+  # idle GPU's time, warm-up and the profiler's own time included: no
+  # steady, unprofiled run pays those.
   | .host_named_share = ((if .many_tiny_ops then .tiny_ops_share else 0 end)
-      + (if .dtype_conversion then .cast_share else 0 end))
+      + (if .dtype_conversion then .cast_share else 0 end)
+      + (.warm_up_share // 0) + (.profiler_share // 0))
   # The time per window in slices that are not useful work.
   | .overhead_per_window = (if .ledger == null then null
       else useful_slices(.ledger.gpu_busy != null) as $useful | .ledger.windows as $n
         | [.ledger.slices[] | select(.slice as $s | $useful | any(.[]; . == $s) | not)
            | .time] | (add // 0) / $n end)
   | .unexplained = unexplained(.ledger;
-      ["warm_up", "sync", "blocking_copy", "allocator", "python"]
+      ["warm_up", "profiler", "sync", "blocking_copy", "allocator", "python"]
       + (if .has_steps then ["untraced"] else [] end)
       + (if .has_iterations then ["data_loading"] else [] end)
       + (if .has_iterations and .optimizer_impl != "fused" then ["optimizer"] else [] end)
@@ -489,15 +493,19 @@ def us:
   elif fabs >= 1000 then (. / 1000 | dec(2)) + " ms"
   else (. | dec(1)) + " µs" end;
 
-# Calls as "hipFree: 1,360 calls, 3.35 s; hipMalloc: 1 call, 3.7 µs".
+# Calls as "hipFree: 1,360 calls, 3.35 s; hipMalloc: 1 call, 3.7 µs", and
+# the bytes of copies where the trace counts them.
 def calls_list:
   map(.name + ": " + (.count | count) + (if .count == 1 then " call, " else " calls, " end)
-    + (.total | us)) | join("; ");
+    + (.total | us) + (if .bytes != null then ", " + (.bytes | bytes) else "" end))
+  | join("; ");
 
-# Callers as "aten::_local_scalar_dense: 1 call, 7.6 µs; outside any operator: ...".
+# Callers as "aten::_local_scalar_dense: 1 call, 7.6 µs; Python train.py(64): step: ...;
+# outside any operator or Python frame: ...".
 def callers_list:
-  map(.name = (if .caller == null then "outside any operator"
-    elif .class == "annotation" then "the " + .caller + " annotation" else .caller end))
+  map(.name = (if .caller == null then "outside any operator or Python frame"
+    elif .class == "annotation" then "the " + .caller + " annotation"
+    elif .class == "python" then "Python " + .caller else .caller end))
   | calls_list;
 
 # Markdown tables, for the report (report.jq) and the diff (diff.jq).

@@ -15,6 +15,16 @@ exports() {
 	ls "$SHARED"/nsys/*.sqlite 2>/dev/null || :
 }
 
+# The bytes of every copy and memset, by SQL over the tables there are.
+sql_bytes() {
+	local t sum=0
+	for t in $(sqlite3 "$1" "SELECT name FROM sqlite_master WHERE name IN
+	    ('CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET')"); do
+		sum=$((sum + $(sqlite3 "$1" "SELECT coalesce(sum(bytes), 0) FROM $t")))
+	done
+	echo "$sum"
+}
+
 # Per kernel name: count and total nanoseconds, by SQL over the export.
 sql_kernels() {
 	sqlite3 -separator $'\t' "$1" "
@@ -93,6 +103,23 @@ env_names() {
 		n=$((n + 1))
 	done
 	[ "$n" -ge 3 ]
+}
+
+@test "the bytes of copies and memsets are SQL's, through op-rank's kernel records" {
+	local f n=0
+	for f in $(exports); do
+		run -0 sql_bytes "$f"
+		local want=$output
+		[ "$want" != 0 ] || continue
+		run -0 bats_pipe nsys-extract "$f" \| jq -s \
+		    '[.[] | select(.cat == "gpu_memcpy" or .cat == "gpu_memset") | .bytes] | add'
+		assert_output "$want"
+		run -0 bats_pipe nsys-extract "$f" \| op-rank -n 0 \| jq -s \
+		    '[.[] | select(.kind == "kernel") | .bytes // 0] | add'
+		assert_output "$want"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 2 ]
 }
 
 @test "GPU busy per device is the union of kernels, copies and memsets" {

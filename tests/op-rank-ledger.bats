@@ -88,6 +88,24 @@ IN
 	assert_output '["trace","warm_up",true,true]'
 }
 
+@test "CUPTI's overhead events: module loading is warm-up, the rest the profiler's" {
+	# TraceLens's B200 trace: one 1.53 ms "Activity Buffer Request" with no
+	# GPU work running, and eight "Lazy Function Loading" events.
+	need_shared traces/tracelens/b200_eager_trace.json.gz
+	run -0 bash -o pipefail -c "tr-extract '$SHARED/traces/tracelens/b200_eager_trace.json.gz' |
+	    op-rank | jq -c 'select(.kind == \"ledger_total\")
+	    | .slices | map(select(.slice == \"profiler\" or .slice == \"warm_up\")
+	    | [.slice, .time])'"
+	assert_output '[["profiler",1526.826],["warm_up",440.887]]'
+	# With the overhead events gone, warm-up loses their time and no
+	# profiler slice is left.
+	run -0 bash -o pipefail -c "tr-extract '$SHARED/traces/tracelens/b200_eager_trace.json.gz' |
+	    jq -c 'select(.cat != \"overhead\")' | op-rank |
+	    jq -c 'select(.kind == \"ledger_total\") | .slices
+	    | map(select(.slice == \"profiler\" or .slice == \"warm_up\") | .slice)'"
+	assert_output '[]'
+}
+
 @test "a sync waits only where no kernel runs: the GPU's time is the kernels'" {
 	# H100 Qwen inference with explicit torch.cuda.synchronize() calls.
 	run -0 bash -o pipefail -c "tr-extract '$F/op-rank/tl_h100_qwen1.5-0.5b.json.gz' |

@@ -130,6 +130,24 @@ END
 	assert_output - <"$BATS_TEST_TMPDIR/whole"
 }
 
+@test "runtime_caller: outside any operator, the user's Python frame issued it" {
+	# TraceLens's ROCm layer test calls torch.cuda.synchronize() from its
+	# own line 64: that line, not torch/cuda/__init__.py's frame.
+	run -0 bats_pipe tr-extract "$FIXTURES/tl_normalization_layer_test.json.gz" \| \
+	    op-rank \| jq -c 'select(.kind == "runtime_caller" and .slice == "sync") |
+	    [.class, .caller, .count]'
+	assert_output '["python","test_perf_model.py(64): create_normalization_layer_trace",1]'
+	run -0 bash -o pipefail -c "zcat '$FIXTURES/tl_normalization_layer_test.json.gz' |
+	    jq -r '.traceEvents[] | select(.cat == \"python_function\") | .name' |
+	    grep -c '^torch/cuda/__init__.py([0-9]*): synchronize\$'"
+	assert_output 1
+	# Without its Python frames the call has no caller.
+	run -0 bash -o pipefail -c "tr-extract '$FIXTURES/tl_normalization_layer_test.json.gz' |
+	    jq -c 'select(.cat != \"python_function\")' | op-rank |
+	    jq -c 'select(.kind == \"runtime_caller\" and .slice == \"sync\") | [.class, .caller]'"
+	assert_output '[null,null]'
+}
+
 @test "ledger: without steps, iterations inferred from DataLoader.__next__" {
 	local loop="$TOP/fixtures/rubric-apply/slow_loader.json.gz"
 
@@ -514,6 +532,26 @@ kernels() {
 	run -0 jq -s '[.[] | select(.kind == "kernel")] | length >= 40' \
 	    "$BATS_TEST_TMPDIR/o"
 	assert_output true
+}
+
+@test "a copy's or memset's bytes, as Kineto counts them, sum per kernel name" {
+	# SGLang's Qwen3-8B decode on an MI300X: every copy and memset, and the
+	# bytes in their args, summed by name from the trace itself.
+	local f=$FIXTURES/mi300_sglang_Qwen3-8B_decode.json.gz
+	run -0 bash -o pipefail -c "zcat '$f' | jq -c '[.traceEvents[]
+	    | select(.cat == \"gpu_memcpy\" or .cat == \"gpu_memset\")]
+	    | group_by(.name) | map([.[0].name, (map(.args.bytes) | add)])'"
+	local want=$output
+	run -0 bash -o pipefail -c "tr-extract '$f' | op-rank -n 0 |
+	    jq -sc 'map(select(.kind == \"kernel\" and .bytes != null)
+	    | [.name, .bytes]) | sort'"
+	assert_output "$want"
+	[ "$want" != '[]' ]
+	# Merged from partials, the same bytes.
+	run -0 bash -o pipefail -c "tr-extract '$f' | op-rank --partial |
+	    op-rank --merge -n 0 - | jq -sc 'map(select(.kind == \"kernel\"
+	    and .bytes != null) | [.name, .bytes]) | sort'"
+	assert_output "$want"
 }
 
 @test "communication and DMA kernels count as such in the GPU timeline" {

@@ -74,7 +74,7 @@ OUT
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/device-synchronize.fire.ndjson" \| \
 	    jq -r 'select(.kind == "finding" and .rule == "device-synchronize") | .observation, .cause'
 	assert_line --index 0 --partial 'By call: hipDeviceSynchronize: 26 calls, 115.31 ms.'
-	assert_line --index 0 --partial 'Issued from: the capture_8192_PIECEWISE annotation: 26 calls, 115.30 ms; outside any operator: 1 call, 15.0 µs.'
+	assert_line --index 0 --partial 'Issued from: the capture_8192_PIECEWISE annotation: 26 calls, 115.30 ms; Python vllm/v1/worker/gpu_model_runner.py(5467): _capture_cudagraphs: 1 call, 15.0 µs.'
 	assert_line --index 1 --partial 'hipDeviceSynchronize is what torch.cuda.synchronize() calls'
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/allocator-calls.fire.ndjson" \| \
 	    jq -r 'select(.kind == "finding" and .rule == "allocator-calls") | .observation'
@@ -84,7 +84,7 @@ OUT
 	    jq -r 'select(.kind == "finding" and .rule == "blocking-copy") | .observation'
 	assert_output --partial 'By call: hipMemcpyWithStream: 1 call, 463.06 ms;'
 	assert_output --partial 'Issued from: aten::copy_: 3 calls, 463.08 ms.'
-	assert_output --partial 'Memcpy DtoH (Device -> Host): 1 call, 4.5 µs.'
+	assert_output --partial 'Memcpy DtoH (Device -> Host): 1 call, 4.5 µs, 256 B.'
 }
 
 @test "rubric-apply: without steps, the input wait is judged over inferred iterations" {
@@ -140,7 +140,7 @@ OUT
 
 @test "rubric-apply: the ledger's findings never claim more than their slice, nor together the window" {
 	local f id
-	for f in "$FIXTURES"/cases/{warm-up,device-synchronize,blocking-copy,allocator-calls,python-between-ops,many-tiny-ops,dtype-conversion,time-slice}.fire.ndjson; do
+	for f in "$FIXTURES"/cases/{warm-up,profiler-overhead,device-synchronize,blocking-copy,allocator-calls,python-between-ops,many-tiny-ops,dtype-conversion,time-slice}.fire.ndjson; do
 		id=$(basename "$f" .fire.ndjson)
 		run -0 bats_pipe rubric-apply "$f" \| jq -sc --arg id "$id" '
 		    map(select(.kind == "finding" and .impact.basis == "step_time"))

@@ -51,6 +51,7 @@ struct thread_stack {
 struct ev {
 	int	ph, name, cat, pid, tid, ts, dur, args, id, bp, scope;
 	int	stream, correlation, external_id, device;	/* in args */
+	int	bytes;						/* in args */
 	int	dims, types, concrete;				/* in args */
 	int64_t	ts_ns, dur_ns;
 };
@@ -377,6 +378,8 @@ fields(struct trace *t, struct ev *e)
 				e->external_id = (int)i;
 			else if (KEY_IS(d, i, "device"))
 				e->device = (int)i;
+			else if (KEY_IS(d, i, "bytes"))
+				e->bytes = (int)i;
 			else if (KEY_IS(d, i, "Input Dims"))
 				e->dims = (int)i;
 			else if (KEY_IS(d, i, "Input type"))
@@ -550,6 +553,7 @@ emit_complete(struct trace *t, const struct jdoc *d, const struct ev *e,
 	put_member(w, d, e->correlation, JW_KEY("correlation"));
 	put_member(w, d, e->external_id, JW_KEY("external_id"));
 	put_member(w, d, e->device, JW_KEY("device"));
+	put_member(w, d, e->bytes, JW_KEY("bytes"));
 	/* Shapes only where op-rank can cost them: they are most of a trace. */
 	if (e->dims >= 0 && e->name >= 0 && d->node[e->name].type == JT_STRING &&
 	    opcost_model(jdoc_str(d, (uint32_t)e->name)) != OM_NONE) {

@@ -164,7 +164,7 @@ struct rec {
 	const char	*name;
 	size_t		 len;
 	int64_t		 start, end;
-	int64_t		 pid, tid, stream, corr, dev;
+	int64_t		 pid, tid, stream, corr, dev, bytes;
 	unsigned	 has;
 	const char	*domain;
 };
@@ -173,6 +173,7 @@ struct rec {
 #define H_STREAM	0x04
 #define H_CORR		0x08
 #define H_DEV		0x10
+#define H_BYTES		0x20
 
 static int	check_magic(const char *);
 static char	*file_uri(const char *);
@@ -764,6 +765,10 @@ put_rec(struct nsys *n, const struct rec *r, int mark)
 		jw_key(w, "device");
 		jw_int(w, r->dev);
 	}
+	if (r->has & H_BYTES) {
+		jw_key(w, "bytes");
+		jw_int(w, r->bytes);
+	}
 	if (r->domain != NULL) {
 		jw_key(w, "domain");
 		jw_cstring(w, r->domain);
@@ -830,7 +835,7 @@ gpu_table(struct nsys *n, const char *table, enum cat cat)
 		/* Kineto names a kernel by its demangled name. */
 		if (n->strings) {
 			sb_printf(&n->sql, " coalesce(d.value, s.value,"
-			    " m.value), NULL, NULL");
+			    " m.value), NULL, NULL, NULL");
 			sb_printf(&n->sql, " FROM \"%s\" AS t", table);
 			sb_printf(&n->sql, " LEFT JOIN StringIds AS d ON d.id"
 			    " = %s", col(n, table, "t", "demangledName"));
@@ -839,22 +844,25 @@ gpu_table(struct nsys *n, const char *table, enum cat cat)
 			sb_printf(&n->sql, " LEFT JOIN StringIds AS m ON m.id"
 			    " = %s", col(n, table, "t", "mangledName"));
 		} else
-			sb_printf(&n->sql, " NULL, NULL, NULL FROM \"%s\" AS"
-			    " t", table);
+			sb_printf(&n->sql, " NULL, NULL, NULL, NULL FROM"
+			    " \"%s\" AS t", table);
 		break;
 	case C_MEMCPY:
 		sb_printf(&n->sql, " %s,", col(n, table, "t", "copyKind"));
 		sb_printf(&n->sql, " %s,", col(n, table, "t", "srcKind"));
+		sb_printf(&n->sql, " %s,", col(n, table, "t", "dstKind"));
 		sb_printf(&n->sql, " %s FROM \"%s\" AS t",
-		    col(n, table, "t", "dstKind"), table);
+		    col(n, table, "t", "bytes"), table);
 		break;
 	case C_MEMSET:
-		sb_printf(&n->sql, " %s, NULL, NULL FROM \"%s\" AS t",
-		    col(n, table, "t", "memKind"), table);
+		sb_printf(&n->sql, " %s, NULL, NULL,", col(n, table, "t",
+		    "memKind"));
+		sb_printf(&n->sql, " %s FROM \"%s\" AS t",
+		    col(n, table, "t", "bytes"), table);
 		break;
 	default:
-		sb_printf(&n->sql, " %s, NULL, NULL FROM \"%s\" AS t",
-		    col(n, table, "t", "syncType"), table);
+		sb_printf(&n->sql, " %s, NULL, NULL, NULL FROM \"%s\" AS"
+		    " t", col(n, table, "t", "syncType"), table);
 		break;
 	}
 	if ((st = prepare(n)) == NULL)
@@ -875,6 +883,8 @@ gpu_table(struct nsys *n, const char *table, enum cat cat)
 		}
 		if (column_i64(st, 5, &r.corr) == 0)
 			r.has |= H_CORR;
+		if (column_i64(st, 9, &r.bytes) == 0 && r.bytes >= 0)
+			r.has |= H_BYTES;
 		if (cat == C_KERNEL) {
 			if (row_name(st, 6, &sk, &r.name, &r.len) < 0)
 				continue;

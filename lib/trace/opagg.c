@@ -56,6 +56,8 @@ op_stat_merge(struct stat *d, const struct stat *s)
 	d->self += s->self;
 	d->gpu_self += s->gpu_self;
 	d->gpu_total += s->gpu_total;
+	d->bytes = s->bytes > INT64_MAX - d->bytes ? INT64_MAX :
+	    d->bytes + s->bytes;
 }
 
 /*

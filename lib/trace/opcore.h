@@ -49,6 +49,7 @@
 #define TOP_N		5	/* entries in the summaries' top lists */
 #define TOP_RT		10	/* runtime_call records a rank writes */
 #define TOP_CALLERS	3	/* runtime_caller records a slice gets */
+#define MAXORPHANS	65536	/* such calls a thread holds for its frames */
 #define PARTIAL_VERSION	1	/* of the op_partial records */
 #define MEMORY		(16 << 20)	/* bytes of events held, by default */
 #define MINSHARE	(16 << 20)	/* names' or threads' least share */
@@ -79,8 +80,8 @@ enum { G_COMP, G_COMM, G_MEMCPY, NGCLS };
  */
 enum {
 	L_GEMM, L_CONV, L_ATTN, L_KERNEL, L_MEMSET, L_COMM, L_MEMCPY,
-	L_WARMUP, L_SYNC, L_COPY, L_ALLOC, L_LAUNCH, L_RUNTIME, L_DATA, L_OPT,
-	L_FAMILY
+	L_WARMUP, L_PROFILER, L_SYNC, L_COPY, L_ALLOC, L_LAUNCH, L_RUNTIME,
+	L_DATA, L_OPT, L_FAMILY
 };
 #define L_GPU_END	L_WARMUP	/* the GPU's slices are those before */
 
@@ -140,6 +141,7 @@ struct names {
 struct stat {
 	int64_t	count, total, self, min, max;
 	int64_t	gpu_self, gpu_total;
+	int64_t	bytes;		/* a GPU copy's or memset's, as Kineto counts */
 };
 
 /* A pid or tid as the trace wrote it: a number's text or a string. */
@@ -507,6 +509,8 @@ struct nest {
 	size_t		 nrs, caprs;
 	struct pyopen	*ps;
 	size_t		 nps, capps;
+	struct rev	*orphan;	/* callers' calls outside any operator */
+	size_t		 norphan, caporphan;
 	struct seg	*seg;		/* built, not finished */
 	size_t		 nseg, capseg;
 	size_t		 next;		/* the next operator the runtime sees */
@@ -672,6 +676,7 @@ int	op_lslice_of(const struct oprank *r, const char *name, uint32_t *s);
 uint32_t	op_lslice_kernel(const struct oprank *r, uint32_t name,
 	    int memset);
 uint32_t	op_lslice_runtime(const char *s, int64_t dur);
+uint32_t	op_lslice_overhead(const char *s);
 uint32_t	op_lslice_mark(const struct oprank *r, uint32_t name);
 uint32_t	op_lslice_op(const struct oprank *r, uint32_t name);
 uint32_t	op_lslice_py(const struct oprank *r);

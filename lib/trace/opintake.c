@@ -185,13 +185,28 @@ str_is(const char *s, const char *a, const char *b)
 	return strcmp(s, a) == 0 || (b != NULL && strcmp(s, b) == 0);
 }
 
+/*
+ * The bytes of a GPU copy or memset, where the trace counts them; a sum
+ * past 64 bits stays at the most it can hold rather than wrap.
+ */
+static void
+add_bytes(struct stat *s, const struct jdoc *d, uint32_t node)
+{
+	int64_t v;
+
+	if (d->node[node].type != JT_NUMBER ||
+	    jnum_int64(jdoc_str(d, node), d->node[node].len, &v) < 0 || v < 0)
+		return;
+	s->bytes = v > INT64_MAX - s->bytes ? INT64_MAX : s->bytes + v;
+}
+
 static int
 on_event(struct oprank *r)
 {
 	const struct jdoc *d = r->doc;
 	struct trace *t = &r->t;
 	int name = -1, cat = -1, pid = -1, tid = -1, ts = -1, dur = -1;
-	int corr = -1, device = -1, cls, gcls = -1, memset = 0;
+	int corr = -1, device = -1, bytes = -1, cls, gcls = -1, memset = 0;
 	int dims = -1, types = -1, concrete = -1;
 	const char *k, *c, *s;
 	int64_t tsns, durns, cv = 0;
@@ -211,6 +226,10 @@ on_event(struct oprank *r)
 		case 'n':
 			if (strcmp(k, "name") == 0)
 				name = (int)i;
+			break;
+		case 'b':
+			if (strcmp(k, "bytes") == 0)
+				bytes = (int)i;
 			break;
 		case 'c':
 			if (strcmp(k, "cat") == 0)
@@ -266,6 +285,8 @@ on_event(struct oprank *r)
 	    str_is(c, "cuda_driver", "mtia_runtime") ||
 	    str_is(c, "xpu_runtime", "privateuse1_runtime"))
 		cls = -1;
+	else if (strcmp(c, "overhead") == 0)
+		cls = -2;
 	else
 		return 0;
 
@@ -306,6 +327,10 @@ on_event(struct oprank *r)
 	}
 	t->any = 1;
 
+	if (cls == -2) {
+		op_ledge(t, op_lslice_overhead(s), tsns, tsns + durns);
+		return 0;
+	}
 	if (cls == -1) {
 		slice = op_lslice_runtime(s, durns);
 		op_ledge(t, slice, tsns, tsns + durns);
@@ -336,6 +361,8 @@ on_event(struct oprank *r)
 		id = op_intern(&r->names, C_GPU, s, len);
 		op_agg_fit(&t->a, r->names.n);
 		op_stat_add(&t->a.st[id], durns, durns);
+		if (bytes >= 0)
+			add_bytes(&t->a.st[id], d, (uint32_t)bytes);
 		t->a.gpu_events++;
 		if (gcls == G_COMP)
 			gcls = r->names.v[id].gcls;

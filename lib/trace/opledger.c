@@ -17,8 +17,8 @@
 
 static const char *const fixed[L_FAMILY] = {
 	"gpu_gemm", "gpu_conv", "gpu_attention", "gpu_other", "gpu_memset",
-	"gpu_comm", "gpu_memcpy", "warm_up", "sync", "blocking_copy", "allocator",
-	"launch", "runtime_other", "data_loading", "optimizer"
+	"gpu_comm", "gpu_memcpy", "warm_up", "profiler", "sync", "blocking_copy",
+	"allocator", "launch", "runtime_other", "data_loading", "optimizer"
 };
 
 /* A window to cut: its step (-1: none) and bounds in the trace's time. */
@@ -205,6 +205,23 @@ op_lslice_runtime(const char *s, int64_t dur)
 	if (dur >= WARMUP_CALL)
 		return L_WARMUP;
 	return strstr(s, "Launch") != NULL ? L_LAUNCH : L_RUNTIME;
+}
+
+/*
+ * CUPTI's overhead records (Kineto's "overhead" events, named by
+ * overheadKindString()): loading a module or compiling a kernel on first
+ * use is warm-up; the rest (buffer requests and flushes, instrumentation)
+ * is the profiler's own time, which an unprofiled run does not pay.
+ */
+uint32_t
+op_lslice_overhead(const char *s)
+{
+	static const char *const first_use[] = {
+		"Driver Compiler", "Runtime Triggered Module Loading",
+		"Lazy Function Loading", NULL
+	};
+
+	return any_of(s, first_use) ? L_WARMUP : L_PROFILER;
 }
 
 /* An operator or annotation that marks data loading or the optimizer. */

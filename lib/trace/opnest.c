@@ -153,6 +153,7 @@ op_nest_free(struct nest *nb)
 	free(nb->stack);
 	free(nb->rs);
 	free(nb->ps);
+	free(nb->orphan);
 	free(nb->seg);
 	spillcur_free(&nb->oc);
 	spillcur_free(&nb->pc);
@@ -265,6 +266,32 @@ add_caller(struct oprank *r, struct agg *a, const struct rev *c,
 	    &(struct rtsum){ 1, c->dur, c->dur });
 }
 
+/* A frame of PyTorch's own code or a built-in, which the user did not write. */
+static int
+torch_frame(const char *s)
+{
+	const char *p = strstr(s, "torch/");
+
+	return op_prefix(s, "<built-in") ||
+	    (p != NULL && (p == s || p[-1] == '/'));
+}
+
+/*
+ * Of the Python frames open at a call, the innermost one of the user's
+ * code, else the innermost: torch.cuda.synchronize() is issued by the
+ * line that calls it, not by its own frame.  NULL when none is open.
+ */
+static const struct name *
+frame_caller(const struct oprank *r, const struct nest *nb)
+{
+	size_t i;
+
+	for (i = nb->nps; i > 0; i--)
+		if (!torch_frame(r->names.v[nb->ps[i - 1].name].s))
+			return &r->names.v[nb->ps[i - 1].name];
+	return nb->nps > 0 ? &r->names.v[nb->ps[nb->nps - 1].name] : NULL;
+}
+
 /*
  * Runtime calls in time order to the innermost operator open at their
  * start: every call before until, or all when last.  Then finishes the
@@ -306,9 +333,16 @@ nest_runtime(struct oprank *r, struct nest *nb, int bwd, int64_t until,
 		while (nb->nrs > 0 && (nb->rs[nb->nrs - 1].end < c->ts ||
 		    nb->rs[nb->nrs - 1].i < nb->off))
 			nb->nrs--;
-		if (c->slice != NO_CALLER)
-			add_caller(r, a, c, nb->nrs > 0 ?
-			    &nm[v[nb->rs[nb->nrs - 1].i - nb->off].name] : NULL);
+		if (c->slice != NO_CALLER && nb->nrs > 0)
+			add_caller(r, a, c,
+			    &nm[v[nb->rs[nb->nrs - 1].i - nb->off].name]);
+		else if (c->slice != NO_CALLER && nb->norphan < MAXORPHANS) {
+			/* To the Python frame open then, in op_nest_py(). */
+			nb->orphan = op_grow(nb->orphan, &nb->caporphan,
+			    nb->norphan, sizeof(*nb->orphan));
+			nb->orphan[nb->norphan++] = *c;
+		} else if (c->slice != NO_CALLER)
+			add_caller(r, a, c, NULL);
 		if (c->end == INT64_MIN)
 			continue;
 		if (nb->nrs > 0) {
@@ -532,6 +566,7 @@ op_nest_py(struct oprank *r, struct nest *nb, const struct thr *th)
 	const struct cev *e;
 	struct pyopen *f;
 	int64_t s, en;
+	size_t o = 0;
 
 	nb->nps = 0;
 	for (;; nb->py = spill_next(&nb->pc)) {
@@ -539,6 +574,16 @@ op_nest_py(struct oprank *r, struct nest *nb, const struct thr *th)
 			e = NULL;
 		s = e != NULL ? e->ts : 0;
 		en = e != NULL ? e->ts + e->dur : 0;
+		for (; o < nb->norphan && (e == NULL || nb->orphan[o].ts < s);
+		    o++) {
+			while (nb->nps > 0 &&
+			    nb->ps[nb->nps - 1].end <= nb->orphan[o].ts) {
+				f = &nb->ps[--nb->nps];
+				op_stat_add(&a->st[f->name], f->d,
+				    (f->dur - f->childsum) / 1000);
+			}
+			add_caller(r, a, &nb->orphan[o], frame_caller(r, nb));
+		}
 		while (nb->nps > 0 && (e == NULL ||
 		    s >= nb->ps[nb->nps - 1].end ||
 		    en > nb->ps[nb->nps - 1].end)) {
@@ -554,4 +599,5 @@ op_nest_py(struct oprank *r, struct nest *nb, const struct thr *th)
 		nb->ps[nb->nps++] = (struct pyopen){ en, e->dur, 0,
 		    us_end(e) - us_start(e), e->name };
 	}
+	nb->norphan = 0;
 }

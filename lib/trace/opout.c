@@ -606,6 +606,11 @@ op_put_kernels(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_us(w, s->max);
 		jw_key(w, "pct");
 		jw_double(w, pct(s->total, total));
+		/* In a phase, st holds the calls of every phase. */
+		if (r->phase == PH_NONE && s->bytes > 0) {
+			jw_key(w, "bytes");
+			jw_int(w, s->bytes);
+		}
 		jw_end(w);
 	}
 	free(it);

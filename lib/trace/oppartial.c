@@ -52,6 +52,10 @@ put_stat(struct jw *w, const struct stat *s)
 	jw_int(w, s->gpu_self);
 	jw_key(w, "gpu_total");
 	jw_int(w, s->gpu_total);
+	if (s->bytes != 0) {
+		jw_key(w, "bytes");
+		jw_int(w, s->bytes);
+	}
 }
 
 static void
@@ -381,8 +385,13 @@ get_stat(struct oprank *r, uint32_t obj, struct stat *s)
 	    get_num(r, obj, "gpu_self", &s->gpu_self) < 0 ||
 	    get_num(r, obj, "gpu_total", &s->gpu_total) < 0)
 		return -1;
-	if (s->count < 0)
-		return jdoc_error(r->file, r->doc, obj, "negative \"count\"");
+	s->bytes = 0;
+	if (jdoc_get(r->doc, obj, "bytes") >= 0 &&
+	    get_num(r, obj, "bytes", &s->bytes) < 0)
+		return -1;
+	if (s->count < 0 || s->bytes < 0)
+		return jdoc_error(r->file, r->doc, obj, "negative \"%s\"",
+		    s->count < 0 ? "count" : "bytes");
 	return 0;
 }
 
@@ -601,6 +610,10 @@ partial_record(struct oprank *r, const char *kind)
 		op_devsum_add(op_devsum_get(a, &ds.dev), &ds);
 		return 0;
 	}
+	/* Runtime calls and their callers are detail, as shapes are. */
+	if (r->light && !r->pass2 && (strcmp(kind, "op_partial_caller") == 0 ||
+	    strcmp(kind, "op_partial_runtime") == 0))
+		return 0;
 	if (strcmp(kind, "op_partial_caller") == 0) {
 		if (jdoc_get_str(d, 0, "slice", &slice, NULL) < 0 ||
 		    jdoc_get_str(d, 0, "class", &cls, NULL) < 0 ||
