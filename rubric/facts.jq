@@ -317,7 +317,7 @@ def facts:
           (if $has_steps then "step time" else "the traced window" end)
         elif $ledger.window == "iteration" then
           (if $ledger.windows == 1 then "the iteration" else "the iterations" end)
-          + " (inferred from " + $ledger.inferred_from + ")"
+          + " inferred from the " + $ledger.inferred_from + " calls"
         elif $ledger.window != "step" then "the traced window"
         elif $ledger.windows == 1 then "the step" else "the steps" end),
       gpu_idle_clause: (if $ledger.gpu_busy != null then ", while no GPU work runs" else "" end),

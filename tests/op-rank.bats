@@ -169,6 +169,37 @@ END
 	assert_output - <"$BATS_TEST_TMPDIR/whole"
 }
 
+@test "ledger: without steps or boundary labels, iterations from the outermost module calls" {
+	# TraceLens's ROCm layer test runs its Net three times (the first with
+	# every kernel's first launch), each call followed by MSELoss, which
+	# takes less time: two iterations between the three Net_0 calls.
+	local t="$FIXTURES/tl_normalization_layer_test.json.gz"
+	run -0 bash -o pipefail -c "tr-extract '$t' | jq -r 'select(.cat == \"python_function\"
+	    and (.name == \"nn.Module: Net_0\" or .name == \"nn.Module: MSELoss_0\")) | .name' |
+	    sort | uniq -c | awk '{ print \$1 }' | paste -sd' '"
+	assert_output '3 3'
+	run -0 bats_pipe tr-extract "$t" \| op-rank \| jq -c \
+	    'select(.kind == "ledger" or .kind == "ledger_total") |
+	    [.window, .inferred_from, .iteration, .windows,
+	    (.wall * 1000 | round) == ([.slices[].time * 1000 | round] | add)]'
+	assert_output - <<'END'
+["iteration","outermost nn.Module",0,null,true]
+["iteration","outermost nn.Module",1,null,true]
+["iteration","outermost nn.Module",null,2,true]
+END
+	# The iterations start where the Net_0 calls do, on the trace's time.
+	run -0 bash -o pipefail -c "tr-extract '$t' | jq -r 'select(.name == \"nn.Module: Net_0\")
+	    | .ts' | head -2 | paste -sd' '"
+	local starts=$output
+	run -0 bash -o pipefail -c "tr-extract '$t' | op-rank |
+	    jq -r 'select(.kind == \"ledger\") | .ts' | paste -sd' '"
+	assert_output "$starts"
+	tr-extract "$t" | op-rank | grep '"ledger' >"$BATS_TEST_TMPDIR/whole"
+	run -0 bats_pipe tr-extract "$t" \| op-rank --partial \| \
+	    op-rank --merge \| grep '"ledger'
+	assert_output - <"$BATS_TEST_TMPDIR/whole"
+}
+
 @test "a GPU architecture table with a bad row exits 2" {
 	mkdir "$BATS_TEST_TMPDIR/r"
 	cp "$TOP"/rubric/*.tsv "$BATS_TEST_TMPDIR/r/"

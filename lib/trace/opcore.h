@@ -229,13 +229,18 @@ struct lwin {
 
 /*
  * Without steps, iterations are inferred from a call that starts each:
- * the DataLoader's __next__, else the optimizer's step.
+ * the DataLoader's __next__, else the optimizer's step, else a module's
+ * call that no other module's encloses (of the thread and module that
+ * hold the most time in such calls).
  */
-enum { B_DATA, B_OPT, NBOUND, B_NONE = NBOUND };
+enum { B_DATA, B_OPT, B_MOD, NBOUND, B_NONE = NBOUND };
 extern const char *const op_boundname[NBOUND];
 struct bound {
 	int64_t		ts;
 	int		kind;
+	uint32_t	name;		/* B_MOD: the module's frame */
+	uint64_t	thr;		/* B_MOD: its thread */
+	int64_t		dur;		/* B_MOD */
 };
 
 struct lslice {
@@ -479,6 +484,7 @@ struct pyopen {
 	int64_t		end, dur, childsum;	/* ns */
 	int64_t		d;			/* truncated µs */
 	uint32_t	name;
+	int		module;			/* an "nn.Module: " frame */
 };
 
 /* A whole call tree in the window: events lo..hi of the thread. */
@@ -509,6 +515,7 @@ struct nest {
 	size_t		 nrs, caprs;
 	struct pyopen	*ps;
 	size_t		 nps, capps;
+	size_t		 nmodules;	/* module frames among ps */
 	struct rev	*orphan;	/* callers' calls outside any operator */
 	size_t		 norphan, caporphan;
 	struct seg	*seg;		/* built, not finished */

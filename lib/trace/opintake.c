@@ -432,7 +432,7 @@ on_event(struct oprank *r)
 		s = "ProfilerStep*";
 		len = strlen(s);
 	} else if (cls == C_ANN && (b = op_bound_of(s)) != B_NONE) {
-		spill_add(&t->bounds, &(struct bound){ tsns, b });
+		spill_add(&t->bounds, &(struct bound){ tsns, b, 0, 0, 0 });
 		t->nbound[b]++;
 	}
 	t->a.cpu_events++;

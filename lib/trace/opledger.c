@@ -28,7 +28,7 @@ struct cut {
 };
 
 const char *const op_boundname[NBOUND] = {
-	"DataLoader.__next__", "Optimizer.step"
+	"DataLoader.__next__", "Optimizer.step", "outermost nn.Module"
 };
 
 /*
@@ -56,7 +56,11 @@ op_cmpbound(const void *a, const void *b)
 
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
-	return (x->ts > y->ts) - (x->ts < y->ts);
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->thr != y->thr)
+		return x->thr < y->thr ? -1 : 1;
+	return (x->name > y->name) - (x->name < y->name);
 }
 
 size_t
@@ -276,6 +280,54 @@ flush(struct agg *a, const struct cut *c, int64_t *acc, size_t n)
 	}
 }
 
+/* A module call's key among the outermost ones: its thread and name. */
+struct modkey {
+	uint64_t	thr;
+	uint32_t	name;
+};
+
+/*
+ * Of the outermost module calls, the thread and module that hold the most
+ * time in two or more calls (ties: the first key): the model that a loop
+ * calls once an iteration.  0 when none is called twice.
+ */
+static int
+busiest_module(struct trace *t, struct modkey *best)
+{
+	struct strmap calls = { 0 };
+	struct spillcur bc;
+	const struct bound *b;
+	struct strent **ent, *e;
+	struct modkey k;
+	int64_t *sum, top = -1;
+	size_t i;
+
+	spill_open(&bc, &t->bounds);
+	while ((b = spill_next(&bc)) != NULL) {
+		if (b->kind != B_MOD)
+			continue;
+		memset(&k, 0, sizeof(k));
+		k.thr = b->thr;
+		k.name = b->name;
+		e = strmap_put(&calls, (const char *)&k, sizeof(k));
+		if (e->val == NULL)
+			e->val = xcalloc(1, sizeof(int64_t));
+		e->n++;
+		sum = e->val;
+		*sum = b->dur > INT64_MAX - *sum ? INT64_MAX : *sum + b->dur;
+	}
+	spillcur_free(&bc);
+	ent = strmap_sorted(&calls);
+	for (i = 0; i < calls.count; i++)
+		if (ent[i]->n >= 2 && *(int64_t *)ent[i]->val > top) {
+			top = *(int64_t *)ent[i]->val;
+			memcpy(best, ent[i]->key, sizeof(*best));
+		}
+	free(ent);
+	strmap_free(&calls, free);
+	return top >= 0;
+}
+
 /*
  * Without steps, iterations from one boundary call's start to the next's,
  * of the first kind with two or more: the time before the first and after
@@ -286,18 +338,21 @@ iterations(struct trace *t, struct cut **w)
 {
 	struct spillcur bc;
 	const struct bound *b;
+	struct modkey mod = { 0, 0 };
 	int64_t prev = INT64_MIN;
 	size_t m = 0;
 	int k;
 
-	for (k = 0; k < NBOUND && t->nbound[k] < 2; k++)
+	for (k = 0; k < NBOUND && (t->nbound[k] < 2 ||
+	    (k == B_MOD && !busiest_module(t, &mod))); k++)
 		;
 	if (k == NBOUND)
 		return 0;
 	*w = xreallocarray(*w, t->nbound[k], sizeof(**w));
 	spill_open(&bc, &t->bounds);
 	while ((b = spill_next(&bc)) != NULL) {
-		if (b->kind != k)
+		if (b->kind != k || (k == B_MOD && (b->thr != mod.thr ||
+		    b->name != mod.name)))
 			continue;
 		if (prev != INT64_MIN && b->ts > prev) {
 			(*w)[m] = (struct cut){ (int64_t)m, prev, b->ts, k };

@@ -559,16 +559,26 @@ op_nest_cpu(struct oprank *r, struct nest *nb, const struct thr *th)
  * truncated µs a callee can end after its caller and leave it a self time
  * below zero.
  */
+/* The innermost open frame ends: its time to its name. */
+static void
+py_pop(struct agg *a, struct nest *nb)
+{
+	const struct pyopen *f = &nb->ps[--nb->nps];
+
+	op_stat_add(&a->st[f->name], f->d, (f->dur - f->childsum) / 1000);
+	nb->nmodules -= (size_t)f->module;
+}
+
 void
 op_nest_py(struct oprank *r, struct nest *nb, const struct thr *th)
 {
 	struct agg *a = &r->t.a;
 	const struct cev *e;
-	struct pyopen *f;
 	int64_t s, en;
 	size_t o = 0;
+	int module;
 
-	nb->nps = 0;
+	nb->nps = nb->nmodules = 0;
 	for (;; nb->py = spill_next(&nb->pc)) {
 		if ((e = nb->py) != NULL && e->thr != th->id)
 			e = NULL;
@@ -577,27 +587,28 @@ op_nest_py(struct oprank *r, struct nest *nb, const struct thr *th)
 		for (; o < nb->norphan && (e == NULL || nb->orphan[o].ts < s);
 		    o++) {
 			while (nb->nps > 0 &&
-			    nb->ps[nb->nps - 1].end <= nb->orphan[o].ts) {
-				f = &nb->ps[--nb->nps];
-				op_stat_add(&a->st[f->name], f->d,
-				    (f->dur - f->childsum) / 1000);
-			}
+			    nb->ps[nb->nps - 1].end <= nb->orphan[o].ts)
+				py_pop(a, nb);
 			add_caller(r, a, &nb->orphan[o], frame_caller(r, nb));
 		}
 		while (nb->nps > 0 && (e == NULL ||
 		    s >= nb->ps[nb->nps - 1].end ||
-		    en > nb->ps[nb->nps - 1].end)) {
-			f = &nb->ps[--nb->nps];
-			op_stat_add(&a->st[f->name], f->d,
-			    (f->dur - f->childsum) / 1000);
-		}
+		    en > nb->ps[nb->nps - 1].end))
+			py_pop(a, nb);
 		if (e == NULL)
 			break;
 		if (nb->nps > 0)
 			nb->ps[nb->nps - 1].childsum += e->dur;
+		module = op_prefix(r->names.v[e->name].s, "nn.Module: ");
+		if (module && nb->nmodules == 0) {
+			spill_add(&r->t.bounds, &(struct bound){ e->ts, B_MOD,
+			    e->name, th->id, e->dur });
+			r->t.nbound[B_MOD]++;
+		}
+		nb->nmodules += (size_t)module;
 		nb->ps = op_grow(nb->ps, &nb->capps, nb->nps, sizeof(*nb->ps));
 		nb->ps[nb->nps++] = (struct pyopen){ en, e->dur, 0,
-		    us_end(e) - us_start(e), e->name };
+		    us_end(e) - us_start(e), e->name, module };
 	}
 	nb->norphan = 0;
 }
