@@ -55,7 +55,7 @@ def rank_rows:
   recs("rank_summary") | map(select(.rank != null)) | unique_by(.rank)
   | map({rank, steps: (.steps // 0), mean_step, max_step, cpu_busy,
          gpu_busy, computation, exposed_comm, idle, operator,
-         slower_operator});
+         slower_operator, collective});
 
 # A rank slower than the median rank by STRAGGLER_RATIO or more, with
 # where its extra time goes against that median rank.
@@ -177,6 +177,44 @@ def comm_kind:
     elif ($n | endswith("::send") or endswith("::recv") or endswith(":send") or endswith(":recv")) then "send_recv"
     else null end;
 
+def median_of: sort | if length == 0 then null
+  elif length % 2 == 1 then .[length / 2 | floor]
+  else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+
+# The rank the others wait for at their collectives.  Each rank's wait is
+# its collective's span where the backend runs on the CPU (gloo:
+# rank_summary's collective), else its exposed communication: every rank
+# waits there for the last to arrive, so the one that spends least there
+# arrives last.  It is late when the others' median extra wait a step is
+# LATE_SHARE or more of their median step, whatever the mean steps say (in
+# synchronous training every rank's step lasts as long as the late one's).
+# Where its extra time goes: the ledger slice (op-rank's ledger_total per
+# rank, per window) furthest above the median of the others, waits aside.
+def late_share: 0.05;
+def late_rank($rows):
+  ($rows | map(select(.steps > 0 and .mean_step != null)
+     | . + {wait: (.collective.total // .exposed_comm)} | select(.wait != null))) as $w
+  | if ($w | length) < 2 then null
+    else ($w | min_by([.wait, .rank])) as $late
+    | ($w | map(select(.rank != $late.rank))) as $others
+    | ($others | map((.wait - $late.wait) / .steps) | median_of) as $wait
+    | ($others | map(.mean_step) | median_of) as $step
+    | if $step <= 0 or $wait < late_share * $step then null
+      else (recs("ledger_total") | map(select(.rank != null and .windows > 0)
+              | {rank, by: (.windows as $n | .slices | map({key: .slice, value: (.time / $n)}) | from_entries)})) as $led
+        | ($led | map(select(.rank == $late.rank)) | .[0].by) as $mine
+        | ($led | map(select(.rank != $late.rank)) | map(.by)) as $theirs
+        | {rank: $late.rank, collective: ($late.collective.name // null),
+           wait_per_step: $wait, median_step: $step, share: ($wait / $step),
+           ranks: ($w | length), late_wait: ($late.wait / $late.steps),
+           extra: (if $mine == null or ($theirs | length) == 0 then null
+             else [$mine | keys[] | select(. != "cpu:communication" and . != "gpu_comm")
+                   | . as $k | {slice: $k, per_step: ($mine[$k] - ([$theirs[] | .[$k] // 0] | median_of))}]
+               | map(select(.per_step > 0)) | max_by(.per_step)
+               | if . == null then null else . + {label: (.slice | slice_label)} end end)}
+      end
+    end;
+
 def facts:
   primary_rank as $r
   | (recs("memory_summary") | map(select(.scope == "all")) | .[0]) as $mem
@@ -224,6 +262,7 @@ def facts:
       ranks: (if ($ranks | length) > 1 then $ranks else null end),
       nranks: ($ranks | length),
       straggler: straggler($ranks),
+      late_rank: late_rank($ranks),
       ops: $ops,
       kernels: (recs("kernel") | of_rank($r)),
       families: $families,
@@ -450,6 +489,7 @@ def facts:
       + (if .has_iterations then ["data_loading"] else [] end)
       + (if .has_iterations and .optimizer_impl != "fused" then ["optimizer"] else [] end)
       + (if .launch_bound then ["launch"] else [] end)
+      + (if .late_rank != null then ["cpu:communication", "gpu_comm"] else [] end)
       + (if .many_tiny_ops then [.ledger.slices[] | .slice | select(startswith("cpu:"))]
          elif .dtype_conversion then ["cpu:data movement"] else [] end));
 

@@ -74,8 +74,15 @@ def md_ranks($f):
           (if .operator == null then ""
            else (.operator.name | clip(40)) + " " + (if .operator.diff >= 0 then "+" else "" end)
              + (.operator.diff | us) end)]])
-    + (if $f.straggler == null
-       then "\nNo straggler: no rank's mean step is \(straggler_ratio * 100 - 100 | dec(0)) % or more above the median rank's.\n"
+    + (if $f.straggler == null and $f.late_rank != null
+       then $f.late_rank as $l
+         | "\n**Late rank: rank \($l.rank)**: the other ranks wait \($l.wait_per_step | us) a step longer than it in "
+           + (if $l.collective != null then ($l.collective | clip(60) | md) else "exposed communication" end)
+           + " (their median), \($l.share | pct) of their median step; equal mean steps hide it."
+           + (if $l.extra != null then " Its extra time is in " + ($l.extra.label | md) + ", "
+              + ($l.extra.per_step | us) + " a step above the median of the others." else "" end) + "\n"
+       elif $f.straggler == null
+       then "\nNo straggler: no rank's mean step is \(straggler_ratio * 100 - 100 | dec(0)) % or more above the median rank's, and no rank keeps the others waiting at the collectives \(late_share * 100 | dec(0)) % of their step.\n"
        else $f.straggler as $s
          | "\n**Straggler: rank \($s.rank)**, mean step \($s.mean_step | us), "
            + ($s.ratio | dec(2)) + "× the median rank's (rank \($s.median_rank), \($s.median_step | us)). "
@@ -420,6 +427,7 @@ def json_report:
                       elif $f.steps != null then "rank" else null end)},
       ranks: $f.ranks,
       straggler: $f.straggler,
+      late_rank: $f.late_rank,
       data_quality: [$f.warnings[] | nokind],
       summary: {
         memory: (if $f.memory == null then null

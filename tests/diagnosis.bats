@@ -243,10 +243,49 @@ dlrm() {
 	assert_output '["step_time",true]'
 }
 
-@test "diagnosis: ranks alike have no straggler" {
+@test "diagnosis: ranks alike have no straggler and no late rank" {
+	# Four gloo ranks recorded here, every one alike.
+	local c=$TOP/fixtures/rubric-apply/cases/late-rank.quiet.ndjson
+	run -0 bats_pipe rubric-apply "$c" \| jq -r 'select(.kind == "finding") | .rule'
+	refute_output --partial straggler
+	refute_output --partial late-rank
+	run -0 report-md "$c"
+	assert_output --partial 'No straggler: no rank'
+	# Mean steps made alike on DLRM's eight ranks: rank 7 still spends
+	# least in exposed communication, the others wait for it.
 	run -0 bats_pipe rubric-apply "$TOP/fixtures/rubric-apply/cases/straggler.quiet.ndjson" \| \
 	    jq -r 'select(.kind == "finding") | .rule'
 	refute_output --partial straggler
 	run -0 report-md "$TOP/fixtures/rubric-apply/cases/straggler.quiet.ndjson"
-	assert_output --partial 'No straggler: no rank'
+	assert_output --partial '**Late rank: rank 7**'
+}
+
+@test "diagnosis: equal mean steps, one rank late to the collectives: it is named, with its cause" {
+	# Four gloo ranks recorded here: rank 1 sleeps 20 ms a step (a host
+	# stall), or rank 2 multiplies more (20 ms of extra compute); every
+	# rank's mean step is within 10 % of the others'.
+	local d=$TOP/fixtures/rubric-apply/cases
+	run -0 bats_pipe rubric-apply "$d/late-rank.fire.ndjson" \| jq -c \
+	    'select(.kind == "finding") | select(.place == 1) | [.rule, .evidence.rank,
+	    .evidence.collective, .evidence.extra_slice.slice,
+	    (.evidence.wait_per_step_us > 18000 and .evidence.wait_per_step_us < 22000),
+	    (.evidence.extra_slice.per_step > 18000 and .evidence.extra_slice.per_step < 22000)]'
+	assert_output '["late-rank",1,"gloo:all_reduce","untraced",true,true]'
+	run -0 bats_pipe rubric-apply "$d/late-rank.fire.ndjson" \| jq -r \
+	    'select(.rule == "late-rank") | .cause'
+	assert_output --partial 'A host stall on that rank'
+	run -0 bats_pipe rubric-apply "$d/late-rank.fire-compute.ndjson" \| jq -c \
+	    'select(.kind == "finding") | select(.place == 1) | [.rule, .evidence.rank,
+	    .evidence.extra_slice.slice,
+	    (.evidence.wait_per_step_us > 18000 and .evidence.wait_per_step_us < 22000)]'
+	assert_output '["late-rank",2,"cpu:matmul/linear",true]'
+	run -0 bats_pipe rubric-apply "$d/late-rank.fire-compute.ndjson" \| jq -r \
+	    'select(.rule == "late-rank") | .cause'
+	assert_output --partial 'Extra compute on that rank'
+	# Mean steps alike: no rank is 20 % slower than the median rank's.
+	run -0 jq -s '[.[] | select(.kind == "rank_summary") | .mean_step]
+	    | (max / min) < 1.2' "$d/late-rank.fire.ndjson"
+	assert_output true
+	run -0 report-md "$d/late-rank.fire.ndjson"
+	assert_output --partial '**Late rank: rank 1**: the other ranks wait'
 }

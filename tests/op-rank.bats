@@ -200,6 +200,44 @@ END
 	assert_output - <"$BATS_TEST_TMPDIR/whole"
 }
 
+@test "rank_summary: each CPU rank's time in its collective, the late rank's least" {
+	# Four gloo ranks recorded here (ddp_ranks.py stall): rank 1 sleeps
+	# 20 ms a step before its forward, so it waits least in all_reduce.
+	local f=("$FIXTURES"/ddp_stall_rank[0-3].json.gz)
+	run -0 bats_pipe tr-extract "${f[@]}" \| op-rank \| jq -c \
+	    'select(.kind == "rank_summary") | [.rank, .collective.name]'
+	assert_output - <<'END'
+[0,"gloo:all_reduce"]
+[1,"gloo:all_reduce"]
+[2,"gloo:all_reduce"]
+[3,"gloo:all_reduce"]
+END
+	# Each total is the rank's gloo:all_reduce events' time, from the trace.
+	for r in 0 1 2 3; do
+		run -0 bash -o pipefail -c "zcat '${f[$r]}' | jq '[.[] | select(.name ==
+		    \"gloo:all_reduce\") | .dur] | add'"
+		local want=$output
+		run -0 bash -o pipefail -c "tr-extract ${f[*]} | op-rank |
+		    jq 'select(.kind == \"rank_summary\" and .rank == $r) | .collective.total'"
+		assert_output "$want"
+	done
+	run -0 bash -o pipefail -c "tr-extract ${f[*]} | op-rank | jq -sc 'map(select(
+	    .kind == \"rank_summary\")) | min_by(.collective.total) | .rank'"
+	assert_output 1
+	# Merged from one partial a rank, the same records.
+	tr-extract "${f[@]}" | op-rank | grep '"rank_summary"' >"$BATS_TEST_TMPDIR/one"
+	for r in 0 1 2 3; do
+		tr-extract "${f[$r]}" | op-rank --partial >"$BATS_TEST_TMPDIR/p$r"
+	done
+	run -0 bats_pipe op-rank --merge "$BATS_TEST_TMPDIR"/p[0-3] \| grep '"rank_summary"'
+	assert_output - <"$BATS_TEST_TMPDIR/one"
+	# GPU ranks wait in their kernels: no collective there.
+	run -0 bats_pipe tr-extract "$FIXTURES/sampled_rank-0.json.gz" \
+	    "$FIXTURES/sampled_rank-1.json.gz" \| op-rank \| \
+	    jq -c 'select(.kind == "rank_summary") | has("collective")'
+	assert_output $'false\nfalse'
+}
+
 @test "a GPU architecture table with a bad row exits 2" {
 	mkdir "$BATS_TEST_TMPDIR/r"
 	cp "$TOP"/rubric/*.tsv "$BATS_TEST_TMPDIR/r/"

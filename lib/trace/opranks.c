@@ -17,6 +17,7 @@ static void	put_op_ranks(struct oprank *, struct jw *);
 static void	put_detail(struct oprank *, struct jw *, struct agg *);
 static void	put_rank_summaries(struct oprank *, struct jw *);
 static void	put_wall_steps(struct oprank *, struct jw *);
+static size_t	collective_of(const struct oprank *, const double *);
 
 /* Per op across ranks: the spread of the key and the slowest rank. */
 static void
@@ -181,7 +182,7 @@ offmed_better(const struct oprank *r, const struct offmed *best, size_t id,
 static void
 put_rank_summaries(struct oprank *r, struct jw *w)
 {
-	size_t nn = r->names.n, i, j, m;
+	size_t nn = r->names.n, i, j, m, coll;
 	double *med = xreallocarray(NULL, nn + 1, sizeof(*med));
 	int64_t *v = xreallocarray(NULL, r->nranks + 1, sizeof(*v)), *durs;
 	struct strent **ent;
@@ -197,6 +198,7 @@ put_rank_summaries(struct oprank *r, struct jw *w)
 		xqsort(v, m, sizeof(*v), op_cmpi64);
 		med[i] = m == 0 ? 0 : op_median(v, m);
 	}
+	coll = collective_of(r, med);
 	for (j = 0; j < r->nranks; j++) {
 		const struct agg *a = r->ranks[j];
 		struct devsum g;
@@ -260,10 +262,41 @@ put_rank_summaries(struct oprank *r, struct jw *w)
 		}
 		put_offmed(r, w, JW_KEY("operator"), a, &off, med);
 		put_offmed(r, w, JW_KEY("slower_operator"), a, &slower, med);
+		if (coll != SIZE_MAX && a->devs.count == 0 &&
+		    op_rank_total(r, a, coll) != ABSENT) {
+			jw_key(w, "collective");
+			jw_begin_object(w);
+			jw_key(w, "name");
+			jw_cstring(w, r->names.v[coll].s);
+			jw_key(w, "total");
+			jw_int(w, op_rank_total(r, a, coll));
+			jw_end_object(w);
+		}
 		jw_end(w);
 	}
 	free(med);
 	free(v);
+}
+
+/*
+ * The communication operator with the most time at the median rank (ties:
+ * the first name): on a CPU backend such as gloo, a collective's span is
+ * each rank's wait for the last to arrive and the transfer, so the rank
+ * that arrives last spends the least in it.  SIZE_MAX: none.
+ */
+static size_t
+collective_of(const struct oprank *r, const double *med)
+{
+	size_t i, best = SIZE_MAX;
+
+	for (i = 0; i < r->names.n; i++)
+		if (r->names.v[i].cls == C_OP &&
+		    r->names.v[i].family == r->names.famcomm && med[i] > 0 &&
+		    (best == SIZE_MAX || med[i] > med[best] ||
+		    (med[i] == med[best] &&
+		    strcmp(r->names.v[i].s, r->names.v[best].s) < 0)))
+			best = i;
+	return best;
 }
 
 struct wstep {
