@@ -181,32 +181,33 @@ def median_of: sort | if length == 0 then null
   elif length % 2 == 1 then .[length / 2 | floor]
   else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 
-# The rank the others wait for at their collectives.  Each rank's wait is
-# its collective's span where the backend runs on the CPU (gloo:
-# rank_summary's collective), else its exposed communication: every rank
-# waits there for the last to arrive, so the one that spends least there
-# arrives last.  It is late when the others' median extra wait a step is
+# The rank the others wait for at their collectives, where the backend
+# runs them on the CPU (gloo; op-rank's rank_summary collective): matched
+# call by call across ranks, each instance's last rank to arrive is the one
+# that spends least in it, and the others wait past it.  A rank is late
+# when it is last at most instances and the others' median wait a step is
 # LATE_SHARE or more of their median step, whatever the mean steps say (in
 # synchronous training every rank's step lasts as long as the late one's).
 # Where its extra time goes: the ledger slice (op-rank's ledger_total per
 # rank, per window) furthest above the median of the others, waits aside.
 def late_share: 0.05;
 def late_rank($rows):
-  ($rows | map(select(.steps > 0 and .mean_step != null)
-     | . + {wait: (.collective.total // .exposed_comm)} | select(.wait != null))) as $w
+  ($rows | map(select(.steps > 0 and .mean_step != null and .collective.instances > 0))) as $w
   | if ($w | length) < 2 then null
-    else ($w | min_by([.wait, .rank])) as $late
+    else ($w | max_by([.collective.last_at, -.rank])) as $late
     | ($w | map(select(.rank != $late.rank))) as $others
-    | ($others | map((.wait - $late.wait) / .steps) | median_of) as $wait
+    | ($others | map(.collective.waited / .steps) | median_of) as $wait
     | ($others | map(.mean_step) | median_of) as $step
-    | if $step <= 0 or $wait < late_share * $step then null
+    | if $late.collective.last_at * 2 <= $late.collective.instances
+        or $step <= 0 or $wait < late_share * $step then null
       else (recs("ledger_total") | map(select(.rank != null and .windows > 0)
               | {rank, by: (.windows as $n | .slices | map({key: .slice, value: (.time / $n)}) | from_entries)})) as $led
         | ($led | map(select(.rank == $late.rank)) | .[0].by) as $mine
         | ($led | map(select(.rank != $late.rank)) | map(.by)) as $theirs
-        | {rank: $late.rank, collective: ($late.collective.name // null),
+        | {rank: $late.rank, collective: $late.collective.name,
+           last_at: $late.collective.last_at, instances: $late.collective.instances,
            wait_per_step: $wait, median_step: $step, share: ($wait / $step),
-           ranks: ($w | length), late_wait: ($late.wait / $late.steps),
+           ranks: ($w | length),
            extra: (if $mine == null or ($theirs | length) == 0 then null
              else [$mine | keys[] | select(. != "cpu:communication" and . != "gpu_comm")
                    | . as $k | {slice: $k, per_step: ($mine[$k] - ([$theirs[] | .[$k] // 0] | median_of))}]

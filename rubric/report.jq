@@ -76,9 +76,9 @@ def md_ranks($f):
              + (.operator.diff | us) end)]])
     + (if $f.straggler == null and $f.late_rank != null
        then $f.late_rank as $l
-         | "\n**Late rank: rank \($l.rank)**: the other ranks wait \($l.wait_per_step | us) a step longer than it in "
-           + (if $l.collective != null then ($l.collective | clip(60) | md) else "exposed communication" end)
-           + " (their median), \($l.share | pct) of their median step; equal mean steps hide it."
+         | "\n**Late rank: rank \($l.rank)**, last at \($l.last_at) of \($l.instances) "
+           + ($l.collective | clip(60) | md)
+           + " calls: the other ranks wait for it \($l.wait_per_step | us) a step (their median), \($l.share | pct) of their median step; equal mean steps hide it."
            + (if $l.extra != null then " Its extra time is in " + ($l.extra.label | md) + ", "
               + ($l.extra.per_step | us) + " a step above the median of the others." else "" end) + "\n"
        elif $f.straggler == null

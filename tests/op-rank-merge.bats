@@ -412,7 +412,7 @@ partials() {
 
 # The two passes over files: a merge of 64 ranks keeps of each only what
 # crosses ranks (its op_ranks keys, and the steps, ledger, threads and
-# devices drawn per rank), about 5 KB a rank on DLRM, so each further rank
+# devices drawn per rank), 3.5 KB a rank on DLRM, so each further rank
 # adds at most 6 KB to the peak memory of one (every rank's aggregates
 # kept whole took 1.8 times as much, some 33 KB a rank; 7 KB a rank while
 # every rank's runtime calls were kept).  Without address randomisation the figure is the

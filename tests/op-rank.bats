@@ -202,7 +202,7 @@ END
 
 @test "rank_summary: each CPU rank's time in its collective, the late rank's least" {
 	# Four gloo ranks recorded here (ddp_ranks.py stall): rank 1 sleeps
-	# 20 ms a step before its forward, so it waits least in all_reduce.
+	# 50 ms a step before its forward, so it waits least in all_reduce.
 	local f=("$FIXTURES"/ddp_stall_rank[0-3].json.gz)
 	run -0 bats_pipe tr-extract "${f[@]}" \| op-rank \| jq -c \
 	    'select(.kind == "rank_summary") | [.rank, .collective.name]'
@@ -224,6 +224,17 @@ END
 	run -0 bash -o pipefail -c "tr-extract ${f[*]} | op-rank | jq -sc 'map(select(
 	    .kind == \"rank_summary\")) | min_by(.collective.total) | .rank'"
 	assert_output 1
+	# Matched call by call: each instance's shortest call is its last
+	# rank's, worked out here from the traces' own events.
+	run -0 bash -o pipefail -c "zcat ${f[*]} | jq -sc 'map([.[] | select(.name ==
+	    \"gloo:all_reduce\")] | sort_by(.ts) | map(.dur)) as \$d
+	    | (\$d | map(length) | min) as \$n
+	    | [range(4) as \$r | [range(\$n) as \$k | select(([\$d[][\$k]] | min)
+	        == \$d[\$r][\$k])] | length]'"
+	assert_output '[0,5,0,0]'
+	run -0 bash -o pipefail -c "tr-extract ${f[*]} | op-rank | jq -sc 'map(select(
+	    .kind == \"rank_summary\") | .collective.last_at)'"
+	assert_output '[0,5,0,0]'
 	# Merged from one partial a rank, the same records.
 	tr-extract "${f[@]}" | op-rank | grep '"rank_summary"' >"$BATS_TEST_TMPDIR/one"
 	for r in 0 1 2 3; do
@@ -271,6 +282,23 @@ END
 	run -0 bats_pipe tr-extract "$FIXTURES/sampled_rank-0.json.gz" \
 	    "$FIXTURES/sampled_rank-1.json.gz" \| op-rank -n 5
 	assert_output - < "$FIXTURES/ranks.ndjson"
+}
+
+@test "gloo's async collectives: time but no self time, as key_averages() counts them" {
+	# Twelve DDP ranks recorded here over gloo, with each one's
+	# key_averages(): gloo:all_reduce has its time and a self time of 0.
+	local k t n=0
+	for k in "$FIXTURES"/ddp_*_rank[0-3].keyavg.json; do
+		t=${k%.keyavg.json}.json.gz
+		tr-extract "$t" | op-rank -n 0 >"$BATS_TEST_TMPDIR/o"
+		run -0 keyavg_misses "$k" <"$BATS_TEST_TMPDIR/o"
+		assert_output ''
+		run -0 jq -c 'select(.kind == "op" and .name == "gloo:all_reduce")
+		    | [.self, .total > 0]' "$BATS_TEST_TMPDIR/o"
+		assert_output '[0,true]'
+		n=$((n + 1))
+	done
+	[ "$n" -eq 12 ]
 }
 
 @test "count, total and self match key_averages() within 1% (copied fixtures)" {

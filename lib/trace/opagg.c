@@ -281,6 +281,16 @@ op_caller_split(const struct strent *e, const char **slice,
 }
 
 /* Adds src to dst, which sums apart the first max threads. */
+/* A communication call, while the rank has room for it. */
+void
+op_ccall_add(struct agg *a, const struct ccall *c)
+{
+	if (a->ncc == MAXCCALLS)
+		return;
+	a->cc = op_grow(a->cc, &a->capcc, a->ncc, sizeof(*a->cc));
+	a->cc[a->ncc++] = *c;
+}
+
 void
 op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
 {
@@ -356,13 +366,17 @@ void
 op_agg_take(struct agg *dst, struct agg *src, size_t max)
 {
 	struct agg empty;
+	size_t i;
 
 	if (dst->traces > 0 || dst->nst > 0 || dst->threads.count > 0 ||
 	    dst->devs.count > 0 || dst->rtcalls.count > 0 ||
 	    dst->callers.count > 0 ||
-	    dst->nsteps > 0 || dst->nlw > 0 ||
+	    dst->nsteps > 0 || dst->nlw > 0 || dst->ncc > 0 ||
 	    dst->shapes.count > 0) {
 		op_agg_merge(dst, src, max);
+		/* A rank's own calls, never summed across ranks. */
+		for (i = 0; i < src->ncc; i++)
+			op_ccall_add(dst, &src->cc[i]);
 		/*
 		 * Shapes are a rank's detail, not summed across ranks as the
 		 * rest is; they cost what threads do: one max for both.
@@ -404,6 +418,7 @@ op_agg_free(struct agg *a)
 	free(a->st);
 	free(a->pst);
 	free(a->steps);
+	free(a->cc);
 	free(a->lw);
 	free(a->ls);
 	strmap_free(&a->threads, thsum_free);
@@ -564,17 +579,36 @@ op_rank_total(struct oprank *r, const struct agg *a, size_t id)
 	return x == SIZE_MAX ? ABSENT : kv_get(r, a, x, r->kvw - 1);
 }
 
+/* A rank's mean step in ns; 0 without steps. */
+static double
+mean_step(const struct agg *a)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < a->nsteps; i++)
+		sum += (double)(a->steps[i].end - a->steps[i].ts);
+	return a->nsteps > 0 ? sum / (double)a->nsteps : 0;
+}
+
 /*
- * The primary rank, whose detail the output holds: the one with the most
- * CPU self time, the first of those in rank order.
+ * The primary rank, whose detail the output holds: the slowest by mean
+ * step, then the one with the most CPU self time (which a wait in an
+ * async collective does not inflate), the first of those in rank order.
  */
 size_t
 op_primary(const struct oprank *r)
 {
 	size_t i, best = 0;
+	double m, bm = mean_step(r->ranks[0]);
 
-	for (i = 1; i < r->nranks; i++)
-		if (r->ranks[i]->self > r->ranks[best]->self)
+	for (i = 1; i < r->nranks; i++) {
+		m = mean_step(r->ranks[i]);
+		if (m > bm || (m == bm &&
+		    r->ranks[i]->self > r->ranks[best]->self)) {
 			best = i;
+			bm = m;
+		}
+	}
 	return best;
 }

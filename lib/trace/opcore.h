@@ -50,6 +50,7 @@
 #define TOP_RT		10	/* runtime_call records a rank writes */
 #define TOP_CALLERS	3	/* runtime_caller records a slice gets */
 #define MAXORPHANS	65536	/* such calls a thread holds for its frames */
+#define MAXCCALLS	4096	/* communication calls a rank keeps, the first */
 #define PARTIAL_VERSION	1	/* of the op_partial records */
 #define MEMORY		(16 << 20)	/* bytes of events held, by default */
 #define MINSHARE	(16 << 20)	/* names' or threads' least share */
@@ -243,6 +244,15 @@ struct bound {
 	int64_t		dur;		/* B_MOD */
 };
 
+/*
+ * A communication operator's call, kept to match the ranks' calls of a
+ * collective by their order (opranks.c): ts in the rank's time.
+ */
+struct ccall {
+	int64_t		ts, dur;
+	uint32_t	name;
+};
+
 struct lslice {
 	uint32_t	slice;
 	int64_t		ns;
@@ -282,6 +292,8 @@ struct agg {
 	size_t		 nlw, caplw;
 	struct lslice	*ls;		/* their nonzero slices */
 	size_t		 nls, capls;
+	struct ccall	*cc;		/* communication calls, MAXCCALLS */
+	size_t		 ncc, capcc;
 	int64_t		 rt_count, rt_total, launch_count, launch;
 	int64_t		 sync_count, sync;
 	int64_t		 traces, cpu_events, gpu_events;
@@ -691,6 +703,7 @@ int	op_cmpledge(const void *a, const void *b);
 int	op_cmpbound(const void *a, const void *b);
 int	op_bound_of(const char *s);
 void	op_ledge(struct trace *t, uint32_t slice, int64_t ts, int64_t end);
+void	op_ccall_add(struct agg *a, const struct ccall *c);
 void	op_ledger(struct oprank *r, int timed, int64_t start, int64_t end);
 void	op_ledger_merge(struct agg *dst, const struct agg *src);
 void	op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a);

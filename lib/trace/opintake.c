@@ -442,6 +442,21 @@ on_event(struct oprank *r)
 	if (cls == C_OP && dims >= 0)
 		shape_call(r, s, dims, types, concrete,
 		    &(struct cev){ tsns, durns, 0, t->seq, thr });
+	if (r->names.v[id].family == r->names.famcomm)
+		op_ccall_add(&t->a, &(struct ccall){ tsns, durns, id });
+	/*
+	 * ProcessGroupGloo's work ("gloo:all_reduce") starts on the thread
+	 * that issues it and ends on a worker's: PyTorch's key_averages()
+	 * counts it async, with its time but no self time, and nests nothing
+	 * in it.  The ledger still sees the wait, as communication.
+	 */
+	if (op_prefix(s, "gloo:")) {
+		op_agg_fit(&t->a, r->names.n);
+		/* In µs, the start and the duration truncated apart. */
+		op_stat_add(&t->a.st[id], durns / 1000, 0);
+		op_ledge(t, op_lslice_op(r, id), tsns, tsns + durns);
+		return 0;
+	}
 	spill_add(&t->ops, &(struct cev){ tsns, durns, id, t->seq++, thr });
 	return 0;
 }
@@ -636,6 +651,11 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 		t->a.steps[i].cpu_end += origin;
 		t->a.steps[i].end += origin;
 	}
+	/* Only CPU collectives are matched call by call (opranks.c). */
+	if (t->ndvv > 0)
+		t->a.ncc = 0;
+	for (i = 0; i < t->a.ncc; i++)
+		t->a.cc[i].ts += origin;
 	t->a.traces = 1;
 	if (timed) {
 		t->a.have_time = 1;

@@ -271,6 +271,22 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_end(w);
 		n++;
 	}
+	for (i = 0; i < a->ncc; i++) {
+		const struct name *nm = &r->names.v[a->cc[i].name];
+
+		jw_record(w, "op_partial_collective");
+		op_put_rank(w, a->rank);
+		jw_key(w, "class");
+		jw_cstring(w, op_clsname[nm->cls]);
+		jw_key(w, "name");
+		jw_cstring(w, nm->s);
+		jw_key(w, "ts");
+		jw_int(w, a->cc[i].ts);
+		jw_key(w, "dur");
+		jw_int(w, a->cc[i].dur);
+		jw_end(w);
+		n++;
+	}
 	return n + op_put_ledger_partials(r, w, a) +
 	    op_put_shape_partials(w, a);
 }
@@ -449,28 +465,41 @@ partial_head(struct oprank *r)
 	return 0;
 }
 
+/* The record's class and name, as op_partial_name writes them; or -1. */
 static int
-partial_name(struct oprank *r, struct agg *a)
+get_class_name(struct oprank *r, const char **name, size_t *len)
 {
 	const struct jdoc *d = r->doc;
-	struct stat st, ps;
-	const char *cls, *name;
-	size_t len;
-	uint32_t id;
-	int c, i;
+	const char *cls;
+	int c;
 
 	if (jdoc_get_str(d, 0, "class", &cls, NULL) < 0)
-		return jdoc_error(r->file, d, 0, "\"op_partial_name\" lacks"
-		    " \"class\"");
+		return jdoc_error(r->file, d, 0, "\"%s\" lacks \"class\"",
+		    ndin_kind(d));
 	for (c = 0; c < NCLASS; c++)
 		if (strcmp(cls, op_clsname[c]) == 0)
 			break;
 	if (c == NCLASS)
 		return jdoc_error(r->file, d, member(d, "class"),
 		    "unknown class: %s", cls);
-	if (jdoc_get_str(d, 0, "name", &name, &len) < 0)
-		return jdoc_error(r->file, d, 0, "\"op_partial_name\" lacks"
-		    " \"name\"");
+	if (jdoc_get_str(d, 0, "name", name, len) < 0)
+		return jdoc_error(r->file, d, 0, "\"%s\" lacks \"name\"",
+		    ndin_kind(d));
+	return c;
+}
+
+static int
+partial_name(struct oprank *r, struct agg *a)
+{
+	const struct jdoc *d = r->doc;
+	struct stat st, ps;
+	const char *name;
+	size_t len;
+	uint32_t id;
+	int c, i;
+
+	if ((c = get_class_name(r, &name, &len)) < 0)
+		return -1;
 	memset(&ps, 0, sizeof(ps));
 	if (get_stat(r, 0, &st) < 0)
 		return -1;
@@ -656,6 +685,18 @@ partial_record(struct oprank *r, const char *kind)
 		a->steps[a->nsteps++] = st;
 		return 0;
 	}
+	if (strcmp(kind, "op_partial_collective") == 0) {
+		struct ccall cc;
+		int c;
+
+		if ((c = get_class_name(r, &s, &len)) < 0 ||
+		    get_num(r, 0, "ts", &cc.ts) < 0 ||
+		    get_num(r, 0, "dur", &cc.dur) < 0)
+			return -1;
+		cc.name = op_intern(&r->names, c, s, len);
+		op_ccall_add(a, &cc);
+		return 0;
+	}
 	if (strcmp(kind, "op_partial_ledger") == 0)
 		return op_ledger_partial(r, a);
 	if (strcmp(kind, "op_partial_window") == 0) {
@@ -758,6 +799,8 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 	keep.lw = NULL;
 	keep.ls = NULL;
 	keep.nlw = keep.caplw = keep.nls = keep.capls = 0;
+	keep.cc = NULL;
+	keep.ncc = keep.capcc = 0;
 	keep.rthr = NULL;
 	keep.nrthr = keep.caprthr = 0;
 	memset(&keep.threads, 0, sizeof(keep.threads));

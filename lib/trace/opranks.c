@@ -13,11 +13,20 @@
 #include "base/xalloc.h"
 #include "trace/opcore.h"
 
+/* Of one rank, at the collective's instances: how often last, how long. */
+struct cinst {
+	size_t	 last;
+	int64_t	 waited;	/* ns past the instance's shortest call */
+	int64_t	*dur;		/* its calls' in time order */
+	size_t	 n;
+};
+
 static void	put_op_ranks(struct oprank *, struct jw *);
 static void	put_detail(struct oprank *, struct jw *, struct agg *);
 static void	put_rank_summaries(struct oprank *, struct jw *);
 static void	put_wall_steps(struct oprank *, struct jw *);
 static size_t	collective_of(const struct oprank *, const double *);
+static size_t	instances(struct oprank *, size_t, struct cinst **);
 
 /* Per op across ranks: the spread of the key and the slowest rank. */
 static void
@@ -182,7 +191,8 @@ offmed_better(const struct oprank *r, const struct offmed *best, size_t id,
 static void
 put_rank_summaries(struct oprank *r, struct jw *w)
 {
-	size_t nn = r->names.n, i, j, m, coll;
+	size_t nn = r->names.n, i, j, m, coll, inst;
+	struct cinst *ci;
 	double *med = xreallocarray(NULL, nn + 1, sizeof(*med));
 	int64_t *v = xreallocarray(NULL, r->nranks + 1, sizeof(*v)), *durs;
 	struct strent **ent;
@@ -190,7 +200,7 @@ put_rank_summaries(struct oprank *r, struct jw *w)
 	struct sstat ss;
 
 	for (i = 0; i < nn; i++) {
-		if (r->names.v[i].cls != C_OP)
+		if (r->names.v[i].cls != C_OP && r->names.v[i].cls != C_ANN)
 			continue;
 		for (j = m = 0; j < r->nranks; j++)
 			if ((v[m] = op_rank_total(r, r->ranks[j], i)) != ABSENT)
@@ -199,6 +209,7 @@ put_rank_summaries(struct oprank *r, struct jw *w)
 		med[i] = m == 0 ? 0 : op_median(v, m);
 	}
 	coll = collective_of(r, med);
+	inst = instances(r, coll, &ci);
 	for (j = 0; j < r->nranks; j++) {
 		const struct agg *a = r->ranks[j];
 		struct devsum g;
@@ -270,12 +281,81 @@ put_rank_summaries(struct oprank *r, struct jw *w)
 			jw_cstring(w, r->names.v[coll].s);
 			jw_key(w, "total");
 			jw_int(w, op_rank_total(r, a, coll));
+			jw_key(w, "instances");
+			jw_uint(w, inst);
+			jw_key(w, "last_at");
+			jw_uint(w, inst > 0 ? ci[j].last : 0);
+			jw_key(w, "waited");
+			jw_us(w, inst > 0 ? ci[j].waited : 0);
 			jw_end_object(w);
 		}
 		jw_end(w);
 	}
+	free(ci);
 	free(med);
 	free(v);
+}
+
+static int
+cmpccall(const void *a, const void *b)
+{
+	const struct ccall *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return (x->dur > y->dur) - (x->dur < y->dur);
+}
+
+/*
+ * The collective's instances across the ranks without GPU work, matched
+ * by their order on each rank (the k-th call of every rank is one
+ * instance, as the backend runs a process group's collectives in the
+ * order they are issued): each instance's last rank to arrive is the one
+ * whose call is shortest, since every other waits for it, and each rank
+ * waits its call's time past that shortest one.  How many instances
+ * every such rank has; 0 when fewer than two ranks take part.
+ */
+static size_t
+instances(struct oprank *r, size_t coll, struct cinst **out)
+{
+	struct cinst *ci = xcalloc(r->nranks + 1, sizeof(*ci));
+	size_t i, j, k, n = SIZE_MAX, in = 0, late;
+
+	*out = ci;
+	for (j = 0; coll != SIZE_MAX && j < r->nranks; j++) {
+		struct agg *a = r->ranks[j];
+
+		if (a->rank < 0 || a->devs.count > 0)
+			continue;
+		xqsort(a->cc, a->ncc, sizeof(*a->cc), cmpccall);
+		ci[j].dur = xreallocarray(NULL, a->ncc + 1, sizeof(int64_t));
+		for (i = 0; i < a->ncc; i++)
+			if (a->cc[i].name == coll)
+				ci[j].dur[ci[j].n++] = a->cc[i].dur;
+		if (ci[j].n == 0)
+			continue;
+		in++;
+		if (ci[j].n < n)
+			n = ci[j].n;
+	}
+	if (in < 2)
+		n = 0;
+	for (k = 0; k < n; k++) {
+		late = SIZE_MAX;
+		for (j = 0; j < r->nranks; j++)
+			if (ci[j].n > 0 && (late == SIZE_MAX ||
+			    ci[j].dur[k] < ci[late].dur[k]))
+				late = j;
+		ci[late].last++;
+		for (j = 0; j < r->nranks; j++)
+			if (ci[j].n > 0)
+				ci[j].waited += ci[j].dur[k] - ci[late].dur[k];
+	}
+	for (j = 0; j < r->nranks; j++)
+		free(ci[j].dur);
+	return n == SIZE_MAX ? 0 : n;
 }
 
 /*
@@ -290,7 +370,7 @@ collective_of(const struct oprank *r, const double *med)
 	size_t i, best = SIZE_MAX;
 
 	for (i = 0; i < r->names.n; i++)
-		if (r->names.v[i].cls == C_OP &&
+		if ((r->names.v[i].cls == C_OP || r->names.v[i].cls == C_ANN) &&
 		    r->names.v[i].family == r->names.famcomm && med[i] > 0 &&
 		    (best == SIZE_MAX || med[i] > med[best] ||
 		    (med[i] == med[best] &&
