@@ -280,7 +280,6 @@ op_caller_split(const struct strent *e, const char **slice,
 	*namelen = e->len - (size_t)(*name - e->key);
 }
 
-/* Adds src to dst, which sums apart the first max threads. */
 /* A communication call, while the rank has room for it. */
 void
 op_ccall_add(struct agg *a, const struct ccall *c)
@@ -291,6 +290,7 @@ op_ccall_add(struct agg *a, const struct ccall *c)
 	a->cc[a->ncc++] = *c;
 }
 
+/* Adds src to dst, which sums apart the first max threads. */
 void
 op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
 {

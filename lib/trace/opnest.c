@@ -552,13 +552,6 @@ op_nest_cpu(struct oprank *r, struct nest *nb, const struct thr *th)
 	    nb->count, nb->busy, 0, 0 });
 }
 
-/*
- * Python frames nest among themselves, with no duplicates to remove: a
- * frame's self time is known when it closes, so only open ones are kept.
- * They are a call stack, not key_averages() rows, so they nest in ns: in
- * truncated µs a callee can end after its caller and leave it a self time
- * below zero.
- */
 /* The innermost open frame ends: its time to its name. */
 static void
 py_pop(struct agg *a, struct nest *nb)
@@ -569,6 +562,15 @@ py_pop(struct agg *a, struct nest *nb)
 	nb->nmodules -= (size_t)f->module;
 }
 
+/*
+ * Python frames nest among themselves, with no duplicates to remove: a
+ * frame's self time is known when it closes, so only open ones are kept.
+ * They are a call stack, not key_averages() rows, so they nest in ns: in
+ * truncated µs a callee can end after its caller and leave it a self time
+ * below zero.  On the way, the calls no operator issued go to the user's
+ * frame open at them, and the outermost module calls are noted as
+ * iteration boundaries.
+ */
 void
 op_nest_py(struct oprank *r, struct nest *nb, const struct thr *th)
 {
