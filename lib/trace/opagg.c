@@ -56,8 +56,7 @@ op_stat_merge(struct stat *d, const struct stat *s)
 	d->self += s->self;
 	d->gpu_self += s->gpu_self;
 	d->gpu_total += s->gpu_total;
-	d->bytes = s->bytes > INT64_MAX - d->bytes ? INT64_MAX :
-	    d->bytes + s->bytes;
+	d->bytes = op_sat_add(d->bytes, s->bytes);
 }
 
 /*
@@ -278,6 +277,13 @@ op_caller_split(const struct strent *e, const char **slice,
 	*cls = *slice + strlen(*slice) + 1;
 	*name = *cls + strlen(*cls) + 1;
 	*namelen = e->len - (size_t)(*name - e->key);
+}
+
+/* a + b for sums of non-negative values: past 64 bits, the most it holds. */
+int64_t
+op_sat_add(int64_t a, int64_t b)
+{
+	return b > INT64_MAX - a ? INT64_MAX : a + b;
 }
 
 /* A communication call, while the rank has room for it. */

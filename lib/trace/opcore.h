@@ -704,6 +704,7 @@ int	op_cmpbound(const void *a, const void *b);
 int	op_bound_of(const char *s);
 void	op_ledge(struct trace *t, uint32_t slice, int64_t ts, int64_t end);
 void	op_ccall_add(struct agg *a, const struct ccall *c);
+int64_t	op_sat_add(int64_t a, int64_t b);
 void	op_ledger(struct oprank *r, int timed, int64_t start, int64_t end);
 void	op_ledger_merge(struct agg *dst, const struct agg *src);
 void	op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a);

@@ -185,10 +185,7 @@ str_is(const char *s, const char *a, const char *b)
 	return strcmp(s, a) == 0 || (b != NULL && strcmp(s, b) == 0);
 }
 
-/*
- * The bytes of a GPU copy or memset, where the trace counts them; a sum
- * past 64 bits stays at the most it can hold rather than wrap.
- */
+/* The bytes of a GPU copy or memset, where the trace counts them. */
 static void
 add_bytes(struct stat *s, const struct jdoc *d, uint32_t node)
 {
@@ -197,7 +194,7 @@ add_bytes(struct stat *s, const struct jdoc *d, uint32_t node)
 	if (d->node[node].type != JT_NUMBER ||
 	    jnum_int64(jdoc_str(d, node), d->node[node].len, &v) < 0 || v < 0)
 		return;
-	s->bytes = v > INT64_MAX - s->bytes ? INT64_MAX : s->bytes + v;
+	s->bytes = op_sat_add(s->bytes, v);
 }
 
 static int

@@ -314,7 +314,7 @@ busiest_module(struct trace *t, struct modkey *best)
 			e->val = xcalloc(1, sizeof(int64_t));
 		e->n++;
 		sum = e->val;
-		*sum = b->dur > INT64_MAX - *sum ? INT64_MAX : *sum + b->dur;
+		*sum = op_sat_add(*sum, b->dur);
 	}
 	spillcur_free(&bc);
 	ent = strmap_sorted(&calls);

@@ -15,6 +15,7 @@
 #include "trace/opcore.h"
 
 static void	put_stat(struct jw *, const struct stat *);
+static void	put_class_name(struct jw *, int64_t, const struct name *);
 static void	put_i64s(struct jw *, const char *, const int64_t *, size_t);
 static int	cmpseen(const void *, const void *);
 static size_t	put_rank_partial(struct oprank *, struct jw *,
@@ -56,6 +57,17 @@ put_stat(struct jw *w, const struct stat *s)
 		jw_key(w, "bytes");
 		jw_int(w, s->bytes);
 	}
+}
+
+/* A name's record: its rank, class and name, as get_class_name() reads them. */
+static void
+put_class_name(struct jw *w, int64_t rank, const struct name *nm)
+{
+	op_put_rank(w, rank);
+	jw_key(w, "class");
+	jw_cstring(w, op_clsname[nm->cls]);
+	jw_key(w, "name");
+	jw_cstring(w, nm->s);
 }
 
 static void
@@ -158,11 +170,7 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 		    a->pst[id].count == 0))
 			continue;
 		jw_record(w, "op_partial_name");
-		op_put_rank(w, a->rank);
-		jw_key(w, "class");
-		jw_cstring(w, op_clsname[nm->cls]);
-		jw_key(w, "name");
-		jw_cstring(w, nm->s);
+		put_class_name(w, a->rank, nm);
 		put_stat(w, &a->st[id]);
 		if (a->pst[id].count > 0) {
 			jw_key(w, "in_phase");
@@ -272,14 +280,8 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 		n++;
 	}
 	for (i = 0; i < a->ncc; i++) {
-		const struct name *nm = &r->names.v[a->cc[i].name];
-
 		jw_record(w, "op_partial_collective");
-		op_put_rank(w, a->rank);
-		jw_key(w, "class");
-		jw_cstring(w, op_clsname[nm->cls]);
-		jw_key(w, "name");
-		jw_cstring(w, nm->s);
+		put_class_name(w, a->rank, &r->names.v[a->cc[i].name]);
 		jw_key(w, "ts");
 		jw_int(w, a->cc[i].ts);
 		jw_key(w, "dur");
