@@ -52,6 +52,7 @@ struct ev {
 	int	ph, name, cat, pid, tid, ts, dur, args, id, bp, scope;
 	int	stream, correlation, external_id, device;	/* in args */
 	int	bytes;						/* in args */
+	int	coll, in_nelems, out_nelems, group_size, dtype, pg; /* in args */
 	int	dims, types, concrete;				/* in args */
 	int64_t	ts_ns, dur_ns;
 };
@@ -386,6 +387,18 @@ fields(struct trace *t, struct ev *e)
 				e->types = (int)i;
 			else if (KEY_IS(d, i, "Concrete Inputs"))
 				e->concrete = (int)i;
+			else if (KEY_IS(d, i, "Collective name"))
+				e->coll = (int)i;
+			else if (KEY_IS(d, i, "In msg nelems"))
+				e->in_nelems = (int)i;
+			else if (KEY_IS(d, i, "Out msg nelems"))
+				e->out_nelems = (int)i;
+			else if (KEY_IS(d, i, "Group size"))
+				e->group_size = (int)i;
+			else if (KEY_IS(d, i, "dtype"))
+				e->dtype = (int)i;
+			else if (KEY_IS(d, i, "Process Group Name"))
+				e->pg = (int)i;
 		}
 	return 0;
 }
@@ -560,6 +573,19 @@ emit_complete(struct trace *t, const struct jdoc *d, const struct ev *e,
 		put_member(w, d, e->dims, JW_KEY("input_dims"));
 		put_member(w, d, e->types, JW_KEY("input_types"));
 		put_member(w, d, e->concrete, JW_KEY("concrete_inputs"));
+	}
+	/*
+	 * What a collective moves, where PyTorch records it (record_param_comms
+	 * and, since 2.1, the NCCL kernel): op-rank's bandwidths.  The group's
+	 * description and ranks stay behind, as the other args do.
+	 */
+	if (e->coll >= 0) {
+		put_member(w, d, e->coll, JW_KEY("collective"));
+		put_member(w, d, e->pg, JW_KEY("group"));
+		put_member(w, d, e->group_size, JW_KEY("group_size"));
+		put_member(w, d, e->in_nelems, JW_KEY("in_nelems"));
+		put_member(w, d, e->out_nelems, JW_KEY("out_nelems"));
+		put_member(w, d, e->dtype, JW_KEY("dtype"));
 	}
 	if (t->args)
 		put_member(w, d, e->args, JW_KEY("args"));
