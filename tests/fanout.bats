@@ -49,6 +49,15 @@ fan() {
 	cp "$T/hta/sampled_rank-1.json.gz" "$BATS_TEST_TMPDIR/s/trace_rank-1.json.gz"
 	fan "$BATS_TEST_TMPDIR/sampled" "$BATS_TEST_TMPDIR"/s/*
 	fan "$BATS_TEST_TMPDIR/hta" "$T"/hta/rank-*.pt.trace.json.gz
+	# Four gloo ranks: their collectives matched call by call.
+	mkdir "$BATS_TEST_TMPDIR/g"
+	for r in 0 1 2 3; do
+		cp "$TOP/fixtures/op-rank/ddp_stall_rank$r.json.gz" \
+		    "$BATS_TEST_TMPDIR/g/rank$r.json.gz"
+	done
+	fan "$BATS_TEST_TMPDIR/ddp" "$BATS_TEST_TMPDIR"/g/*
+	run -0 grep -c '"kind":"collective"' "$BATS_TEST_TMPDIR/ddp/ops.ndjson"
+	assert_output 5
 	# Memory records from two traces: mem-segments sees them as one stream.
 	mkdir "$BATS_TEST_TMPDIR/mem"
 	cp "$TOP/fixtures/example/trace.json.gz" "$BATS_TEST_TMPDIR/mem/trace0.json.gz"

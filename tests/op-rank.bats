@@ -242,11 +242,18 @@ END
 	done
 	run -0 bats_pipe op-rank --merge "$BATS_TEST_TMPDIR"/p[0-3] \| grep '"rank_summary"'
 	assert_output - <"$BATS_TEST_TMPDIR/one"
-	# GPU ranks wait in their kernels: no collective there.
-	run -0 bats_pipe tr-extract "$FIXTURES/sampled_rank-0.json.gz" \
-	    "$FIXTURES/sampled_rank-1.json.gz" \| op-rank \| \
-	    jq -c 'select(.kind == "rank_summary") | has("collective")'
-	assert_output $'false\nfalse'
+	# GPU ranks wait in their NCCL kernels: those are matched there, and
+	# each rank's figures are its part in the collective records.
+	tr-extract "$FIXTURES/sampled_rank-0.json.gz" \
+	    "$FIXTURES/sampled_rank-1.json.gz" | op-rank >"$BATS_TEST_TMPDIR/g"
+	run -0 jq -sc '(map(select(.kind == "collective"))) as $c
+	    | map(select(.kind == "rank_summary")) | map(.rank as $r
+	      | [$r, .collective.name[0:24], .collective.instances == ($c | length),
+	         .collective.last_at == ($c | map(select(.late_rank == $r)) | length),
+	         .collective.waited == ($c | map(.calls[] | select(.rank == $r) | .wait) | add),
+	         .collective.total == ($c | map(.calls[] | select(.rank == $r) | .dur) | add)])' \
+	    "$BATS_TEST_TMPDIR/g"
+	assert_output '[[0,"ncclKernel_SendRecv_RING",true,true,true,true],[1,"ncclKernel_SendRecv_RING",true,true,true,true]]'
 }
 
 @test "a GPU architecture table with a bad row exits 2" {
@@ -897,4 +904,112 @@ void fft2d_r	conv
 void flash_f	attention
 xformers_cut	attention
 OUT
+}
+
+# Collectives matched call by call across ranks: gloo's work spans on CPU
+# ranks, the NCCL kernels on GPU ranks.
+@test "collective: each gloo instance's waits, skew and late rank as the traces' own spans give them" {
+	local f=("$FIXTURES"/ddp_stall_rank[0-3].json.gz)
+	# The k-th gloo:all_reduce of every rank, worked out from the traces.
+	run -0 bash -o pipefail -c "zcat ${f[*]} | jq -sc 'map([.[] | select(.name ==
+	    \"gloo:all_reduce\")] | sort_by(.ts)) as \$c
+	    | [range(\$c | map(length) | min) as \$k | [\$c[][\$k].dur] as \$d
+	      | (\$d | min) as \$t
+	      | {instance: (\$k + 1), late_rank: (\$d | index(\$t)), transfer: \$t,
+	         skew: ((\$d | max) - \$t), waits: (\$d | map(. - \$t))}]'"
+	local want=$output
+	run -0 bash -o pipefail -c "tr-extract ${f[*]} | op-rank | jq -sc '
+	    map(select(.kind == \"collective\")
+	      | {instance, late_rank, transfer, skew, waits: [.calls[].wait]})'"
+	assert_output "$want"
+	# Rank 1 sleeps before each step: last at every instance, and so the
+	# one most often last in the summary.
+	run -0 bash -o pipefail -c "tr-extract ${f[*]} | op-rank | jq -c '
+	    select(.kind == \"collective_total\")
+	    | [.name, .collective, .instances, .ranks, .late_rank, .late_at]'"
+	assert_output '["gloo:all_reduce","all_reduce",5,4,1,5]'
+}
+
+@test "collective: DLRM's eight GPU ranks matched by their NCCL kernels" {
+	need_shared traces/param_dlrm_8rank
+	local f=("$SHARED"/traces/param_dlrm_8rank/*.json)
+	run -0 bash -o pipefail -c "jq -sc 'map([.traceEvents[] | select(.cat ==
+	    \"kernel\" and (.name | startswith(\"nccl\")))] | sort_by(.ts)) as \$c
+	    | [\$c[0] | group_by(.name)[] | .[0].name] as \$names
+	    | [\$names[] as \$n | (\$c | map(map(select(.name == \$n)))) as \$m
+	      | range(\$m[0] | length) as \$k | [\$m[][\$k].dur] as \$d
+	      | (\$d | min) as \$t
+	      | [\$n, \$k + 1, (\$d | index(\$t)), \$t, (\$d | max) - \$t]]' ${f[*]}"
+	local want=$output
+	run -0 bash -o pipefail -c "tr-extract ${f[*]} | op-rank | jq -sc '
+	    map(select(.kind == \"collective\")
+	      | [.name, .instance, .late_rank, .transfer, .skew])'"
+	assert_output "$want"
+	run -0 bash -o pipefail -c "tr-extract ${f[*]} | op-rank | jq -c '
+	    select(.kind == \"collective_total\") | [.collective, .instances, .ranks]'"
+	assert_output - <<'END'
+["all_reduce",3,8]
+["send_recv",5,8]
+END
+}
+
+@test "collective: --partial and --merge give the records of one pass" {
+	need_shared traces/param_dlrm_8rank
+	local f=("$FIXTURES"/ddp_compute_rank[0-3].json.gz \
+	    "$SHARED"/traces/param_dlrm_8rank/*.json) p=()
+	for set in ddp dlrm; do
+		if [ $set = ddp ]; then g=("${f[@]:0:4}"); else g=("${f[@]:4}"); fi
+		p=()
+		for t in "${g[@]}"; do
+			tr-extract "$t" | op-rank --partial >"$BATS_TEST_TMPDIR/${t##*/}.p"
+			p+=("$BATS_TEST_TMPDIR/${t##*/}.p")
+		done
+		tr-extract "${g[@]}" | op-rank | grep '"collective' >"$BATS_TEST_TMPDIR/one"
+		[ -s "$BATS_TEST_TMPDIR/one" ]
+		run -0 bats_pipe op-rank --merge "${p[@]}" \| grep '"collective'
+		assert_output - <"$BATS_TEST_TMPDIR/one"
+	done
+}
+
+@test "collective: bytes from the trace's message sizes, bandwidths as nccl-tests defines them" {
+	need_shared traces/hta/nccl_data.json.gz
+	local t=$SHARED/traces/hta/nccl_data.json.gz
+	# tr-extract keeps what PyTorch records of each collective.
+	run -0 bash -o pipefail -c "tr-extract '$t' | jq -c 'select(.cat == \"kernel\"
+	    and .collective != null) | [.collective, .group, .group_size,
+	    .in_nelems, .out_nelems, .dtype]' | sort | uniq -c | wc -l"
+	[ "$output" -gt 1 ]
+	run -0 bash -o pipefail -c "zcat '$t' | jq -c '.traceEvents[] | select(.cat ==
+	    \"kernel\" and .args[\"Collective name\"] != null) | .args
+	    | [.[\"Collective name\"], .[\"Process Group Name\"], .[\"Group size\"],
+	       .[\"In msg nelems\"], .[\"Out msg nelems\"], .dtype]'"
+	local want=$output
+	run -0 bash -o pipefail -c "tr-extract '$t' | jq -c 'select(.cat == \"kernel\"
+	    and .collective != null) | [.collective, .group, .group_size,
+	    .in_nelems, .out_nelems, .dtype]'"
+	assert_output "$want"
+	# The partial keeps each kernel's bytes (the larger message's elements
+	# times the dtype's size: Float 4, Long 8), group and kind.
+	tr-extract "$t" | op-rank --partial >"$BATS_TEST_TMPDIR/r0"
+	jq -c 'select(.kind == "op_partial_collective")
+	    | [.bytes, .group, .group_size, .collective]' \
+	    "$BATS_TEST_TMPDIR/r0" >"$BATS_TEST_TMPDIR/got"
+	[ $(wc -l <"$BATS_TEST_TMPDIR/got") = 21 ]
+	run -0 bash -o pipefail -c "zcat '$t' | jq -c '.traceEvents[] | select(.cat ==
+	    \"kernel\" and (.name | startswith(\"nccl\"))) | .args
+	    | [([.[\"In msg nelems\"], .[\"Out msg nelems\"]] | max)
+	         * {Float: 4, Long: 8}[.dtype], .[\"Process Group Name\"],
+	       .[\"Group size\"], {allreduce: \"all_reduce\",
+	         broadcast: \"broadcast\"}[.[\"Collective name\"]]]'"
+	assert_output - <"$BATS_TEST_TMPDIR/got"
+	# Its peer's trace is not public: rank 0's calls stand for both, so
+	# each instance's transfer is its call and the bandwidths its own: for
+	# two ranks, all-reduce's factor 2(n-1)/n and broadcast's are both 1.
+	sed 's/"rank":0/"rank":1/' "$BATS_TEST_TMPDIR/r0" >"$BATS_TEST_TMPDIR/r1"
+	run -0 bash -o pipefail -c "op-rank --merge '$BATS_TEST_TMPDIR/r0' \\
+	    '$BATS_TEST_TMPDIR/r1' | jq -sc 'map(select(.kind == \"collective\"))
+	    | [length, all(.skew == 0 and .ranks == 2 and .bus_factor == 1
+	        and .algbw == .busbw and .bytes > 0
+	        and (.algbw - .bytes / (.transfer * 1000) | fabs) < 0.001)]'"
+	assert_output '[21,true]'
 }

@@ -250,7 +250,24 @@ struct bound {
  */
 struct ccall {
 	int64_t		ts, dur;
+	int64_t		bytes;		/* -1: unknown */
 	uint32_t	name;
+	uint32_t	group;		/* op_coll_group(); 0: unnamed */
+	int32_t		gsize;		/* the group's size; 0: unknown */
+	int8_t		kind;		/* op_coll_kind(); -1: unknown */
+	int8_t		gpu;		/* a kernel's, not an operator's */
+};
+
+/* A rank's part in the collectives matched across ranks (opcoll.c). */
+struct collsum {
+	size_t		instances, last, names;
+	int64_t		total, waited;	/* ns */
+	uint32_t	name;
+};
+
+/* Where an event's collective members are: jdoc nodes, or -1. */
+struct collargs {
+	int	coll, group, gsize, in, out, dtype;
 };
 
 struct lslice {
@@ -422,6 +439,7 @@ struct gev {
 struct trace {
 	int		 any;
 	uint32_t	 seq;
+	size_t		 ncoll[2];	/* op_coll_call()s: host's, GPU's */
 	struct strmap	 threads;	/* -> struct thr */
 	struct thr	**thv;		/* by id */
 	size_t		 nthv, capthv;
@@ -483,6 +501,9 @@ struct oprank {
 	struct strbuf	 callerkey;	/* a caller's, while nesting */
 	const char	*file;
 	char		 famsum[65], precsum[65];	/* table digests */
+	struct strmap	 groups;	/* process groups -> number, in n */
+	const char	**groupv;	/* by number - 1: groups' keys */
+	size_t		 ngroups, capgroups;
 };
 
 /* An operator open on the runtime stack: its exact end, its index. */
@@ -711,6 +732,16 @@ void	op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a);
 size_t	op_put_ledger_partials(struct oprank *r, struct jw *w,
 	    const struct agg *a);
 int	op_ledger_partial(struct oprank *r, struct agg *a);
+
+/* opcoll.c */
+int	op_coll_kind(const char *s, size_t len);
+const char	*op_coll_kind_name(int kind);
+uint32_t	op_coll_group(struct oprank *r, const char *s, size_t len);
+const char	*op_coll_group_name(const struct oprank *r, uint32_t g);
+void	op_coll_call(struct oprank *r, struct agg *a,
+	    const struct collargs *ca, struct ccall *c);
+void	op_put_collectives(struct oprank *r, struct jw *w);
+struct collsum	*op_coll_sums(struct oprank *r);
 
 /* opranks.c */
 int	op_cmprank(const void *a, const void *b);

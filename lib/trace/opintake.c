@@ -205,6 +205,7 @@ on_event(struct oprank *r)
 	int name = -1, cat = -1, pid = -1, tid = -1, ts = -1, dur = -1;
 	int corr = -1, device = -1, bytes = -1, cls, gcls = -1, memset = 0;
 	int dims = -1, types = -1, concrete = -1;
+	struct collargs ca = { -1, -1, -1, -1, -1, -1 };
 	const char *k, *c, *s;
 	int64_t tsns, durns, cv = 0;
 	struct jid dv;
@@ -235,12 +236,26 @@ on_event(struct oprank *r)
 				corr = (int)i;
 			else if (strcmp(k, "concrete_inputs") == 0)
 				concrete = (int)i;
+			else if (strcmp(k, "collective") == 0)
+				ca.coll = (int)i;
+			break;
+		case 'g':
+			if (strcmp(k, "group") == 0)
+				ca.group = (int)i;
+			else if (strcmp(k, "group_size") == 0)
+				ca.gsize = (int)i;
 			break;
 		case 'i':
 			if (strcmp(k, "input_dims") == 0)
 				dims = (int)i;
 			else if (strcmp(k, "input_types") == 0)
 				types = (int)i;
+			else if (strcmp(k, "in_nelems") == 0)
+				ca.in = (int)i;
+			break;
+		case 'o':
+			if (strcmp(k, "out_nelems") == 0)
+				ca.out = (int)i;
 			break;
 		case 'p':
 			if (strcmp(k, "pid") == 0)
@@ -257,6 +272,8 @@ on_event(struct oprank *r)
 				dur = (int)i;
 			else if (strcmp(k, "device") == 0)
 				device = (int)i;
+			else if (strcmp(k, "dtype") == 0)
+				ca.dtype = (int)i;
 			break;
 		}
 	}
@@ -363,6 +380,9 @@ on_event(struct oprank *r)
 		t->a.gpu_events++;
 		if (gcls == G_COMP)
 			gcls = r->names.v[id].gcls;
+		if (gcls == G_COMM)
+			op_coll_call(r, &t->a, &ca, &(struct ccall){ .ts = tsns,
+			    .dur = durns, .name = id, .gpu = 1 });
 		op_ledge(t, op_lslice_kernel(r, id, memset), tsns,
 		    tsns + durns);
 		if (corr >= 0)
@@ -439,15 +459,16 @@ on_event(struct oprank *r)
 	if (cls == C_OP && dims >= 0)
 		shape_call(r, s, dims, types, concrete,
 		    &(struct cev){ tsns, durns, 0, t->seq, thr });
-	if (r->names.v[id].family == r->names.famcomm)
-		op_ccall_add(&t->a, &(struct ccall){ tsns, durns, id });
 	/*
 	 * ProcessGroupGloo's work ("gloo:all_reduce") starts on the thread
-	 * that issues it and ends on a worker's: PyTorch's key_averages()
+	 * that issues it and ends on a worker's once every rank has sent its
+	 * part: the collective's call on a CPU rank.  PyTorch's key_averages()
 	 * counts it async, with its time but no self time, and nests nothing
 	 * in it.  The ledger still sees the wait, as communication.
 	 */
 	if (op_prefix(s, "gloo:")) {
+		op_coll_call(r, &t->a, &ca, &(struct ccall){ .ts = tsns,
+		    .dur = durns, .name = id });
 		op_agg_fit(&t->a, r->names.n);
 		/* In µs, the start and the duration truncated apart. */
 		op_stat_add(&t->a.st[id], durns / 1000, 0);
@@ -608,7 +629,7 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 	struct nest nb;
 	struct agg *ra;
 	struct thr past;
-	size_t i;
+	size_t i, j, n;
 
 	memset(&nb, 0, sizeof(nb));
 	memset(&past, 0, sizeof(past));
@@ -648,11 +669,20 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 		t->a.steps[i].cpu_end += origin;
 		t->a.steps[i].end += origin;
 	}
-	/* Only CPU collectives are matched call by call (opranks.c). */
-	if (t->ndvv > 0)
-		t->a.ncc = 0;
-	for (i = 0; i < t->a.ncc; i++)
-		t->a.cc[i].ts += origin;
+	/*
+	 * Where a GPU runs the collectives, its kernels are their calls: the
+	 * host's operators only launch them.
+	 */
+	for (i = n = 0; i < t->a.ncc; i++)
+		if (t->a.cc[i].gpu)
+			n++;
+	for (i = j = 0; i < t->a.ncc; i++)
+		if (t->a.cc[i].gpu == (n > 0)) {
+			t->a.cc[j] = t->a.cc[i];
+			t->a.cc[j].gpu = 0;
+			t->a.cc[j++].ts += origin;
+		}
+	t->a.ncc = j;
 	t->a.traces = 1;
 	if (timed) {
 		t->a.have_time = 1;

@@ -28,6 +28,9 @@ static int	get_stat(struct oprank *, uint32_t, struct stat *);
 static int	partial_head(struct oprank *);
 static int	partial_name(struct oprank *, struct agg *);
 static int	partial_record(struct oprank *, const char *);
+static void	put_coll(struct oprank *, struct jw *, const struct ccall *);
+static int	partial_coll(struct oprank *, struct agg *);
+static int	get_class_name(struct oprank *, const char **, size_t *);
 
 /*
  * Partials: a rank's aggregates as records, so that files can be ranked
@@ -286,6 +289,7 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_int(w, a->cc[i].ts);
 		jw_key(w, "dur");
 		jw_int(w, a->cc[i].dur);
+		put_coll(r, w, &a->cc[i]);
 		jw_end(w);
 		n++;
 	}
@@ -355,6 +359,59 @@ member(const struct jdoc *d, const char *key)
 }
 
 /* Member key of the record as an integer, which it must have. */
+/* What a communication call's event said of its collective. */
+static void
+put_coll(struct oprank *r, struct jw *w, const struct ccall *c)
+{
+	if (c->bytes >= 0) {
+		jw_key(w, "bytes");
+		jw_int(w, c->bytes);
+	}
+	if (c->group > 0) {
+		jw_key(w, "group");
+		jw_cstring(w, op_coll_group_name(r, c->group));
+	}
+	if (c->gsize > 0) {
+		jw_key(w, "group_size");
+		jw_int(w, c->gsize);
+	}
+	if (c->kind >= 0) {
+		jw_key(w, "collective");
+		jw_cstring(w, op_coll_kind_name(c->kind));
+	}
+}
+
+/* put_coll()'s twin, with the call's name and times. */
+static int
+partial_coll(struct oprank *r, struct agg *a)
+{
+	const struct jdoc *d = r->doc;
+	struct ccall cc = { .bytes = -1, .kind = -1 };
+	const char *s;
+	size_t len;
+	int64_t gs = 0;
+	int c;
+
+	if ((c = get_class_name(r, &s, &len)) < 0 ||
+	    get_num(r, 0, "ts", &cc.ts) < 0 ||
+	    get_num(r, 0, "dur", &cc.dur) < 0 ||
+	    (member(d, "bytes") != 0 && get_num(r, 0, "bytes", &cc.bytes) < 0) ||
+	    (member(d, "group_size") != 0 &&
+	    get_num(r, 0, "group_size", &gs) < 0))
+		return -1;
+	if (cc.bytes < -1 || gs < 0 || gs > INT32_MAX)
+		return jdoc_error(r->file, d, 0,
+		    "\"bytes\" or \"group_size\" out of range");
+	cc.gsize = (int32_t)gs;
+	cc.name = op_intern(&r->names, c, s, len);
+	if (jdoc_get_str(d, 0, "group", &s, &len) == 0)
+		cc.group = op_coll_group(r, s, len);
+	if (jdoc_get_str(d, 0, "collective", &s, &len) == 0)
+		cc.kind = (int8_t)op_coll_kind(s, len);
+	op_ccall_add(a, &cc);
+	return 0;
+}
+
 static int
 get_num(struct oprank *r, uint32_t obj, const char *key, int64_t *v)
 {
@@ -687,18 +744,8 @@ partial_record(struct oprank *r, const char *kind)
 		a->steps[a->nsteps++] = st;
 		return 0;
 	}
-	if (strcmp(kind, "op_partial_collective") == 0) {
-		struct ccall cc;
-		int c;
-
-		if ((c = get_class_name(r, &s, &len)) < 0 ||
-		    get_num(r, 0, "ts", &cc.ts) < 0 ||
-		    get_num(r, 0, "dur", &cc.dur) < 0)
-			return -1;
-		cc.name = op_intern(&r->names, c, s, len);
-		op_ccall_add(a, &cc);
-		return 0;
-	}
+	if (strcmp(kind, "op_partial_collective") == 0)
+		return partial_coll(r, a);
 	if (strcmp(kind, "op_partial_ledger") == 0)
 		return op_ledger_partial(r, a);
 	if (strcmp(kind, "op_partial_window") == 0) {

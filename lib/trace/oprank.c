@@ -141,6 +141,8 @@ oprank_free(struct oprank *r)
 	spool_free(&r->pool);
 	jdoc_free(&r->in);
 	strmap_free(&r->names.map, NULL);
+	strmap_free(&r->groups, NULL);
+	free(r->groupv);
 	free(r->names.v);
 	free(r->names.buf);
 	free(r->names.precof);

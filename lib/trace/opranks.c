@@ -13,20 +13,10 @@
 #include "base/xalloc.h"
 #include "trace/opcore.h"
 
-/* Of one rank, at the collective's instances: how often last, how long. */
-struct cinst {
-	size_t	 last;
-	int64_t	 waited;	/* ns past the instance's shortest call */
-	int64_t	*dur;		/* its calls' in time order */
-	size_t	 n;
-};
-
 static void	put_op_ranks(struct oprank *, struct jw *);
 static void	put_detail(struct oprank *, struct jw *, struct agg *);
 static void	put_rank_summaries(struct oprank *, struct jw *);
 static void	put_wall_steps(struct oprank *, struct jw *);
-static size_t	collective_of(const struct oprank *, const double *);
-static size_t	instances(struct oprank *, size_t, struct cinst **);
 
 /* Per op across ranks: the spread of the key and the slowest rank. */
 static void
@@ -191,8 +181,8 @@ offmed_better(const struct oprank *r, const struct offmed *best, size_t id,
 static void
 put_rank_summaries(struct oprank *r, struct jw *w)
 {
-	size_t nn = r->names.n, i, j, m, coll, inst;
-	struct cinst *ci;
+	size_t nn = r->names.n, i, j, m;
+	struct collsum *cs = op_coll_sums(r), *top = &cs[r->nranks];
 	double *med = xreallocarray(NULL, nn + 1, sizeof(*med));
 	int64_t *v = xreallocarray(NULL, r->nranks + 1, sizeof(*v)), *durs;
 	struct strent **ent;
@@ -208,8 +198,6 @@ put_rank_summaries(struct oprank *r, struct jw *w)
 		xqsort(v, m, sizeof(*v), op_cmpi64);
 		med[i] = m == 0 ? 0 : op_median(v, m);
 	}
-	coll = collective_of(r, med);
-	inst = instances(r, coll, &ci);
 	for (j = 0; j < r->nranks; j++) {
 		const struct agg *a = r->ranks[j];
 		struct devsum g;
@@ -273,110 +261,28 @@ put_rank_summaries(struct oprank *r, struct jw *w)
 		}
 		put_offmed(r, w, JW_KEY("operator"), a, &off, med);
 		put_offmed(r, w, JW_KEY("slower_operator"), a, &slower, med);
-		if (coll != SIZE_MAX && a->devs.count == 0 &&
-		    op_rank_total(r, a, coll) != ABSENT) {
+		if (cs[j].instances > 0) {
 			jw_key(w, "collective");
 			jw_begin_object(w);
 			jw_key(w, "name");
-			jw_cstring(w, r->names.v[coll].s);
+			jw_cstring(w, r->names.v[top->name].s);
+			jw_key(w, "names");
+			jw_uint(w, cs[j].names);
 			jw_key(w, "total");
-			jw_int(w, op_rank_total(r, a, coll));
+			jw_us(w, cs[j].total);
 			jw_key(w, "instances");
-			jw_uint(w, inst);
+			jw_uint(w, cs[j].instances);
 			jw_key(w, "last_at");
-			jw_uint(w, inst > 0 ? ci[j].last : 0);
+			jw_uint(w, cs[j].last);
 			jw_key(w, "waited");
-			jw_us(w, inst > 0 ? ci[j].waited : 0);
+			jw_us(w, cs[j].waited);
 			jw_end_object(w);
 		}
 		jw_end(w);
 	}
-	free(ci);
+	free(cs);
 	free(med);
 	free(v);
-}
-
-static int
-cmpccall(const void *a, const void *b)
-{
-	const struct ccall *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->name != y->name)
-		return x->name < y->name ? -1 : 1;
-	return (x->dur > y->dur) - (x->dur < y->dur);
-}
-
-/*
- * The collective's instances across the ranks without GPU work, matched
- * by their order on each rank (the k-th call of every rank is one
- * instance, as the backend runs a process group's collectives in the
- * order they are issued): each instance's last rank to arrive is the one
- * whose call is shortest, since every other waits for it, and each rank
- * waits its call's time past that shortest one.  How many instances
- * every such rank has; 0 when fewer than two ranks take part.
- */
-static size_t
-instances(struct oprank *r, size_t coll, struct cinst **out)
-{
-	struct cinst *ci = xcalloc(r->nranks + 1, sizeof(*ci));
-	size_t i, j, k, n = SIZE_MAX, in = 0, late;
-
-	*out = ci;
-	for (j = 0; coll != SIZE_MAX && j < r->nranks; j++) {
-		struct agg *a = r->ranks[j];
-
-		if (a->rank < 0 || a->devs.count > 0)
-			continue;
-		xqsort(a->cc, a->ncc, sizeof(*a->cc), cmpccall);
-		ci[j].dur = xreallocarray(NULL, a->ncc + 1, sizeof(int64_t));
-		for (i = 0; i < a->ncc; i++)
-			if (a->cc[i].name == coll)
-				ci[j].dur[ci[j].n++] = a->cc[i].dur;
-		if (ci[j].n == 0)
-			continue;
-		in++;
-		if (ci[j].n < n)
-			n = ci[j].n;
-	}
-	if (in < 2)
-		n = 0;
-	for (k = 0; k < n; k++) {
-		late = SIZE_MAX;
-		for (j = 0; j < r->nranks; j++)
-			if (ci[j].n > 0 && (late == SIZE_MAX ||
-			    ci[j].dur[k] < ci[late].dur[k]))
-				late = j;
-		ci[late].last++;
-		for (j = 0; j < r->nranks; j++)
-			if (ci[j].n > 0)
-				ci[j].waited += ci[j].dur[k] - ci[late].dur[k];
-	}
-	for (j = 0; j < r->nranks; j++)
-		free(ci[j].dur);
-	return n == SIZE_MAX ? 0 : n;
-}
-
-/*
- * The communication operator with the most time at the median rank (ties:
- * the first name): on a CPU backend such as gloo, a collective's span is
- * each rank's wait for the last to arrive and the transfer, so the rank
- * that arrives last spends the least in it.  SIZE_MAX: none.
- */
-static size_t
-collective_of(const struct oprank *r, const double *med)
-{
-	size_t i, best = SIZE_MAX;
-
-	for (i = 0; i < r->names.n; i++)
-		if ((r->names.v[i].cls == C_OP || r->names.v[i].cls == C_ANN) &&
-		    r->names.v[i].family == r->names.famcomm && med[i] > 0 &&
-		    (best == SIZE_MAX || med[i] > med[best] ||
-		    (med[i] == med[best] &&
-		    strcmp(r->names.v[i].s, r->names.v[best].s) < 0)))
-			best = i;
-	return best;
 }
 
 struct wstep {
@@ -475,6 +381,7 @@ op_output(struct oprank *r, struct jw *w)
 			op_put_devs(w, r->ranks[i]);
 		}
 	put_rank_summaries(r, w);
+	op_put_collectives(r, w);
 	put_wall_steps(r, w);
 	put_op_ranks(r, w);
 	r->all.rank = -1;
