@@ -205,6 +205,7 @@ def late_rank($rows):
         | ($led | map(select(.rank == $late.rank)) | .[0].by) as $mine
         | ($led | map(select(.rank != $late.rank)) | map(.by)) as $theirs
         | {rank: $late.rank, collective: $late.collective.name,
+           names: ($late.collective.names // 1), own_step: $late.mean_step,
            last_at: $late.collective.last_at, instances: $late.collective.instances,
            wait_per_step: $wait, median_step: $step, share: ($wait / $step),
            ranks: ($w | length),
@@ -221,6 +222,7 @@ def facts:
   | (recs("memory_summary") | map(select(.scope == "all")) | .[0]) as $mem
   | (recs("cpu_summary") | (map(select(has("ranks"))) + map(select(has("ranks") | not))) | .[0]) as $cpu
   | rank_rows as $ranks
+  | late_rank($ranks) as $late
   | (if ($ranks | length) > 1 then wall_steps else null end
      // (recs("step_stats") | of_rank($r) | .[0])) as $steps
   | (recs("phase_total") | of_rank($r)
@@ -262,8 +264,18 @@ def facts:
       rank: $r,
       ranks: (if ($ranks | length) > 1 then $ranks else null end),
       nranks: ($ranks | length),
-      straggler: straggler($ranks),
-      late_rank: late_rank($ranks),
+      # A rank whose mean step is long because it waits at the
+      # collectives is no straggler when the waits name the late rank.
+      straggler: (straggler($ranks) as $s
+        | if $late != null and $s.cause == "exposed_comm" and $s.rank != $late.rank
+          then null else $s end),
+      late_rank: $late,
+      # Each collective matched across the ranks (op-rank's
+      # collective_total records), the one that keeps ranks waiting longest
+      # first.
+      collectives: (recs("collective_total")
+        | if length == 0 then null
+          else map(del(.kind)) | sort_by(-(.median_skew * .instances), .name) end),
       ops: $ops,
       kernels: (recs("kernel") | of_rank($r)),
       families: $families,
@@ -370,7 +382,13 @@ def facts:
       gpu_idle_share: (if $ledger.gpu_busy != null then share($ledger.gpu_idle; $ledger.wall)
         else share($gpu.idle; $gpu.window) end),
       comm_share: ([share($gpu.comm; $gpu.window), share($phases.communication.self; $step_time)] | map(select(. != null)) | max),
-      exposed_comm_share: share($gpu.exposed_comm; $gpu.window),
+      # What the late-rank rule claims, the rank's wait for the late one,
+      # is not the communication rules' to claim again.
+      exposed_comm_share: share(
+        if $late == null or $gpu.exposed_comm == null then $gpu.exposed_comm
+        else [$gpu.exposed_comm - ($ranks | map(select(.rank == $r))
+                | .[0].collective.waited // 0), 0] | max end;
+        $gpu.window),
       comm_exposed_fraction: share($gpu.exposed_comm; $gpu.comm),
       mean_kernel_us: (if $gpu != null and $gpu.events > 0 then $gpu.busy / $gpu.events else null end),
       # Launch time from the ledger where there is one: launches of 1 ms

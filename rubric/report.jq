@@ -77,8 +77,9 @@ def md_ranks($f):
     + (if $f.straggler == null and $f.late_rank != null
        then $f.late_rank as $l
          | "\n**Late rank: rank \($l.rank)**, last at \($l.last_at) of \($l.instances) "
-           + ($l.collective | clip(60) | md)
-           + " calls: the other ranks wait for it \($l.wait_per_step | us) a step (their median), \($l.share | pct) of their median step; equal mean steps hide it."
+           + (if $l.names > 1 then "collective instances"
+              else ($l.collective | clip(60) | md) + " calls" end)
+           + ": the other ranks wait for it \($l.wait_per_step | us) a step (their median), \($l.share | pct) of their median step; its own mean step (\($l.own_step | us)) does not single it out."
            + (if $l.extra != null then " Its extra time is in " + ($l.extra.label | md) + ", "
               + ($l.extra.per_step | us) + " a step above the median of the others." else "" end) + "\n"
        elif $f.straggler == null
@@ -92,6 +93,15 @@ def md_ranks($f):
            + (if $s.operator != null then "; the operator most above the median is "
               + ($s.operator.name | clip(60) | md) + " (" + (if $s.operator.diff >= 0 then "+" else "" end)
               + ($s.operator.diff | us) + ")" else "" end) + ".\n" end)
+    + (if $f.collectives == null then ""
+       else "\nCollectives, matched across the ranks by their order in each process group: the rank last to arrive spends least in an instance, the others wait past it (skew: the longest wait), and its call is the transfer.\n\n"
+         + table(["Collective", "Kind", "Instances", "Ranks", "Median skew", "Median transfer", "Last most often", "Bus bandwidth"];
+             ["l", "l", "r", "r", "r", "r", "l", "r"];
+             [$f.collectives[0:10][] | [(.name | split("(")[0] | clip(40)), (.collective // ""), (.instances | count),
+               (.ranks | count), (.median_skew | us), (.median_transfer | us),
+               "rank \(.late_rank) (\(.late_at) of \(.instances))",
+               (if .median_busbw == null then "" else (.median_busbw | dec(1)) + " GB/s" end)]])
+       end)
     + "\n"
   end;
 
@@ -428,6 +438,7 @@ def json_report:
       ranks: $f.ranks,
       straggler: $f.straggler,
       late_rank: $f.late_rank,
+      collectives: $f.collectives,
       data_quality: [$f.warnings[] | nokind],
       summary: {
         memory: (if $f.memory == null then null

@@ -463,7 +463,7 @@ dlrm() {
 	run -0 analyze-profile --cpu-trace run --json-out dir.json --md-out dir.md
 	cmp files.md dir.md
 	cmp files.json dir.json
-	run -0 jq -c '[.summary.cpu.traces, [.inputs[] | .role], (.actions | map(.rule) | index("comm-share") != null)]' dir.json
+	run -0 jq -c '[.summary.cpu.traces, [.inputs[] | .role], (.actions | map(.rule) | index("late-rank") != null)]' dir.json
 	assert_output '[8,["trace","trace","trace","trace","trace","trace","trace","trace"],true]'
 	# In sorted order, gzipped or not.
 	run -0 jq -r '.inputs[].path' dir.json

@@ -135,7 +135,7 @@ mk() {
 	gzip "$r"/worker[136]_*
 	run -0 mk RUN="$r"
 	[ -s "$r/report.md" ] && [ -s "$r/report.json" ]
-	run -0 jq -c '[.summary.cpu.traces, [.inputs[].path | sub(".*/"; "")], (.actions | map(.rule) | index("comm-share") != null)]' "$r/report.json"
+	run -0 jq -c '[.summary.cpu.traces, [.inputs[].path | sub(".*/"; "")], (.actions | map(.rule) | index("late-rank") != null)]' "$r/report.json"
 	assert_output "[8,$(cd "$r" && ls *.pt.trace.json* | jq -Rsc 'split("\n")[:-1]'),true]"
 	analyze-profile --cpu-trace "$r" --json-out "$BATS_TEST_TMPDIR/a.json" \
 	    >"$BATS_TEST_TMPDIR/a.md"
