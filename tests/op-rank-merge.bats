@@ -311,6 +311,19 @@ partials() {
 	assert_stderr "op-rank: $T/twice.ndjson:$((n + 1)):1: \"op_partial\" record after \"op_partial_end\""
 }
 
+@test "a collective call's bytes or group size out of range is refused" {
+	tr-extract "$OPRANK/sampled_rank-0.json.gz" | op-rank --partial \
+	    >"$T/p.ndjson"
+	n=$(grep -n -m1 '"op_partial_collective"' "$T/p.ndjson" | cut -d: -f1)
+	for bad in '"bytes":-8' '"group_size":0' '"group_size":4294967296'; do
+		sed "${n}s/}\$/,$bad}/" "$T/p.ndjson" >"$T/bad.ndjson"
+		run -1 --separate-stderr op-rank --merge "$T/bad.ndjson"
+		assert_stderr "op-rank: $T/bad.ndjson:$n:1: \"bytes\" or \"group_size\" out of range"
+	done
+	# Whole, the same partial merges.
+	run -0 op-rank --merge "$T/p.ndjson"
+}
+
 @test "partials of another version, options or tables are refused" {
 	tr-extract "$OPRANK/sampled_rank-0.json.gz" >"$T/r0.ndjson"
 	op-rank --partial <"$T/r0.ndjson" >"$T/p.ndjson"

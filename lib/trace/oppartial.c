@@ -358,7 +358,6 @@ member(const struct jdoc *d, const char *key)
 	return i >= 0 ? (uint32_t)i : 0;
 }
 
-/* Member key of the record as an integer, which it must have. */
 /* What a communication call's event said of its collective. */
 static void
 put_coll(struct oprank *r, struct jw *w, const struct ccall *c)
@@ -399,7 +398,8 @@ partial_coll(struct oprank *r, struct agg *a)
 	    (member(d, "group_size") != 0 &&
 	    get_num(r, 0, "group_size", &gs) < 0))
 		return -1;
-	if (cc.bytes < -1 || gs < 0 || gs > INT32_MAX)
+	if ((member(d, "bytes") != 0 && cc.bytes < 0) ||
+	    (member(d, "group_size") != 0 && (gs <= 0 || gs > INT32_MAX)))
 		return jdoc_error(r->file, d, 0,
 		    "\"bytes\" or \"group_size\" out of range");
 	cc.gsize = (int32_t)gs;
@@ -412,6 +412,7 @@ partial_coll(struct oprank *r, struct agg *a)
 	return 0;
 }
 
+/* Member key of the record as an integer, which it must have. */
 static int
 get_num(struct oprank *r, uint32_t obj, const char *key, int64_t *v)
 {
