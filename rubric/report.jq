@@ -101,6 +101,9 @@ def md_ranks($f):
                (.ranks | count), (.median_skew | us), (.median_transfer | us),
                "rank \(.late_rank) (\(.late_at) of \(.instances))",
                (if .median_busbw == null then "" else (.median_busbw | dec(1)) + " GB/s" end)]])
+         + ([$f.collectives[].unmatched // 0] | add) as $u
+         | if $u == 0 then ""
+           else "\n\(($u | count)) call\(if $u > 1 then "s" else "" end) left unmatched: some ranks have more calls of a collective than others (their traces start or end at different collectives), so the order that matches them may be off.\n" end
        end)
     + "\n"
   end;

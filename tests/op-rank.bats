@@ -1013,3 +1013,23 @@ END
 	        and (.algbw - .bytes / (.transfer * 1000) | fabs) < 0.001)]'"
 	assert_output '[21,true]'
 }
+
+@test "collective: a rank whose window starts one call later leaves calls unmatched, and the report says so" {
+	local f=("$FIXTURES"/ddp_stall_rank[0-3].json.gz)
+	# Rank 2's trace without its first gloo:all_reduce.
+	zcat "${f[2]}" | jq -c '(map(.name == "gloo:all_reduce") | index(true)) as $i
+	    | del(.[$i])' >"$BATS_TEST_TMPDIR/rank2.json"
+	tr-extract "${f[0]}" "${f[1]}" "$BATS_TEST_TMPDIR/rank2.json" "${f[3]}" |
+	    op-rank >"$BATS_TEST_TMPDIR/r"
+	run -0 jq -c 'select(.kind == "collective_total") | [.instances, .unmatched]' \
+	    "$BATS_TEST_TMPDIR/r"
+	assert_output '[4,3]'
+	run -0 report-md "$BATS_TEST_TMPDIR/r"
+	assert_output --partial '3 calls left unmatched: some ranks have more calls'
+	# Whole, nothing is left over, and the report says nothing of it.
+	tr-extract "${f[@]}" | op-rank >"$BATS_TEST_TMPDIR/w"
+	run -0 jq -c 'select(.kind == "collective_total") | has("unmatched")' "$BATS_TEST_TMPDIR/w"
+	assert_output false
+	run -0 report-md "$BATS_TEST_TMPDIR/w"
+	refute_output --partial 'unmatched'
+}

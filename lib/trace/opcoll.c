@@ -574,9 +574,10 @@ cmpdouble(const void *a, const void *b)
 }
 
 /*
- * A name and group's n instances summed up: their medians, and the rank
- * last to arrive most often (the first in rank order on a tie).  The
- * report reads these, as a trace may hold thousands of instances.
+ * A name and group's n instances summed up: their medians, the rank last
+ * to arrive most often (the first in rank order on a tie), and the calls
+ * left unmatched.  The report reads these, as a trace may hold thousands
+ * of instances.
  */
 static void
 put_total(struct oprank *r, struct jw *w, const struct run *runs, size_t m,
@@ -585,9 +586,11 @@ put_total(struct oprank *r, struct jw *w, const struct run *runs, size_t m,
 	int64_t *v = xreallocarray(NULL, n + 1, sizeof(*v));
 	double *bw = xreallocarray(NULL, n + 1, sizeof(*bw));
 	size_t *last = xcalloc(m, sizeof(*last));
-	size_t i, j, nbw = 0, most = 0;
+	size_t i, j, nbw = 0, most = 0, unmatched = 0;
 	int kind = -1;
 
+	for (j = 0; j < m; j++)
+		unmatched += runs[j].n - n;
 	for (i = 0; i < n; i++) {
 		last[in[i].late]++;
 		if (in[i].busbw >= 0)
@@ -619,6 +622,11 @@ put_total(struct oprank *r, struct jw *w, const struct run *runs, size_t m,
 	jw_int(w, runs[most].rank);
 	jw_key(w, "late_at");
 	jw_uint(w, last[most]);
+	/* Calls past the fewest a rank has: windows that start apart. */
+	if (unmatched > 0) {
+		jw_key(w, "unmatched");
+		jw_uint(w, unmatched);
+	}
 	if (nbw > 0) {
 		xqsort(bw, nbw, sizeof(*bw), cmpdouble);
 		jw_key(w, "median_busbw");
