@@ -13,6 +13,7 @@
 
 #include "base/xalloc.h"
 #include "io/gzin.h"
+#include "io/readahead.h"
 
 /* The input buffer; the fuzzing build makes it small (-DGZIN_BUFCAP=). */
 #ifndef GZIN_BUFCAP
@@ -29,6 +30,7 @@ struct gzin {
 	z_stream	 zs;
 	unsigned char	*ibuf;
 	size_t		 ilen;		/* plain input still at zs.next_in */
+	struct readahead *ahead;	/* gzin_hash(): reads the file */
 	char		 errbuf[128];
 };
 
@@ -38,6 +40,7 @@ struct gzin {
 #define GZ_GARBAGE	(-3)
 #define GZ_NOMEM	(-4)
 
+static ssize_t	raw_read(struct gzin *, void *, size_t);
 static int	fill(struct gzin *);
 static ssize_t	inflate_some(struct gzin *, unsigned char *, size_t);
 
@@ -86,6 +89,40 @@ widen_pipe(int fd)
 }
 
 int
+gzin_hash(struct gzin *in)
+{
+	if (in->gzip != -1 || in->ahead != NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	return (in->ahead = readahead_start(in->fd)) != NULL ? 0 : -1;
+}
+
+int
+gzin_digest(struct gzin *in, uint64_t *size, char hex[65])
+{
+	if (in->ahead == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	return readahead_digest(in->ahead, size, hex);
+}
+
+/* read(2) from the file, or from the thread reading it ahead. */
+static ssize_t
+raw_read(struct gzin *in, void *buf, size_t n)
+{
+	ssize_t got;
+
+	if (in->ahead != NULL)
+		return readahead_read(in->ahead, buf, n);
+	do
+		got = read(in->fd, buf, n);
+	while (got == -1 && errno == EINTR);
+	return got;
+}
+
+int
 gzin_rereadable(const char *path)
 {
 	struct stat st;
@@ -112,10 +149,8 @@ fill(struct gzin *in)
 	if (in->zs.avail_in > 0 && in->zs.next_in != in->ibuf)
 		memmove(in->ibuf, in->zs.next_in, in->zs.avail_in);
 	in->zs.next_in = in->ibuf;
-	do
-		n = read(in->fd, in->ibuf + in->zs.avail_in,
-		    GZIN_BUFCAP - in->zs.avail_in);
-	while (n == -1 && errno == EINTR);
+	n = raw_read(in, in->ibuf + in->zs.avail_in,
+	    GZIN_BUFCAP - in->zs.avail_in);
 	if (n == -1) {
 		in->err = errno;
 		return -1;
@@ -211,10 +246,7 @@ gzin_read(struct gzin *in, void *buf, size_t n)
 		in->ilen -= n;
 		return (ssize_t)n;
 	}
-	do
-		got = read(in->fd, buf, n);
-	while (got == -1 && errno == EINTR);
-	if (got == -1)
+	if ((got = raw_read(in, buf, n)) == -1)
 		in->err = errno;
 	return got;
 }
@@ -258,6 +290,7 @@ gzin_close(struct gzin *in)
 		return;
 	if (in->gzip == 1)
 		inflateEnd(&in->zs);
+	readahead_free(in->ahead);
 	close(in->fd);
 	free(in->ibuf);
 	free(in);

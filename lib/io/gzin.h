@@ -14,6 +14,7 @@
 #define GZIN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct gzin;
@@ -40,6 +41,22 @@ const char *gzin_name(const struct gzin *);
  * returns -1 too.
  */
 ssize_t gzin_read(struct gzin *, void *buf, size_t n);
+
+/*
+ * Before the first read: from now on a thread reads the file ahead and
+ * hashes what it reads (io/readahead.h), so that gzin_digest() can name
+ * the input without reading it twice.  Returns 0, or -1 with errno set
+ * when the input is no regular file or no thread could be started; the
+ * gzin then reads as before.
+ */
+int	gzin_hash(struct gzin *);
+
+/*
+ * Once, after gzin_hash(): reads what is left of the file to its end
+ * without inflating it, and stores the size and SHA-256 of the file's
+ * bytes as they are on disk.  Returns 0, or -1 with errno set.
+ */
+int	gzin_digest(struct gzin *, uint64_t *size, char hex[65]);
 
 /* A description of the last error; borrowed, valid until the next call. */
 const char *gzin_error(struct gzin *);

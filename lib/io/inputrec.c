@@ -57,6 +57,14 @@ inputrec_write(struct jw *w, const char *path, const char *role)
 
 	if (inputrec_hash(path, &size, hex) != 0)
 		return -1;
+	inputrec_put(w, path, role, size, hex);
+	return 0;
+}
+
+void
+inputrec_put(struct jw *w, const char *path, const char *role, uint64_t size,
+    const char *hex)
+{
 	jw_record(w, "input");
 	jw_key(w, "path");
 	jw_cstring(w, path);
@@ -71,5 +79,4 @@ inputrec_write(struct jw *w, const char *path, const char *role)
 	jw_key(w, "version");
 	jw_cstring(w, MRP_VERSION);
 	jw_end(w);
-	return 0;
 }

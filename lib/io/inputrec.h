@@ -27,4 +27,8 @@ int inputrec_hash(const char *path, uint64_t *size, char hex[65]);
  */
 int inputrec_write(struct jw *, const char *path, const char *role);
 
+/* The same record, of a file already hashed (hex: 64 hex digits). */
+void inputrec_put(struct jw *, const char *path, const char *role,
+    uint64_t size, const char *hex);
+
 #endif

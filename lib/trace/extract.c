@@ -127,6 +127,8 @@ extract_trace(const char *path, struct jw *w, const struct extract_opts *o)
 		warnmsg("%s:", path);
 		return 1;
 	}
+	if (o->digest != NULL)
+		o->digest->hashed = gzin_hash(in) == 0;
 	memset(&t, 0, sizeof(t));
 	t.file = gzin_name(in);
 	t.w = w;
@@ -147,6 +149,11 @@ extract_trace(const char *path, struct jw *w, const struct extract_opts *o)
 		put_repairs(&t);
 	if (jw_failed(w))
 		rc = -1;
+	if (rc == 0 && o->digest != NULL && o->digest->hashed &&
+	    gzin_digest(in, &o->digest->size, o->digest->sha256) != 0) {
+		warnmsg("%s:", t.file);
+		rc = -1;
+	}
 	jr_close(t.r);
 	jdoc_free(&t.doc);
 	jdoc_free(&t.devprops);

@@ -15,10 +15,25 @@
 #ifndef EXTRACT_H
 #define EXTRACT_H
 
+#include <stdint.h>
+
 #include "io/ndjson.h"
+
+/* What the trace file is, byte for byte, found as it was read. */
+struct extract_digest {
+	int		hashed;		/* 0: the file could not be read ahead */
+	uint64_t	size;
+	char		sha256[65];
+};
 
 struct extract_opts {
 	int	args;	/* -a: keep every event's args */
+	/*
+	 * Not NULL: a thread reads the file ahead and hashes it as it goes
+	 * (gzin_hash), and its size and SHA-256 land here once the trace
+	 * was read whole.
+	 */
+	struct extract_digest *digest;
 };
 
 /*
