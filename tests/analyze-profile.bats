@@ -66,6 +66,45 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	cmp "$BATS_TEST_TMPDIR/1.json" "$BATS_TEST_TMPDIR/2.json"
 }
 
+# inputs_args: the options of analyze-profile on two ranks' traces, one gzip
+# and one plain, an Nsight Systems export and a snapshot, in
+# $BATS_TEST_TMPDIR, in args; it moves there.
+inputs_args() {
+	cd "$BATS_TEST_TMPDIR"
+	cp "$TOP/fixtures/op-rank/ddp_balanced_rank0.json.gz" rank0.json.gz
+	gzip -dc "$TOP/fixtures/op-rank/ddp_balanced_rank1.json.gz" >rank1.json
+	nsys=$TOP/fixtures/nsys-extract/nsys-ai__mock.sqlite
+	snap=$TOP/fixtures/example/memory_snapshot.json.gz
+	args=(--cpu-trace rank0.json.gz --nsys-sqlite "$nsys"
+	    --cpu-trace rank1.json --memory-json "$snap" --md-out /dev/null)
+}
+
+@test "analyze-profile: inputs named by size and SHA-256, in the order given" {
+	inputs_args
+	analyze-profile "${args[@]}" --json-out r.json
+	# The traces are hashed by the thread that reads them, the export and
+	# the snapshot by a process of their own: one list all the same.
+	run -0 jq -r '.inputs[] | [.path, .role, .size, .sha256] | @tsv' r.json
+	assert_output "$(for f in rank0.json.gz:trace "$nsys":nsys_export \
+	    rank1.json:trace "$snap":memory_snapshot; do
+		printf '%s\t%s\t%s\t%s\n' "${f%:*}" "${f##*:}" \
+		    "$(stat -c %s "${f%:*}")" "$(sha256sum <"${f%:*}" | cut -d' ' -f1)"
+	done)"
+}
+
+@test "analyze-profile: each trace file is opened once, hashed as it is read" {
+	strace -f -o /dev/null true 2>/dev/null || skip "strace cannot trace here"
+	inputs_args
+	strace -f -e trace=open,openat -o opens analyze-profile "${args[@]}" \
+	    --json-out r.json
+	run -0 grep -c '"rank0.json.gz"' opens
+	assert_output 1
+	run -0 grep -c '"rank1.json"' opens
+	assert_output 1
+	run -0 jq -r '.inputs[0].sha256' r.json
+	assert_output "$(sha256sum <rank0.json.gz | cut -d' ' -f1)"
+}
+
 # piped DIR TRACE...: what the trace branch wrote when it was tr-extract
 # into a tee, op-rank and mem-segments: DIR/trace.ndjson, op-rank's, and
 # DIR/trace-memory.ndjson, mem-segments's on the memory records, profiler
@@ -305,9 +344,17 @@ stub_stages() {
 		entry=$s
 		[ \$# -eq 0 ] || entry+=\$(printf ' %q' "\$@")
 		entry+=\$'\\n'
+		# "-" is the pipe that holds the stage back until its files
+		# are whole: wait there too, and leave it empty for the stage.
 		for a; do
-			case \$a in */context.ndjson) entry+=\$(cat "\$a")\$'\\n' ;; esac
-			[ $s != rubric-apply ] || cp "\$a" "$bin/files/"
+			[ "\$a" != - ] || cat >/dev/null
+		done
+		for a; do
+			case \$a in
+			-) ;;
+			*/context.ndjson) entry+=\$(cat "\$a")\$'\\n' ;;
+			esac
+			[ $s != rubric-apply ] || [ "\$a" = - ] || cp "\$a" "$bin/files/"
 		done
 		printf '%s' "\$entry" >>"$bin/log"
 		exec "$TOOLS/$s" "\$@"
@@ -420,8 +467,9 @@ stub_stages() {
 	run -0 bats_pipe tr-extract "$TOP/fixtures/example/trace.json.gz" \| \
 	    op-rank --phase forward
 	assert_output - <"$bin/files/trace.ndjson"
-	# The record is the first operand of rubric-apply and of both report-md.
-	run -0 grep -cE '^(rubric-apply|report-md|report-md -j) [^ ]*/context\.ndjson [^ ]*/trace\.ndjson ' "$bin/log"
+	# The record is the first file of rubric-apply and of both report-md,
+	# after the standard input they wait on until the files are whole.
+	run -0 grep -cE '^(rubric-apply|report-md|report-md -j) - [^ ]*/context\.ndjson [^ ]*/trace\.ndjson ' "$bin/log"
 	assert_output 3
 	run -0 grep '^{"kind":"context"' "$bin/log"
 	want=$(jq -c '.phase = "forward"' "$FIXTURES/context.out")

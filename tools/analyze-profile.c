@@ -135,6 +135,7 @@ struct proc {
 	pid_t		 pid;
 	const char	*name;
 	int		 traces;	/* the trace stage: may exit NOEVENTS */
+	int		 gate;		/* the pipe it waits on, or -1 */
 };
 
 /* The trace stage's sink for the extractor's records. */
@@ -227,14 +228,17 @@ static int	open_temp(const char *, char *, size_t);
 static pid_t	spawn(struct run *, const char *name, const char *argv[],
 		    int in, int out);
 static pid_t	fork_child(struct run *, const char *name);
+static pid_t	spawn_gated(struct run *, const char *name,
+		    const char *argv[], int out);
+static void	gate_open(struct run *, pid_t);
 static void	close_from(const struct run *, int);
 static void	traces_add(struct traces *, const char *);
 static void	traces_push(struct traces *, char *, int);
 static int	cmpname(const void *, const void *);
 static void	traces_free(struct traces *);
 static void	trace_stage(const struct traces *, const char *phase,
-		    const char *gpu, int out, int mem, const char *empty)
-		    __attribute__((noreturn));
+		    const char *gpu, int out, int mem, const char *empty,
+		    const char *inputs) __attribute__((noreturn));
 static int	on_record(void *, const struct jdoc *);
 static void	report_empty(const struct traces *, const char *);
 static int	snapshot_empty(const char *);
@@ -246,8 +250,11 @@ static void	check_outputs(const char *md, const char *json,
 		    const char *html, const struct traces *, const char *mem,
 		    const char *ctx);
 static int	write_all(int, const char *, size_t);
+static void	inputs_join(const char *, const struct traces *,
+		    const char *, const char *);
 static void	hash_inputs(const char *, const struct traces *,
 		    const char *);
+static int	ungated(const struct run *);
 static int	wait_all(struct run *, int inputs, const char *mem);
 static void	progress(const struct run *, const char *mem);
 static long long child_pos(pid_t, const char *);
@@ -339,19 +346,20 @@ main(int argc, char *argv[])
 	struct context ctx;
 	struct traces tr = { NULL, NULL, 0, NULL, 0 };
 	const char *mem = NULL, *mdout = NULL, *jsonout = NULL, *base = NULL;
-	const char *htmlout = NULL, **hav;
+	const char *htmlout = NULL, **hav, **jav, *ops[8];
 	const char *phase = NULL, *objective = NULL;
 	/* Static: a usage error exits while they are held, still reachable. */
 	static const char **sets;
 	static struct targ *targs;
 	static char *gpu;
-	char f[8][PATH_MAX + 32], btmp[PATH_MAX + 32], charts[PATH_MAX + 32];
+	char f[10][PATH_MAX + 32], btmp[PATH_MAX + 32], charts[PATH_MAX + 32];
 	char *slash, phasebuf[32];
 	const char **av;
 	int ch, memp[2], hp[2], out, status = 0, n, i, behind;
 	int nsets = 0, ntargs = 0, hasctx;
 	sigset_t mask;
-	size_t k, nav;
+	size_t k, nav, nops;
+	pid_t rubric, md, json = -1;
 	ssize_t len;
 	const char *tmpdir;
 	FILE *fp;
@@ -465,8 +473,9 @@ main(int argc, char *argv[])
 
 	/* The stages' command lines: files and options, -i for each pickle. */
 	nav = 16 + 2 * tr.npickles;
-	av = xcalloc(2 * nav, sizeof(*av));
+	av = xcalloc(3 * nav, sizeof(*av));
 	hav = av + nav;
+	jav = hav + nav;
 
 	r.tr = &tr;
 	/* Nothing is made before the outputs are known to be writable. */
@@ -505,6 +514,8 @@ main(int argc, char *argv[])
 	tmpname(&r, f[5], sizeof(f[5]), "findings.ndjson");
 	tmpname(&r, f[6], sizeof(f[6]), "context.ndjson");
 	tmpname(&r, f[7], sizeof(f[7]), "empty.txt");
+	tmpname(&r, f[8], sizeof(f[8]), "trace-inputs.ndjson");
+	tmpname(&r, f[9], sizeof(f[9]), "other-inputs.ndjson");
 	if (hasctx) {
 		if ((fp = fopen(f[6], "w")) == NULL)
 			die("%s:", f[6]);
@@ -522,7 +533,8 @@ main(int argc, char *argv[])
 		out = open_out(f[0]);
 		if (fork_child(&r, "the trace stage") == 0) {
 			close(memp[0]);
-			trace_stage(&tr, phase, gpu, out, memp[1], f[7]);
+			trace_stage(&tr, phase, gpu, out, memp[1], f[7],
+			    f[8]);
 		}
 		r.p[r.np - 1].traces = 1;
 		close(out);
@@ -547,14 +559,75 @@ main(int argc, char *argv[])
 		spawn(&r, "churn-score", av, -1, out);
 		close(out);
 	}
-	if (fork_child(&r, "sha256") == 0)
-		hash_inputs(f[4], &tr, mem);
+	/* The trace stage hashes the traces it reads; this, the rest. */
+	for (k = 0; k < tr.n && !tr.nsys[k]; k++)
+		continue;
+	if ((mem != NULL || k < tr.n) && fork_child(&r, "sha256") == 0)
+		hash_inputs(f[9], &tr, mem);
+
+	/*
+	 * The files the later stages read, in a fixed order, context first,
+	 * known before they are written.  rubric-apply and report-md start
+	 * now and compile their jq programs, which takes them longer than
+	 * reading a report's records, while the inputs are read; each reads
+	 * its standard input ("-", no records) first, a pipe that this
+	 * process closes once their files are whole.
+	 */
+	nops = 0;
+	if (hasctx)
+		ops[nops++] = f[6];
+	if (tr.n > 0) {
+		ops[nops++] = f[0];
+		ops[nops++] = f[1];
+	}
+	if (mem != NULL) {
+		ops[nops++] = f[2];
+		ops[nops++] = f[3];
+	}
+	ops[nops++] = f[4];
+	n = 0;
+	av[n++] = "rubric-apply";
+	av[n++] = "-";
+	memcpy(av + n, ops, nops * sizeof(*av));
+	n += (int)nops;
+	av[n] = NULL;
+	out = open_out(f[5]);
+	rubric = spawn_gated(&r, "rubric-apply", av, out);
+	close(out);
+	av[0] = "report-md";
+	av[n++] = f[5];
+	for (k = 0; k < tr.npickles; k++) {
+		av[n++] = "-i";
+		av[n++] = tr.pickles[k];
+	}
+	if (base != NULL) {
+		tmpname(&r, btmp, sizeof(btmp), "baseline.ndjson");
+		baseline_write(btmp, r.baseline);
+		r.baseline = jv_null();
+		av[n++] = btmp;
+	}
+	av[n] = NULL;
+	out = output_fd(&r.out[OUT_MD]);
+	md = spawn_gated(&r, "report-md", av, out);
+	if (out != STDOUT_FILENO)
+		close(out);
+	if (jsonout != NULL) {
+		/* "report-md -j - file ..." */
+		memcpy(jav + 1, av, (size_t)n * sizeof(*av));
+		jav[0] = "report-md";
+		jav[1] = "-j";
+		jav[n + 1] = NULL;
+		out = output_fd(&r.out[OUT_JSON]);
+		json = spawn_gated(&r, "report-md -j", jav, out);
+		close(out);
+	}
 	/*
 	 * The trace branch is the critical path: the trace stage reads every
 	 * trace, then sorts and nests what remains once they end, with
-	 * mem-segments beside it.  The snapshot branch and the hashing give
-	 * way to it and run on the time it leaves idle instead of slowing it.
-	 * Where the priority cannot be changed they merely compete.
+	 * mem-segments beside it.  The snapshot branch, the hashing and the
+	 * compiling give way to it and run on the time it leaves idle instead
+	 * of slowing it.  Where the priority cannot be changed they merely
+	 * compete.
 	 */
 	if (tr.n > 0)
 		for (i = behind; i < r.np; i++)
@@ -580,26 +653,16 @@ main(int argc, char *argv[])
 		free(av);
 		return finish(status);
 	}
+	inputs_join(f[4], &tr, f[8], f[9]);
 
-	/* The files the later stages read, in a fixed order: context first. */
-	n = 0;
-	av[n++] = "rubric-apply";
-	if (hasctx)
-		av[n++] = f[6];
-	for (i = 0; i < 5; i++)
-		if (access(f[i], F_OK) == 0)
-			av[n++] = f[i];
-	av[n] = NULL;
-	out = open_out(f[5]);
-	spawn(&r, "rubric-apply", av, -1, out);
-	close(out);
+	gate_open(&r, rubric);
 	/* The HTML's charts, drawn from the stage files meanwhile. */
 	if (htmlout != NULL) {
 		hav[0] = "report-svg";
 		hav[1] = "-o";
 		hav[2] = r.tmp;
-		memcpy(hav + 3, av + 1, (size_t)(n - 1) * sizeof(*av));
-		hav[n + 2] = NULL;
+		memcpy(hav + 3, ops, nops * sizeof(*ops));
+		hav[nops + 3] = NULL;
 		tmpname(&r, charts, sizeof(charts), "charts.ndjson");
 		out = open_out(charts);
 		spawn(&r, "report-svg", hav, -1, out);
@@ -611,23 +674,9 @@ main(int argc, char *argv[])
 		free(av);
 		return finish(1);
 	}
-	av[n++] = f[5];
-	for (k = 0; k < tr.npickles; k++) {
-		av[n++] = "-i";
-		av[n++] = tr.pickles[k];
-	}
-	if (base != NULL) {
-		tmpname(&r, btmp, sizeof(btmp), "baseline.ndjson");
-		baseline_write(btmp, r.baseline);
-		r.baseline = jv_null();
-		av[n++] = btmp;
-	}
-	av[n] = NULL;
-	av[0] = "report-md";
-	out = output_fd(&r.out[OUT_MD]);
-	spawn(&r, "report-md", av, -1, out);
-	if (out != STDOUT_FILENO)
-		close(out);
+	gate_open(&r, md);
+	if (jsonout != NULL)
+		gate_open(&r, json);
 	/*
 	 * The HTML: the same Markdown with the charts linked, which
 	 * report-html finds beside it in the temporary directory and inlines.
@@ -635,9 +684,11 @@ main(int argc, char *argv[])
 	if (htmlout != NULL) {
 		if (pipe(hp) == -1)
 			die("pipe:");
-		memcpy(hav, av, (size_t)n * sizeof(*av));
-		hav[n] = charts;
-		hav[n + 1] = NULL;
+		/* report-md's files, without the "-" that waited for them. */
+		hav[0] = av[0];
+		memcpy(hav + 1, av + 2, (size_t)(n - 2) * sizeof(*av));
+		hav[n - 1] = charts;
+		hav[n] = NULL;
 		spawn(&r, "report-md (charts)", hav, -1, hp[1]);
 		close(hp[1]);
 		hav[0] = "report-html";
@@ -647,14 +698,6 @@ main(int argc, char *argv[])
 		out = output_fd(&r.out[OUT_HTML]);
 		spawn(&r, "report-html", hav, hp[0], out);
 		close(hp[0]);
-		close(out);
-	}
-	if (jsonout != NULL) {
-		/* "report-md -j file ..." */
-		memmove(av + 2, av + 1, (nav - 2) * sizeof(*av));
-		av[1] = "-j";
-		out = output_fd(&r.out[OUT_JSON]);
-		spawn(&r, "report-md -j", av, -1, out);
 		close(out);
 	}
 	status = wait_all(&r, 0, NULL);
@@ -708,6 +751,7 @@ fork_child(struct run *r, const char *name)
 		r->p[r->np].pid = pid;
 		r->p[r->np].name = name;
 		r->p[r->np].traces = 0;
+		r->p[r->np].gate = -1;
 		r->np++;
 		signals_restore(&mask);
 		return pid;
@@ -755,6 +799,39 @@ spawn(struct run *r, const char *name, const char *argv[], int in, int out)
 	_exit(127);
 }
 
+/*
+ * Runs a stage whose standard input is a pipe that stays open, and empty,
+ * until gate_open(): one that reads it first waits there.  wait_all()
+ * leaves it be until then.
+ */
+static pid_t
+spawn_gated(struct run *r, const char *name, const char *argv[], int out)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p) == -1)
+		die("pipe:");
+	/* Later stages must not hold the pipe open. */
+	(void)fcntl(p[1], F_SETFD, FD_CLOEXEC);
+	pid = spawn(r, name, argv, p[0], out);
+	close(p[0]);
+	r->p[r->np - 1].gate = p[1];
+	return pid;
+}
+
+static void
+gate_open(struct run *r, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < r->np; i++)
+		if (r->p[i].pid == pid && r->p[i].gate != -1) {
+			close(r->p[i].gate);
+			r->p[i].gate = -1;
+		}
+}
+
 /* Closes every descriptor from lo on but those inputs are named by. */
 static void
 close_from(const struct run *r, int lo)
@@ -785,13 +862,14 @@ close_from(const struct run *r, int lo)
  */
 static void
 trace_stage(const struct traces *tr, const char *phase, const char *gpu,
-    int out, int mem, const char *empty)
+    int out, int mem, const char *empty, const char *inputs)
 {
 	struct oprank_opts o = { NULL, 0, 0, -1, 0, gpu };
-	struct extract_opts xo = { 0 };
+	struct extract_digest digest;
+	struct extract_opts xo = { 0, &digest };
 	struct tracesink sink = { 0 };
-	struct jw *w;
-	FILE *memfp, *outfp, *fp;
+	struct jw *w, *inw;
+	FILE *memfp, *outfp, *fp, *infp;
 	size_t i;
 	int none = 0;
 
@@ -802,6 +880,9 @@ trace_stage(const struct traces *tr, const char *phase, const char *gpu,
 		die("fdopen:");
 	if ((fp = fopen(empty, "w")) == NULL)
 		die("%s:", empty);
+	if ((infp = fopen(inputs, "w")) == NULL)
+		die("%s:", inputs);
+	inw = jw_new(infp);
 	if (phase != NULL)
 		o.phase = oprank_phase(phase);
 	sink.op = oprank_new(&o);
@@ -813,6 +894,13 @@ trace_stage(const struct traces *tr, const char *phase, const char *gpu,
 		if ((tr->nsys[i] ? nsys_extract(tr->v[i], w, NULL) :
 		    extract_trace(tr->v[i], w, &xo)) != 0)
 			_exit(1);
+		/* Hashed as it was read; else, rarely, read again. */
+		if (!tr->nsys[i] && digest.hashed)
+			inputrec_put(inw, tr->v[i], "trace", digest.size,
+			    digest.sha256);
+		else if (!tr->nsys[i] &&
+		    inputrec_write(inw, tr->v[i], "trace") != 0)
+			die("%s:", tr->v[i]);
 		if (!sink.events) {
 			fprintf(fp, "%zu\n", i);
 			none = 1;
@@ -820,8 +908,11 @@ trace_stage(const struct traces *tr, const char *phase, const char *gpu,
 	}
 	jw_free(w);
 	jw_free(sink.mem);
+	jw_free(inw);
 	if (fclose(fp) != 0)
 		die("%s:", empty);
+	if (fclose(infp) != 0)
+		die("%s:", inputs);
 	if (fclose(memfp) != 0)
 		die("mem-segments: write:");
 	w = jw_new(outfp);
@@ -1017,7 +1108,11 @@ write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* The child that names the inputs: their sizes and SHA-256. */
+/*
+ * The child that names the inputs the trace stage does not hash as it
+ * reads them: the Nsight Systems exports, which SQLite reads, and the
+ * snapshot, which other programs read.
+ */
 static void
 hash_inputs(const char *out, const struct traces *tr, const char *mem)
 {
@@ -1030,8 +1125,8 @@ hash_inputs(const char *out, const struct traces *tr, const char *mem)
 		_exit(1);
 	w = jw_new(fp);
 	for (i = 0; i < tr->n; i++)
-		if (inputrec_write(w, tr->v[i], tr->nsys[i] ? "nsys_export" :
-		    "trace") != 0) {
+		if (tr->nsys[i] &&
+		    inputrec_write(w, tr->v[i], "nsys_export") != 0) {
 			warnmsg("%s:", tr->v[i]);
 			rc = 1;
 		}
@@ -1046,7 +1141,53 @@ hash_inputs(const char *out, const struct traces *tr, const char *mem)
 }
 
 /*
- * Waits for every running stage; returns 0 when all succeeded.  On a
+ * The input records in one file, as the report lists them: the traces'
+ * in order, each from the trace stage (read) or the hashing child (nsys
+ * exports), then the snapshot's, last of the child's.
+ */
+static void
+inputs_join(const char *out, const struct traces *tr, const char *read,
+    const char *hashed)
+{
+	FILE *o, *r, *h, *fp;
+	char *line = NULL;
+	size_t cap = 0, i;
+
+	if ((o = fopen(out, "w")) == NULL)
+		die("%s:", out);
+	r = fopen(read, "r");
+	h = fopen(hashed, "r");
+	for (i = 0; i <= tr->n; i++) {
+		fp = i == tr->n || tr->nsys[i] ? h : r;
+		while (fp != NULL && getline(&line, &cap, fp) > 0) {
+			fputs(line, o);
+			if (i < tr->n)
+				break;
+		}
+	}
+	free(line);
+	if (r != NULL)
+		fclose(r);
+	if (h != NULL)
+		fclose(h);
+	if (fclose(o) != 0)
+		die("%s:", out);
+}
+
+/* The stages running that wait on no gate. */
+static int
+ungated(const struct run *r)
+{
+	int i, n = 0;
+
+	for (i = 0; i < r->np; i++)
+		n += r->p[i].gate == -1;
+	return n;
+}
+
+/*
+ * Waits for every running stage but those still behind their gates, which
+ * a failure stops all the same; returns 0 when all succeeded.  On a
  * terminal, a progress line shows how far the readers of the inputs got.
  */
 static int
@@ -1059,7 +1200,7 @@ wait_all(struct run *r, int inputs, const char *mem)
 
 	tty = isatty(STDERR_FILENO) && inputs &&
 	    (r->tr->n > 0 || mem != NULL);
-	while (r->np > 0) {
+	while (ungated(r) > 0) {
 		pid = waitpid(-1, &st, tty ? WNOHANG : 0);
 		if (pid == -1) {
 			if (errno == EINTR)
@@ -1204,6 +1345,12 @@ cleanup(struct run *r)
 {
 	size_t i;
 
+	/* Stages behind their gates never get to read the files. */
+	stop_stages(r);
+	for (i = 0; i < (size_t)r->np; i++)
+		if (r->p[i].gate != -1)
+			close(r->p[i].gate);
+	reap_stages(r);
 	if (remove_temps(r) != 0)
 		warnmsg("%s:", r->tmp);
 	if (r->tmpfd != -1)
@@ -1337,7 +1484,8 @@ remove_temps(struct run *r)
 {
 	static const char *const names[] = {
 		"trace.ndjson", "trace-memory.ndjson", "memory.ndjson",
-		"churn.ndjson", "inputs.ndjson", "findings.ndjson",
+		"churn.ndjson", "inputs.ndjson", "trace-inputs.ndjson",
+		"other-inputs.ndjson", "findings.ndjson",
 		"context.ndjson", "empty.txt", "baseline.ndjson", PIPE_COPY,
 		/* --html-out: report-svg's records and charts. */
 		"charts.ndjson", "memory.svg", "memory-trace.svg",
