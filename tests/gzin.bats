@@ -14,7 +14,7 @@ hashcheck() { "${BUILD:-$TOP}/testbin/gzin-hash" "$@"; }
 want() { echo "$(stat -c %s "$1") $(sha256sum <"$1" | cut -d' ' -f1)"; }
 
 @test "gzin: a plain file read ahead is the same bytes, and its SHA-256" {
-	# Three times the thread's four buffers of 256 KiB, not a multiple.
+	# Many times the thread's four buffers of 64 KiB, not a multiple.
 	f=$BATS_TEST_TMPDIR/big
 	for i in 1 2 3; do
 		gzip -dc "$TOP/fixtures/op-rank/cnn_sgd_s.json.gz"
