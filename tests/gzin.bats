@@ -1,5 +1,5 @@
 bats_require_minimum_version 1.5.0
-setup() { load test_helper; }
+setup() { load test_helper; cd "$BATS_TEST_TMPDIR"; }
 
 # lib/io/gzin with gzin_hash(): a thread reads the file ahead and hashes it
 # (lib/io/readahead), and the reader takes the bytes from it.  What is read
