@@ -7,7 +7,8 @@
  * the memory branch (mem-segments and churn-score) in parallel, then
  * rubric-apply and report-md on what they wrote into a private temporary
  * directory (with --html-out also report-svg, and report-html on the
- * charted Markdown).  What the user says of the run (--context, --set,
+ * charted Markdown); those two start at once and compile their programs
+ * meanwhile.  What the user says of the run (--context, --set,
  * --phase, --objective) reaches those two as one "context" record.  The
  * first stage to fail, or a signal, stops all of them, and nothing they
  * made is left behind.
@@ -856,7 +857,8 @@ close_from(const struct run *r, int lo)
  * record as a jdoc and hands it to the aggregator of op-rank, with no text
  * between them, and writes to mem-segments (mem) the records it reads of a
  * trace: the "memory" records, the "ProfilerStep#" slices and the "trace"
- * records.  op-rank's records go to out.  The traces without events are
+ * records, and each trace's "input" record to inputs.  op-rank's records go
+ * to out.  The traces without events are
  * listed by index in empty, for report_empty(), and make the exit status
  * NOEVENTS.
  */
