@@ -425,11 +425,13 @@ partials() {
 
 # The two passes over files: a merge of 64 ranks keeps of each only what
 # crosses ranks (its op_ranks keys, and the steps, ledger, threads and
-# devices drawn per rank), 3.5 KB a rank on DLRM, so each further rank
-# adds at most 6 KB to the peak memory of one (every rank's aggregates
-# kept whole took 1.8 times as much, some 33 KB a rank; 7 KB a rank while
-# every rank's runtime calls were kept).  Without address randomisation the
-# figure is close from run to run; 5.5 KB a rank here.
+# devices drawn per rank, and its collective calls), 5.5 KB a rank on
+# DLRM standalone, 6.5 KB in the middle of the suite: the figure moves by
+# some 60 KB with the process's surroundings, even without address
+# randomisation.  So each further rank may add 10 KB to the peak memory of
+# one: far under what every rank's aggregates kept whole took, 1.8 times
+# as much, some 33 KB a rank (7 KB a rank while every rank's runtime calls
+# were kept).
 @test "a merge of 64 ranks' files takes little more memory than of one" {
 	[ -x /usr/bin/time ] || skip "needs GNU time"
 	setarch -R true 2>/dev/null || skip "needs setarch -R"
@@ -441,17 +443,12 @@ partials() {
 		    | if .kind == "op_partial_window" then .file = "w\($k)" else . end' \
 		    "$T/d/p$((k % 8)).ndjson" >"$T/r/p$k.ndjson"
 	done
-	# The median of three runs each: which pages of the shared libraries
-	# are resident moves a single figure by up to 100 KB.
-	for run in 1 2 3; do
-		/usr/bin/time -a -f %M -o "$T/one" setarch -R "$TOOLS/op-rank" \
-		    --merge "$T/r/p0.ndjson" >/dev/null
-		/usr/bin/time -a -f %M -o "$T/all" setarch -R "$TOOLS/op-rank" \
-		    --merge "$T"/r/p*.ndjson >"$T/r.out"
-	done
-	one=$(grep -x '[0-9]*' "$T/one" | sort -n | sed -n 2p)
-	all=$(grep -x '[0-9]*' "$T/all" | sort -n | sed -n 2p)
-	sanitized op-rank || [ "$((all - one))" -le "$((63 * 6))" ] ||
+	/usr/bin/time -f %M -o "$T/one" setarch -R "$TOOLS/op-rank" --merge \
+	    "$T/r/p0.ndjson" >/dev/null
+	/usr/bin/time -f %M -o "$T/all" setarch -R "$TOOLS/op-rank" --merge \
+	    "$T"/r/p*.ndjson >"$T/r.out"
+	one=$(tail -n 1 "$T/one") all=$(tail -n 1 "$T/all")
+	sanitized op-rank || [ "$((all - one))" -le "$((63 * 10))" ] ||
 	    fail "64 ranks: $all KB, one: $one KB"
 	[ "$(grep -c '"kind":"rank_summary"' "$T/r.out")" -eq 64 ]
 }
