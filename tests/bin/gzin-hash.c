@@ -7,11 +7,9 @@
  * failed.  Built by "make check" into $(BUILD)/testbin for
  * tests/gzin.bats.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "base/err.h"
