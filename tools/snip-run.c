@@ -518,6 +518,7 @@ run(struct plan *p, struct jw *w)
 	if ((f = fopen(rec, "w")) == NULL)
 		die("%s:", rec);
 	rw = jw_new(f);
+	jw_name(rw, rec);
 	put_plan(rw, p);
 	for (i = 0; i < 2; i++) {
 		struct jw *j = i == 0 ? w : rw;

@@ -33,6 +33,7 @@
 
 struct jw {
 	FILE		*fp;
+	const char	*name;		/* fp's, for a failed write */
 	char		*buf;
 	size_t		 len;
 	int		 depth;
@@ -82,6 +83,7 @@ jw_new(FILE *fp)
 	widen_pipe(fileno(fp));
 	w = xcalloc(1, sizeof(*w));
 	w->fp = fp;
+	w->name = "<stdout>";
 	w->buf = xmalloc(WCAP);
 	return w;
 }
@@ -96,6 +98,12 @@ jw_new_doc(int (*fn)(void *, const struct jdoc *), void *arg)
 	w->arg = arg;
 	d_begin(w);
 	return w;
+}
+
+void
+jw_name(struct jw *w, const char *name)
+{
+	w->name = name;
 }
 
 int
@@ -121,10 +129,10 @@ jw_flush(struct jw *w)
 	if (DOC(w))
 		return;
 	if (w->len > 0 && fwrite(w->buf, 1, w->len, w->fp) != w->len)
-		die("<stdout>: write failed:");
+		die("%s: write failed:", w->name);
 	w->len = 0;
 	if (fflush(w->fp) == EOF)
-		die("<stdout>: write failed:");
+		die("%s: write failed:", w->name);
 }
 
 /* The common case inline; a full buffer goes to put_full(). */
@@ -142,11 +150,11 @@ static void
 put_full(struct jw *w, const void *p, size_t n)
 {
 	if (fwrite(w->buf, 1, w->len, w->fp) != w->len)
-		die("<stdout>: write failed:");
+		die("%s: write failed:", w->name);
 	w->len = 0;
 	if (n > WCAP) {
 		if (fwrite(p, 1, n, w->fp) != n)
-			die("<stdout>: write failed:");
+			die("%s: write failed:", w->name);
 		return;
 	}
 	memcpy(w->buf + w->len, p, n);

@@ -15,8 +15,8 @@
  * parsing them again.
  *
  * The text writer buffers output and writes whole records; a failed write is
- * fatal (exit 1, "<prog>: <stdout>: <reason>"), so no tool carries on
- * writing into a full disk.  The FILE is borrowed; jw_free() flushes but
+ * fatal (exit 1, "<prog>: <stdout>: <reason>", or the name jw_name() gave),
+ * so no tool carries on writing into a full disk.  The FILE is borrowed; jw_free() flushes but
  * does not close it (finish() does).  String arguments are borrowed for the
  * duration of the call.
  *
@@ -38,6 +38,9 @@ struct jw;
 
 /* A writer of NDJSON text to fp. */
 struct jw *jw_new(FILE *fp);
+
+/* Names fp (borrowed) in the message of a failed write. */
+void jw_name(struct jw *, const char *name);
 
 /*
  * A writer of documents instead of text, for a consumer in the same
