@@ -330,8 +330,8 @@ piped() {
 # stub_stages DIR: analyze-profile in DIR with the real stages beside it,
 # except that rubric-apply and report-md first log their arguments, and the
 # context record they are given, into DIR/log, and rubric-apply copies the
-# files it reads into DIR/files.  The two report-md run at once, so each
-# stage's entry is one write.
+# files it reads into DIR/files.  The stages run at once, so each stage's
+# entry is one write.
 stub_stages() {
 	local bin=$1 t s
 	mkdir "$bin" "$bin/files"
@@ -469,13 +469,14 @@ stub_stages() {
 	run -0 bats_pipe tr-extract "$TOP/fixtures/example/trace.json.gz" \| \
 	    op-rank --phase forward
 	assert_output - <"$bin/files/trace.ndjson"
-	# The record is the first file of rubric-apply and of both report-md,
-	# after the standard input they wait on until the files are whole.
-	run -0 grep -cE '^(rubric-apply|report-md|report-md -j) - [^ ]*/context\.ndjson [^ ]*/trace\.ndjson ' "$bin/log"
-	assert_output 3
+	# The record is the first file of rubric-apply and of report-md, which
+	# writes both reports, after the standard input they wait on until the
+	# files are whole.
+	run -0 grep -cE '^(rubric-apply|report-md -J [^ ]*/\.r\.json\.[^ ]*) - [^ ]*/context\.ndjson [^ ]*/trace\.ndjson ' "$bin/log"
+	assert_output 2
 	run -0 grep '^{"kind":"context"' "$bin/log"
 	want=$(jq -c '.phase = "forward"' "$FIXTURES/context.out")
-	assert_output "$(printf '%s\n%s\n%s' "$want" "$want" "$want")"
+	assert_output "$(printf '%s\n%s' "$want" "$want")"
 }
 
 @test "analyze-profile: without context options, no context record and no --phase" {

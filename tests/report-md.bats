@@ -5,7 +5,10 @@ inputs=(-i ../example/trace.json.gz -i ../example/memory_snapshot.json.gz)
 
 @test "report-md: usage error" {
 	run -2 --separate-stderr report-md -Z
-	assert_stderr --partial 'usage: report-md [-j] [-i file] [-I list] [-r rubric] [file ...]'
+	assert_stderr --partial 'usage: report-md [-j | -J file] [-i file] [-I list] [-r rubric] [file ...]'
+	run -2 --separate-stderr report-md -j -J out.json
+	assert_stderr --partial 'report-md: -j and -J: one JSON report at most'
+	[ ! -e out.json ]
 }
 
 @test "report-md: empty input gives empty output" {
@@ -25,6 +28,19 @@ inputs=(-i ../example/trace.json.gz -i ../example/memory_snapshot.json.gz)
 	cd "$FIXTURES"
 	run -0 report-md -j "${inputs[@]}" records.ndjson findings.ndjson
 	assert_output - <example.json
+}
+
+@test "report-md -J: the Markdown and the JSON report of one run are those of two" {
+	cd "$FIXTURES"
+	out=$BATS_TEST_TMPDIR/report.json
+	run -0 report-md -J "$out" "${inputs[@]}" records.ndjson findings.ndjson
+	assert_output - <example.md
+	run -0 cat "$out"
+	assert_output - <example.json
+	# Nothing gathered: both empty, as each alone.
+	run -0 report-md -J "$out" </dev/null
+	assert_output ''
+	[ ! -s "$out" ]
 }
 
 @test "report-md: a ledger of inferred iterations says what they were inferred from" {
@@ -144,6 +160,12 @@ print(len(tables), sum(len(set(t)) != 1 for t in tables))
 @test "report-md: a failed write exits 1" {
 	run -1 bash -c 'report-md "$1" >/dev/full' _ "$FIXTURES/records.ndjson"
 	run -1 bash -c 'report-md -j "$1" >/dev/full' _ "$FIXTURES/records.ndjson"
+	run -1 --separate-stderr report-md -J /dev/full "$FIXTURES/records.ndjson"
+	assert_stderr 'report-md: /dev/full: write failed: No space left on device'
+	assert_output --partial '# Profile report'
+	run -1 --separate-stderr report-md -J "$BATS_TEST_TMPDIR/no/such.json" \
+	    "$FIXTURES/records.ndjson"
+	assert_stderr "report-md: $BATS_TEST_TMPDIR/no/such.json: No such file or directory"
 }
 
 @test "report-md: an -i file that cannot be read is skipped with status 1" {

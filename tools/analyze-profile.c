@@ -222,6 +222,7 @@ static void	copy_pipes(struct run *, const struct traces *, const char *);
 static void	copy_pipe(struct run *, const char *);
 static void	output_open(struct output *, const char *);
 static int	output_fd(struct output *);
+static const char *output_path(const struct output *);
 static int	output_publish(struct output *, int);
 static void	outputs_lock(const struct output *, int);
 static int	cmpdir(const void *, const void *);
@@ -347,7 +348,7 @@ main(int argc, char *argv[])
 	struct context ctx;
 	struct traces tr = { NULL, NULL, 0, NULL, 0 };
 	const char *mem = NULL, *mdout = NULL, *jsonout = NULL, *base = NULL;
-	const char *htmlout = NULL, **hav, **jav, *ops[8];
+	const char *htmlout = NULL, **hav, **jav, **mdav, *ops[8];
 	const char *phase = NULL, *objective = NULL;
 	/* Static: a usage error exits while they are held, still reachable. */
 	static const char **sets;
@@ -360,7 +361,7 @@ main(int argc, char *argv[])
 	int nsets = 0, ntargs = 0, hasctx;
 	sigset_t mask;
 	size_t k, nav, nops;
-	pid_t rubric, md, json = -1;
+	pid_t rubric, md;
 	ssize_t len;
 	const char *tmpdir;
 	FILE *fp;
@@ -608,20 +609,19 @@ main(int argc, char *argv[])
 		av[n++] = btmp;
 	}
 	av[n] = NULL;
+	/* "report-md -J json - file ...": one program writes both reports. */
+	mdav = av;
+	if (jsonout != NULL) {
+		jav[0] = "report-md";
+		jav[1] = "-J";
+		jav[2] = output_path(&r.out[OUT_JSON]);
+		memcpy(jav + 3, av + 1, (size_t)n * sizeof(*av));
+		mdav = jav;
+	}
 	out = output_fd(&r.out[OUT_MD]);
-	md = spawn_gated(&r, "report-md", av, out);
+	md = spawn_gated(&r, "report-md", mdav, out);
 	if (out != STDOUT_FILENO)
 		close(out);
-	if (jsonout != NULL) {
-		/* "report-md -j - file ..." */
-		memcpy(jav + 1, av, (size_t)n * sizeof(*av));
-		jav[0] = "report-md";
-		jav[1] = "-j";
-		jav[n + 1] = NULL;
-		out = output_fd(&r.out[OUT_JSON]);
-		json = spawn_gated(&r, "report-md -j", jav, out);
-		close(out);
-	}
 	/*
 	 * The trace branch is the critical path: the trace stage reads every
 	 * trace, then sorts and nests what remains once they end, with
@@ -676,8 +676,6 @@ main(int argc, char *argv[])
 		return finish(1);
 	}
 	gate_open(&r, md);
-	if (jsonout != NULL)
-		gate_open(&r, json);
 	/*
 	 * The HTML: the same Markdown with the charts linked, which
 	 * report-html finds beside it in the temporary directory and inlines.
@@ -1670,6 +1668,13 @@ output_fd(struct output *o)
 	fd = o->fd;
 	o->fd = -1;
 	return fd;
+}
+
+/* The file a report stage opens itself to write the report. */
+static const char *
+output_path(const struct output *o)
+{
+	return o->tmp[0] != '\0' ? o->tmp : o->path;
 }
 
 /*

@@ -28,19 +28,21 @@
 
 static void	usage(void);
 static jv	input_record(const char *, jv *);
+static void	put_report(FILE *, const char *, jv, int json);
 
-static struct jqx *compile(const char *dir, int json);
+static struct jqx *compile(const char *dir, const char *call);
 
 static const struct optdoc options[] = {
 	{ "-i file", "name file among the inputs (repeatable)" },
 	{ "-I list", "name each file that list names, one a line" },
 	{ "-j", "write the JSON report instead" },
+	{ "-J file", "also write the JSON report to file" },
 	{ "-r rubric", "the rubric directory" },
 	OPTDOC_HELP,
 	OPTDOC_END
 };
 static const struct usage use = {
-	"[-j] [-i file] [-I list] [-r rubric] [file ...]",
+	"[-j | -J file] [-i file] [-I list] [-r rubric] [file ...]",
 	"render profile records and findings as a Markdown or JSON report",
 	options
 };
@@ -61,16 +63,16 @@ main(int argc, char *argv[])
 	struct recset rs;
 	struct oplist inputs;
 	struct jqx *x;
-	struct jw *w;
-	const char *rflag = NULL, *Iflag = NULL;
+	const char *rflag = NULL, *Iflag = NULL, *Jflag = NULL;
 	char **iflag, *dir, *msg;
 	size_t ni = 0, i;
 	int ch, jflag = 0, status = 0, rc;
+	FILE *jf = NULL;
 	jv out, rec, warning;
 
 	setprogname(argv[0]);
 	iflag = xcalloc((size_t)argc, sizeof(*iflag));
-	while ((ch = getopt_long(argc, argv, "i:I:jr:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "i:I:jJ:r:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'i':
 			iflag[ni++] = optarg;
@@ -85,6 +87,9 @@ main(int argc, char *argv[])
 		case 'j':
 			jflag = 1;
 			break;
+		case 'J':
+			Jflag = optarg;
+			break;
 		case 'r':
 			rflag = optarg;
 			break;
@@ -97,9 +102,22 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 
+	if (jflag && Jflag != NULL) {
+		warnmsg("-j and -J: one JSON report at most");
+		usage();
+	}
+
 	dir = rubric_dir(rflag);
-	x = compile(dir, jflag);
+	/*
+	 * Both reports from one program: compiling it costs libjq more than
+	 * running it, and both read the same facts.
+	 */
+	x = compile(dir, Jflag != NULL ?
+	    "[report(\"markdown\"), report(\"json\")]" :
+	    jflag ? "report(\"json\")" : "report(\"markdown\")");
 	free(dir);
+	if (Jflag != NULL && (jf = fopen(Jflag, "w")) == NULL)
+		die("%s:", Jflag);
 	recset_init(&rs, KEEP);
 	if ((rc = recset_read_operands(&rs, argc, argv)) < 0)
 		exit(1);
@@ -125,16 +143,21 @@ main(int argc, char *argv[])
 	/* Nothing gathered gives null or "": no report, no output. */
 	if (rc < 0)
 		die("report.jq: %s", msg);
-	if (jflag && jv_get_kind(out) == JV_KIND_OBJECT) {
-		w = jw_new(stdout);
-		jqx_write_record(w, "report", out);
-		jw_free(w);
-	} else if (jv_get_kind(out) == JV_KIND_STRING)
-		textout_write(stdout, jqx_str(out),
-		    (size_t)jv_string_length_bytes(jv_copy(out)));
-	else if (rc > 0 && jv_get_kind(out) != JV_KIND_NULL)
-		die("report.jq: the report is not a %s",
-		    jflag ? "JSON object" : "string");
+	if (jf != NULL) {
+		if (rc > 0) {
+			put_report(stdout, NULL, jv_array_get(jv_copy(out), 0), 0);
+			put_report(jf, Jflag, jv_array_get(jv_copy(out), 1), 1);
+		}
+		if (fflush(jf) != 0 || ferror(jf)) {
+			warnmsg("%s: write failed:", Jflag);
+			status = 1;
+		}
+		if (fclose(jf) != 0 && status == 0) {
+			warnmsg("%s: write failed:", Jflag);
+			status = 1;
+		}
+	} else
+		put_report(stdout, NULL, jv_copy(out), jflag);
 	jv_free(out);
 	jqx_free(x);
 	recset_free(&rs);
@@ -143,10 +166,11 @@ main(int argc, char *argv[])
 
 /*
  * The report program: the rubric's facts, the before-and-after comparison
- * (which the JSON report's measures come from), then its report template.
+ * (which the JSON report's measures come from), then its report template,
+ * called as call.
  */
 static struct jqx *
-compile(const char *dir, int json)
+compile(const char *dir, const char *call)
 {
 	static const char *const files[] = {
 		"facts.jq", "diff.jq", "report.jq", NULL
@@ -154,11 +178,34 @@ compile(const char *dir, int json)
 	jv args;
 
 	args = jv_object();
-	args = jv_object_set(args, jv_string("format"),
-	    jv_string(json ? "json" : "markdown"));
 	args = jv_object_set(args, jv_string("version"),
 	    jv_string(MRP_VERSION));
-	return rubric_compile_files(dir, files, "report($format)", args);
+	return rubric_compile_files(dir, files, call, args);
+}
+
+/*
+ * Writes a report (consumed) to f, named name unless it is stdout: the
+ * Markdown text, or with json the record; null, from nothing gathered,
+ * writes nothing.
+ */
+static void
+put_report(FILE *f, const char *name, jv report, int json)
+{
+	struct jw *w;
+
+	if (json && jv_get_kind(report) == JV_KIND_OBJECT) {
+		w = jw_new(f);
+		if (name != NULL)
+			jw_name(w, name);
+		jqx_write_record(w, "report", report);
+		jw_free(w);
+	} else if (jv_get_kind(report) == JV_KIND_STRING)
+		textout_write(f, jqx_str(report),
+		    (size_t)jv_string_length_bytes(jv_copy(report)));
+	else if (jv_get_kind(report) != JV_KIND_NULL)
+		die("report.jq: the report is not a %s",
+		    json ? "JSON object" : "string");
+	jv_free(report);
 }
 
 /*
