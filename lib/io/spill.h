@@ -16,6 +16,8 @@
  * is cut so that the windows of all runs fit in the budget too.  Runs are
  * sorted with qsort(3), which is not stable: for a deterministic order,
  * cmp must tell every two records apart (end it in a sequence number).
+ * A spill given a key (spill_key()) is sorted by it instead, a radix sort
+ * in time linear in the records, and cmp orders only records of one key.
  *
  * Ownership: a spill owns its memory and its runs, and a cursor owns its
  * buffers; both are freed by their own *_free().  The pool is the caller's
@@ -28,6 +30,7 @@
 #define SPILL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -51,6 +54,7 @@ struct spill {
 	struct spool	 *pool;
 	size_t		  size;
 	int		(*cmp)(const void *, const void *);
+	uint64_t	(*key)(const void *);
 	char		 *mem;
 	size_t		  n, cap;	/* records in memory, room */
 	struct spillrun	 *runs;
@@ -77,6 +81,12 @@ struct spillcur {
 /* An empty spill of records of size bytes, ordered by cmp, in pool. */
 void	spill_init(struct spill *, struct spool *pool, size_t size,
 	    int (*cmp)(const void *, const void *));
+
+/*
+ * Sorts sp by key first: key(a) < key(b) must mean cmp(a, b) < 0, as the
+ * leading member of cmp's order does, made unsigned.
+ */
+void	spill_key(struct spill *, uint64_t (*key)(const void *));
 
 /* Copies the record rec in; may write a run to the temporary file. */
 void	spill_add(struct spill *, const void *rec);

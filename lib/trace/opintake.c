@@ -28,6 +28,7 @@ static uint64_t	thr_id(struct oprank *, int, int);
 static void	shape_call(struct oprank *, const char *, int, int, int,
 		    const struct cev *);
 static size_t	jid_key(char *, size_t, const struct jid *);
+static uint64_t	key_lead(const void *);
 
 int
 oprank_record(struct oprank *r, const char *file, const struct jdoc *d)
@@ -734,6 +735,19 @@ dev_free(void *p)
 	free(d);
 }
 
+/*
+ * The leading int64_t of a record, made unsigned in the same order: what
+ * the orders of struct gev, rcall, link and ledge compare first.
+ */
+static uint64_t
+key_lead(const void *rec)
+{
+	int64_t v;
+
+	memcpy(&v, rec, sizeof(v));
+	return (uint64_t)v ^ UINT64_C(1) << 63;
+}
+
 void
 op_trace_init(struct trace *t, struct spool *pool)
 {
@@ -748,6 +762,10 @@ op_trace_init(struct trace *t, struct spool *pool)
 	spill_init(&t->shp, pool, sizeof(struct cev), op_cmpcev);
 	spill_init(&t->ledges, pool, sizeof(struct ledge), op_cmpledge);
 	spill_init(&t->bounds, pool, sizeof(struct bound), op_cmpbound);
+	spill_key(&t->gk, key_lead);
+	spill_key(&t->rc, key_lead);
+	spill_key(&t->links, key_lead);
+	spill_key(&t->ledges, key_lead);
 }
 
 void
