@@ -10,7 +10,9 @@
  * whatever ends the process; it is emptied whenever no spill has runs in
  * it, and from then on SIGXFSZ is ignored, so that a file size limit fails
  * a write instead of killing the process.  A pool whose spills never
- * exceed the budget has no file at all.
+ * exceed the budget has no file at all.  When it makes the file it also
+ * tells glibc's malloc, for the whole process, to keep what is freed, up to
+ * twice the budget and 64 MiB at most (mallopt(3)), for the next runs.
  *
  * Reading merges the runs and what is still in memory; each run's window
  * is cut so that the windows of all runs fit in the budget too.  Runs are
