@@ -66,7 +66,7 @@ main(int argc, char *argv[])
 	const char *rflag = NULL, *Iflag = NULL, *Jflag = NULL;
 	char **iflag, *dir, *msg;
 	size_t ni = 0, i;
-	int ch, jflag = 0, status = 0, rc;
+	int ch, jflag = 0, status = 0, rc, failed;
 	FILE *jf = NULL;
 	jv out, rec, warning;
 
@@ -145,14 +145,14 @@ main(int argc, char *argv[])
 		die("report.jq: %s", msg);
 	if (jf != NULL) {
 		if (rc > 0) {
-			put_report(stdout, NULL, jv_array_get(jv_copy(out), 0), 0);
+			put_report(stdout, NULL,
+			    jv_array_get(jv_copy(out), 0), 0);
 			put_report(jf, Jflag, jv_array_get(jv_copy(out), 1), 1);
 		}
-		if (fflush(jf) != 0 || ferror(jf)) {
-			warnmsg("%s: write failed:", Jflag);
-			status = 1;
-		}
-		if (fclose(jf) != 0 && status == 0) {
+		failed = fflush(jf) != 0 || ferror(jf);
+		if (fclose(jf) != 0)
+			failed = 1;
+		if (failed) {
 			warnmsg("%s: write failed:", Jflag);
 			status = 1;
 		}
