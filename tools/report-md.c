@@ -66,7 +66,7 @@ main(int argc, char *argv[])
 	const char *rflag = NULL, *Iflag = NULL, *Jflag = NULL;
 	char **iflag, *dir, *msg;
 	size_t ni = 0, i;
-	int ch, jflag = 0, status = 0, rc, failed;
+	int ch, jflag = 0, status = 0, rc;
 	FILE *jf = NULL;
 	jv out, rec, warning;
 
@@ -149,13 +149,8 @@ main(int argc, char *argv[])
 			    jv_array_get(jv_copy(out), 0), 0);
 			put_report(jf, Jflag, jv_array_get(jv_copy(out), 1), 1);
 		}
-		failed = fflush(jf) != 0 || ferror(jf);
-		if (fclose(jf) != 0)
-			failed = 1;
-		if (failed) {
-			warnmsg("%s: write failed:", Jflag);
+		if (close_out(jf, Jflag) != 0)
 			status = 1;
-		}
 	} else
 		put_report(stdout, NULL, jv_copy(out), jflag);
 	jv_free(out);

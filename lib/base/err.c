@@ -105,17 +105,23 @@ error(const char *fmt, ...)
 }
 
 int
-finish(int status)
+close_out(FILE *fp, const char *name)
 {
 	int failed;
 
-	failed = fflush(stdout) != 0 || ferror(stdout);
-	if (fclose(stdout) != 0)
+	failed = fflush(fp) != 0 || ferror(fp);
+	if (fclose(fp) != 0)
 		failed = 1;
-	if (failed) {
-		warnmsg("<stdout>: write failed:");
+	if (failed)
+		return error("%s: write failed:", name);
+	return 0;
+}
+
+int
+finish(int status)
+{
+	if (close_out(stdout, "<stdout>") != 0)
 		return 1;
-	}
 	return status;
 }
 

@@ -34,6 +34,12 @@ __attribute__((format(printf, 1, 2)))
 int error(const char *fmt, ...);
 
 /*
+ * Flushes and closes fp; when a write failed, says so naming name and
+ * returns -1.  Returns 0 otherwise.
+ */
+int close_out(FILE *fp, const char *name);
+
+/*
  * Flushes and closes stdout and returns status, or 1 when the write failed,
  * after saying so.  Every tool returns finish(status) from main().
  */
