@@ -6,8 +6,22 @@
 # memory and a minute.  Issue 34's target: the whole report at most 1.3x
 # extraction alone, peak RSS flat.  Each command runs three times, the
 # commands of a trace in turn (in_turn), and the ratio is of the fastest
-# runs.
+# runs.  The report's CPU seconds over the machine's CPUs bound its wall
+# time from below whatever runs in parallel; rubric-apply and report-md
+# compiling their jq programs are a part of it that no trace changes.
 whole="'$BIN/analyze-profile' --json-out /dev/null --cpu-trace"
+cpus=$(nproc)
+
+in_turn "rubric-apply, compiling only (no records)" 0 \
+    "'$BIN/rubric-apply' - </dev/null" \
+    "report-md -J, compiling only (no records)" 0 \
+    "'$BIN/report-md' -J /dev/null - </dev/null"
+awk -v r="${CPU[0]}" -v m="${CPU[1]}" \
+    -v v="$(dpkg-query -W -f '${Version}' libjq1 2>/dev/null || echo '?')" '
+BEGIN {
+	printf "compiling the rubric and the report: %.2f s + %.2f s CPU (libjq %s), in every report\n",
+	    r, m, v
+}'
 
 for f in "$L250" "$T250" "$L1G" "$BIG"; do
 	name=$(basename "$f")
@@ -24,10 +38,13 @@ for f in "$L250" "$T250" "$L1G" "$BIG"; do
 	fi
 	in_turn "$@"
 	awk -v l=$layout -v n="$name" -v t="${FASTEST[0]}" \
-	    -v a="${FASTEST[1]}" -v rss="${RSS[1]}" -v p="${FASTEST[2]:-}" '
+	    -v a="${FASTEST[1]}" -v rss="${RSS[1]}" -v p="${FASTEST[2]:-}" \
+	    -v c="${CPU[1]}" -v cpus="$cpus" '
 	BEGIN {
 		printf "%s %s: whole report %.2f s / tr-extract %.2f s = %.2fx (target <= 1.3x), RSS %.1f MB",
 		    l, n, a, t, (t > 0 ? a / t : 0), rss
+		printf ", CPU %.2f s (on %d CPUs no less than %.2fx)", c, cpus,
+		    (t > 0 ? c / cpus / t : 0)
 		if (p != "")
 			printf "; python aggregation %.2f s, %.1fx the report", p,
 			    (a > 0 ? p / a : 0)
