@@ -30,6 +30,17 @@ inputs=(-i ../example/trace.json.gz -i ../example/memory_snapshot.json.gz)
 	assert_output - <example.json
 }
 
+@test "report-md: the user's ~/.jq neither changes nor stops the report" {
+	cd "$FIXTURES"
+	export HOME=$BATS_TEST_TMPDIR
+	printf 'def length: 0;\ndef ascii_downcase: "x";\n' >"$HOME/.jq"
+	run -0 report-md "${inputs[@]}" records.ndjson findings.ndjson
+	assert_output - <example.md
+	echo 'def broken: (;' >"$HOME/.jq"
+	run -0 report-md -j "${inputs[@]}" records.ndjson findings.ndjson
+	assert_output - <example.json
+}
+
 @test "report-md -J: the Markdown and the JSON report of one run are those of two" {
 	cd "$FIXTURES"
 	out=$BATS_TEST_TMPDIR/report.json

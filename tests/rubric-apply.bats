@@ -17,6 +17,17 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	assert_output - <"$FIXTURES/example.findings.ndjson"
 }
 
+@test "rubric-apply: the user's ~/.jq neither changes nor stops the findings" {
+	# libjq adds $HOME/.jq to what it compiles; 1.6 lets it replace builtins.
+	export HOME=$BATS_TEST_TMPDIR
+	printf 'def length: 0;\ndef ascii_downcase: "x";\n' >"$HOME/.jq"
+	run -0 rubric-apply "$FIXTURES/example.ndjson"
+	assert_output - <"$FIXTURES/example.findings.ndjson"
+	echo 'def broken: (;' >"$HOME/.jq"
+	run -0 rubric-apply "$FIXTURES/example.ndjson"
+	assert_output - <"$FIXTURES/example.findings.ndjson"
+}
+
 @test "rubric-apply: time first, then memory, each by fraction; missing artifacts last" {
 	run -0 bats_pipe rubric-apply "$FIXTURES/example.ndjson" \| \
 	    jq -sc 'map(select(.kind == "finding") | [.rule, .impact.basis, .impact.fraction, .impact.claimed])'

@@ -66,6 +66,34 @@ take_msg(struct jqx *x, const char *fallback)
 	return m;
 }
 
+/*
+ * libjq puts $HOME/.jq into every program it compiles (1.6 binds its
+ * definitions ahead of the builtins, so that they replace them; later
+ * versions import it): a user's jq set-up would change what the rubric
+ * and the report say, and a broken one would stop every report with a
+ * syntax error blamed on the rubric.  HOME is hidden from libjq for the
+ * call and put back.
+ */
+static int
+compile_alone(jq_state *jq, const char *prog, jv args)
+{
+	char *home;
+	int ok;
+
+	if ((home = getenv("HOME")) != NULL) {
+		home = xstrdup(home);
+		if (unsetenv("HOME") != 0)
+			die("unsetenv:");
+	}
+	ok = jq_compile_args(jq, prog, args);
+	if (home != NULL) {
+		if (setenv("HOME", home, 1) != 0)
+			die("setenv:");
+		free(home);
+	}
+	return ok;
+}
+
 struct jqx *
 jqx_compile(const char *prog, jv args, char **errmsg)
 {
@@ -75,7 +103,7 @@ jqx_compile(const char *prog, jv args, char **errmsg)
 	if ((x->jq = jq_init()) == NULL)
 		die("out of memory");
 	jq_set_error_cb(x->jq, on_error, x);
-	if (!jq_compile_args(x->jq, prog, args)) {
+	if (!compile_alone(x->jq, prog, args)) {
 		*errmsg = take_msg(x, "does not compile");
 		jqx_free(x);
 		return NULL;

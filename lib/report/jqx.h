@@ -28,7 +28,9 @@ struct jqx;
 /*
  * Compiles prog with the named arguments args (an object of $name to
  * value; consumed).  Returns the program, or NULL with the reason in
- * *errmsg, which the caller frees.
+ * *errmsg, which the caller frees.  The user's $HOME/.jq, which libjq
+ * would add to the program, is left out: HOME is unset for the call, so
+ * no other thread may read the environment meanwhile.
  */
 struct jqx *jqx_compile(const char *prog, jv args, char **errmsg);
 
