@@ -93,9 +93,12 @@ $(OUT)/%/run.ndjson: %/config.yaml $(OUT)/%/lint.ndjson $(SNIP_RUN) | $(OUT)/%/
 # run directory, one path a line.  Snapshots are only named here: turning a
 # pickle into JSON safely is the report pipeline's job.  The run directory
 # comes from the config (output_dir, profile_name): report.mk reads it
-# unexpanded and refuses it if make cannot carry it.
+# unexpanded and refuses it if make cannot carry it.  jq runs without HOME,
+# as the tools' libjq does, so that the user's ~/.jq neither changes nor
+# breaks it.
 $(OUT)/%/artifacts.txt: $(OUT)/%/run.ndjson | $(OUT)/%/
-	run=$$(jq -r 'select(.kind == "run") | .run_dir' $(call q,$<)); \
+	run=$$(env -u HOME jq -r 'select(.kind == "run") | .run_dir' \
+	    $(call q,$<)); \
 	find "$$run" -maxdepth 1 -type f \( -name '*.json' -o \
 	    -name '*.json.gz' -o -name '*.pickle' -o -name '*.pkl' -o \
 	    -name '*.sqlite' -o -name '*.nsys-rep' \) | \

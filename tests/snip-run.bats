@@ -257,7 +257,10 @@ scratch() {
 	mkdir -p inference_profiling/snippets/gamma
 	printf 'profile_name: gamma\ntarget: {name: smoke-tensor}\ndata_source: {name: dummy, record_count: 2}\n' > inference_profiling/snippets/gamma/config.yaml
 	export STANDIN_NSYS=$TOP/fixtures/nsys-extract/snippet-run.sqlite
-	run -0 make -s -f "$TOP/pipelines/snippet.mk" BIN="${BUILD:-$TOP}/bin" RUNNER="$PY $FIXTURES/runner.py" report
+	# A ~/.jq that does not parse stops no jq in the pipeline.
+	mkdir home
+	echo 'def broken: (;' >home/.jq
+	run -0 env HOME="$PWD/home" make -s -f "$TOP/pipelines/snippet.mk" BIN="${BUILD:-$TOP}/bin" RUNNER="$PY $FIXTURES/runner.py" report
 	run -0 cat snippet-out/inference_profiling/snippets/gamma/artifacts.txt
 	assert_output 'inference_profiling/snippets/gamma/runs/smoke/trace.sqlite'
 	# The runner's two iterations are the report's steps.
