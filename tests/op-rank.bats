@@ -343,6 +343,41 @@ END
 	assert_output 0
 }
 
+@test "GPU traces match key_averages() on every row, runtime calls nested as rows of their own" {
+	# keyavg.json: PyTorch's own EventList over each trace's CPU events
+	# (fixtures/op-rank/keyavg.py), where cudaLaunchKernel, hipMemcpy and
+	# their kin are CPU events nested under the operator that issued them.
+	local t n=0
+	for t in mi300_sglang_Qwen3-8B_decode sampled_rank-0 \
+	    mi250_minitoy_train_ROCm6_2_kineto tl_h100_qwen1.5-0.5b \
+	    step_based_trace; do
+		tr-extract "$FIXTURES/$t.json.gz" | op-rank -n 0 \
+		    > "$BATS_TEST_TMPDIR/o"
+		run -0 jq -sc --slurpfile ka "$FIXTURES/$t.keyavg.json" '
+		    (map(select(.kind == "op" and .class != "python"))
+		        | map({key: .name, value: .}) | from_entries) as $o
+		    | [$ka[0].rows[] | select($o[.name] == null or
+		        $o[.name].count != .count or
+		        $o[.name].total != .cpu_time_total or
+		        $o[.name].self != .self_cpu_time_total)]' \
+		    "$BATS_TEST_TMPDIR/o"
+		assert_output '[]'
+		n=$((n + 1))
+	done
+	[ "$n" -eq 5 ]
+	# SGLang's decode: the 463 ms blocking copy is the runtime call's, not
+	# aten::copy_'s own time.
+	tr-extract "$FIXTURES/mi300_sglang_Qwen3-8B_decode.json.gz" |
+	    op-rank -n 0 > "$BATS_TEST_TMPDIR/o"
+	run -0 jq -c 'select(.kind == "op" and (.name == "aten::copy_" or
+	    .name == "hipMemcpyWithStream")) | [.class, .name, .family,
+	    .count, .total, .self]' "$BATS_TEST_TMPDIR/o"
+	assert_output - <<-'EOF'
+	["op","aten::copy_","data movement",7,926199,30]
+	["runtime","hipMemcpyWithStream","runtime",1,463063,463063]
+	EOF
+}
+
 @test "nesting survives unsorted, zero-length and same-start events" {
 	# A [0,10] holds B [2,5], which holds C [2,2]; D [5,5] starts where B
 	# ends, so it is A's child.  Given in no particular order.
@@ -563,7 +598,9 @@ OUT
 	    > "$BATS_TEST_TMPDIR/o"
 	run -0 jq -sc '[.[] | select(.kind == "cpu_summary") | .rank // "all"]' \
 	    "$BATS_TEST_TMPDIR/o"
-	assert_output '[1,"all"]'
+	# Rank 7 is last at 5 of the 8 collective instances: the others wait
+	# for it, whose own mean step is the shortest.
+	assert_output '[7,"all"]'
 	run -0 jq -sc '[.[] | select(.kind == "rank_summary") | .rank]' \
 	    "$BATS_TEST_TMPDIR/o"
 	assert_output '[0,1,2,3,4,5,6,7]'
@@ -837,13 +874,16 @@ kernels() {
 	done > "$BATS_TEST_TMPDIR/t"
 	op-rank < "$BATS_TEST_TMPDIR/t" > "$BATS_TEST_TMPDIR/o"
 	op-rank -a < "$BATS_TEST_TMPDIR/t" > "$BATS_TEST_TMPDIR/a"
-	# The slowest rank is 1: rank 0 keeps only its steps and GPU timeline.
+	# The primary rank is 1, the one rank 0 waits for at the collectives:
+	# rank 0 keeps only its steps, ledgers and GPU timeline.
 	run -0 jq -r 'select(.rank == 0) | .kind' "$BATS_TEST_TMPDIR/o"
 	assert_output $'step\nstep\nledger\nledger\nledger_total\ngpu_timeline\nrank_summary'
 	run -0 jq -r 'select(.rank == 0 and .kind == "op")' "$BATS_TEST_TMPDIR/a"
 	refute_output ''
 	# Take rank 0's detail out of -a's output: what is left is the default.
-	run -0 jq -c 'select(.rank != 0 or (.kind | IN("step", "ledger", "ledger_total", "gpu_timeline", "rank_summary")))' \
+	# Who spent each slice is detail too.
+	run -0 jq -c 'select(.rank != 0 or (.kind | IN("step", "ledger", "ledger_total", "gpu_timeline", "rank_summary")))
+	    | if .rank == 0 and .kind == "ledger_total" then del(.slices[].top) else . end' \
 	    "$BATS_TEST_TMPDIR/a"
 	assert_output - < "$BATS_TEST_TMPDIR/o"
 	# One rank: -a changes nothing.

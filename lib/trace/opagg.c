@@ -216,8 +216,8 @@ op_devsum_add(struct devsum *dd, const struct devsum *ds)
 }
 
 /* Adds calls to the sums of entry e, made on its first calls. */
-static void
-rtsum_fold(struct strent *e, const struct rtsum *add)
+void
+op_rtsum_fold(struct strent *e, const struct rtsum *add)
 {
 	struct rtsum *rs;
 
@@ -243,7 +243,7 @@ op_rtsum_add(struct agg *a, const char *name, size_t len,
 		}
 		e = strmap_put(&a->rtcalls, name, len);
 	}
-	rtsum_fold(e, add);
+	op_rtsum_fold(e, add);
 }
 
 /*
@@ -265,7 +265,7 @@ void
 op_caller_add(struct agg *a, const char *key, size_t len,
     const struct rtsum *add)
 {
-	rtsum_fold(strmap_put(&a->callers, key, len), add);
+	op_rtsum_fold(strmap_put(&a->callers, key, len), add);
 }
 
 /* The parts of a caller key: its slice, class and name ("" for none). */
@@ -340,6 +340,7 @@ op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
 		dst->steps[dst->nsteps++] = src->steps[i];
 	}
 	op_ledger_merge(dst, src);
+	op_blame_merge(dst, src);
 	dst->rt_count += src->rt_count;
 	dst->rt_total += src->rt_total;
 	dst->launch_count += src->launch_count;
@@ -376,7 +377,9 @@ op_agg_take(struct agg *dst, struct agg *src, size_t max)
 
 	if (dst->traces > 0 || dst->nst > 0 || dst->threads.count > 0 ||
 	    dst->devs.count > 0 || dst->rtcalls.count > 0 ||
-	    dst->callers.count > 0 ||
+	    dst->callers.count > 0 || dst->blame.count > 0 ||
+	    dst->issuers.count > 0 ||
+	    dst->frames.count > 0 ||
 	    dst->nsteps > 0 || dst->nlw > 0 || dst->ncc > 0 ||
 	    dst->shapes.count > 0) {
 		op_agg_merge(dst, src, max);
@@ -432,6 +435,7 @@ op_agg_free(struct agg *a)
 	strmap_free(&a->rtcalls, free);
 	strmap_free(&a->callers, free);
 	strmap_free(&a->shapes, op_shape_free);
+	op_blame_free(a);
 	free(a->gpu);
 	free(a->gpuarch);
 	free(a->rthr);
@@ -446,7 +450,8 @@ op_self_total(const struct oprank *r, const struct agg *a)
 	size_t i;
 
 	for (i = 0; i < a->nst; i++)
-		if (r->names.v[i].cls == C_OP || r->names.v[i].cls == C_ANN)
+		if (r->names.v[i].cls == C_OP || r->names.v[i].cls == C_ANN ||
+		    r->names.v[i].cls == C_RT)
 			sum += a->st[i].self;
 	return sum;
 }
@@ -598,16 +603,44 @@ mean_step(const struct agg *a)
 }
 
 /*
- * The primary rank, whose detail the output holds: the slowest by mean
- * step, then the one with the most CPU self time (which a wait in an
- * async collective does not inflate), the first of those in rank order.
+ * Of several ranks, the one last at most of the instances of the
+ * collectives it took part in, more than half of them: the one the
+ * others wait for; else SIZE_MAX.
  */
 size_t
-op_primary(const struct oprank *r)
+op_late_rank(struct oprank *r)
 {
-	size_t i, best = 0;
+	struct collsum *cs;
+	size_t i, late = SIZE_MAX;
+
+	if (r->nranks < 2)
+		return SIZE_MAX;
+	cs = op_coll_sums(r);
+	for (i = 0; i < r->nranks; i++)
+		if (cs[i].instances > 0 && 2 * cs[i].last > cs[i].instances &&
+		    (late == SIZE_MAX || cs[i].last > cs[late].last))
+			late = i;
+	free(cs);
+	return late;
+}
+
+/*
+ * The primary rank, whose detail the output holds: in synchronous
+ * training every rank's step lasts as long as the late one's, so where
+ * the collectives were matched rank by rank, the rank that arrives last
+ * at most of its instances (the one the others wait for); else the
+ * slowest by mean step, then the one with the most CPU self time (which a
+ * wait in an async collective does not inflate), the first of those in
+ * rank order.
+ */
+size_t
+op_primary(struct oprank *r)
+{
+	size_t i, best = 0, late = op_late_rank(r);
 	double m, bm = mean_step(r->ranks[0]);
 
+	if (late != SIZE_MAX)
+		return late;
 	for (i = 1; i < r->nranks; i++) {
 		m = mean_step(r->ranks[i]);
 		if (m > bm || (m == bm &&

@@ -51,17 +51,18 @@
 #define TOP_CALLERS	3	/* runtime_caller records a slice gets */
 #define MAXORPHANS	65536	/* such calls a thread holds for its frames */
 #define MAXCCALLS	4096	/* communication calls a rank keeps, the first */
-#define PARTIAL_VERSION	1	/* of the op_partial records */
+#define PARTIAL_VERSION	2	/* of the op_partial records */
 #define MEMORY		(16 << 20)	/* bytes of events held, by default */
 #define MINSHARE	(16 << 20)	/* names' or threads' least share */
 #define NAME_COST	256	/* bytes a name takes, besides its text */
 #define THREAD_COST	512	/* bytes a thread's sums take */
 #define SHAPE_COST	512	/* bytes a shape's sums take */
 #define PEAKS_NAME	"gpu-peaks.tsv"
+#define FRAMES_NAME	"python-frames.tsv"
 #define ARCH_NAME	"gpu-arch.tsv"
 
 /* What a name is; the class is part of the interned key. */
-enum { C_OP, C_ANN, C_PY, C_GPU, NCLASS };
+enum { C_OP, C_ANN, C_PY, C_GPU, C_RT, NCLASS };
 extern const char *const op_clsname[NCLASS];
 
 enum {
@@ -81,10 +82,21 @@ enum { G_COMP, G_COMM, G_MEMCPY, NGCLS };
  */
 enum {
 	L_GEMM, L_CONV, L_ATTN, L_KERNEL, L_MEMSET, L_COMM, L_MEMCPY,
-	L_WARMUP, L_PROFILER, L_SYNC, L_COPY, L_ALLOC, L_LAUNCH, L_RUNTIME,
-	L_DATA, L_OPT, L_FAMILY
+	L_WARMUP, L_PROFILER, L_HARNESS, L_SYNC, L_COPY, L_ALLOC, L_LAUNCH,
+	L_RUNTIME, L_DATA, L_OPT, L_FAMILY
 };
 #define L_GPU_END	L_WARMUP	/* the GPU's slices are those before */
+
+/*
+ * Who spends a slice's time (opledger.c): the process's own code, the
+ * harness that drives it (the frames around the model's step), or the
+ * profiler.  The harness's and the profiler's time is their slice's.
+ */
+enum { W_MODEL, W_HARNESS, W_PROFILER, NWHO };
+extern const char *const op_whoname[NWHO];
+
+/* What a Python frame is, by rubric/python-frames.tsv. */
+enum { PYK_USER, PYK_LIB, PYK_PROF, PYK_MODULE };
 
 /* The precisions of gemm_precision records, in their order. */
 #define NPREC	8
@@ -95,7 +107,7 @@ enum key { K_TOTAL, K_SELF, K_COUNT, K_MEAN, K_MAX, K_GPU };
 extern const char *const op_keyname[NKEY];
 
 struct rule {
-	int	 gpu;
+	int	 gpu;		/* the scope: 0 cpu, 1 gpu, 2 python */
 	int	 family;
 	char	*pattern;
 };
@@ -119,6 +131,7 @@ struct name {
 	int		 gcls;	/* a kernel's timeline class, G_* */
 	int		 prec;	/* a kernel's precision: op_precname[] */
 	int		 mm;	/* a kernel in family gemm or conv */
+	int		 pyk;	/* a Python frame's PYK_* */
 };
 
 struct names {
@@ -127,9 +140,10 @@ struct names {
 	size_t			 n, cap;
 	char			*buf;
 	size_t			 bufcap;
-	const struct table	*tab, *prec;
+	const struct table	*tab, *prec, *frames;
 	int			 famcomm, fammemcpy, famgemm, famconv;
-	int			 famattn, fammemset;
+	int			 famlib, famprof;	/* of frames */
+	int			 famattn, fammemset, famrt;
 	int			*precof; /* table family -> op_precname[] */
 	/*
 	 * What the names may take, NAME_COST and its text each; a new
@@ -220,10 +234,36 @@ struct gpuarch {
 	unsigned	 fast;
 };
 
+/*
+ * Spans of a trace that make a window other than a steady step (opphase
+ * in opledger.c): CUDA or HIP graph capture, and compilation.
+ */
+enum { PS_CAPTURE, PS_COMPILE, NPSPAN };
+struct pspan {
+	int64_t		ts, end;
+	int32_t		kind;
+	uint32_t	seq;
+};
+
+/* What a window is, judged from its spans and slices (op_window_phase()). */
+enum { WP_STEADY, WP_WARMUP, WP_CAPTURE, WP_COMPILE, WP_PROFILER, NWPHASE };
+extern const char *const op_wphasename[NWPHASE];
+
+/*
+ * A window to cut: its step (-1: none) and bounds in the trace's time,
+ * and how much of it each kind of span holds.
+ */
+struct cut {
+	int64_t		 num, start, end;
+	int		 inferred;	/* B_*; B_NONE: a step or the trace */
+	int64_t		 span[NPSPAN];
+};
+
 /* A ledger window: its slices are ls[off..off+n) of its agg. */
 struct lwin {
 	int64_t		num;		/* its step, or -1: the whole trace */
 	int64_t		start, wall;	/* ns, start in the rank's time */
+	int64_t		span[NPSPAN];	/* ns of it in each kind of span */
 	size_t		off, n;
 	int		inferred;	/* its iteration's boundary, or B_NONE */
 };
@@ -319,6 +359,11 @@ struct agg {
 	char		*gpu;		/* deviceProperties' first name */
 	char		*gpuarch;	/* its "cuda 8.0" or "rocm 9.4" */
 	int64_t		 nsys_exports;	/* traces read from nsys-extract */
+	struct strmap	 blame;		/* struct bkey -> ns in n */
+	size_t		 maxblame;	/* kept apart; 0: all */
+	struct strmap	 frames;	/* a frame's id -> struct fsum */
+	struct strmap	 issuers;	/* struct bkey -> struct rtsum */
+	int64_t		 pyframes;	/* Python frames read */
 	int		 have_time;
 	int64_t		 start, end, origin;	/* absolute ns */
 	/*
@@ -346,12 +391,39 @@ struct agg {
  */
 #define THR_HASHED	((uint64_t)1 << 63)
 
-/* One end of an interval of a ledger slice. */
+/*
+ * One end of an interval of a ledger slice, and what holds it: a name
+ * (the operator, Python frame, runtime call or kernel; NO_WHO for none)
+ * on a thread (op_lthr(); LTHR_NONE for the GPU's and the profiler's
+ * own records).
+ */
+#define NO_WHO		UINT32_MAX
+#define LTHR_NONE	UINT32_MAX
 struct ledge {
 	int64_t		t;
 	uint32_t	slice;
 	int32_t		delta;
+	uint32_t	who;
+	uint32_t	thr;
 };
+
+/*
+ * What a slice's time went to (opblame.c): the user's innermost Python
+ * frame, the library frame it called through, the operator, the runtime
+ * call or kernel, each a name id or NO_WHO, and who spent it (W_*).
+ */
+struct bkey {
+	uint32_t	slice, frame, via, op, call, who;
+};
+
+/* A user frame's time while the step is in Python (py) or in work. */
+struct fsum {
+	int64_t		py, work;
+	int64_t		depth;	/* the least seen: outer frames first */
+};
+
+#define TOP_BLAME	5	/* contributors a slice shows */
+#define BLAME_COST	64	/* bytes a contributor's sum takes */
 
 /* A CPU event kept for nesting: exact ns as read, and its thread. */
 struct cev {
@@ -458,6 +530,15 @@ struct trace {
 	struct spill	 ledges;	/* struct ledge, by op_cmpledge */
 	struct spill	 bounds;	/* struct bound, by op_cmpbound */
 	size_t		 nbound[NBOUND];
+	struct spill	 pspans;	/* struct pspan, by op_cmppspan */
+	int64_t		 capbegin;	/* a capture begun; INT64_MIN: none */
+	/*
+	 * The frames around every outermost module call (op_nest_py()):
+	 * the model's step runs in the last, the harness in those before.
+	 */
+	uint32_t	*chain;
+	size_t		 nchain, capchain;
+	int		 chained;
 	struct agg	 a;
 };
 
@@ -471,7 +552,7 @@ struct seen {
 struct oprank {
 	struct spool	 pool;		/* $MRP_OP_RANK_MEMORY */
 	struct names	 names;
-	struct table	 tab, prec;
+	struct table	 tab, prec, frames;
 	struct trace	 t;
 	struct agg	**ranks, *cur;	/* cur: the rank last looked up */
 	size_t		 nranks;
@@ -492,6 +573,7 @@ struct oprank {
 	long long	 limit;
 	size_t		 maxthr;	/* threads a rank sums apart */
 	size_t		 maxshape;	/* shapes a rank sums apart */
+	size_t		 maxblame;	/* contributors a rank sums apart */
 	struct gpupeak	*peaks;
 	size_t		 npeaks;
 	struct gpuarch	*arch;
@@ -642,6 +724,7 @@ struct devsum	*op_devsum_get(struct agg *a, const struct jid *dev);
 void	op_devsum_add(struct devsum *dd, const struct devsum *ds);
 void	op_rtsum_add(struct agg *a, const char *name, size_t len,
 	    const struct rtsum *add);
+void	op_rtsum_fold(struct strent *e, const struct rtsum *add);
 void	op_caller_add(struct agg *a, const char *key, size_t len,
 	    const struct rtsum *add);
 void	op_caller_key(struct strbuf *key, const char *slice, const char *cls,
@@ -659,7 +742,8 @@ void	op_kv_add(struct oprank *r, struct agg *a, size_t id,
 	    const struct stat *s);
 int64_t	op_rank_key(struct oprank *r, const struct agg *a, size_t id);
 int64_t	op_rank_total(struct oprank *r, const struct agg *a, size_t id);
-size_t	op_primary(const struct oprank *r);
+size_t	op_late_rank(struct oprank *r);
+size_t	op_primary(struct oprank *r);
 
 /* opout.c */
 double	op_keyval(const struct stat *s, enum key k);
@@ -723,15 +807,48 @@ uint32_t	op_lslice_py(const struct oprank *r);
 int	op_cmpledge(const void *a, const void *b);
 int	op_cmpbound(const void *a, const void *b);
 int	op_bound_of(const char *s);
-void	op_ledge(struct trace *t, uint32_t slice, int64_t ts, int64_t end);
+
+/* opphase.c */
+int	op_cmppspan(const void *a, const void *b);
+void	op_pspan_event(struct trace *t, int cls, const char *s, int64_t ts,
+	    int64_t end);
+void	op_pspan_windows(struct trace *t, struct cut *w, size_t n);
+int	op_window_phase(const struct oprank *r, const struct agg *a,
+	    const struct lwin *lw);
+void	op_put_phases_of(struct oprank *r, struct jw *w, const struct agg *a);
+void	op_put_periodic(struct oprank *r, struct jw *w, const struct agg *a);
+void	op_ledge(struct trace *t, uint32_t slice, uint32_t who,
+	    uint32_t thr, int64_t ts, int64_t end);
+uint32_t	op_lthr(uint64_t thr);
 void	op_ccall_add(struct agg *a, const struct ccall *c);
 int64_t	op_sat_add(int64_t a, int64_t b);
 void	op_ledger(struct oprank *r, int timed, int64_t start, int64_t end);
 void	op_ledger_merge(struct agg *dst, const struct agg *src);
-void	op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a);
+void	op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a,
+	    int detail);
 size_t	op_put_ledger_partials(struct oprank *r, struct jw *w,
 	    const struct agg *a);
 int	op_ledger_partial(struct oprank *r, struct agg *a);
+
+/* opblame.c */
+struct holders;
+struct holders	*op_holders_new(const struct oprank *r, const struct trace *t);
+void	op_holders_free(struct holders *h);
+void	op_holders_edge(struct holders *h, const struct ledge *e);
+uint32_t	op_blame(struct oprank *r, struct holders *h, uint32_t slice,
+	    int64_t ns);
+void	op_blame_call(struct oprank *r, struct holders *h,
+	    const struct ledge *e, int64_t prevend, int64_t start);
+void	op_put_issuers(struct oprank *r, struct jw *w, const struct agg *a);
+void	op_blame_add(struct agg *a, const struct bkey *k, int64_t ns);
+void	op_blame_merge(struct agg *dst, const struct agg *src);
+void	op_blame_free(struct agg *a);
+void	op_put_blame(struct oprank *r, struct jw *w, const struct agg *a,
+	    uint32_t slice, int64_t time);
+size_t	op_put_blame_partials(struct oprank *r, struct jw *w,
+	    const struct agg *a);
+int	op_blame_partial(struct oprank *r, struct agg *a, int kind);
+void	op_nest_chain(struct trace *t, const struct pyopen *ps, size_t n);
 
 /* opcoll.c */
 int	op_coll_kind(const char *s, size_t len);

@@ -19,10 +19,10 @@
 #include "base/xalloc.h"
 #include "trace/opcore.h"
 
-static const char clschar[NCLASS] = { 'o', 'a', 'p', 'g' };
+static const char clschar[NCLASS] = { 'o', 'a', 'p', 'g', 'r' };
 
 const char *const op_clsname[NCLASS] = {
-	"op", "annotation", "python", "kernel"
+	"op", "annotation", "python", "kernel", "runtime"
 };
 
 /*
@@ -32,7 +32,7 @@ const char *const op_clsname[NCLASS] = {
  */
 static const char *const foldname[NCLASS] = {
 	"(other operators)", "(other annotations)", "(other Python frames)",
-	"(other kernels)"
+	"(other kernels)", RT_OTHER
 };
 
 const char *const op_phasename[NPHASE] = {
@@ -48,11 +48,13 @@ const char *const op_keyname[NKEY] = {
 	"total", "self", "count", "mean", "max", "gpu"
 };
 
+static int	scope_of(const char *);
 static int	family_of(const struct table *, int, const char *);
 static char	*lower(const char *);
 static int	has_nccl(const char *);
 static int	mark_of(const char *);
 static int	fold(const struct names *, int, const char *, size_t);
+static int	pyframe_kind(const struct names *, const char *);
 static void	describe(const struct names *, struct name *);
 static void	describe_fold(const struct names *, struct name *);
 static uint32_t	add(struct names *, size_t, int);
@@ -93,6 +95,17 @@ op_find_table(const char *name)
 	    "the directory in");
 }
 
+/* A rule's scope as family_of() takes it: 0 cpu, 1 gpu, 2 python; or -1. */
+static int
+scope_of(const char *s)
+{
+	if (strcmp(s, "cpu") == 0)
+		return 0;
+	if (strcmp(s, "gpu") == 0)
+		return 1;
+	return strcmp(s, "python") == 0 ? 2 : -1;
+}
+
 /* none is the family of what matches no rule, which no rule may name. */
 void
 op_load_table(struct table *t, const char *path, const char *none)
@@ -121,11 +134,11 @@ op_load_table(struct table *t, const char *path, const char *none)
 		}
 		*fam++ = '\0';
 		*pat++ = '\0';
-		if ((strcmp(scope, "cpu") != 0 && strcmp(scope, "gpu") != 0) ||
+		if (scope_of(scope) < 0 ||
 		    *fam == '\0' || *pat == '\0' || strchr(pat, '\t') != NULL ||
 		    strcmp(fam, none) == 0) {
-			p = strcmp(scope, "cpu") != 0 &&
-			    strcmp(scope, "gpu") != 0 ? "scope is not cpu or gpu" :
+			p = scope_of(scope) < 0 ?
+			    "scope is not cpu, gpu or python" :
 			    strcmp(fam, none) == 0 ?
 			    "is what matches no rule" :
 			    "empty family or pattern, or a fourth column";
@@ -144,7 +157,7 @@ op_load_table(struct table *t, const char *path, const char *none)
 			t->fam[t->nfam++] = xstrdup(fam);
 		}
 		t->r = op_grow(t->r, &t->cap, t->n, sizeof(*t->r));
-		t->r[t->n].gpu = scope[0] == 'g';
+		t->r[t->n].gpu = scope_of(scope);
 		t->r[t->n].family = (int)i;
 		t->r[t->n].pattern = lower(pat);
 		t->n++;
@@ -289,6 +302,22 @@ op_intern(struct names *nm, int cls, const char *s, size_t len)
 	return add(nm, len, cls);
 }
 
+/*
+ * A Python frame's kind: the user's, a library's, the profiler's, or a
+ * module's call ("nn.Module: Linear_0", PyTorch's own name for it).
+ */
+static int
+pyframe_kind(const struct names *nm, const char *s)
+{
+	int f;
+
+	if (op_prefix(s, "nn.Module: "))
+		return PYK_MODULE;
+	f = family_of(nm->frames, 2, s);
+	return f == nm->famprof ? PYK_PROF : f == nm->famlib ? PYK_LIB :
+	    PYK_USER;
+}
+
 /* What name n->s of class n->cls is: its family, phase mark and more. */
 static void
 describe(const struct names *nm, struct name *n)
@@ -296,11 +325,13 @@ describe(const struct names *nm, struct name *n)
 	n->mark = n->cls == C_OP || n->cls == C_ANN ? mark_of(n->s) : PH_NONE;
 	n->prec = (int)NPREC;
 	n->mm = 0;
+	n->pyk = n->cls != C_PY ? PYK_LIB : pyframe_kind(nm, n->s);
 	if (n->cls == C_GPU && op_folded(n)) {
 		describe_fold(nm, n);
 		return;
 	}
-	n->family = family_of(nm->tab, n->cls == C_GPU, n->s);
+	n->family = n->cls == C_RT && nm->famrt >= 0 ? nm->famrt :
+	    family_of(nm->tab, n->cls == C_GPU, n->s);
 	/* The family says what the hardware does; "nccl" always counts. */
 	n->gcls = G_COMP;
 	if (n->cls == C_GPU) {

@@ -343,12 +343,23 @@ on_event(struct oprank *r)
 	t->any = 1;
 
 	if (cls == -2) {
-		op_ledge(t, op_lslice_overhead(s), tsns, tsns + durns);
+		op_ledge(t, op_lslice_overhead(s), op_intern(&r->names, C_RT, s,
+		    len), LTHR_NONE, tsns, tsns + durns);
 		return 0;
 	}
 	if (cls == -1) {
+		/*
+		 * key_averages() nests a runtime call under the operator that
+		 * issued it, as a row of its own: its time is not the
+		 * operator's self time.
+		 */
+		thr = thr_id(r, pid, tid);
+		id = op_intern(&r->names, C_RT, s, len);
+		spill_add(&t->ops, &(struct cev){ tsns, durns, id, t->seq++,
+		    thr });
 		slice = op_lslice_runtime(s, durns);
-		op_ledge(t, slice, tsns, tsns + durns);
+		op_ledge(t, slice, id, op_lthr(thr), tsns, tsns + durns);
+		op_pspan_event(t, C_RT, s, tsns, tsns + durns);
 		op_rtsum_add(&t->a, s, len, &(struct rtsum){ 1, durns, durns });
 		t->a.rt_count++;
 		t->a.rt_total += durns;
@@ -366,8 +377,7 @@ on_event(struct oprank *r)
 		if (corr >= 0) {
 			spill_add(&t->rc, &(struct rcall){ cv, tsns, durns,
 			    t->seq++, slice == L_SYNC || slice == L_COPY ||
-			    slice == L_ALLOC ? slice : NO_CALLER,
-			    thr_id(r, pid, tid) });
+			    slice == L_ALLOC ? slice : NO_CALLER, thr });
 		}
 		return 0;
 	}
@@ -384,8 +394,8 @@ on_event(struct oprank *r)
 		if (gcls == G_COMM)
 			op_coll_call(r, &t->a, &ca, &(struct ccall){ .ts = tsns,
 			    .dur = durns, .name = id, .gpu = 1 });
-		op_ledge(t, op_lslice_kernel(r, id, memset), tsns,
-		    tsns + durns);
+		op_ledge(t, op_lslice_kernel(r, id, memset), id, LTHR_NONE,
+		    tsns, tsns + durns);
 		if (corr >= 0)
 			spill_add(&t->gk, &(struct gev){ cv, durns,
 			    tsns + durns, id, t->seq++, gcls == G_COMM });
@@ -427,15 +437,20 @@ on_event(struct oprank *r)
 
 	thr = thr_id(r, pid, tid);
 	if (cls == C_PY) {
-		spill_add(&t->py, &(struct cev){ tsns, durns,
-		    op_intern(&r->names, C_PY, s, len), t->seq++, thr });
-		op_ledge(t, op_lslice_py(r), tsns, tsns + durns);
+		id = op_intern(&r->names, C_PY, s, len);
+		spill_add(&t->py, &(struct cev){ tsns, durns, id, t->seq++,
+		    thr });
+		op_ledge(t, op_lslice_py(r), id, op_lthr(thr), tsns,
+		    tsns + durns);
+		op_pspan_event(t, C_PY, s, tsns, tsns + durns);
+		t->a.pyframes++;
 		return 0;
 	}
 	/* record_function labels: "Optimizer.step#SGD.step", steps. */
 	if ((c != NULL && strcmp(c, "user_annotation") == 0) ||
 	    (memchr(s, '#', len) != NULL && strstr(s, "::") == NULL))
 		cls = C_ANN;
+	op_pspan_event(t, cls, s, tsns, tsns + durns);
 	if (cls == C_ANN && op_prefix(s, "ProfilerStep#")) {
 		struct step *sp;
 
@@ -456,7 +471,8 @@ on_event(struct oprank *r)
 	t->a.cpu_events++;
 	id = op_intern(&r->names, cls, s, len);
 	if (op_lslice_mark(r, id) != UINT32_MAX)
-		op_ledge(t, op_lslice_mark(r, id), tsns, tsns + durns);
+		op_ledge(t, op_lslice_mark(r, id), id, op_lthr(thr), tsns,
+		    tsns + durns);
 	if (cls == C_OP && dims >= 0)
 		shape_call(r, s, dims, types, concrete,
 		    &(struct cev){ tsns, durns, 0, t->seq, thr });
@@ -473,7 +489,8 @@ on_event(struct oprank *r)
 		op_agg_fit(&t->a, r->names.n);
 		/* In µs, the start and the duration truncated apart. */
 		op_stat_add(&t->a.st[id], durns / 1000, 0);
-		op_ledge(t, op_lslice_op(r, id), tsns, tsns + durns);
+		op_ledge(t, op_lslice_op(r, id), id, op_lthr(thr), tsns,
+		    tsns + durns);
 		return 0;
 	}
 	spill_add(&t->ops, &(struct cev){ tsns, durns, id, t->seq++, thr });
@@ -695,6 +712,7 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 	op_agg_take(ra, &t->a, r->maxthr);
 	op_trace_free(t);
 	op_trace_init(t, &r->pool);
+	t->a.maxblame = r->maxblame;
 }
 
 struct agg *
@@ -712,6 +730,7 @@ op_rank_agg(struct oprank *r, int64_t rank)
 	r->ranks = xreallocarray(r->ranks, cap + 1, sizeof(*r->ranks));
 	a = r->ranks[r->nranks++] = xcalloc(1, sizeof(*a));
 	a->rank = rank;
+	a->maxblame = r->maxblame;
 	return r->cur = a;
 }
 
@@ -762,6 +781,8 @@ op_trace_init(struct trace *t, struct spool *pool)
 	spill_init(&t->shp, pool, sizeof(struct cev), op_cmpcev);
 	spill_init(&t->ledges, pool, sizeof(struct ledge), op_cmpledge);
 	spill_init(&t->bounds, pool, sizeof(struct bound), op_cmpbound);
+	spill_init(&t->pspans, pool, sizeof(struct pspan), op_cmppspan);
+	t->capbegin = INT64_MIN;
 	spill_key(&t->gk, key_lead);
 	spill_key(&t->rc, key_lead);
 	spill_key(&t->links, key_lead);
@@ -786,5 +807,7 @@ op_trace_free(struct trace *t)
 	spill_free(&t->links);
 	spill_free(&t->ledges);
 	spill_free(&t->bounds);
+	spill_free(&t->pspans);
+	free(t->chain);
 	op_agg_free(&t->a);
 }

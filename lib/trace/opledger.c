@@ -17,15 +17,11 @@
 
 static const char *const fixed[L_FAMILY] = {
 	"gpu_gemm", "gpu_conv", "gpu_attention", "gpu_other", "gpu_memset",
-	"gpu_comm", "gpu_memcpy", "warm_up", "profiler", "sync", "blocking_copy",
-	"allocator", "launch", "runtime_other", "data_loading", "optimizer"
+	"gpu_comm", "gpu_memcpy", "warm_up", "profiler", "harness", "sync",
+	"blocking_copy", "allocator", "launch", "runtime_other", "data_loading",
+	"optimizer"
 };
 
-/* A window to cut: its step (-1: none) and bounds in the trace's time. */
-struct cut {
-	int64_t		 num, start, end;
-	int		 inferred;	/* B_*; B_NONE: a step or the trace */
-};
 
 const char *const op_boundname[NBOUND] = {
 	"DataLoader.__next__", "Optimizer.step", "outermost nn.Module"
@@ -120,16 +116,36 @@ op_cmpledge(const void *a, const void *b)
 		return x->t < y->t ? -1 : 1;
 	if (x->slice != y->slice)
 		return x->slice < y->slice ? -1 : 1;
-	return (x->delta > y->delta) - (x->delta < y->delta);
+	if (x->delta != y->delta)
+		return x->delta < y->delta ? -1 : 1;
+	if (x->thr != y->thr)
+		return x->thr < y->thr ? -1 : 1;
+	return (x->who > y->who) - (x->who < y->who);
+}
+
+/*
+ * A thread's id on the ledger's edges: its place in the table, or for a
+ * thread past it 31 bits of its digest, the top bit set; never LTHR_NONE.
+ */
+uint32_t
+op_lthr(uint64_t thr)
+{
+	uint32_t v;
+
+	if (!(thr & THR_HASHED))
+		return thr < LTHR_NONE ? (uint32_t)thr : LTHR_NONE - 1;
+	v = (uint32_t)(thr ^ thr >> 32) | UINT32_C(1) << 31;
+	return v == LTHR_NONE ? v - 1 : v;
 }
 
 void
-op_ledge(struct trace *t, uint32_t slice, int64_t ts, int64_t end)
+op_ledge(struct trace *t, uint32_t slice, uint32_t who, uint32_t thr,
+    int64_t ts, int64_t end)
 {
 	if (end <= ts)
 		return;
-	spill_add(&t->ledges, &(struct ledge){ ts, slice, 1 });
-	spill_add(&t->ledges, &(struct ledge){ end, slice, -1 });
+	spill_add(&t->ledges, &(struct ledge){ ts, slice, 1, who, thr });
+	spill_add(&t->ledges, &(struct ledge){ end, slice, -1, who, thr });
 }
 
 uint32_t
@@ -267,6 +283,7 @@ flush(struct agg *a, const struct cut *c, int64_t *acc, size_t n)
 	lw->inferred = c->inferred;
 	lw->start = c->start;
 	lw->wall = c->end - c->start;
+	memcpy(lw->span, c->span, sizeof(lw->span));
 	lw->off = a->nls;
 	lw->n = 0;
 	for (i = 0; i < n; i++) {
@@ -355,7 +372,7 @@ iterations(struct trace *t, struct cut **w)
 		    b->name != mod.name)))
 			continue;
 		if (prev != INT64_MIN && b->ts > prev) {
-			(*w)[m] = (struct cut){ (int64_t)m, prev, b->ts, k };
+			(*w)[m] = (struct cut){ (int64_t)m, prev, b->ts, k, {0} };
 			m++;
 		}
 		prev = b->ts;
@@ -399,7 +416,7 @@ windows(struct trace *t, int timed, int64_t start, int64_t end,
 		}
 	}
 	if (a->nsteps == 0 && timed) {
-		w[0] = (struct cut){ -1, start, end, B_NONE };
+		w[0] = (struct cut){ -1, start, end, B_NONE, {0} };
 		m = end > start;
 	}
 	*n = m;
@@ -417,6 +434,22 @@ struct sweep {
 	size_t		 nw, k, n;
 	int64_t		*acc;
 };
+
+/* How much of [from, to) the windows not yet written hold. */
+static int64_t
+inside(const struct sweep *sw, int64_t from, int64_t to)
+{
+	int64_t lo, hi, in = 0;
+	size_t k;
+
+	for (k = sw->k; k < sw->nw && sw->w[k].start < to; k++) {
+		lo = from > sw->w[k].start ? from : sw->w[k].start;
+		hi = to < sw->w[k].end ? to : sw->w[k].end;
+		if (lo < hi)
+			in += hi - lo;
+	}
+	return in;
+}
 
 static void
 give(struct sweep *sw, int64_t from, int64_t to, uint32_t s)
@@ -456,11 +489,12 @@ op_ledger(struct oprank *r, int timed, int64_t start, int64_t end)
 	struct spillcur ec;
 	const struct ledge *e;
 	struct sweep sw;
+	struct holders *h;
 	int32_t *open;
 	uint64_t *bits;
 	size_t nwords;
-	int64_t prev = INT64_MIN;
-	uint32_t cur, none = slice_none(r);
+	int64_t prev = INT64_MIN, in;
+	uint32_t cur, s, none = slice_none(r);
 	int spans;
 
 	sw.a = &t->a;
@@ -470,20 +504,33 @@ op_ledger(struct oprank *r, int timed, int64_t start, int64_t end)
 	/* Else without a window of its own, the trace spans its events. */
 	if ((spans = t->a.nsteps == 0 && !timed && (sw.nw == 0 ||
 	    sw.w[0].inferred == B_NONE))) {
-		sw.w[0] = (struct cut){ -1, INT64_MAX, INT64_MAX, B_NONE };
+		sw.w[0] = (struct cut){ -1, INT64_MAX, INT64_MAX, B_NONE, {0} };
 		sw.nw = 1;
-	}
+	} else
+		op_pspan_windows(t, sw.w, sw.nw);
 	sw.acc = xcalloc(sw.n, sizeof(*sw.acc));
 	open = xcalloc(sw.n, sizeof(*open));
 	nwords = (sw.n + 63) / 64;
 	bits = xcalloc(nwords, sizeof(*bits));
 	cur = none;
+	h = op_holders_new(r, t);
 	spill_open(&ec, &t->ledges);
 	while ((e = spill_next(&ec)) != NULL) {
 		if (prev == INT64_MIN && spans)
 			sw.w[0].start = e->t;
-		if (e->t > prev)
-			give(&sw, prev, e->t, cur);
+		if (e->t > prev) {
+			s = cur;
+			if (cur != none && prev != INT64_MIN &&
+			    (in = inside(&sw, prev, e->t)) > 0)
+				s = op_blame(r, h, cur, in);
+			give(&sw, prev, e->t, s);
+		}
+		if (e->delta < 0 && (e->slice == L_SYNC ||
+		    e->slice == L_COPY || e->slice == L_ALLOC))
+			op_blame_call(r, h, e, sw.k > 0 ? sw.w[sw.k - 1].end :
+			    INT64_MIN, sw.k < sw.nw ? sw.w[sw.k].start :
+			    INT64_MAX);
+		op_holders_edge(h, e);
 		prev = e->t;
 		open[e->slice] += e->delta;
 		if (open[e->slice] > 0)
@@ -497,8 +544,10 @@ op_ledger(struct oprank *r, int timed, int64_t start, int64_t end)
 		sw.w[0].end = prev;
 		if (prev == INT64_MIN || sw.w[0].end <= sw.w[0].start)
 			sw.nw = 0;
+		op_pspan_windows(t, sw.w, sw.nw);
 	}
 	give(&sw, prev, INT64_MAX, none);
+	op_holders_free(h);
 	free(bits);
 	free(open);
 	free(sw.acc);
@@ -559,7 +608,7 @@ share(int64_t part, int64_t whole)
  */
 static void
 put_slices(struct oprank *r, struct jw *w, const struct agg *a,
-    const struct lslice *v, size_t n, int64_t wall)
+    const struct lslice *v, size_t n, int64_t wall, int blame)
 {
 	struct strbuf sb = { NULL, 0, 0 };
 	int64_t busy = 0;
@@ -588,6 +637,8 @@ put_slices(struct oprank *r, struct jw *w, const struct agg *a,
 		jw_us(w, v[j].ns);
 		jw_key(w, "pct");
 		jw_double(w, share(v[j].ns, wall));
+		if (blame)
+			op_put_blame(r, w, a, v[j].slice, wall);
 		jw_end_object(w);
 	}
 	jw_end_array(w);
@@ -615,10 +666,12 @@ put_window(struct jw *w, const struct lwin *lw)
 
 /*
  * The ledger records, one per window of the rank, then their sum in a
- * ledger_total record.
+ * ledger_total record; with detail (the rank whose detail the output
+ * holds), who spent each slice.
  */
 void
-op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a)
+op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a,
+    int detail)
 {
 	struct lslice *v, *tot;
 	size_t i, j, n = op_lslices(r), ntot;
@@ -642,13 +695,15 @@ op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_record(w, "ledger");
 		op_put_rank(w, a->rank);
 		put_window(w, lw);
+		jw_key(w, "phase");
+		jw_cstring(w, op_wphasename[op_window_phase(r, a, lw)]);
 		if (lw->num >= 0) {
 			jw_ckey(w, window_name(lw));
 			jw_int(w, lw->num);
 		}
 		jw_key(w, "ts");
 		jw_us(w, lw->start - a->origin);
-		put_slices(r, w, a, v, lw->n, lw->wall);
+		put_slices(r, w, a, v, lw->n, lw->wall, 0);
 		jw_end(w);
 	}
 	xqsort(tot, n, sizeof(*tot), cmplslice);
@@ -659,7 +714,11 @@ op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a)
 	jw_key(w, "windows");
 	jw_uint(w, a->nlw);
 	put_window(w, &a->lw[0]);
-	put_slices(r, w, a, tot, ntot, wall);
+	op_put_phases_of(r, w, a);
+	op_put_periodic(r, w, a);
+	jw_key(w, "python_frames");
+	jw_int(w, a->pyframes);
+	put_slices(r, w, a, tot, ntot, wall, detail);
 	jw_end(w);
 	free(tot);
 	free(v);
@@ -687,6 +746,14 @@ op_put_ledger_partials(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_int(w, lw->start);
 		jw_key(w, "wall");
 		jw_int(w, lw->wall);
+		if (lw->span[PS_CAPTURE] > 0) {
+			jw_key(w, "capture");
+			jw_int(w, lw->span[PS_CAPTURE]);
+		}
+		if (lw->span[PS_COMPILE] > 0) {
+			jw_key(w, "compile");
+			jw_int(w, lw->span[PS_COMPILE]);
+		}
 		jw_key(w, "slices");
 		jw_begin_array(w);
 		for (j = 0; j < lw->n; j++) {
@@ -720,6 +787,14 @@ op_ledger_partial(struct oprank *r, struct agg *a)
 		return jdoc_error(r->file, d, 0, "\"op_partial_ledger\" needs"
 		    " the integers \"step\", \"start\" and a positive \"wall\"");
 	lw.inferred = B_NONE;
+	memset(lw.span, 0, sizeof(lw.span));
+	if ((jdoc_get(d, 0, "capture") >= 0 && (jdoc_get_i64(d, 0, "capture",
+	    &lw.span[PS_CAPTURE]) < 0 || lw.span[PS_CAPTURE] < 0 ||
+	    lw.span[PS_CAPTURE] > lw.wall)) || (jdoc_get(d, 0, "compile") >= 0 &&
+	    (jdoc_get_i64(d, 0, "compile", &lw.span[PS_COMPILE]) < 0 ||
+	    lw.span[PS_COMPILE] < 0 || lw.span[PS_COMPILE] > lw.wall)))
+		return jdoc_error(r->file, d, 0, "\"capture\" and \"compile\""
+		    " must be integers from 0 to the window's \"wall\"");
 	if (jdoc_get_str(d, 0, "inferred_from", &from, NULL) == 0) {
 		for (lw.inferred = 0; lw.inferred < NBOUND &&
 		    strcmp(from, op_boundname[lw.inferred]) != 0; lw.inferred++)

@@ -320,7 +320,8 @@ nest_runtime(struct oprank *r, struct nest *nb, int bwd, int64_t until,
 		for (; nb->next < hi && v[nb->next - nb->off].ts <= c->ts;
 		    nb->next++) {
 			w = nb->next - nb->off;
-			if (nb->del[w])
+			/* GPU work is the operator's, not the call's. */
+			if (nb->del[w] || r->names.v[v[w].name].cls == C_RT)
 				continue;
 			while (nb->nrs > 0 && nb->rs[nb->nrs - 1].end < v[w].ts)
 				nb->nrs--;
@@ -412,8 +413,8 @@ ledger_self(struct oprank *r, struct nest *nb, const struct seg *sg)
 		if (p < 0)
 			continue;
 		q = (size_t)p - nb->off;
-		op_ledge(&r->t, op_lslice_op(r, v[q].name), nb->lcur[q],
-		    v[w].ts);
+		op_ledge(&r->t, op_lslice_op(r, v[q].name), v[q].name,
+		    op_lthr(v[q].thr), nb->lcur[q], v[w].ts);
 		e = v[w].ts + v[w].dur;
 		if (e > nb->lcur[q])
 			nb->lcur[q] = e;
@@ -422,7 +423,8 @@ ledger_self(struct oprank *r, struct nest *nb, const struct seg *sg)
 		w = i - nb->off;
 		if (!nb->del[w] && nm[v[w].name].cls == C_OP)
 			op_ledge(&r->t, op_lslice_op(r, v[w].name),
-			    nb->lcur[w], v[w].ts + v[w].dur);
+			    v[w].name, op_lthr(v[w].thr), nb->lcur[w],
+			    v[w].ts + v[w].dur);
 	}
 }
 
@@ -607,6 +609,8 @@ op_nest_py(struct oprank *r, struct nest *nb, const struct thr *th)
 			    e->name, th->id, e->dur });
 			r->t.nbound[B_MOD]++;
 		}
+		if (module && nb->nmodules == 0)
+			op_nest_chain(&r->t, nb->ps, nb->nps);
 		nb->nmodules += (size_t)module;
 		nb->ps = op_grow(nb->ps, &nb->capps, nb->nps, sizeof(*nb->ps));
 		nb->ps[nb->nps++] = (struct pyopen){ en, e->dur, 0,

@@ -356,7 +356,7 @@ families(const struct oprank *r, const struct agg *a, int64_t *self,
 	for (i = 0; i < a->nst; i++) {
 		const struct name *nm = &r->names.v[i];
 
-		if ((nm->cls != C_OP && nm->cls != C_ANN) ||
+		if ((nm->cls != C_OP && nm->cls != C_ANN && nm->cls != C_RT) ||
 		    a->st[i].count == 0)
 			continue;
 		self[nm->family] += a->st[i].self;
@@ -813,6 +813,7 @@ op_put_runtime(struct oprank *r, struct jw *w, const struct agg *a)
 	free(ent);
 	sb_free(&sb);
 	put_callers(w, a);
+	op_put_issuers(r, w, a);
 }
 
 /* nranks > 1 for the summary across ranks, which carries no rank. */
@@ -833,6 +834,9 @@ op_put_summary(struct oprank *r, struct jw *w, const struct agg *a,
 		if (r->ranks[op_primary(r)]->rank >= 0) {
 			jw_key(w, "slowest_rank");
 			jw_int(w, r->ranks[op_primary(r)]->rank);
+			jw_key(w, "slowest_by");
+			jw_cstring(w, op_late_rank(r) != SIZE_MAX ?
+			    "collectives" : "mean_step");
 		}
 	} else
 		op_put_rank(w, a->rank);

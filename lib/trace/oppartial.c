@@ -150,6 +150,10 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_key(w, "uncosted");
 		jw_int(w, a->unshaped);
 	}
+	if (a->pyframes > 0) {
+		jw_key(w, "python_frames");
+		jw_int(w, a->pyframes);
+	}
 	put_i64s(w, "phase_self", a->ph_self, NPHASE);
 	put_i64s(w, "phase_gpu", a->ph_gpu, NPHASE);
 	jw_key(w, "runtime");
@@ -294,7 +298,7 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 		n++;
 	}
 	return n + op_put_ledger_partials(r, w, a) +
-	    op_put_shape_partials(w, a);
+	    op_put_blame_partials(r, w, a) + op_put_shape_partials(w, a);
 }
 
 static void
@@ -629,6 +633,9 @@ partial_record(struct oprank *r, const char *kind)
 		if (jdoc_get(d, 0, "uncosted") >= 0 &&
 		    get_num(r, 0, "uncosted", &one.unshaped) < 0)
 			return -1;
+		if (jdoc_get(d, 0, "python_frames") >= 0 &&
+		    get_num(r, 0, "python_frames", &one.pyframes) < 0)
+			return -1;
 		if (jdoc_get_str(d, 0, "gpu", &s, NULL) == 0)
 			one.gpu = xstrdup(s);
 		if (jdoc_get_str(d, 0, "gpu_arch", &s, NULL) == 0)
@@ -699,10 +706,19 @@ partial_record(struct oprank *r, const char *kind)
 		op_devsum_add(op_devsum_get(a, &ds.dev), &ds);
 		return 0;
 	}
-	/* Runtime calls and their callers are detail, as shapes are. */
+	/* Runtime calls, callers and blame are detail, as shapes are. */
 	if (r->light && !r->pass2 && (strcmp(kind, "op_partial_caller") == 0 ||
-	    strcmp(kind, "op_partial_runtime") == 0))
+	    strcmp(kind, "op_partial_runtime") == 0 ||
+	    strcmp(kind, "op_partial_blame") == 0 ||
+	    strcmp(kind, "op_partial_issuer") == 0 ||
+	    strcmp(kind, "op_partial_frame") == 0))
 		return 0;
+	if (strcmp(kind, "op_partial_blame") == 0)
+		return op_blame_partial(r, a, 0);
+	if (strcmp(kind, "op_partial_issuer") == 0)
+		return op_blame_partial(r, a, 1);
+	if (strcmp(kind, "op_partial_frame") == 0)
+		return op_blame_partial(r, a, 2);
 	if (strcmp(kind, "op_partial_caller") == 0) {
 		if (jdoc_get_str(d, 0, "slice", &slice, NULL) < 0 ||
 		    jdoc_get_str(d, 0, "class", &cls, NULL) < 0 ||
@@ -857,6 +873,10 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 	memset(&keep.devs, 0, sizeof(keep.devs));
 	memset(&keep.rtcalls, 0, sizeof(keep.rtcalls));
 	memset(&keep.callers, 0, sizeof(keep.callers));
+	memset(&keep.blame, 0, sizeof(keep.blame));
+	memset(&keep.frames, 0, sizeof(keep.frames));
+	memset(&keep.issuers, 0, sizeof(keep.issuers));
+	keep.pyframes = 0;
 	memset(&keep.shapes, 0, sizeof(keep.shapes));
 	keep.gpu = keep.gpuarch = NULL;
 	keep.unshaped = 0;

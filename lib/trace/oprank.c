@@ -39,7 +39,7 @@ struct oprank *
 oprank_new(const struct oprank_opts *o)
 {
 	struct oprank *r;
-	char *table, *prec, *peaks, *arch;
+	char *table, *prec, *peaks, *arch, *frames;
 	const char *env;
 	size_t share;
 
@@ -57,8 +57,10 @@ oprank_new(const struct oprank_opts *o)
 	r->names.budget = share;
 	r->maxthr = share / THREAD_COST;
 	r->maxshape = share / SHAPE_COST;
+	r->maxblame = share / BLAME_COST;
 	r->gpu = o->gpu;
 	op_trace_init(&r->t, &r->pool);
+	r->t.a.maxblame = r->maxblame;
 
 	table = o->table != NULL ? xstrdup(o->table) :
 	    op_find_table(TABLE_NAME);
@@ -76,8 +78,15 @@ oprank_new(const struct oprank_opts *o)
 	r->names.famconv = op_family_index(&r->tab, "conv");
 	r->names.famattn = op_family_index(&r->tab, "attention");
 	r->names.fammemset = op_family_index(&r->tab, "memset");
+	r->names.famrt = op_family_index(&r->tab, "runtime");
 	op_check_prec(&r->names, &r->prec, prec);
 	free(prec);
+	frames = op_find_table(FRAMES_NAME);
+	op_load_table(&r->frames, frames, "user");
+	free(frames);
+	r->names.frames = &r->frames;
+	r->names.famlib = op_family_index(&r->frames, "library");
+	r->names.famprof = op_family_index(&r->frames, "profiler");
 	peaks = op_find_table(PEAKS_NAME);
 	op_load_peaks(r, peaks);
 	free(peaks);
@@ -98,7 +107,7 @@ oprank_merge(struct oprank *r, int n, char *paths[], int partial)
 	 * A partial's names and threads fit already; folding again would
 	 * keep others than its one pass did.
 	 */
-	r->names.budget = r->maxthr = r->maxshape = SIZE_MAX;
+	r->names.budget = r->maxthr = r->maxshape = r->maxblame = SIZE_MAX;
 	if (n == 0)
 		rc = op_merge_file(r, NULL);
 	for (i = 0; i < n && rc >= 0; i++) {
@@ -148,6 +157,7 @@ oprank_free(struct oprank *r)
 	free(r->names.precof);
 	op_table_free(&r->tab);
 	op_table_free(&r->prec);
+	op_table_free(&r->frames);
 	op_peaks_free(r);
 	op_arch_free(r);
 	sb_free(&r->shapekey);

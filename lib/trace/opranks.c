@@ -121,11 +121,12 @@ put_detail(struct oprank *r, struct jw *w, struct agg *a)
 	op_put_folds(r, w, a);
 	for (c = C_OP; c <= C_PY; c++)
 		op_put_ops(r, w, a, c);
+	op_put_ops(r, w, a, C_RT);
 	op_put_threads(r, w, a);
 	op_put_families(r, w, a);
 	op_put_phases(w, a);
 	op_put_steps(w, a, 1);
-	op_put_ledger(r, w, a);
+	op_put_ledger(r, w, a, 1);
 	op_put_kernels(r, w, a);
 	op_put_precision(r, w, a);
 	op_put_devs(w, a);
@@ -377,7 +378,7 @@ op_output(struct oprank *r, struct jw *w)
 			put_detail(r, w, r->ranks[i]);
 		else {
 			op_put_steps(w, r->ranks[i], 0);
-			op_put_ledger(r, w, r->ranks[i]);
+			op_put_ledger(r, w, r->ranks[i], 0);
 			op_put_devs(w, r->ranks[i]);
 		}
 	put_rank_summaries(r, w);
