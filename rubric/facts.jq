@@ -137,6 +137,7 @@ def slice_label:
    gpu_memcpy: "GPU: memcpy, not hidden",
    warm_up: "Warm-up: first-use setup calls",
    profiler: "Profiler overhead",
+   harness: "Harness around the step",
    sync: "Host waits on synchronize", blocking_copy: "Host blocked in copies",
    allocator: "Allocator calls (malloc/free)", launch: "Kernel launches",
    runtime_other: "Other runtime calls", data_loading: "Data loading",
@@ -241,7 +242,11 @@ def facts:
   # starts each (DataLoader.__next__, Optimizer.step): their windows stand
   # for the steps, and the ledger's slices for the phases.
   | (($has_steps | not) and $ledger.window == "iteration") as $iters
-  | (if $has_steps then $steps.total elif $iters then $ledger.wall
+  # Shares are of the wall time the ledger partitions, the union of its
+  # windows: step spans that run on to their last kernel overlap, and
+  # their sum is more than the run took.
+  | (if $ledger != null and ($has_steps or $iters) then $ledger.wall
+     elif $has_steps then $steps.total elif $iters then $ledger.wall
      elif $cpu != null and $cpu.window > 0 then $cpu.window else null end) as $step_time
   | (recs("context") | .[0]) as $ctx
   | precision_shares($r) as $prec
@@ -264,11 +269,17 @@ def facts:
       rank: $r,
       ranks: (if ($ranks | length) > 1 then $ranks else null end),
       nranks: ($ranks | length),
-      # A rank whose mean step is long because it waits at the
-      # collectives is no straggler when the waits name the late rank.
-      straggler: (straggler($ranks) as $s
-        | if $late != null and $s.cause == "exposed_comm" and $s.rank != $late.rank
-          then null else $s end),
+      # One straggler: in synchronous training every rank's step lasts
+      # as long as the late one's, so the rank the others wait for at the
+      # collectives, when there is one; else the rank whose mean step is
+      # long, unless its extra time is that wait.
+      straggler: (if $late != null
+        then {rank: $late.rank, by: "collectives", mean_step: $late.own_step,
+              median_step: $late.median_step, wait_per_step: $late.wait_per_step,
+              share: $late.share, extra: $late.extra}
+        else straggler($ranks) | if . == null then null else . + {by: "mean_step"} end end),
+      # How op-rank chose the rank whose detail the records hold.
+      primary_by: ($cpu.slowest_by // null),
       late_rank: $late,
       # Each collective matched across the ranks (op-rank's
       # collective_total records), the one that keeps ranks waiting longest
@@ -277,6 +288,10 @@ def facts:
         | if length == 0 then null
           else map(del(.kind)) | sort_by(-(.median_skew * .instances), .name) end),
       ops: $ops,
+      # The operator table as key_averages() has it: operators and the
+      # runtime calls under them, each a row, by total time.
+      op_rows: ($all_ops | map(select(.class == "op" or .class == "runtime"))
+        | sort_by(-.total, .name)),
       kernels: (recs("kernel") | of_rank($r)),
       families: $families,
       phases: $phases,
@@ -297,6 +312,11 @@ def facts:
       # What issued the sync, copy and allocator calls: the innermost
       # operator or annotation open at each (runtime_caller records).
       runtime_callers: (reduce (recs("runtime_caller") | of_rank($r))[] as $c
+        ({}; .[$c.slice] += [$c])),
+      # The same calls whole, by the user's frame, operator and who issued
+      # them: the model, the harness around it or the profiler
+      # (runtime_issuer records, the most time first).
+      issuers: (reduce (recs("runtime_issuer") | of_rank($r))[] as $c
         ({}; .[$c.slice] += [$c])),
       context: $ctx,
       objective: $ctx.objective,
@@ -341,13 +361,15 @@ def facts:
       # back, at most (op-rank's step_stats and wall_steps carry it).
       above_median_share: (if $steps == null or $steps.steps < 3 then null
         else share($steps.above_median; $steps.total) end),
-      dataloader_us: (if $iters then $ledger.by.data_loading.time // 0
+      # The ledger's slices where there is one: input loading or the
+      # optimizer while no GPU work runs, what the step waits for.
+      dataloader_us: (if $ledger != null then $ledger.by.data_loading.time // 0
         else $phases.dataloader.self end),
-      dataloader_share: (if $iters then $ledger.by.data_loading.share // 0
+      dataloader_share: (if $ledger != null then $ledger.by.data_loading.share // 0
         else share($phases.dataloader.self; $step_time) end),
-      optimizer_us: (if $iters then $ledger.by.optimizer.time // 0
+      optimizer_us: (if $ledger != null then $ledger.by.optimizer.time // 0
         else $phases.optimizer.self end),
-      optimizer_share: (if $iters then $ledger.by.optimizer.share // 0
+      optimizer_share: (if $ledger != null then $ledger.by.optimizer.share // 0
         else share($phases.optimizer.self; $step_time) end),
       # The optimizer the trace names (Optimizer.step#AdamW.step) and how
       # it updates: fused kernels, foreach (multi-tensor) kernels, or a
@@ -402,7 +424,16 @@ def facts:
       alloc_slice_share: $ledger.by.allocator.share,
       python_slice_share: $ledger.by.python.share,
       untraced_slice_share: $ledger.by.untraced.share,
-      sync_share: share($rt.sync; $step_time),
+      # The model's own synchronisations: the harness's and the
+      # profiler's are not its author's to remove.
+      sync_share: (if recs("runtime_issuer") | of_rank($r) | length > 0
+        then share([recs("runtime_issuer") | of_rank($r)[]
+                    | select(.slice == "sync" and .who == "model") | .total] | add // 0; $step_time)
+        else share($rt.sync; $step_time) end),
+      model_sync_us: ([recs("runtime_issuer") | of_rank($r)[]
+        | select(.slice == "sync" and .who == "model") | .total] | add),
+      model_sync_count: ([recs("runtime_issuer") | of_rank($r)[]
+        | select(.slice == "sync" and .who == "model") | .count] | add),
       sync_ops: ($ops | map(select(.name == "aten::item" or .name == "aten::_local_scalar_dense" or .name == "cudaStreamSynchronize"))),
       step_cv: (if $steps != null and $steps.steps >= 3 and $steps.mean > 0 then $steps.std / $steps.mean else null end),
       # Per profiled step, so that runs with more or fewer steps compare.
@@ -450,6 +481,42 @@ def facts:
     }
   | .gpu_window_name = (if .ledger.gpu_busy != null then .window_name
       else "the GPU's active span" end)
+  # What the windows are (op-rank's ledger phases): capturing CUDA graphs
+  # or compiling is not the run's steady state, and rules that judge
+  # utilisation, launches or Python do not judge it.
+  | .window_phases = (.ledger.phases // [] | map({key: .phase, value: .}) | from_entries)
+  | .capture_share = share(.window_phases.capture.wall // 0; .ledger.wall)
+  | .compile_share = share(.window_phases.compile.wall // 0; .ledger.wall)
+  | .steady = ((.capture_share // 0) + (.compile_share // 0) < 0.5)
+  | .has_frames = ((.ledger.python_frames // 0) > 0)
+  | .harness_share = .ledger.by.harness.share
+  # Steps that come back every k-th step longer (op-rank's periodic):
+  # their time above the median step, and the slices that hold it.
+  | .periodic = .ledger.periodic
+  | .periodic_share = share(.ledger.periodic.extra; .ledger.wall)
+  # The Python slice: the frame it is spent under and its innermost user
+  # frames.  Under one frame that runs (almost) no operators it is input
+  # work (decoding, parsing, image processing, I/O) that the interpreter
+  # does, which no compiler of tensor code removes.
+  | .python_under = .ledger.by.python.under
+  | .python_top = (.ledger.by.python.top // [])
+  | .python_input_work = (.python_under != null
+      and .python_under.time >= 0.5 * (.ledger.by.python.time // 0)
+      and .python_under.work < 0.1 * .python_under.time)
+  # The Python and untraced time the periodic steps add is theirs.
+  | .python_periodic_us = (if .periodic == null then 0
+      else (.periodic.slices.python // 0) + (if .has_steps then .periodic.slices.untraced // 0 else 0 end) end)
+  | .python_share = (if .ledger == null then null
+      else [(.python_slice_share // 0) + (if .has_steps then .untraced_slice_share // 0 else 0 end)
+            - .python_periodic_us / .ledger.wall, 0] | max end)
+  # A copy whose GPU side is a sliver of the host's wait: the host waits
+  # for the work queued before it (a read-back is a synchronisation
+  # point), not for the bytes.
+  | ([.kernels[] | select(.family == "memcpy")]) as $cp
+  | .copy_gpu_us = ($cp | map(.total) | add // 0)
+  | .copy_bytes = ($cp | map(.bytes // 0) | add // 0)
+  | .copy_is_sync = ((.ledger.by.blocking_copy.time // 0) > 0
+      and .copy_gpu_us < 0.1 * .ledger.by.blocking_copy.time)
   # Many tiny kernels whose launches, not warm-up, hold the idle GPU.
   | .launch_bound = (.mean_kernel_us != null and .mean_kernel_us < 10
       and .gpu.events >= 50 and .runtime.launch >= 0.5 * .gpu.busy
@@ -503,7 +570,7 @@ def facts:
         | [.ledger.slices[] | select(.slice as $s | $useful | any(.[]; . == $s) | not)
            | .time] | (add // 0) / $n end)
   | .unexplained = unexplained(.ledger;
-      ["warm_up", "profiler", "sync", "blocking_copy", "allocator", "python"]
+      ["warm_up", "profiler", "harness", "sync", "blocking_copy", "allocator", "python"]
       + (if .has_steps then ["untraced"] else [] end)
       + (if .has_iterations then ["data_loading"] else [] end)
       + (if .has_iterations and .optimizer_impl != "fused" then ["optimizer"] else [] end)
@@ -566,6 +633,25 @@ def callers_list:
     elif .class == "annotation" then "the " + .caller + " annotation"
     elif .class == "python" then "Python " + .caller else .caller end))
   | calls_list;
+
+# A contributor of a ledger slice or a call's issuer as the chain the
+# trace links: the user's frame, the library frame it called through,
+# the operator, the runtime call or kernel.
+def contrib_label:
+  [.frame, .via, .op, .call] | map(select(. != null))
+  | if length == 0 then "nothing the trace links to it" else join(" → ") end;
+
+# Contributors as "a → b: 12.3 ms; c: 4.0 ms", the first $n.
+def contribs_list($n):
+  .[0:$n] | map(contrib_label + ": " + (.time | us)) | join("; ");
+
+# Issuers as "hipDeviceSynchronize from f.py(3): g (harness): 1 call, 13.05 ms".
+def issuers_list:
+  map(.call + " from " + ([.frame, .via, .op] | map(select(. != null))
+      | if length == 0 then "no frame or operator" else join(" → ") end)
+    + " (" + .who + "): " + (.count | count) + (if .count == 1 then " call, " else " calls, " end)
+    + (.total | us))
+  | join("; ");
 
 # Markdown tables, for the report (report.jq) and the diff (diff.jq).
 

@@ -57,7 +57,9 @@ def throughput($f):
 
 # Which rank a section covers: the slowest of several, or the only one.
 def rank_label($f):
-  if $f.ranks != null then " (rank \($f.rank), the slowest of \($f.nranks))"
+  if $f.ranks != null and $f.primary_by == "collectives"
+  then " (rank \($f.rank), the one the other \($f.nranks - 1) wait for)"
+  elif $f.ranks != null then " (rank \($f.rank), the slowest of \($f.nranks))"
   elif $f.rank != null then " (rank \($f.rank))"
   else "" end;
 
@@ -74,9 +76,9 @@ def md_ranks($f):
           (if .operator == null then ""
            else (.operator.name | clip(40)) + " " + (if .operator.diff >= 0 then "+" else "" end)
              + (.operator.diff | us) end)]])
-    + (if $f.straggler == null and $f.late_rank != null
+    + (if $f.late_rank != null
        then $f.late_rank as $l
-         | "\n**Late rank: rank \($l.rank)**, last at \($l.last_at) of \($l.instances) "
+         | "\n**Straggler: rank \($l.rank)**, the one the others wait for: last at \($l.last_at) of \($l.instances) "
            + (if $l.names > 1 then "collective instances"
               else ($l.collective | clip(60) | md) + " calls" end)
            + ": the other ranks wait for it \($l.wait_per_step | us) a step (their median), \($l.share | pct) of their median step; its own mean step (\($l.own_step | us)) does not single it out."
@@ -203,9 +205,23 @@ def md_ledger($f):
       + (if $l.gpu_busy != null
          then " (GPU busy " + (($l.gpu_util / 100) | pct) + " of it)" else "" end)
       + ".\n\n"
-      + table(["Slice", "Time", "Share"]; ["l", "r", "r"];
+      + table(["Slice", "Time", "Share", "Spent most by"]; ["l", "r", "r", "l"];
           [$l.slices[] | [(.slice | slice_label), (.time | us),
-            ((.pct // null) | if . == null then "n/a" else dec(1) + " %" end)]])
+            ((.pct // null) | if . == null then "n/a" else dec(1) + " %" end),
+            ((.top // [])[0] | if . == null then ""
+             else ([.frame, .op, .call] | map(select(. != null) | clip(48)) | join(" → "))
+               + " (" + (.time | us) + ")" end)]])
+      + (if $f.python_under != null
+         then "\nThe Python slice runs under " + ($f.python_under.frame | md) + " for "
+           + ($f.python_under.time | us) + ".\n" else "" end)
+      + (if ($l.phases // []) | any(.phase != "steady")
+         then "\nWindows by phase: " + ([$l.phases[] | .phase + " " + (.windows | tostring)
+           + " (" + (.wall | us) + ")"] | join(", "))
+           + "; capture and compile windows are not the run's steady state.\n" else "" end)
+      + (if $l.periodic != null
+         then "\nOne step in every \($l.periodic.every), from step \($l.periodic.first) on, is longer: "
+           + "\($l.periodic.windows) steps add " + ($l.periodic.extra | us)
+           + " above the median step (" + ($l.periodic.median | us) + ").\n" else "" end)
       + chart_links("Where the time goes")
   end;
 
@@ -215,7 +231,7 @@ def md_bottlenecks($f):
      ["Top CPU operators" + (if $f.phase != null then " (" + $f.phase + " phase)" else "" end) + rank_label($f),
       table(["Operator", "Family", "Calls", "Total", "Self", "Self %"];
         ["l", "l", "r", "r", "r", "r"];
-        [$f.ops[0:10][] | [(.name | clip(60)), .family, (.count | count),
+        [$f.op_rows[0:10][] | [(.name | clip(60)), .family, (.count | count),
           (.total | us), (.self | us), ((.self_pct // null) | if . == null then "n/a" else dec(1) + " %" end)]])],
      ["Top threads" + rank_label($f),
       table(["Thread", "Operators", "Busy"]; ["l", "r", "r"];
@@ -461,7 +477,7 @@ def json_report:
         steps: ($f.steps | if . == null then null else nokind end)
       },
       bottlenecks: {
-        top_ops: [$f.ops[0:10][] | nokind],
+        top_ops: [$f.op_rows[0:10][] | nokind],
         top_threads: [threads($f)[] | nokind],
         largest_segments: [recs("segment")[0:10][] | nokind],
         allocator_actions: [recs("churn")[] | {device, actions}],
@@ -484,7 +500,7 @@ def json_report:
       memory: memory_compat($f),
       cpu: cpu_compat($f),
       operators: (if $f.cpu == null then null
-        else [$f.ops[] | {name, count, self, total}] end),
+        else [$f.op_rows[] | {name, count, self, total}] end),
       kernel_times: (if $f.gpu == null then null
         else [$f.kernels[] | {name, count, total}] end),
       measures: (recs("measure") | map({key: .rule, value: {value, better}}) | from_entries)

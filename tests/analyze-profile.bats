@@ -32,9 +32,11 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 
 @test "analyze-profile: the trace alone" {
 	run -0 analyze-profile --cpu-trace "$TOP/fixtures/example/trace.json.gz"
-	# Half of the BERT step runs in Python with no operator open.
+	# Nearly half of the BERT step runs in Python with no operator open;
+	# the benchmark loop around the model holds its own slice.
 	assert_output --partial '### 1. python-between-ops (cpu)'
-	assert_output --partial '| Python outside operators     |  2.15 ms | 48.5 % |'
+	assert_output --regexp '\| Python outside operators +\|  1.98 ms \| 44.6 % \| transformers/py.*\(186\): apply_chunking_to_forward \(331.9 µs\) +\|'
+	assert_output --regexp '\| Harness around the step +\| 115.0 µs \|  2.6 % \|'
 	assert_output --partial 'missing-snapshot (memory)'
 	assert_output --partial '| Peak allocated (profiler) |'
 }

@@ -119,7 +119,8 @@ print(len(tables), sum(len(set(t)) != 1 for t in tables))
 	assert_output --partial '| Reserved memory                        |                              3.52 GiB |'
 	assert_output --partial '| CPU trace window                       |                               8.39 ms |'
 	assert_output --partial '| Whole free segments (releasable cache) |                     3.00 GiB (85.2 %) |'
-	assert_output --partial '| aten::addmm                                | matmul/linear |    26 | 813.0 µs | 755.0 µs | 17.1 % |'
+	# The cudaLaunchKernel under it is a row of its own.
+	assert_output --partial '| aten::addmm                                | matmul/linear |    26 | 813.0 µs | 597.0 µs | 13.5 % |'
 }
 
 @test "report-md: the JSON report is compatible with analyze_profile.py" {

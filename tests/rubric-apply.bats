@@ -31,16 +31,16 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 @test "rubric-apply: time first, then memory, each by fraction; missing artifacts last" {
 	run -0 bats_pipe rubric-apply "$FIXTURES/example.ndjson" \| \
 	    jq -sc 'map(select(.kind == "finding") | [.rule, .impact.basis, .impact.fraction, .impact.claimed])'
-	assert_output '[["python-between-ops","step_time",0.4853,0.4853],["low-gpu-util","step_time",0.1714,0.7301],["time-slice","step_time",0.1529,0.1529],["launch-bound","step_time",0.0734,0.0734],["gemm-below-peak","step_time",0.041,0.041],["releasable-cache","reserved_memory",0.8519,0.8519],["fragmentation-medium","reserved_memory",0.1397,0.1397],["missing-context",null,null,null],["missing-memory-stats",null,null,null]]'
+	assert_output '[["python-between-ops","step_time",0.4463,0.4463],["low-gpu-util","step_time",0.196,0.7157],["time-slice","step_time",0.1529,0.1529],["launch-bound","step_time",0.0734,0.0734],["gemm-below-peak","step_time",0.041,0.041],["releasable-cache","reserved_memory",0.8519,0.8519],["fragmentation-medium","reserved_memory",0.1397,0.1397],["missing-context",null,null,null],["missing-memory-stats",null,null,null]]'
 }
 
 @test "rubric-apply: time that two rules claim is attributed once" {
 	# python-between-ops and launch-bound (before it in rubric order)
 	# take their shares of the GPU's idle time; low-gpu-util keeps the
-	# rest of its claim (0.7301), not all of it.
+	# rest of its claim (0.7157), not all of it.
 	run -0 bats_pipe rubric-apply "$FIXTURES/example.ndjson" \| \
 	    jq -sc '[.[] | select(.impact.basis == "step_time") | .impact.fraction] | add * 1e4 | round / 1e4'
-	assert_output '0.924'
+	assert_output '0.9096'
 	# A rule whose whole claim a rule before it already made is dropped.
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/launch-bound.fire.ndjson" \| \
 	    jq -c 'select(.kind == "finding") | select(.rule == "launch-bound" or .rule == "low-gpu-util") | .rule'
@@ -85,7 +85,9 @@ OUT
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/device-synchronize.fire.ndjson" \| \
 	    jq -r 'select(.kind == "finding" and .rule == "device-synchronize") | .observation, .cause'
 	assert_line --index 0 --partial 'By call: hipDeviceSynchronize: 26 calls, 115.31 ms.'
-	assert_line --index 0 --partial 'Issued from: the capture_8192_PIECEWISE annotation: 26 calls, 115.30 ms; Python vllm/v1/worker/gpu_model_runner.py(5467): _capture_cudagraphs: 1 call, 15.0 µs.'
+	# Whole calls by who issued them: the graph context's sync is the
+	# model's code, the one in the profiler's __exit__ the profiler's.
+	assert_line --index 0 --partial 'Issued by: hipDeviceSynchronize from vllm/compilation/cuda_graph.py(208): __call__ → torch/cuda/graphs.py(240): __enter__ (model): 25 calls, 115.29 ms; hipDeviceSynchronize from vllm/v1/worker/gpu_model_runner.py(5467): _capture_cudagraphs → torch/cuda/__init__.py(1073): synchronize (profiler): 1 call, 15.0 µs;'
 	assert_line --index 1 --partial 'hipDeviceSynchronize is what torch.cuda.synchronize() calls'
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/allocator-calls.fire.ndjson" \| \
 	    jq -r 'select(.kind == "finding" and .rule == "allocator-calls") | .observation'
@@ -94,7 +96,7 @@ OUT
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/blocking-copy.fire.ndjson" \| \
 	    jq -r 'select(.kind == "finding" and .rule == "blocking-copy") | .observation'
 	assert_output --partial 'By call: hipMemcpyWithStream: 1 call, 463.06 ms;'
-	assert_output --partial 'Issued from: aten::copy_: 3 calls, 463.08 ms.'
+	assert_output --partial 'Issued by: hipMemcpyWithStream from /sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py(276): populate_from_forward_batch → <built-in method copy_ of Tensor object at 0x7ed6e00c44a0> → aten::copy_ (model): 1 call, 463.06 ms;'
 	assert_output --partial 'Memcpy DtoH (Device -> Host): 1 call, 4.5 µs, 256 B.'
 }
 
@@ -151,7 +153,8 @@ OUT
 
 @test "rubric-apply: the ledger's findings never claim more than their slice, nor together the window" {
 	local f id
-	for f in "$FIXTURES"/cases/{warm-up,profiler-overhead,device-synchronize,blocking-copy,allocator-calls,python-between-ops,many-tiny-ops,dtype-conversion,time-slice}.fire.ndjson; do
+	# (profiler-overhead claims none: the profiler's time is no step's.)
+	for f in "$FIXTURES"/cases/{warm-up,device-synchronize,blocking-copy,allocator-calls,python-between-ops,many-tiny-ops,dtype-conversion,time-slice}.fire.ndjson; do
 		id=$(basename "$f" .fire.ndjson)
 		run -0 bats_pipe rubric-apply "$f" \| jq -sc --arg id "$id" '
 		    map(select(.kind == "finding" and .impact.basis == "step_time"))
@@ -353,7 +356,7 @@ YAML
 	cd "$FIXTURES"
 	run -0 bats_pipe rubric-apply example.ndjson \| \
 	    jq -r '[.place, .rule, .impact.basis, .impact.fraction] | @tsv'
-	assert_line --index 0 "$(printf '1\tpython-between-ops\tstep_time\t0.4853')"
+	assert_line --index 0 "$(printf '1\tpython-between-ops\tstep_time\t0.4463')"
 	run -0 bats_pipe rubric-apply -l \| jq -r '[.id, .area] | @tsv'
 	assert_line "$(printf 'oom\tmemory')"
 }
