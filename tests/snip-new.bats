@@ -157,10 +157,62 @@ check_target() {
 @test "tab-indented code gets ranges it can compile with" {
 	printf 'import cv2\n\nclass T:\n\tdef resize_it(self, image):\n\t\tif image is None:\n\t\t\treturn None\n\t\tout = cv2.resize(image, (2, 2))\n\t\treturn out\n' > tabs.py
 	run -0 bats_pipe snip-new -n T.resize_it tabs.py \| jq -c .ranges
-	assert_output '[{"name":"resize_it preprocess","first":7,"last":7}]'
-	grep -q $'^\twith profiling_range_if_cuda("resize_it preprocess", device=PROFILE_DEVICE):$' "$SNIPS/t-resize-it/target.py"
+	assert_output '[{"name":"resize_it resize","first":7,"last":7}]'
+	grep -q $'^\twith profiling_range_if_cuda("resize_it resize", device=PROFILE_DEVICE):$' "$SNIPS/t-resize-it/target.py"
 	grep -q $'^\t\tout = cv2.resize' "$SNIPS/t-resize-it/target.py"
 	run -0 check_target "$SNIPS/t-resize-it/target.py"
+}
+
+@test "ranges go inside loops, try, with and if blocks, named for what they call" {
+	mkdir -p pkg
+	cat > pkg/enc.py <<-'PY'
+	import torch
+
+
+	class Embedder:
+	    async def embed_all(self, images, device):
+	        if images is None:
+	            raise ValueError("no images")
+	        assert len(images) > 0, "empty"
+	        out = []
+	        for image in images:
+	            batch = self._model.preprocess(image)
+	            batch = batch.to(device)
+	            half = batch.to(torch.float16)
+	            try:
+	                features = self._model.encode_image(batch)
+	            except RuntimeError:
+	                features = self.fallback(batch)
+	            with torch.no_grad():
+	                logits = self._model(features)
+	                keep = logits > self.confidence_threshold
+	            if keep.any(): out.append(logits[keep].cpu())
+	            else: out.append(None)
+
+	        def later(x):
+	            return self._model(x)
+	        return out
+	PY
+	run -0 bats_pipe snip-new -n Embedder.embed_all pkg/enc.py \| jq -r '.ranges[] | "\(.first)-\(.last) \(.name)"'
+	assert_output - <<-'EOF'
+	11-11 embed_all preprocess
+	12-12 embed_all host-to-device copy
+	15-15 embed_all encoder
+	19-19 embed_all model forward
+	20-20 embed_all filter
+	EOF
+	t="$SNIPS/embedder-embed-all/target.py"
+	# Each range sits at its statement's depth, inside the loop and blocks.
+	grep -qx '            with profiling_range_if_cuda("embed_all encoder", device=PROFILE_DEVICE):' "$t"
+	grep -qx '                features = self._model.encode_image(batch)' "$t"
+	grep -qx '            with profiling_range_if_cuda("embed_all model forward", device=PROFILE_DEVICE):' "$t"
+	# The header, validation, a one-line if with its else and a nested
+	# function's body get none.
+	grep -qx '    for image in images:' "$t"
+	grep -qx '        if keep.any(): out.append(logits\[keep\].cpu())' "$t"
+	grep -qx '        return self._model(x)' "$t"
+	grep -qx '        raise ValueError("no images")' "$t"
+	run -0 check_target "$t"
 }
 
 @test "-l wraps exactly the marked statements" {
@@ -233,6 +285,9 @@ check_target() {
 	printf 'x\tcalls\ty\n' > bad.tsv
 	run -2 --separate-stderr snip-new -r bad.tsv -n box_iou "$SRC"
 	assert_stderr 'snip-new: bad.tsv:1: match is "call" or "name", not "calls"'
+	printf 'x\tname\tto(*device*)\n' > bad.tsv
+	run -2 --separate-stderr snip-new -r bad.tsv -n box_iou "$SRC"
+	assert_stderr "snip-new: bad.tsv:1: a pattern with '(' is call<TAB>name(argument), as to(*device*)"
 	MRP_RUBRIC=/nonexistent run -1 --separate-stderr snip-new -n box_iou "$SRC"
 	assert_stderr --partial '/nonexistent/snippet-ranges.tsv: No such file'
 }
@@ -255,7 +310,7 @@ check_target() {
 	mapfile -t ex < <(man_examples snip-new.1)
 	[ "${#ex[@]}" -eq 3 ]
 	run -0 bash -c "${ex[0]}"
-	assert_output $'non_max_suppression nms\nnon_max_suppression nms'
+	assert_output $'non_max_suppression sort\nnon_max_suppression nms'
 	run -0 bash -c "${ex[1]}"
 	assert_output "$SNIPS/detectionpostprocessor-postprocess/config.yaml"
 	snip-new -n letterbox_image -p letterbox "$SRC"

@@ -32,6 +32,7 @@
 
 struct rule {
 	const char	*range, *pattern;
+	const char	*args;		/* "call": a name among the arguments */
 	int		 call;		/* match called names, else identifiers */
 };
 
@@ -102,6 +103,10 @@ static char	*own_name(const struct snip *, const char *);
 static int	is_keyword(const char *, size_t);
 static const char *match(const struct pysrc *, const struct rules *,
 		    size_t, size_t);
+static int	argument_named(const struct pysrc *, size_t, size_t,
+		    const char *);
+static int	leaf(const struct snip *, size_t);
+static int	is_clause(const struct pysrc *, size_t);
 static void	regions(struct snip *, const struct rules *, uint32_t,
 		    uint32_t);
 static void	add_region(struct snip *, uint32_t, uint32_t, size_t,
@@ -545,12 +550,12 @@ yaml_scalar(struct strbuf *b, const char *s)
 static void
 load_rules(struct rules *r)
 {
-	char exe[PATH_MAX], path[PATH_MAX + 64], *dir, *line, *next;
+	char exe[PATH_MAX], path[PATH_MAX + 64], *dir, *line, *next, *paren;
 	const char *env, *tried = NULL;
 	struct strbuf text = { 0 };
 	FILE *f = NULL;
 	ssize_t n;
-	size_t lineno = 0, got;
+	size_t lineno = 0, got, plen;
 	char chunk[4096];
 
 	memset(r, 0, sizeof(*r));
@@ -616,6 +621,18 @@ load_rules(struct rules *r)
 		r->v[r->n].range = line;
 		r->v[r->n].call = tab1[1] == 'c';
 		r->v[r->n].pattern = tab2 + 1;
+		r->v[r->n].args = NULL;
+		/* to(*device*): a call of to with a name like that inside. */
+		if ((paren = strchr(tab2 + 1, '(')) != NULL) {
+			plen = strlen(paren);
+			if (!r->v[r->n].call || paren == tab2 + 1 ||
+			    plen < 3 || paren[plen - 1] != ')')
+				die_usage("%s:%zu: a pattern with '(' is"
+				    " call<TAB>name(argument), as"
+				    " to(*device*)", tried, lineno);
+			*paren = paren[plen - 1] = '\0';
+			r->v[r->n].args = paren + 1;
+		}
 		r->n++;
 	}
 }
@@ -874,8 +891,10 @@ match(const struct pysrc *s, const struct rules *r, size_t from, size_t to)
 				continue;
 			last = strrchr(name.s, '.');
 			last = last != NULL ? last + 1 : name.s;
-			if (fnmatch(r->v[i].pattern, name.s, 0) == 0 ||
-			    fnmatch(r->v[i].pattern, last, 0) == 0)
+			if ((fnmatch(r->v[i].pattern, name.s, 0) == 0 ||
+			    fnmatch(r->v[i].pattern, last, 0) == 0) &&
+			    (r->v[i].args == NULL ||
+			    argument_named(s, u, to, r->v[i].args)))
 				hit = r->v[i].range;
 		}
 	}
@@ -884,10 +903,89 @@ match(const struct pysrc *s, const struct rules *r, size_t from, size_t to)
 }
 
 /*
+ * Whether the arguments of the call whose '(' is token open (before token
+ * to) hold an identifier that glob matches: .to(device), .to(self.device).
+ */
+static int
+argument_named(const struct pysrc *s, size_t open, size_t to,
+    const char *glob)
+{
+	struct strbuf name = { 0 };
+	uint16_t inside = (uint16_t)(s->tok[open].depth + 1);
+	size_t t, n;
+	const char *tx;
+	int hit = 0;
+
+	for (t = open + 1; t < to && !hit; t++) {
+		if (s->tok[t].depth == inside && pysrc_tok_is(s, t, ")"))
+			break;
+		if (s->tok[t].type != PT_NAME)
+			continue;
+		tx = pysrc_tok(s, t, &n);
+		name.len = 0;
+		sb_put(&name, tx, n);
+		hit = fnmatch(glob, name.s, 0) == 0;
+	}
+	free(name.s);
+	return hit;
+}
+
+/*
+ * Whether statement i of the def is one the ranges may wrap: a simple
+ * statement of its body, at any depth of compound statements, or a
+ * compound one written on one line.  Headers are not (their blocks' own
+ * statements are), nor clauses, nor what a function nested in it holds,
+ * nor validation and declarations (assert, raise, global ...), nor the
+ * docstring; nor a one-line if whose else follows, which a range would
+ * part from it.
+ */
+static int
+leaf(const struct snip *sn, size_t i)
+{
+	static const char *const quiet[] = {
+		"assert", "raise", "global", "nonlocal", "pass", "del",
+		"import", "from", "@", NULL
+	};
+	const struct pysrc *s = sn->s;
+	const struct pystmt *st = &s->stmt[i];
+	size_t k;
+
+	if (pysrc_enclosing(s, st->first, st->first) != (int)sn->d)
+		return 0;
+	if (i == sn->f->stmt + 1 && st->ntok == 1 &&
+	    s->tok[st->tok].type == PT_STRING)
+		return 0;
+	if (i + 1 < s->nstmt && s->stmt[i + 1].first <= sn->f->end &&
+	    s->stmt[i + 1].cols > st->cols)
+		return 0;
+	for (k = 0; quiet[k] != NULL; k++)
+		if (pysrc_tok_is(s, st->tok, quiet[k]))
+			return 0;
+	return !is_clause(s, i) && !(i + 1 < s->nstmt &&
+	    s->stmt[i + 1].cols == st->cols && is_clause(s, i + 1));
+}
+
+/* Whether statement i starts with else, elif, except or finally. */
+static int
+is_clause(const struct pysrc *s, size_t i)
+{
+	static const char *const clauses[] = {
+		"else", "elif", "except", "finally", NULL
+	};
+	size_t k;
+
+	for (k = 0; clauses[k] != NULL; k++)
+		if (pysrc_tok_is(s, s->stmt[i].tok, clauses[k]))
+			return 1;
+	return 0;
+}
+
+/*
  * Where the NVTX ranges go.  With -l lines (first != 0): one range around
- * them.  Otherwise each statement of the body (with its nested blocks and
- * else/except clauses) that a rule matches; neighbours with the same range
- * share one.  Also notes whether the def returns a value or yields.
+ * them.  Otherwise each statement that leaf() allows and a rule matches,
+ * inside loops, with, try and if blocks too; neighbours in one block with
+ * the same range share one.  Also notes whether the def returns a value
+ * or yields.
  */
 static void
 regions(struct snip *sn, const struct rules *r, uint32_t first,
@@ -896,7 +994,7 @@ regions(struct snip *sn, const struct rules *r, uint32_t first,
 	const struct pysrc *s = sn->s;
 	const struct pydef *f = sn->f;
 	const struct pyline *hl = &s->line[f->line];
-	size_t i, j, t, bc, body = f->stmt + 1;
+	size_t i, t, body = f->stmt + 1;
 	char label[256];
 
 	sn->strip = xmemdup(s->text + hl->off, hl->ws);
@@ -931,33 +1029,26 @@ regions(struct snip *sn, const struct rules *r, uint32_t first,
 		add_region(sn, first, last, s->line[last].stmt, label);
 		return;
 	}
-	bc = s->stmt[body].cols;
-	for (i = body; i < s->nstmt && s->stmt[i].first <= f->end; i = j + 1) {
+	for (i = body; i < s->nstmt && s->stmt[i].first <= f->end; i++) {
 		const char *range;
+		struct region *prev;
 
-		for (j = i; j + 1 < s->nstmt && s->stmt[j + 1].first <= f->end &&
-		    (s->stmt[j + 1].cols > bc ||
-		    pysrc_tok_is(s, s->stmt[j + 1].tok, "else") ||
-		    pysrc_tok_is(s, s->stmt[j + 1].tok, "elif") ||
-		    pysrc_tok_is(s, s->stmt[j + 1].tok, "except") ||
-		    pysrc_tok_is(s, s->stmt[j + 1].tok, "finally")); j++)
-			;
-		/* The docstring stays a docstring. */
-		if (i == body && s->stmt[i].ntok == 1 &&
-		    s->tok[s->stmt[i].tok].type == PT_STRING)
+		if (!leaf(sn, i))
 			continue;
 		range = match(s, r, s->stmt[i].tok,
-		    s->stmt[j].tok + s->stmt[j].ntok);
+		    s->stmt[i].tok + s->stmt[i].ntok);
 		if (range == NULL)
 			continue;
 		snprintf(label, sizeof(label), "%s %s", f->name, range);
-		if (sn->nreg > 0 && sn->reg[sn->nreg - 1].stmt + 1 == i &&
-		    strcmp(sn->reg[sn->nreg - 1].label, label) == 0) {
-			sn->reg[sn->nreg - 1].last = s->stmt[j].last;
-			sn->reg[sn->nreg - 1].stmt = j;
+		prev = sn->nreg > 0 ? &sn->reg[sn->nreg - 1] : NULL;
+		if (prev != NULL && prev->stmt + 1 == i &&
+		    s->stmt[prev->stmt].cols == s->stmt[i].cols &&
+		    strcmp(prev->label, label) == 0) {
+			prev->last = s->stmt[i].last;
+			prev->stmt = i;
 			continue;
 		}
-		add_region(sn, s->stmt[i].first, s->stmt[j].last, j, label);
+		add_region(sn, s->stmt[i].first, s->stmt[i].last, i, label);
 	}
 }
 
