@@ -44,7 +44,10 @@ check_target() {
 	assert_stderr --partial 'profile name is invalid'
 	run -2 --separate-stderr snip-new -n nms -D 'cuda 0' "$SRC"
 	run -2 --separate-stderr snip-new -l 0 "$SRC"
-	run -2 --separate-stderr snip-new -n nms ../elsewhere.py
+	mkdir my-tools && : > my-tools/__init__.py
+	run -2 --separate-stderr snip-new -n nms my-tools/x.py
+	assert_stderr 'snip-new: my-tools/x.py: no module name in the path (a .py file whose folders up to its package root are identifiers): give -m'
+	run -2 --separate-stderr snip-new -n nms x.txt
 	assert_stderr --partial 'no module name in the path'
 	[ ! -e "$SNIPS" ]
 }
@@ -235,11 +238,50 @@ check_target() {
 	assert_line 'device: cpu'
 	assert_line 'output_dir: snips'
 	assert_line '  import_path: snips/iou/target.py:target'
-	grep -F '(module `prod.post`)' snips/iou/README.md
+	grep -F '(module `prod.post`, package root `.`)' snips/iou/README.md
 	HOME=/home/someone snip-new -i '~/pics' -n box_iou -p true "$SRC"
 	run -0 cat "$SNIPS/true/config.yaml"
 	assert_line 'profile_name: "true"'
 	assert_line '  directory: /home/someone/pics'
+}
+
+@test "the module is named from its package root; one off the current directory is a warning naming -m" {
+	# A sub-project: the package root is inference_models/, as its
+	# pyproject.toml and the first folder without __init__.py say.
+	mkdir -p inference_models/inference_models/models/common
+	touch inference_models/pyproject.toml
+	for d in inference_models/inference_models inference_models/inference_models/models inference_models/inference_models/models/common; do
+		: > "$d/__init__.py"
+	done
+	printf 'def run_nms(output):\n    return output\n' > inference_models/inference_models/models/common/post.py
+	run -0 --separate-stderr snip-new -n run_nms inference_models/inference_models/models/common/post.py
+	assert_equal "$(jq -r .module <<< "$output")" inference_models.models.common.post
+	assert_stderr "snip-new: inference_models/inference_models/models/common/post.py: warning: module inference_models.models.common.post is imported from inference_models, its package root, not from the current directory: the README's commands put inference_models on PYTHONPATH; if production imports it by another name, give -m"
+	readme="$SNIPS/run-nms/README.md"
+	grep -qF '    PYTHONPATH=./:inference_models uv run python development/profiling/main.py --config inference_profiling/snippets/run-nms/config.yaml --run-id smoke' "$readme"
+	grep -qF 'With `PYTHONPATH=./:inference_models` exported' "$readme"
+	grep -qF '(module `inference_models.models.common.post`, package root `inference_models`)' "$readme"
+	# -m: production's own name, no warning, nothing added to the path.
+	run -0 --separate-stderr snip-new -f -m im.post -n run_nms inference_models/inference_models/models/common/post.py
+	assert_stderr ''
+	grep -qF '    PYTHONPATH=./ uv run' "$readme"
+	# A folder without __init__.py under the current directory is a
+	# namespace package, importable from here: no warning.
+	mkdir -p tools/scripts
+	printf 'def g(x):\n    return x\n' > tools/scripts/s.py
+	run -0 --separate-stderr snip-new -n g tools/scripts/s.py
+	assert_equal "$(jq -r .module <<< "$output")" tools.scripts.s
+	assert_stderr ''
+	# A src layout: the root is src/.
+	mkdir -p proj/src/pk
+	touch proj/setup.py proj/src/pk/__init__.py
+	printf 'def h(x):\n    return x\n' > proj/src/pk/m.py
+	run -0 --separate-stderr snip-new -n h proj/src/pk/m.py
+	assert_equal "$(jq -r .module <<< "$output")" pk.m
+	assert_stderr --partial 'imported from proj/src, its package root'
+	# An absolute path inside the current directory is the same file.
+	run -0 --separate-stderr snip-new -f -n g "$PWD/tools/scripts/s.py"
+	assert_equal "$(jq -r .module <<< "$output")" tools.scripts.s
 }
 
 @test "ambiguous, missing and class names are refused" {

@@ -63,7 +63,7 @@ struct snip {
 	const struct pydef	*f;
 	size_t			 d;
 	const char		*file;
-	char			*module, *profile, *odir, *folder;
+	char			*module, *root, *profile, *odir, *folder;
 	char			*config, *target, *readme, *tclass;
 	/* target.py's own module-level names, clear of the copy's. */
 	char			*tvar, *devvar;
@@ -88,7 +88,14 @@ static const char *oflag = DEFAULT_DIR, *pflag, *rflag;
 
 static void	usage(void) __attribute__((noreturn));
 static size_t	pick(const struct pysrc *, uint32_t *, uint32_t *);
-static char	*module_of(const char *);
+static char	*module_of(const char *, char **);
+static char	*name_below(const char *, size_t);
+static char	*lexical_path(const char *);
+static size_t	parent_end(const char *, size_t);
+static int	has_file(const char *, size_t, const char *);
+static int	project_dir(const char *, size_t);
+static int	same_dir(const char *, size_t, const char *);
+static int	dotted_identifiers(const char *);
 static char	*profile_of(const char *);
 static int	valid_profile(const char *);
 static int	yaml_plain(const char *);
@@ -243,13 +250,31 @@ main(int argc, char *argv[])
 
 	memset(&sn, 0, sizeof(sn));
 	sn.file = argv[0];
-	sn.module = mflag != NULL ? xstrdup(mflag) : module_of(sn.file);
-	if (sn.module == NULL)
-		die_usage("%s: no module name in the path (relative to the"
-		    " current directory, ending in .py): give -m", sn.file);
+	{
+		char *m = module_of(sn.file, &sn.root);
+
+		if (mflag != NULL) {
+			/* Production's own name: its root is the user's. */
+			sn.module = xstrdup(mflag);
+			free(m);
+			free(sn.root);
+			sn.root = NULL;
+		} else if ((sn.module = m) == NULL)
+			die_usage("%s: no module name in the path (a .py file"
+			    " whose folders up to its package root are"
+			    " identifiers): give -m", sn.file);
+		if (sn.root == NULL)
+			sn.root = xstrdup(".");
+	}
 	load_rules(&rules);
 	if (pysrc_read(&src, sn.file) < 0)
 		exit(1);
+	if (strcmp(sn.root, ".") != 0)
+		warnmsg("%s: warning: module %s is imported from %s, its"
+		    " package root, not from the current directory: the"
+		    " README's commands put %s on PYTHONPATH; if production"
+		    " imports it by another name, give -m", sn.file,
+		    sn.module, sn.root, sn.root);
 	sn.s = &src;
 	sn.d = pick(&src, &first, &last);
 	sn.f = &src.def[sn.d];
@@ -328,6 +353,7 @@ main(int argc, char *argv[])
 	free(sn.reg);
 	free(sn.helpers);
 	free(sn.module);
+	free(sn.root);
 	free(sn.profile);
 	free(sn.odir);
 	free(sn.folder);
@@ -391,53 +417,196 @@ pick(const struct pysrc *s, uint32_t *first, uint32_t *last)
 }
 
 /*
- * a/b/c.py -> a.b.c, a/b/__init__.py -> a.b, for a path relative to the
- * current directory (the repository root the runner runs in).
+ * The import name of a source file, from its package root: the nearest
+ * directory above it without __init__.py (a/b/c.py in a package a is
+ * a.b.c, a/b/__init__.py is a.b).  Where that directory is a namespace
+ * package's folder (no project file in it, and not the current
+ * directory), the root is the project's: the nearest directory above it
+ * with pyproject.toml, setup.py or setup.cfg, or its src/ when the file is
+ * under that.  *root gets the root, relative to the current directory (".")
+ * when it is inside it, else absolute.  NULL when a part of the name is no
+ * identifier, the file is no .py file or the path is too deep.
  */
 static char *
-module_of(const char *path)
+module_of(const char *path, char **root)
 {
-	char cwd[PATH_MAX], *m, *p, *q;
+	char cwd[PATH_MAX], *abs, *top, *m;
+	struct strbuf b = { 0 };
+	size_t n, cut, k, proj;
+	const char *stem;
+	int inside;
+
+	*root = NULL;
+	n = strlen(path);
+	if (n < 4 || strcmp(path + n - 3, ".py") != 0 ||
+	    getcwd(cwd, sizeof(cwd)) == NULL)
+		return NULL;
+	if (path[0] == '/')
+		sb_puts(&b, path);
+	else
+		sb_printf(&b, "%s/%s", cwd, path);
+	abs = lexical_path(b.s);
+	free(b.s);
+	/* abs is /.../dir/stem.py; cut marks the root's end in it. */
+	stem = strrchr(abs, '/') + 1;
+	cut = (size_t)(stem - abs) - 1;
+	for (k = 0; k < 64 && cut > 0 && has_file(abs, cut, "__init__.py");
+	    k++)
+		cut = parent_end(abs, cut);
+	if (k == 64) {
+		free(abs);
+		return NULL;
+	}
+	/*
+	 * A namespace package's folder: the root is the project's (or the
+	 * current directory, which the runner has on its path), when the
+	 * name from there is one.
+	 */
+	if (!same_dir(abs, cut, cwd) && !project_dir(abs, cut)) {
+		n = strlen(cwd);
+		inside = strncmp(abs, cwd, n) == 0 && abs[n] == '/' && cut > n;
+		for (proj = cut; !project_dir(abs, proj) &&
+		    !(inside && same_dir(abs, proj, cwd)) && proj > 0; )
+			proj = parent_end(abs, proj);
+		if (project_dir(abs, proj) || (inside && same_dir(abs, proj,
+		    cwd))) {
+			if (has_file(abs, proj, "src") &&
+			    strncmp(abs + proj, "/src/", 5) == 0)
+				proj += 4;
+			if ((m = name_below(abs, proj)) != NULL)
+				cut = proj;
+			free(m);
+		}
+	}
+	if ((m = name_below(abs, cut)) == NULL) {
+		free(abs);
+		return NULL;
+	}
+	n = strlen(cwd);
+	top = xmemdup(abs, cut == 0 ? 1 : cut);
+	if (strcmp(top, cwd) == 0)
+		*root = xstrdup(".");
+	else if (strncmp(top, cwd, n) == 0 && top[n] == '/')
+		*root = xstrdup(top + n + 1);
+	else
+		*root = xstrdup(top);
+	free(top);
+	free(abs);
+	return m;
+}
+
+/*
+ * The import name of the .py file abs below the directory abs[0, cut):
+ * its parts, less .py and __init__; NULL when one is no identifier.
+ */
+static char *
+name_below(const char *abs, size_t cut)
+{
+	char *m = xstrdup(abs + cut + 1), *p;
 	size_t n;
 
-	if (path[0] == '/') {
-		if (getcwd(cwd, sizeof(cwd)) == NULL)
-			return NULL;
-		n = strlen(cwd);
-		if (strncmp(path, cwd, n) != 0 || path[n] != '/')
-			return NULL;
-		path += n + 1;
-	}
-	while (strncmp(path, "./", 2) == 0)
-		path += 2;
-	n = strlen(path);
-	if (n < 4 || strcmp(path + n - 3, ".py") != 0)
-		return NULL;
-	m = xmemdup(path, n - 3);
-	n -= 3;
+	m[strlen(m) - 3] = '\0';
+	n = strlen(m);
 	if (n >= 9 && strcmp(m + n - 9, "/__init__") == 0)
 		m[n - 9] = '\0';
-	for (p = m; ; p = q + 1) {
-		q = strchr(p, '/');
-		if (q != NULL)
-			*q = '.';
-		/* Each part must be an identifier. */
-		if (p[0] == '.' || p[0] == '\0' || (p[0] >= '0' &&
-		    p[0] <= '9')) {
-			free(m);
-			return NULL;
+	for (p = m; *p != '\0'; p++)
+		if (*p == '/')
+			*p = '.';
+	if (!dotted_identifiers(m)) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* An absolute path with "." and ".." parts and repeated '/' resolved. */
+static char *
+lexical_path(const char *path)
+{
+	char *out = xmalloc(strlen(path) + 2);
+	size_t o = 0, n;
+	const char *p = path;
+
+	while (*p != '\0') {
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n == 0)
+			break;
+		if (n == 1 && p[0] == '.')
+			;
+		else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+		} else {
+			out[o++] = '/';
+			memcpy(out + o, p, n);
+			o += n;
 		}
+		p += n;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	return out;
+}
+
+/* The end of the parent of the directory abs[0, end). */
+static size_t
+parent_end(const char *abs, size_t end)
+{
+	while (end > 0 && abs[end - 1] != '/')
+		end--;
+	return end > 0 ? end - 1 : 0;
+}
+
+/* Whether the directory abs[0, end) ("/" for end 0) holds name. */
+static int
+has_file(const char *abs, size_t end, const char *name)
+{
+	struct strbuf b = { 0 };
+	int yes;
+
+	sb_printf(&b, "%.*s/%s", (int)end, abs, name);
+	yes = access(b.s, F_OK) == 0;
+	free(b.s);
+	return yes;
+}
+
+static int
+project_dir(const char *abs, size_t end)
+{
+	return has_file(abs, end, "pyproject.toml") ||
+	    has_file(abs, end, "setup.py") || has_file(abs, end, "setup.cfg");
+}
+
+static int
+same_dir(const char *abs, size_t end, const char *dir)
+{
+	return end == 0 ? strcmp(dir, "/") == 0 :
+	    strlen(dir) == end && strncmp(abs, dir, end) == 0;
+}
+
+/* a.b.c with every part an identifier (non-ASCII letters allowed). */
+static int
+dotted_identifiers(const char *m)
+{
+	const char *p = m;
+
+	for (;;) {
+		if (*p == '.' || *p == '\0' || (*p >= '0' && *p <= '9'))
+			return 0;
 		for (; *p != '\0' && *p != '.'; p++)
 			if (!(*p == '_' || (*p >= 'a' && *p <= 'z') ||
 			    (*p >= 'A' && *p <= 'Z') || (*p >= '0' &&
-			    *p <= '9') || (unsigned char)*p >= 0x80)) {
-				free(m);
-				return NULL;
-			}
-		if (q == NULL)
-			break;
+			    *p <= '9') || (unsigned char)*p >= 0x80))
+				return 0;
+		if (*p == '\0')
+			return 1;
+		p++;
 	}
-	return m;
 }
 
 /* Detector.post_process -> detector-post-process */
@@ -1477,7 +1646,7 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	const struct pydef *f = sn->f;
 	struct snipcfg c;
 	struct sdiags d = { 0 };
-	char *rundir, *nsys, *q;
+	char *rundir, *nsys, *q, *pyq, *pythonpath;
 	size_t i;
 	const char *a;
 
@@ -1487,17 +1656,31 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	rundir = snipcfg_run_dir(&c, "nsys");
 	nsys = snipcfg_nsys(&c, rundir, sn->config);
 	q = snip_quote(sn->config);
+	pyq = snip_quote(sn->root);
+	{
+		struct strbuf pp = { 0 }, env = { 0 };
+		char *quoted;
+
+		sb_puts(&pp, "./");
+		if (strcmp(sn->root, ".") != 0)
+			sb_printf(&pp, ":%s", sn->root);
+		quoted = snip_quote(pp.s);
+		sb_printf(&env, "PYTHONPATH=%s", quoted);
+		pythonpath = env.s;
+		free(quoted);
+		free(pp.s);
+	}
 
 	sb_printf(b, "# %s\n\nProfiles `%s` from `%s` in isolation, with the"
 	    " roboflow/inference\nprofiling runner"
 	    " (`development/profiling/main.py`).\n\n", sn->profile,
 	    f->qualname, s->name);
 	sb_printf(b, "## Provenance\n\n"
-	    "- source: `%s` (module `%s`)\n"
+	    "- source: `%s` (module `%s`, package root `%s`)\n"
 	    "- definition: `%s`, %s, lines %u-%u (def line %u)\n"
 	    "- sha256 of the source: `%s`\n"
 	    "- git commit: %s%s%s\n"
-	    "- generated by: snip-new\n\n", s->name, sn->module,
+	    "- generated by: snip-new\n\n", s->name, sn->module, sn->root,
 	    f->qualname, f->type == PD_DEF ? "def" : "async def",
 	    f->decorator, f->end, f->line, sn->sha,
 	    sn->git != NULL ? "`" : "", sn->git != NULL ? sn->git :
@@ -1577,12 +1760,22 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 		    " (`%s`).\n", iflag);
 	else
 		sb_puts(b, "- None for the `dummy` data source.\n");
-	sb_printf(b, "- The production module `%s` importable from the"
-	    " repository root\n  (`uv pip install -e .`).\n\n", sn->module);
-	sb_printf(b, "## Smoke run (no Nsight)\n\n    uv run python"
-	    " development/profiling/main.py --config %s --run-id smoke\n\n",
-	    q);
-	sb_puts(b, "## Nsight Systems\n\n");
+	if (strcmp(sn->root, ".") == 0)
+		sb_printf(b, "- The production module `%s` importable from the"
+		    " repository root\n  (`uv pip install -e .`).\n\n",
+		    sn->module);
+	else
+		sb_printf(b, "- The production module `%s`, importable from its"
+		    " package root `%s`,\n  which the commands below put on"
+		    " `PYTHONPATH` (or install it: `uv pip install -e %s`).\n\n",
+		    sn->module, sn->root, pyq);
+	sb_printf(b, "## Smoke run (no Nsight)\n\nFrom the repository root;"
+	    " the runner imports `development.profiling`,\nwhich is not"
+	    " installed, so the repository root goes on `PYTHONPATH`:\n\n"
+	    "    %s uv run python development/profiling/main.py --config %s"
+	    " --run-id smoke\n\n", pythonpath, q);
+	sb_printf(b, "## Nsight Systems\n\nWith `%s` exported, as for the"
+	    " smoke run:\n\n", pythonpath);
 	for (a = nsys; *a != '\0'; ) {
 		size_t n = strcspn(a, "\n");
 
@@ -1590,6 +1783,8 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 		a += n + (a[n] == '\n');
 	}
 	free(q);
+	free(pyq);
+	free(pythonpath);
 	free(nsys);
 	free(rundir);
 	sdiag_free(&d);
@@ -1814,6 +2009,8 @@ put_record(const struct snip *sn, struct jw *w)
 	jw_cstring(w, sn->s->name);
 	jw_key(w, "module");
 	jw_cstring(w, sn->module);
+	jw_key(w, "package_root");
+	jw_cstring(w, sn->root);
 	jw_key(w, "qualname");
 	jw_cstring(w, sn->f->qualname);
 	jw_key(w, "first_line");
