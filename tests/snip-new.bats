@@ -132,6 +132,7 @@ check_target() {
 	grep -qx 'from inference.core.utils.image_utils import ensure_rgb' "$SNIPS/letterbox-image/target.py"
 	grep -qx 'from __future__ import annotations' "$SNIPS/letterbox-image/target.py"
 	grep -F 'not copied (source lines: 19)' "$SNIPS/letterbox-image/README.md"
+	run -1 grep -c 'import torch' "$SNIPS/letterbox-image/target.py"
 	# A docstring with indented text inside a method keeps every byte.
 	cat > m.py <<-'EOF'
 	class K:
@@ -155,6 +156,74 @@ check_target() {
 	    return image
 	EOF
 	run -0 check_target "$SNIPS/kf/target.py"
+}
+
+@test "if and try import blocks the copy uses are copied whole, relative imports made absolute" {
+	command -v python3 >/dev/null || skip "no python3"
+	mkdir -p pkg/sub
+	: > pkg/__init__.py
+	: > pkg/sub/__init__.py
+	printf 'USE_TORCH = False\n' > pkg/env.py
+	printf 'def fast(x):\n    return x\n' > pkg/sub/accel.py
+	cat > pkg/sub/mod.py <<-'PY'
+	import math
+
+	from ..env import USE_TORCH
+
+	if USE_TORCH:
+	    import torch
+	else:
+	    torch = None
+
+	try:
+	    from .accel import fast
+	except ImportError:  # a build without the extension
+	    def fast(x):
+	        return x
+
+	try:
+	    import yaml
+	except ImportError:
+	    yaml = None
+
+	SCALE = 2
+
+
+	def work(x):
+	    if torch is not None:
+	        x = torch.as_tensor(x)
+	    return fast(x) * SCALE + math.pi
+	PY
+	stub_nvtx
+	run -0 snip-new -n work pkg/sub/mod.py
+	t="$SNIPS/work/target.py"
+	run -0 sed -n '/^# Import blocks/,/^$/p' "$t"
+	assert_output - <<-'EOF'
+	# Import blocks of pkg.sub.mod that the copy needs, copied whole.
+	if USE_TORCH:
+	    import torch
+	else:
+	    torch = None
+	try:
+	    from pkg.sub.accel import fast
+	except ImportError:  # a build without the extension
+	    def fast(x):
+	        return x
+
+	EOF
+	grep -qx 'from pkg.env import USE_TORCH' "$t"
+	grep -qx 'from pkg.sub.mod import SCALE' "$t"
+	run -1 grep -c yaml "$t"
+	grep -F -- '- The `if` block of source lines 5-8 imports what the copy uses' "$SNIPS/work/README.md"
+	grep -F -- '- The `try` block of source lines 10-14 imports what the copy uses' "$SNIPS/work/README.md"
+	grep -F 'not copied (source lines: 17)' "$SNIPS/work/README.md"
+	run -0 env PYTHONPATH=stub:. python3 -c '
+import importlib.util as u, sys
+s = u.spec_from_file_location("t", sys.argv[1])
+m = u.module_from_spec(s)
+s.loader.exec_module(m)
+print(m.target.run(((1,), {})) > 5, m.torch)' "$t"
+	assert_output 'True None'
 }
 
 @test "tab-indented code gets ranges it can compile with" {

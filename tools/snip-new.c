@@ -58,6 +58,10 @@ struct region {
 
 enum { M_NONE, M_INSTANCE, M_CLASS, M_STATIC };
 
+struct block {
+	size_t		 first, last;	/* statements */
+};
+
 struct snip {
 	const struct pysrc	*s;
 	const struct pydef	*f;
@@ -75,6 +79,10 @@ struct snip {
 	size_t			 nreg;
 	char			**helpers;
 	size_t			 nhelpers;
+	/* The tokens of the copied def, and the import blocks copied. */
+	size_t			 use_first, use_end;
+	struct block		*blk;
+	size_t			 nblk;
 	char			*strip, *unit;
 	int			 method, returns, yields;
 	char			*owner;		/* the class of a method */
@@ -118,7 +126,16 @@ static void	regions(struct snip *, const struct rules *, uint32_t,
 		    uint32_t);
 static void	add_region(struct snip *, uint32_t, uint32_t, size_t,
 		    const char *);
-static void	imports(struct snip *, struct strbuf *, struct strbuf *);
+static void	imports(struct snip *, struct strbuf *, struct strbuf *,
+		    struct strbuf *);
+static void	put_import(const struct snip *, size_t, struct strbuf *,
+		    struct strbuf *);
+static void	import_blocks(struct snip *);
+static int	is_import(const struct pysrc *, size_t);
+static int	import_used(const struct snip *, size_t);
+static int	copy_uses(const struct snip *, const char *, size_t);
+static int	uses_between(const struct pysrc *, size_t, size_t,
+		    const char *, size_t);
 static void	target_py(struct snip *, struct strbuf *);
 static void	coding(const struct pysrc *, struct strbuf *);
 static int	is_utf8_name(const char *, size_t);
@@ -312,8 +329,15 @@ main(int argc, char *argv[])
 	sn.git = git_head(slash != NULL ? (*dir ? dir : "/") : ".");
 	free(dir);
 
+	{
+		const struct pystmt *z = &src.stmt[src.line[sn.f->end].stmt];
+
+		sn.use_first = src.stmt[src.line[sn.f->decorator].stmt].tok;
+		sn.use_end = z->tok + z->ntok;
+	}
 	params(&sn);
 	method_kind(&sn);
+	import_blocks(&sn);
 	helpers(&sn);
 	sn.tvar = own_name(&sn, "target");
 	sn.devvar = own_name(&sn, "PROFILE_DEVICE");
@@ -352,6 +376,7 @@ main(int argc, char *argv[])
 	free(sn.par);
 	free(sn.reg);
 	free(sn.helpers);
+	free(sn.blk);
 	free(sn.module);
 	free(sn.root);
 	free(sn.profile);
@@ -938,6 +963,45 @@ cmp_str(const void *a, const void *b)
 }
 
 /*
+ * Whether the code copied into target.py (the def, and the import blocks
+ * copied whole) uses the name: as an identifier, not an attribute.
+ */
+static int
+copy_uses(const struct snip *sn, const char *name, size_t n)
+{
+	const struct pysrc *s = sn->s;
+	size_t k;
+
+	if (uses_between(s, sn->use_first, sn->use_end, name, n))
+		return 1;
+	for (k = 0; k < sn->nblk; k++)
+		if (uses_between(s, s->stmt[sn->blk[k].first].tok,
+		    s->stmt[sn->blk[k].last].tok +
+		    s->stmt[sn->blk[k].last].ntok, name, n))
+			return 1;
+	return 0;
+}
+
+/* Whether tokens [first, end) use the name, not as an attribute. */
+static int
+uses_between(const struct pysrc *s, size_t first, size_t end,
+    const char *name, size_t n)
+{
+	size_t t, m;
+	const char *u;
+
+	for (t = first; t < end; t++) {
+		if (s->tok[t].type != PT_NAME ||
+		    (t > first && pysrc_tok_is(s, t - 1, ".")))
+			continue;
+		u = pysrc_tok(s, t, &m);
+		if (m == n && memcmp(u, name, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Module-level names of the source (defs, classes, assignments) that the
  * copied code uses: they are imported from the production module, so
  * helper calls keep going to production code.
@@ -947,7 +1011,7 @@ helpers(struct snip *sn)
 {
 	const struct pysrc *s = sn->s;
 	const struct pydef *f = sn->f;
-	size_t i, t, n, first, end, k;
+	size_t i, n, k;
 	const char *name;
 
 	sn->helpers = xreallocarray(NULL, s->nstmt + 2, sizeof(char *));
@@ -955,9 +1019,6 @@ helpers(struct snip *sn)
 		n = strcspn(sn->owner, ".");
 		sn->helpers[sn->nhelpers++] = xmemdup(sn->owner, n);
 	}
-	first = s->stmt[s->line[f->decorator].stmt].tok;
-	end = s->stmt[s->line[f->end].stmt].tok +
-	    s->stmt[s->line[f->end].stmt].ntok;
 	for (i = 0; i < s->nstmt; i++) {
 		const struct pystmt *st = &s->stmt[i];
 		size_t at = st->tok;
@@ -978,18 +1039,7 @@ helpers(struct snip *sn)
 		if (is_keyword(name, n) || (f->parent < 0 &&
 		    strlen(f->name) == n && memcmp(f->name, name, n) == 0))
 			continue;
-		for (t = first; t < end; t++) {
-			size_t m;
-			const char *u;
-
-			if (s->tok[t].type != PT_NAME ||
-			    (t > first && pysrc_tok_is(s, t - 1, ".")))
-				continue;
-			u = pysrc_tok(s, t, &m);
-			if (m == n && memcmp(u, name, n) == 0)
-				break;
-		}
-		if (t == end)
+		if (!copy_uses(sn, name, n))
 			continue;
 		for (k = 0; k < sn->nhelpers; k++)
 			if (strlen(sn->helpers[k]) == n &&
@@ -999,6 +1049,88 @@ helpers(struct snip *sn)
 			sn->helpers[sn->nhelpers++] = xmemdup(name, n);
 	}
 	xqsort(sn->helpers, sn->nhelpers, sizeof(char *), cmp_str);
+}
+
+/*
+ * The module's top-level if and try statements (with their clauses) that
+ * import a name the copy uses: "if USE_TORCH: import torch" or a try
+ * whose except binds a fallback.  They are copied whole, as production
+ * runs them; the imports of other such blocks are listed as not copied.
+ */
+static void
+import_blocks(struct snip *sn)
+{
+	const struct pysrc *s = sn->s;
+	size_t i, j, k;
+	int needed;
+
+	sn->blk = xreallocarray(NULL, s->nstmt + 1, sizeof(*sn->blk));
+	for (i = 0; i < s->nstmt; i = j + 1) {
+		j = i;
+		if (s->stmt[i].cols != 0 || !(pysrc_tok_is(s, s->stmt[i].tok,
+		    "if") || pysrc_tok_is(s, s->stmt[i].tok, "try")))
+			continue;
+		while (j + 1 < s->nstmt && (s->stmt[j + 1].cols > 0 ||
+		    is_clause(s, j + 1)))
+			j++;
+		needed = 0;
+		for (k = i + 1; k <= j && !needed; k++)
+			needed = is_import(s, k) &&
+			    pysrc_enclosing(s, s->stmt[k].first,
+			    s->stmt[k].first) < 0 && import_used(sn, k);
+		if (needed) {
+			sn->blk[sn->nblk].first = i;
+			sn->blk[sn->nblk].last = j;
+			sn->nblk++;
+		}
+	}
+}
+
+static int
+is_import(const struct pysrc *s, size_t i)
+{
+	return pysrc_tok_is(s, s->stmt[i].tok, "import") ||
+	    pysrc_tok_is(s, s->stmt[i].tok, "from");
+}
+
+/*
+ * Whether import statement i binds a name the def uses: "import a.b"
+ * binds a, "import a as b" and "from x import a as b" bind b, and
+ * "from x import *" anything.
+ */
+static int
+import_used(const struct snip *sn, size_t i)
+{
+	const struct pysrc *s = sn->s;
+	size_t t = s->stmt[i].tok, end = t + s->stmt[i].ntok, n, item;
+	const char *name;
+
+	if (pysrc_tok_is(s, t, "from"))
+		while (t < end && !pysrc_tok_is(s, t, "import"))
+			t++;
+	for (item = ++t; t <= end; t++) {
+		if (t < end && !pysrc_tok_is(s, t, ",") &&
+		    !(s->tok[t].depth == 1 && pysrc_tok_is(s, t, ")")))
+			continue;
+		/* One item: [item, t), less brackets and comments. */
+		while (item < t && (s->tok[item].type == PT_COMMENT ||
+		    pysrc_tok_is(s, item, "(")))
+			item++;
+		if (item < t && pysrc_tok_is(s, item, "*"))
+			return 1;
+		for (n = item; n + 1 < t && !pysrc_tok_is(s, n, "as"); n++)
+			;
+		if (n + 1 < t && s->tok[n + 1].type == PT_NAME)
+			item = n + 1;
+		if (item < t && s->tok[item].type == PT_NAME) {
+			name = pysrc_tok(s, item, &n);
+			if (uses_between(s, sn->use_first, sn->use_end, name,
+			    n))
+				return 1;
+		}
+		item = t + 1;
+	}
+	return 0;
 }
 
 static int
@@ -1240,67 +1372,93 @@ add_region(struct snip *sn, uint32_t first, uint32_t last, size_t stmt,
 
 /*
  * The source's module-level imports, relative ones made absolute; a
- * "from __future__" import goes to future, which must come first.
+ * "from __future__" import goes to future, which must come first.  The
+ * import blocks import_blocks() chose go to blocks, whole.
  */
 static void
-imports(struct snip *sn, struct strbuf *future, struct strbuf *out)
+imports(struct snip *sn, struct strbuf *future, struct strbuf *out,
+    struct strbuf *blocks)
 {
 	const struct pysrc *s = sn->s;
-	size_t i, t, end, n;
-	const char *tx;
+	size_t i, k, b = 0;
 
 	for (i = 0; i < s->nstmt; i++) {
 		const struct pystmt *st = &s->stmt[i];
-		const struct pyline *ll = &s->line[st->last];
-		int level = 0;
-		char *pkg, *dot;
 
-		if (!pysrc_tok_is(s, st->tok, "import") &&
-		    !pysrc_tok_is(s, st->tok, "from"))
-			continue;
-		if (st->cols != 0) {
-			if (pysrc_enclosing(s, st->first, st->first) < 0)
-				sb_printf(&sn->skipped, "%s%u",
-				    sn->skipped.len ? ", " : "", st->first);
-			continue;
-		}
-		end = st->tok + st->ntok;
-		t = st->tok + 1;
-		if (pysrc_tok_is(s, st->tok, "from")) {
-			for (; t < end && (pysrc_tok_is(s, t, ".") ||
-			    pysrc_tok_is(s, t, "...")); t++)
-				level += (int)s->tok[t].len;
-			if (t < end && pysrc_tok_is(s, t, "__future__")) {
-				pysrc_copy_lines(s, st->first, st->last, "",
-				    "", "", &future->s, &future->len,
-				    &future->cap);
-				continue;
+		if (b < sn->nblk && sn->blk[b].first == i) {
+			for (k = i; k <= sn->blk[b].last; k++) {
+				if (is_import(s, k))
+					put_import(sn, k, future, blocks);
+				else
+					pysrc_copy_lines(s, s->stmt[k].first,
+					    s->stmt[k].last, "", "", "",
+					    &blocks->s, &blocks->len,
+					    &blocks->cap);
 			}
-		}
-		if (level == 0) {
-			pysrc_copy_lines(s, st->first, st->last, "", "", "",
-			    &out->s, &out->len, &out->cap);
+			i = sn->blk[b++].last;
 			continue;
 		}
-		/* from ..x import y: the package, less level - 1 parts. */
-		pkg = xstrdup(sn->module);
-		if (strcmp(sn->file + strlen(sn->file) -
-		    (strlen(sn->file) >= 11 ? 11 : 0), "__init__.py") != 0)
-			level++;
-		for (; level > 1 && (dot = strrchr(pkg, '.')) != NULL; level--)
-			*dot = '\0';
-		sb_printf(out, "from %s", level > 1 ? "" : pkg);
-		free(pkg);
-		for (; t < end && !pysrc_tok_is(s, t, "import"); t++) {
-			tx = pysrc_tok(s, t, &n);
-			sb_printf(out, ".%.*s", (int)n, tx);
-		}
-		if (t == end)
+		if (!is_import(s, i))
 			continue;
-		tx = pysrc_tok(s, t, &n);
-		sb_printf(out, " %.*s\n", (int)(ll->off + ll->len -
-		    s->tok[t].off), tx);
+		if (st->cols == 0)
+			put_import(sn, i, future, out);
+		else if (pysrc_enclosing(s, st->first, st->first) < 0)
+			sb_printf(&sn->skipped, "%s%u",
+			    sn->skipped.len ? ", " : "", st->first);
 	}
+}
+
+/*
+ * Import statement i, at its own indentation, a relative one made
+ * absolute; "from __future__" to future.
+ */
+static void
+put_import(const struct snip *sn, size_t i, struct strbuf *future,
+    struct strbuf *out)
+{
+	const struct pysrc *s = sn->s;
+	const struct pystmt *st = &s->stmt[i];
+	const struct pyline *ll = &s->line[st->last];
+	const struct pyline *fl = &s->line[st->first];
+	size_t t = st->tok + 1, end = st->tok + st->ntok, n;
+	const char *tx;
+	char *pkg, *dot;
+	int level = 0;
+
+	if (pysrc_tok_is(s, st->tok, "from")) {
+		for (; t < end && (pysrc_tok_is(s, t, ".") ||
+		    pysrc_tok_is(s, t, "...")); t++)
+			level += (int)s->tok[t].len;
+		if (t < end && pysrc_tok_is(s, t, "__future__")) {
+			pysrc_copy_lines(s, st->first, st->last, "", "", "",
+			    &future->s, &future->len, &future->cap);
+			return;
+		}
+	}
+	if (level == 0) {
+		pysrc_copy_lines(s, st->first, st->last, "", "", "", &out->s,
+		    &out->len, &out->cap);
+		return;
+	}
+	/* from ..x import y: the package, less level - 1 parts. */
+	pkg = xstrdup(sn->module);
+	if (strcmp(sn->file + strlen(sn->file) - (strlen(sn->file) >= 11 ?
+	    11 : 0), "__init__.py") != 0)
+		level++;
+	for (; level > 1 && (dot = strrchr(pkg, '.')) != NULL; level--)
+		*dot = '\0';
+	sb_printf(out, "%.*sfrom %s", (int)fl->ws, s->text + fl->off,
+	    level > 1 ? "" : pkg);
+	free(pkg);
+	for (; t < end && !pysrc_tok_is(s, t, "import"); t++) {
+		tx = pysrc_tok(s, t, &n);
+		sb_printf(out, ".%.*s", (int)n, tx);
+	}
+	if (t == end)
+		return;
+	tx = pysrc_tok(s, t, &n);
+	sb_printf(out, " %.*s\n", (int)(ll->off + ll->len - s->tok[t].off),
+	    tx);
 }
 
 /*
@@ -1370,10 +1528,10 @@ target_py(struct snip *sn, struct strbuf *b)
 {
 	const struct pysrc *s = sn->s;
 	const struct pydef *f = sn->f;
-	struct strbuf future = { 0 }, imp = { 0 };
+	struct strbuf future = { 0 }, imp = { 0 }, blocks = { 0 };
 	size_t i;
 
-	imports(sn, &future, &imp);
+	imports(sn, &future, &imp, &blocks);
 	coding(s, b);
 	sb_printf(b, "\"\"\"Profiling target for %s.\n\nCopied from %s"
 	    " lines %u-%u by snip-new;\nREADME.md says where the code comes"
@@ -1412,6 +1570,12 @@ target_py(struct snip *sn, struct strbuf *b)
 		sb_puts(b, "\n");
 		free(line.s);
 	}
+	if (blocks.len > 0) {
+		sb_printf(b, "# Import blocks of %s that the copy needs, copied"
+		    " whole.\n", sn->module);
+		sb_put(b, blocks.s, blocks.len);
+		sb_puts(b, "\n");
+	}
 	sb_printf(b, "# The device the NVTX ranges below are recorded for;"
 	    " prepare() sets it.\n%s: Any = None\n\n\n", sn->devvar);
 	sb_printf(b, "# Copied from %s lines %u-%u", s->name, f->decorator,
@@ -1422,6 +1586,7 @@ target_py(struct snip *sn, struct strbuf *b)
 	target_class(sn, b);
 	free(future.s);
 	free(imp.s);
+	free(blocks.s);
 }
 
 /*
@@ -1745,9 +1910,16 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 		    " so the ranges' device is `%s`.\n", sn->devvar);
 	if (sn->dropped.len > 0)
 		sb_printf(b, "- Decorators left out: %s.\n", sn->dropped.s);
+	for (i = 0; i < sn->nblk; i++)
+		sb_printf(b, "- The `%s` block of source lines %u-%u imports"
+		    " what the copy uses; it is\n  copied whole, after the"
+		    " helpers.\n", pysrc_tok_is(s, s->stmt[sn->blk[i].first].tok,
+		    "if") ? "if" : "try", s->stmt[sn->blk[i].first].first,
+		    s->stmt[sn->blk[i].last].last);
 	if (sn->skipped.len > 0)
-		sb_printf(b, "- Imports inside `if` or `try` blocks are not"
-		    " copied (source lines: %s).\n", sn->skipped.s);
+		sb_printf(b, "- Imports inside other `if` or `try` blocks, which"
+		    " the copy does not use, are\n  not copied (source lines:"
+		    " %s).\n", sn->skipped.s);
 	if (f->oneline)
 		sb_puts(b, "- The body is on the def line, so it has no ranges"
 		    " of its own.\n");
