@@ -226,6 +226,48 @@ print(m.target.run(((1,), {})) > 5, m.torch)' "$t"
 	assert_output 'True None'
 }
 
+@test "a method's super() and private names work at module level" {
+	command -v python3 >/dev/null || skip "no python3"
+	mkdir -p pkg
+	cat > pkg/models.py <<-'PY'
+	class Base:
+	    def infer(self, x, scale=1):
+	        return x * scale
+
+
+	class _Detector(Base):
+	    __secret = 3
+
+	    def infer(self, x, scale=1):
+	        y = super().infer(x, scale=scale)
+	        return y + self.__secret + len(__class__.__name__)
+
+	    @classmethod
+	    def make(cls, x):
+	        return super().__new__(cls).infer(x) + cls.__secret
+	PY
+	stub_nvtx
+	snip-new -n _Detector.infer -p infer pkg/models.py
+	snip-new -n _Detector.make -p make pkg/models.py
+	t="$SNIPS/infer/target.py"
+	grep -qxF '        y = super(_Detector, self).infer(x, scale=scale)' "$t"
+	grep -qxF '    return y + self._Detector__secret + len(_Detector.__name__)' "$t"
+	grep -qxF '        return super(_Detector, cls).__new__(cls).infer(x) + cls._Detector__secret' "$SNIPS/make/target.py"
+	grep -qF '`super()` is spelt `super(_Detector, self)`' "$SNIPS/infer/README.md"
+	grep -qF 'Private names (`__x`) are spelt `_Detector__x`' "$SNIPS/infer/README.md"
+	run -0 env PYTHONPATH=stub:. python3 -c '
+import importlib.util as u, sys
+from pkg.models import _Detector as D
+out = []
+for name in ("infer", "make"):
+    s = u.spec_from_file_location(name, sys.argv[1] + "/" + name + "/target.py")
+    m = u.module_from_spec(s)
+    s.loader.exec_module(m)
+    out.append(m.target.run(m.target.prepare(type("R", (), {"metadata": {"x": 2}, "image": None})(), device="cpu")))
+print(out, [D().infer(2), D.make(2)])' "$SNIPS"
+	assert_output '[14, 17] [14, 17]'
+}
+
 @test "tab-indented code gets ranges it can compile with" {
 	printf 'import cv2\n\nclass T:\n\tdef resize_it(self, image):\n\t\tif image is None:\n\t\t\treturn None\n\t\tout = cv2.resize(image, (2, 2))\n\t\treturn out\n' > tabs.py
 	run -0 bats_pipe snip-new -n T.resize_it tabs.py \| jq -c .ranges

@@ -83,6 +83,10 @@ struct snip {
 	size_t			 use_first, use_end;
 	struct block		*blk;
 	size_t			 nblk;
+	/* The source with the method's super() and private names spelt
+	 * for module level, or NULL when it needs no change. */
+	struct pysrc		*patched;
+	size_t			 supers, mangled;
 	char			*strip, *unit;
 	int			 method, returns, yields;
 	char			*owner;		/* the class of a method */
@@ -140,6 +144,7 @@ static void	target_py(struct snip *, struct strbuf *);
 static void	coding(const struct pysrc *, struct strbuf *);
 static int	is_utf8_name(const char *, size_t);
 static void	copy_def(const struct snip *, struct strbuf *);
+static void	patch_method(struct snip *);
 static void	target_class(const struct snip *, struct strbuf *);
 static const char *argument(const char *);
 static void	config_yaml(const struct snip *, struct strbuf *);
@@ -339,6 +344,7 @@ main(int argc, char *argv[])
 	method_kind(&sn);
 	import_blocks(&sn);
 	helpers(&sn);
+	patch_method(&sn);
 	sn.tvar = own_name(&sn, "target");
 	sn.devvar = own_name(&sn, "PROFILE_DEVICE");
 	{
@@ -399,6 +405,10 @@ main(int argc, char *argv[])
 	free(md.s);
 	free(rules.v);
 	free(rules.text);
+	if (sn.patched != NULL) {
+		pysrc_free(sn.patched);
+		free(sn.patched);
+	}
 	pysrc_free(&src);
 	return finish(0);
 }
@@ -1597,6 +1607,8 @@ static void
 copy_def(const struct snip *sn, struct strbuf *b)
 {
 	const struct pysrc *s = sn->s;
+	/* The text, as patch_method() left it; the same lines. */
+	const struct pysrc *c = sn->patched != NULL ? sn->patched : s;
 	const struct pydef *f = sn->f;
 	uint32_t k, last;
 	size_t r = 0, i;
@@ -1607,7 +1619,7 @@ copy_def(const struct snip *sn, struct strbuf *b)
 			k = s->stmt[i].last + 1;
 			continue;
 		}
-		pysrc_copy_lines(s, k, k, sn->strip, "", "", &b->s, &b->len,
+		pysrc_copy_lines(c, k, k, sn->strip, "", "", &b->s, &b->len,
 		    &b->cap);
 		k++;
 	}
@@ -1618,15 +1630,88 @@ copy_def(const struct snip *sn, struct strbuf *b)
 
 			sb_printf(b, "%swith profiling_range_if_cuda(\"%s\","
 			    " device=%s):\n", g->base, g->label, sn->devvar);
-			pysrc_copy_lines(s, g->first, g->last, sn->strip,
+			pysrc_copy_lines(c, g->first, g->last, sn->strip,
 			    g->base, sn->unit, &b->s, &b->len, &b->cap);
 			k = g->last + 1;
 			continue;
 		}
-		pysrc_copy_lines(s, k, k, sn->strip, "", "", &b->s, &b->len,
+		pysrc_copy_lines(c, k, k, sn->strip, "", "", &b->s, &b->len,
 		    &b->cap);
 		k++;
 	}
+}
+
+/*
+ * What a method means only inside its class, spelt for module level:
+ * super() becomes super(Owner, self) and __class__ Owner (the class is
+ * imported from production, so the lookup is the same), and a private
+ * name __x becomes _Owner__x, as the class body mangles it.  The lines
+ * stay as they are, so sn->patched is read with the original's line
+ * numbers.  Counts what it changed in sn->supers and sn->mangled.
+ */
+static void
+patch_method(struct snip *sn)
+{
+	const struct pysrc *s = sn->s;
+	struct strbuf out = { 0 }, cls = { 0 };
+	const struct pydef *owner;
+	size_t t, at = 0, n;
+	const char *tx, *self = NULL;
+	size_t selflen = 0;
+
+	if (sn->method == M_NONE || sn->method == M_STATIC)
+		return;
+	owner = &s->def[sn->f->parent];
+	for (tx = owner->name; *tx == '_'; tx++)
+		;
+	sb_puts(&cls, tx);
+	if (sn->npar > 0) {
+		self = sn->par[0].name;
+		selflen = strlen(self);
+	}
+	for (t = sn->use_first; t < sn->use_end; t++) {
+		if (s->tok[t].type != PT_NAME ||
+		    pysrc_enclosing(s, s->tok[t].line, s->tok[t].line) !=
+		    (int)sn->d)
+			continue;
+		tx = pysrc_tok(s, t, &n);
+		if (n == 5 && memcmp(tx, "super", 5) == 0 && self != NULL &&
+		    (t == 0 || !pysrc_tok_is(s, t - 1, ".")) &&
+		    t + 2 < sn->use_end && pysrc_tok_is(s, t + 1, "(") &&
+		    pysrc_tok_is(s, t + 2, ")")) {
+			sb_put(&out, s->text + at, s->tok[t + 1].off + 1 - at);
+			sb_printf(&out, "%s, %.*s", sn->owner, (int)selflen,
+			    self);
+			at = s->tok[t + 1].off + 1;
+			sn->supers++;
+			continue;
+		}
+		if (n == 9 && memcmp(tx, "__class__", 9) == 0 &&
+		    (t == 0 || !pysrc_tok_is(s, t - 1, "."))) {
+			sb_put(&out, s->text + at, s->tok[t].off - at);
+			sb_puts(&out, sn->owner);
+			at = s->tok[t].off + n;
+			sn->supers++;
+			continue;
+		}
+		if (cls.len > 0 && n > 2 && tx[0] == '_' && tx[1] == '_' &&
+		    !(tx[n - 1] == '_' && tx[n - 2] == '_')) {
+			sb_put(&out, s->text + at, s->tok[t].off - at);
+			sb_printf(&out, "_%s", cls.s);
+			at = s->tok[t].off;
+			sn->mangled++;
+		}
+	}
+	free(cls.s);
+	if (sn->supers + sn->mangled == 0) {
+		free(out.s);
+		return;
+	}
+	sb_put(&out, s->text + at, s->len - at);
+	sn->patched = xcalloc(1, sizeof(*sn->patched));
+	if (pysrc_scan(sn->patched, s->name, out.s, out.len) < 0)
+		die("%s: the method spelt for module level does not scan: %s",
+		    s->name, sn->patched->err);
 }
 
 /* How prepare() fills a required parameter, by its name. */
@@ -1910,6 +1995,15 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 		    " so the ranges' device is `%s`.\n", sn->devvar);
 	if (sn->dropped.len > 0)
 		sb_printf(b, "- Decorators left out: %s.\n", sn->dropped.s);
+	if (sn->supers > 0)
+		sb_printf(b, "- `super()` is spelt `super(%s, %s)` and `__class__`"
+		    " `%s`: at module level\n  the zero-argument form finds no"
+		    " class (`RuntimeError: super(): __class__\n  cell not"
+		    " found`).\n", sn->owner, sn->par[0].name, sn->owner);
+	if (sn->mangled > 0)
+		sb_printf(b, "- Private names (`__x`) are spelt `_%s__x`, as the"
+		    " class body mangles them.\n", s->def[f->parent].name +
+		    strspn(s->def[f->parent].name, "_"));
 	for (i = 0; i < sn->nblk; i++)
 		sb_printf(b, "- The `%s` block of source lines %u-%u imports"
 		    " what the copy uses; it is\n  copied whole, after the"
