@@ -85,7 +85,7 @@ check_target() {
 		assert_output ok
 	done
 	# The static method loses its decorator; the README says so.
-	run -1 grep -c staticmethod "$SNIPS/detectionpostprocessor-area/target.py"
+	run -1 grep -c staticmethod < <(copied "$SNIPS/detectionpostprocessor-area/target.py")
 	assert_output 0
 	grep -F 'Decorators left out: `@staticmethod`.' "$SNIPS/detectionpostprocessor-area/README.md"
 }
@@ -132,7 +132,7 @@ check_target() {
 	grep -qx 'from inference.core.utils.image_utils import ensure_rgb' "$SNIPS/letterbox-image/target.py"
 	grep -qx 'from __future__ import annotations' "$SNIPS/letterbox-image/target.py"
 	grep -F 'not copied (source lines: 19)' "$SNIPS/letterbox-image/README.md"
-	run -1 grep -c 'import torch' "$SNIPS/letterbox-image/target.py"
+	run -1 grep -c 'import torch' < <(copied "$SNIPS/letterbox-image/target.py")
 	# A docstring with indented text inside a method keeps every byte.
 	cat > m.py <<-'EOF'
 	class K:
@@ -213,7 +213,7 @@ check_target() {
 	EOF
 	grep -qx 'from pkg.env import USE_TORCH' "$t"
 	grep -qx 'from pkg.sub.mod import SCALE' "$t"
-	run -1 grep -c yaml "$t"
+	run -1 grep -c yaml < <(copied "$t")
 	grep -F -- '- The `if` block of source lines 5-8 imports what the copy uses' "$SNIPS/work/README.md"
 	grep -F -- '- The `try` block of source lines 10-14 imports what the copy uses' "$SNIPS/work/README.md"
 	grep -F 'not copied (source lines: 17)' "$SNIPS/work/README.md"
@@ -235,7 +235,7 @@ print(m.target.run(((1,), {})) > 5, m.torch)' "$t"
 	        return x * scale
 
 
-	class _Detector(Base):
+	class __Detector(Base):
 	    __secret = 3
 
 	    def infer(self, x, scale=1):
@@ -247,25 +247,28 @@ print(m.target.run(((1,), {})) > 5, m.torch)' "$t"
 	        return super().__new__(cls).infer(x) + cls.__secret
 	PY
 	stub_nvtx
-	snip-new -n _Detector.infer -p infer pkg/models.py
-	snip-new -n _Detector.make -p make pkg/models.py
+	snip-new -n __Detector.infer -p infer pkg/models.py
+	snip-new -n __Detector.make -p make pkg/models.py
+	set_input "$SNIPS/infer/config.yaml" x 'value: 2'
+	set_input "$SNIPS/make/config.yaml" x 'value: 2'
+	run -0 snip-lint "$SNIPS/infer/config.yaml" "$SNIPS/make/config.yaml"
 	t="$SNIPS/infer/target.py"
-	grep -qxF '        y = super(_Detector, self).infer(x, scale=scale)' "$t"
-	grep -qxF '    return y + self._Detector__secret + len(_Detector.__name__)' "$t"
-	grep -qxF '        return super(_Detector, cls).__new__(cls).infer(x) + cls._Detector__secret' "$SNIPS/make/target.py"
-	grep -qF '`super()` is spelt `super(_Detector, self)`' "$SNIPS/infer/README.md"
+	grep -qxF '        y = super(__Detector, self).infer(x, scale=scale)' "$t"
+	grep -qxF '    return y + self._Detector__secret + len(__Detector.__name__)' "$t"
+	grep -qxF '        return super(__Detector, cls).__new__(cls).infer(x) + cls._Detector__secret' "$SNIPS/make/target.py"
+	grep -qF '`super()` is spelt `super(__Detector, self)`' "$SNIPS/infer/README.md"
 	grep -qF 'Private names (`__x`) are spelt `_Detector__x`' "$SNIPS/infer/README.md"
 	run -0 env PYTHONPATH=stub:. python3 -c '
 import importlib.util as u, sys
-from pkg.models import _Detector as D
+from pkg.models import __Detector as D
 out = []
 for name in ("infer", "make"):
     s = u.spec_from_file_location(name, sys.argv[1] + "/" + name + "/target.py")
     m = u.module_from_spec(s)
     s.loader.exec_module(m)
-    out.append(m.target.run(m.target.prepare(type("R", (), {"metadata": {"x": 2}, "image": None})(), device="cpu")))
+    out.append(m.target.run(m.target.prepare(None, device="cpu")))
 print(out, [D().infer(2), D.make(2)])' "$SNIPS"
-	assert_output '[14, 17] [14, 17]'
+	assert_output '[15, 18] [15, 18]'
 }
 
 @test "tab-indented code gets ranges it can compile with" {
@@ -327,6 +330,290 @@ print(out, [D().infer(2), D.make(2)])' "$SNIPS"
 	grep -qx '        return self._model(x)' "$t"
 	grep -qx '        raise ValueError("no images")' "$t"
 	run -0 check_target "$t"
+}
+
+@test "prepare() takes what the data source supplies, converted as the copy takes it, on the device" {
+	mkdir -p pkg
+	cat > pkg/feed.py <<-'PY'
+	import numpy as np
+	import torch
+
+
+	def feed(image: np.ndarray, frame: torch.Tensor, tensor, scores, record,
+	         device, target_device="cpu", *args, images, gpu_device=None,
+	         size=640, **kwargs):
+	    return [image, frame, tensor, scores, record, device, target_device,
+	            images, gpu_device, size]
+	PY
+	run -0 snip-new -D cpu -n feed pkg/feed.py
+	cfg="$SNIPS/feed/config.yaml"
+	run -0 sed -n '/^inputs:/,$p' "$cfg"
+	assert_output - <<-'EOF'
+	inputs:
+	  image:
+	    from: image
+	  frame:
+	    from: image
+	  tensor:
+	    from: metadata.tensor
+	  scores:
+	    from: metadata.scores
+	  record:
+	    from: record
+	  images:
+	    from: image
+	EOF
+	run -0 sed -n '/def prepare/,/return args, kwargs/p' "$SNIPS/feed/target.py"
+	assert_output - <<-'EOF'
+	    def prepare(self, record: Any, *, device: Any) -> Any:
+	        global PROFILE_DEVICE
+	        PROFILE_DEVICE = device
+	        args = (
+	            self._input("image", record, device, "numpy"),
+	            self._input("frame", record, device, "torch"),
+	            self._input("tensor", record, device),
+	            self._input("scores", record, device),
+	            self._input("record", record, device),
+	            device,
+	        )
+	        kwargs = {
+	            "target_device": device,
+	            "images": self._input("images", record, device, "list"),
+	            "gpu_device": device,
+	        }
+	        return args, kwargs
+	EOF
+	run -0 snip-lint "$cfg"
+	grep -qF -- '- `target_device` is the run'"'"'s device' "$SNIPS/feed/README.md"
+	grep -qF -- '- `image` is the record'"'"'s image (`inputs.image.from`), as a numpy array.' "$SNIPS/feed/README.md"
+	run -1 grep -c 'What you must supply' "$SNIPS/feed/README.md"
+	need_torch
+	stub_nvtx
+	# A record as upstream's dummy source makes it (data/dummy.py).
+	run -0 env PYTHONPATH=stub:. "$TORCH_PY" -c '
+import importlib.util as u, sys, types
+import numpy as np, torch
+s = u.spec_from_file_location("t", sys.argv[1])
+m = u.module_from_spec(s)
+s.loader.exec_module(m)
+rec = types.SimpleNamespace(id="dummy-0", path=None,
+    image=torch.arange(12, dtype=torch.float32).reshape(2, 2, 3),
+    metadata={"tensor": torch.ones(4, 4), "scores": torch.linspace(0, 1, 4),
+              "boxes": torch.zeros(4, 4)})
+out = m.target.run(m.target.prepare(rec, device=torch.device("cpu")))
+image, frame, tensor, scores, record, device, td, images, gd, size = out
+print(type(image).__name__, image.dtype, image.flags.c_contiguous, image.flags.writeable)
+print(type(frame).__name__, frame.dtype, frame.device, tensor.shape, scores.shape)
+print(record is rec, device, td, gd, size, len(images), type(images[0]).__name__)
+# A decoded image of the images source: a read-only RGB uint8 array.
+arr = np.zeros((2, 3, 3), np.uint8)[:, ::-1]
+arr.flags.writeable = False
+rec.image = arr
+out = m.target.run(m.target.prepare(rec, device=torch.device("cpu")))
+print(out[0].flags.writeable, out[0].dtype, out[1].dtype, out[1].is_contiguous())' "$SNIPS/feed/target.py"
+	assert_output - <<-'EOF'
+	ndarray float32 True True
+	Tensor torch.float32 cpu torch.Size([4, 4]) torch.Size([4])
+	True cpu cpu cpu 640 1 Tensor
+	True uint8 torch.uint8 True
+	EOF
+}
+
+@test "what no data source supplies is an inputs section the user fills; snip-lint names each" {
+	mkdir -p pkg
+	cat > pkg/other.py <<-'PY'
+	class Request:
+	    def __init__(self, size=1):
+	        self.size = size
+	PY
+	cat > pkg/serve.py <<-'PY'
+	from dataclasses import dataclass
+	from typing import Tuple
+
+	import torch
+
+	from pkg.other import Request
+
+
+	class Base:
+	    def __init__(self, model_id, *, api_key=None):
+	        self.model_id = model_id
+
+
+	class Server(Base):
+	    def serve(self, output: torch.Tensor, conf_thresh: float,
+	              pad: Tuple[int, int], model, request: Request,
+	              image_bytes: bytes, model_id: str):
+	        keep = output[output > conf_thresh]
+	        return keep.sum() + pad[0] + request.size + model(1)
+
+
+	@dataclass
+	class Options:
+	    size: int
+	    scale: float = 1.0
+
+	    def area(self, n: int = 2):
+	        return self.size * n
+	PY
+	run -0 snip-new -D cpu -n Server.serve pkg/serve.py
+	cfg="$SNIPS/server-serve/config.yaml"
+	run -0 sed -n '/^inputs:/,$p' "$cfg"
+	assert_output - <<-'EOF'
+	inputs:
+	  self:
+	    call: Server  # Base() needs model_id: give them as kwargs
+	    kwargs: null
+	  output:
+	    shape: null  # the shape of output (torch.Tensor), such as [1, 3, 640, 640]
+	    dtype: float32
+	  conf_thresh:
+	    value: null  # a value of type float
+	  pad:
+	    value: null  # a value of type Tuple[int, int]
+	  model:
+	    call: null  # what makes model: a class or function that target.py imports, and its keyword arguments
+	    kwargs: null
+	  request:
+	    call: Request  # what makes request (Request): a class or function that target.py imports, and its keyword arguments
+	    kwargs: null
+	  image_bytes:
+	    from: bytes  # the encoded bytes of an image file: only the images data source has them
+	  model_id:
+	    value: null  # a model id, such as "project/3"
+	EOF
+	run -1 snip-lint -h "$cfg"
+	assert_output - <<-EOF
+	$cfg:26:13: error: inputs.self.kwargs is unset: give the keyword arguments of the call that makes self ({} for none) [input-unset]
+	$cfg:28:5: error: inputs.output.shape is unset: give the shape of the tensor prepare() makes for output, such as [1, 3, 640, 640] [input-unset]
+	$cfg:31:5: error: inputs.conf_thresh.value is unset: write the value prepare() gives conf_thresh [input-unset]
+	$cfg:33:5: error: inputs.pad.value is unset: write the value prepare() gives pad [input-unset]
+	$cfg:35:5: error: inputs.model.call is unset: name what makes model (a class or function that target.py imports) and give its kwargs [input-unset]
+	$cfg:39:13: error: inputs.request.kwargs is unset: give the keyword arguments of the call that makes request ({} for none) [input-unset]
+	$cfg:41:11: error: inputs.image_bytes: the dummy data source has no encoded bytes: use the images data source (snip-new -i DIR) with a directory of image files [input-source]
+	$cfg:43:5: error: inputs.model_id.value is unset: write the value prepare() gives model_id [input-unset]
+	EOF
+	readme="$SNIPS/server-serve/README.md"
+	run -0 sed -n '/^## What you must supply/,/^## Required/p' "$readme"
+	assert_output - <<-'EOF'
+	## What you must supply
+
+	`prepare()` refuses to run, and `snip-lint` reports the config, until
+	each of these is set in `config.yaml`:
+
+	- `inputs.self.kwargs`: Base() needs model\_id: give them as kwargs.
+	- `inputs.output.shape`: the shape of output (torch.Tensor), such as \[1, 3, 640, 640\].
+	- `inputs.conf_thresh.value`: a value of type float.
+	- `inputs.pad.value`: a value of type Tuple\[int, int\].
+	- `inputs.model.call`: what makes model: a class or function that target.py imports, and its keyword arguments.
+	- `inputs.request.kwargs`: what makes request (Request): a class or function that target.py imports, and its keyword arguments.
+	- `inputs.image_bytes.from`: the encoded bytes of an image file: only the images data source has them.
+	- `inputs.model_id.value`: a model id, such as "project/3".
+
+	## Required files
+	EOF
+	grep -qF 'Image files: a parameter takes a file'"'"'s path or bytes' "$readme"
+	# Never a bare constructor call: self comes from inputs.self.
+	run -1 grep -c 'Server()' "$SNIPS/server-serve/target.py"
+	# The user fills them in; then prepare() makes each, the tensor the
+	# same for a record id every time, objects once.
+	mkdir imgs
+	set_input "$cfg" self $'call: Server\n    kwargs: {model_id: demo/1}'
+	set_input "$cfg" output $'shape: [2, 3]\n    dtype: float16'
+	set_input "$cfg" conf_thresh 'value: 0.5'
+	set_input "$cfg" pad 'value: [1, 2]'
+	set_input "$cfg" model $'call: abs\n    kwargs: {}'
+	set_input "$cfg" request $'call: Request\n    kwargs: {size: 4}'
+	set_input "$cfg" model_id 'value: demo/1'
+	run -1 snip-lint -h "$cfg"
+	assert_output --partial 'inputs.image_bytes: the dummy data source has no encoded bytes'
+	sed -i 's|^  name: dummy .*|  name: images\n  directory: '"$PWD"'/imgs|' "$cfg"
+	run -0 snip-lint "$cfg"
+	# One data source: the record's path comes with it.
+	sed -i 's|^    from: bytes.*|    from: bytes|' "$cfg"
+	need_torch
+	stub_nvtx
+	printf 'img' > imgs/a.png
+	run -0 env PYTHONPATH=stub:. "$TORCH_PY" -c '
+import importlib.util as u, sys, types, pathlib
+import torch
+s = u.spec_from_file_location("t", sys.argv[1])
+m = u.module_from_spec(s)
+s.loader.exec_module(m)
+abs_calls = []
+m.abs = lambda: abs_calls.append(1) or (lambda x: 10 * x)
+t = m.target
+rec = types.SimpleNamespace(id="a", image=None, path=pathlib.Path("imgs/a.png"), metadata={})
+p1 = t.prepare(rec, device=torch.device("cpu"))
+p2 = t.prepare(rec, device=torch.device("cpu"))
+args, kwargs = p1
+print(type(args[0]).__name__, args[0].model_id, args[1].dtype, list(args[1].shape))
+print(torch.equal(args[1], p2[0][1]), args[2], args[3], args[6], args[7], len(abs_calls))
+rec2 = types.SimpleNamespace(id="b", image=None, path=rec.path, metadata={})
+print(torch.equal(args[1], t.prepare(rec2, device="cpu")[0][1]))
+print(float(t.run(p1)) > 0)' "$SNIPS/server-serve/target.py"
+	assert_output - <<-'EOF'
+	Server demo/1 torch.float16 [2, 3]
+	True 0.5 [1, 2] b'img' demo/1 1
+	False
+	True
+	EOF
+}
+
+@test "a method's self: no arguments only when its constructor is known to need none" {
+	mkdir -p pkg
+	cat > pkg/ctors.py <<-'PY'
+	from dataclasses import dataclass
+
+	from pkg.base import Remote
+
+
+	class Plain:
+	    def go(self, n=1):
+	        return n
+
+
+	class Defaults:
+	    def __init__(self, a=1, *, b=2, **extra):
+	        self.a = a
+
+	    def go(self, n=1):
+	        return n
+
+
+	class Child(Defaults):
+	    def go(self, n=1):
+	        return n
+
+
+	@dataclass
+	class Opts:
+	    size: int
+	    scale: float = 1.0
+
+	    def go(self, n=1):
+	        return n
+
+
+	class Far(Remote):
+	    def go(self, n=1):
+	        return n
+	PY
+	for c in Plain Defaults Child Opts Far; do
+		snip-new -n $c.go pkg/ctors.py > /dev/null
+	done
+	for c in plain defaults child opts far; do
+		sed -n '/^  self:/,/^    kwargs/p' "$SNIPS/$c-go/config.yaml" | tr '\n' ' '
+		echo
+	done > got
+	run -0 cat got
+	assert_output - <<-'EOF'
+	  self:     call: Plain     kwargs: {} 
+	  self:     call: Defaults     kwargs: {} 
+	  self:     call: Child     kwargs: {} 
+	  self:     call: Opts  # the dataclass Opts() needs size: give them as kwargs     kwargs: null 
+	  self:     call: Far  # Far's constructor comes from Remote, which another module defines: give its keyword arguments     kwargs: null 
+	EOF
 }
 
 @test "-l wraps exactly the marked statements" {
@@ -471,6 +758,20 @@ print(out, [D().infer(2), D.make(2)])' "$SNIPS"
 	assert_output '[{"name":"letterbox_image lines 48-50","first":48,"last":50}]'
 }
 
+# The part of target.py copied from the source, before the target class.
+copied() {
+	sed '/^class .*Target_*:$/,$d' "$1"
+}
+
+# Sets inputs.NAME of a config snip-new wrote to the YAML given, as a user
+# edits it: set_input config.yaml NAME 'value: 2'.
+set_input() {
+	awk -v name="  $2:" -v with="    $3" '
+		$0 == name { print; print with; skip = 1; next }
+		skip && /^    / { next }
+		{ skip = 0; print }' "$1" > "$1.new" && mv "$1.new" "$1"
+}
+
 # A stand-in for the runner's development.profiling.nvtx, so that a
 # generated target.py can be imported.
 stub_nvtx() {
@@ -579,12 +880,13 @@ print("ok")' "$SNIPS"
 	run -0 bats_pipe snip-new -n plain pkg/mod.py \| jq -r .target
 	t=$output
 	run -0 grep -c 'import PROFILE_DEVICE, PlainTarget, target' "$t"
+	set_input "$SNIPS/plain/config.yaml" x 'value: 1'
 	run -0 env PYTHONPATH=stub:. python3 -c '
 import importlib.util as u, sys
 s = u.spec_from_file_location("t", sys.argv[1])
 m = u.module_from_spec(s)
 s.loader.exec_module(m)
-p = m.target_.prepare(type("R", (), {"metadata": {"x": 1}})(), device="cpu")
+p = m.target_.prepare(None, device="cpu")
 print(m.target, m.PROFILE_DEVICE, m.PROFILE_DEVICE_, m.target_.run(p), type(m.target_).__name__)' "$t"
 	assert_output "3 x cpu (5, 'PlainTarget') PlainTarget_"
 	run -0 grep -F 'import_path: inference_profiling/snippets/plain/target.py:target_' "$SNIPS/plain/config.yaml"
@@ -632,11 +934,11 @@ OUT
 
 @test "-f that fails half-way leaves the snippet as it was" {
 	mkdir -p pkg
-	printf 'def plain(x):\n    return x + 1\n' > pkg/mod.py
+	printf 'def plain(x=0):\n    return x + 1\n' > pkg/mod.py
 	run -0 snip-new -n plain pkg/mod.py
 	mkdir "$SNIPS/plain/runs"
 	cp -R "$SNIPS/plain" before
-	printf 'def plain(x):\n    return x + 2\n' > pkg/mod.py
+	printf 'def plain(x=0):\n    return x + 2\n' > pkg/mod.py
 	# 2 KiB: target.py and config.yaml fit, README.md does not.
 	[ "$(wc -c < "$SNIPS/plain/target.py")" -lt 2048 ]
 	[ "$(wc -c < "$SNIPS/plain/README.md")" -gt 2048 ]

@@ -26,6 +26,7 @@
 #include "io/ndjson.h"
 #include "snippet/pysrc.h"
 #include "snippet/snipcfg.h"
+#include "snippet/snipin.h"
 
 #define DEFAULT_DIR	"inference_profiling/snippets"
 #define RANGE_TABLE	"snippet-ranges.tsv"
@@ -46,6 +47,7 @@ enum { P_POS, P_KWONLY, P_VARARGS, P_VARKW };
 
 struct param {
 	char	*name;
+	char	*ann;		/* the annotation, or NULL */
 	int	 kind, has_default;
 };
 
@@ -75,6 +77,8 @@ struct snip {
 	char			*git;
 	struct param		*par;
 	size_t			 npar;
+	struct snipin		*in;		/* one per parameter */
+	size_t			 nin;		/* how many read inputs */
 	struct region		*reg;
 	size_t			 nreg;
 	char			**helpers;
@@ -108,6 +112,7 @@ static int	has_file(const char *, size_t, const char *);
 static int	project_dir(const char *, size_t);
 static int	same_dir(const char *, size_t, const char *);
 static int	dotted_identifiers(const char *);
+static int	has_control(const char *);
 static char	*profile_of(const char *);
 static int	valid_profile(const char *);
 static int	yaml_plain(const char *);
@@ -115,6 +120,9 @@ static void	yaml_scalar(struct strbuf *, const char *);
 static char	*class_of(const char *);
 static void	load_rules(struct rules *);
 static void	params(struct snip *);
+static size_t	def_params(const struct pysrc *, const struct pydef *,
+		    struct param **);
+static char	*token_text(const struct pysrc *, size_t, size_t);
 static void	method_kind(struct snip *);
 static int	dropped_decorator(const struct pysrc *, size_t);
 static void	helpers(struct snip *);
@@ -146,10 +154,23 @@ static int	is_utf8_name(const char *, size_t);
 static void	copy_def(const struct snip *, struct strbuf *);
 static void	patch_method(struct snip *);
 static void	target_class(const struct snip *, struct strbuf *);
-static const char *argument(const char *);
+static void	inputs(struct snip *);
+static int	ctor_free(const struct pysrc *, int, struct strbuf *, int);
+static int	is_dataclass(const struct pysrc *, int);
+static void	dataclass_fields(const struct pysrc *, int, struct strbuf *);
+static void	put_argument(const struct snip *, size_t, struct strbuf *);
 static void	config_yaml(const struct snip *, struct strbuf *);
+static void	inputs_yaml(const struct snip *, struct strbuf *);
 static void	readme(const struct snip *, const struct strbuf *,
 		    struct strbuf *);
+static void	input_line(const struct snip *, size_t, struct strbuf *);
+static void	needs(const struct snip *, struct strbuf *);
+static int	needs_images(const struct snip *);
+static const char *user_sets(const struct snipin *);
+static void	md_code(struct strbuf *, const char *);
+static void	md_text(struct strbuf *, const char *);
+static void	py_text(struct strbuf *, const char *);
+static void	yaml_comment(struct strbuf *, const char *);
 static int	write_file(const char *, const struct strbuf *);
 static int	replace_files(const struct snip *, const struct strbuf *,
 		    const struct strbuf *, const struct strbuf *);
@@ -218,18 +239,27 @@ main(int argc, char *argv[])
 			fflag = 1;
 			break;
 		case 'i':
+			if (has_control(optarg))
+				die_usage("-i: the directory has a control"
+				    " character");
 			iflag = optarg;
 			break;
 		case 'l':
 			lflag = optarg;
 			break;
 		case 'm':
+			if (!dotted_identifiers(optarg))
+				die_usage("-m: module is no dotted Python name:"
+				    " %s", optarg);
 			mflag = optarg;
 			break;
 		case 'n':
 			nflag = optarg;
 			break;
 		case 'o':
+			if (has_control(optarg))
+				die_usage("-o: the directory has a control"
+				    " character");
 			oflag = optarg;
 			break;
 		case 'p':
@@ -342,6 +372,7 @@ main(int argc, char *argv[])
 	}
 	params(&sn);
 	method_kind(&sn);
+	inputs(&sn);
 	import_blocks(&sn);
 	helpers(&sn);
 	patch_method(&sn);
@@ -371,8 +402,12 @@ main(int argc, char *argv[])
 	put_record(&sn, w);
 	jw_free(w);
 
-	for (i = 0; i < sn.npar; i++)
+	for (i = 0; i < sn.npar; i++) {
 		free(sn.par[i].name);
+		free(sn.par[i].ann);
+		snipin_free(&sn.in[i]);
+	}
+	free(sn.in);
 	for (i = 0; i < sn.nreg; i++) {
 		free(sn.reg[i].label);
 		free(sn.reg[i].base);
@@ -624,6 +659,19 @@ same_dir(const char *abs, size_t end, const char *dir)
 	    strlen(dir) == end && strncmp(abs, dir, end) == 0;
 }
 
+/*
+ * Whether s has a control character: a path with one would end a line of
+ * the README's commands.
+ */
+static int
+has_control(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 /* a.b.c with every part an identifier (non-ASCII letters allowed). */
 static int
 dotted_identifiers(const char *m)
@@ -845,19 +893,29 @@ load_rules(struct rules *r)
 static void
 params(struct snip *sn)
 {
-	const struct pysrc *s = sn->s;
-	const struct pystmt *st = &s->stmt[sn->f->stmt];
-	size_t t, end = sn->f->colon, item;
+	sn->npar = def_params(sn->s, sn->f, &sn->par);
+}
+
+/*
+ * The parameters of definition f into *out (which the caller frees, with
+ * each name and annotation); returns how many.
+ */
+static size_t
+def_params(const struct pysrc *s, const struct pydef *f, struct param **out)
+{
+	const struct pystmt *st = &s->stmt[f->stmt];
+	struct param *par;
+	size_t t, end = f->colon, item, npar = 0;
 	int kwonly = 0;
 
 	for (t = st->tok; t < end; t++)
 		if (s->tok[t].depth == 0 && pysrc_tok_is(s, t, "("))
 			break;
-	sn->par = xreallocarray(NULL, end - t + 1, sizeof(*sn->par));
+	par = xreallocarray(NULL, end - t + 1, sizeof(*par));
 	for (item = ++t; t < end; t++) {
 		const struct pytok *k = &s->tok[t];
 		struct param *p;
-		size_t i, n;
+		size_t i, n, colon = 0;
 		const char *name;
 
 		if (k->type == PT_COMMENT)
@@ -870,9 +928,10 @@ params(struct snip *sn)
 		while (item < t && s->tok[item].type == PT_COMMENT)
 			item++;
 		if (item < t) {
-			p = &sn->par[sn->npar];
+			p = &par[npar];
 			p->kind = kwonly ? P_KWONLY : P_POS;
 			p->has_default = 0;
+			p->ann = NULL;
 			i = item;
 			if (pysrc_tok_is(s, i, "*")) {
 				kwonly = 1;
@@ -887,17 +946,51 @@ params(struct snip *sn)
 			if (i < t && s->tok[i].type == PT_NAME) {
 				name = pysrc_tok(s, i, &n);
 				p->name = xmemdup(name, n);
-				for (; i < t; i++)
-					if (s->tok[i].depth == 1 &&
-					    pysrc_tok_is(s, i, "="))
+				for (; i < t; i++) {
+					if (s->tok[i].depth != 1)
+						continue;
+					if (pysrc_tok_is(s, i, ":") &&
+					    colon == 0)
+						colon = i;
+					if (pysrc_tok_is(s, i, "=")) {
 						p->has_default = 1;
-				sn->npar++;
+						break;
+					}
+				}
+				if (colon != 0)
+					p->ann = token_text(s, colon + 1, i);
+				npar++;
 			}
 		}
 		item = t + 1;
 		if (pysrc_tok_is(s, t, ")"))
 			break;
 	}
+	*out = par;
+	return npar;
+}
+
+/*
+ * The text of tokens [from, to), comments left out and each run of
+ * blanks and line breaks between them one space; NULL when empty.
+ */
+static char *
+token_text(const struct pysrc *s, size_t from, size_t to)
+{
+	struct strbuf b = { 0 };
+	size_t t, n;
+	const char *tx;
+
+	for (t = from; t < to; t++) {
+		if (s->tok[t].type == PT_COMMENT)
+			continue;
+		tx = pysrc_tok(s, t, &n);
+		if (b.len > 0 && s->tok[t].off > s->tok[t - 1].off +
+		    s->tok[t - 1].len)
+			sb_puts(&b, " ");
+		sb_put(&b, tx, n);
+	}
+	return b.s;
 }
 
 /* Whether the def is a method, and of what kind; its class. */
@@ -1543,11 +1636,13 @@ target_py(struct snip *sn, struct strbuf *b)
 
 	imports(sn, &future, &imp, &blocks);
 	coding(s, b);
-	sb_printf(b, "\"\"\"Profiling target for %s.\n\nCopied from %s"
-	    " lines %u-%u by snip-new;\nREADME.md says where the code comes"
-	    " from and what was assumed.  The\nproduction module is imported,"
-	    " never edited.\n\"\"\"\n", f->qualname, s->name, f->decorator,
-	    f->end);
+	sb_puts(b, "\"\"\"Profiling target for ");
+	py_text(b, f->qualname);
+	sb_puts(b, ".\n\nCopied from ");
+	py_text(b, s->name);
+	sb_printf(b, " lines %u-%u by snip-new;\nREADME.md says where the code"
+	    " comes from and what was assumed.  The\nproduction module is"
+	    " imported, never edited.\n\"\"\"\n", f->decorator, f->end);
 	if (future.len > 0)
 		sb_put(b, future.s, future.len);
 	sb_puts(b, "\n");
@@ -1588,8 +1683,9 @@ target_py(struct snip *sn, struct strbuf *b)
 	}
 	sb_printf(b, "# The device the NVTX ranges below are recorded for;"
 	    " prepare() sets it.\n%s: Any = None\n\n\n", sn->devvar);
-	sb_printf(b, "# Copied from %s lines %u-%u", s->name, f->decorator,
-	    f->end);
+	sb_puts(b, "# Copied from ");
+	py_text(b, s->name);
+	sb_printf(b, " lines %u-%u", f->decorator, f->end);
 	sb_puts(b, sn->nreg > 0 ? "; NVTX ranges added.\n" : ".\n");
 	copy_def(sn, b);
 	sb_puts(b, "\n\n");
@@ -1714,85 +1810,388 @@ patch_method(struct snip *sn)
 		    s->name, sn->patched->err);
 }
 
-/* How prepare() fills a required parameter, by its name. */
-static const char *
-argument(const char *name)
+/*
+ * What prepare() gives each parameter: snipin's choice by name and
+ * annotation; a method's self is an instance of its production class,
+ * made by the call config.yaml's inputs.self names, with no arguments
+ * only when the constructor is known to need none.
+ */
+static void
+inputs(struct snip *sn)
 {
-	static const char *const images[] = {
-		"image", "img", "frame", "np_image", "image_np", "images",
-		"imgs", "frames", "input_image", "picture", NULL
-	};
+	const char *source = iflag != NULL ? "images" : "dummy";
+	struct strbuf why = { 0 };
 	size_t i;
 
-	for (i = 0; images[i] != NULL; i++)
-		if (strcmp(name, images[i]) == 0)
-			return "record.image";
-	if (strcmp(name, "device") == 0)
-		return "device";
-	if (strcmp(name, "record") == 0)
-		return "record";
-	return NULL;
+	sn->in = xreallocarray(NULL, sn->npar + 1, sizeof(*sn->in));
+	for (i = 0; i < sn->npar; i++) {
+		const struct param *p = &sn->par[i];
+		struct snipin *in = &sn->in[i];
+
+		if (i == 0 && (sn->method == M_INSTANCE ||
+		    sn->method == M_CLASS)) {
+			memset(in, 0, sizeof(*in));
+			in->want = "any";
+			in->kind = sn->method == M_CLASS ? SI_NONE : SI_OBJECT;
+			if (sn->method == M_CLASS)
+				continue;
+			in->call = xstrdup(sn->owner);
+			why.len = 0;
+			in->kwargs_set = ctor_free(sn->s, sn->f->parent, &why,
+			    0) != 0;
+			if (!in->kwargs_set)
+				in->hint = xstrdup(why.s);
+			continue;
+		}
+		if (p->kind == P_VARARGS || p->kind == P_VARKW) {
+			memset(in, 0, sizeof(*in));
+			in->kind = SI_NONE;
+			in->want = "any";
+			continue;
+		}
+		snipin_classify(in, p->name, p->ann, p->has_default, source);
+		if (in->kind != SI_NONE && in->kind != SI_DEFAULT &&
+		    in->kind != SI_DEVICE)
+			sn->nin++;
+	}
+	if (sn->method == M_INSTANCE && sn->npar > 0)
+		sn->nin++;
+	free(why.s);
+}
+
+/*
+ * Whether calling class c with no arguments is known to work: 1 when its
+ * __init__ (its own, or the first a base defined in this file has) takes
+ * no required argument, or a dataclass has no field without a default, or
+ * no class up to object defines one; 0 when it needs some or a base from
+ * another module decides, with the reason in why.  -1: no __init__ in c
+ * or its bases here, so object's.
+ */
+static int
+ctor_free(const struct pysrc *s, int c, struct strbuf *why, int depth)
+{
+	const struct pydef *k = &s->def[c];
+	const struct pystmt *st = &s->stmt[k->stmt];
+	struct strbuf need = { 0 }, base = { 0 };
+	struct param *par;
+	size_t i, t, npar, item;
+	int r;
+
+	for (i = s->ndef; i-- > 0; )
+		if (s->def[i].parent == c && s->def[i].type == PD_DEF &&
+		    strcmp(s->def[i].name, "__init__") == 0)
+			break;
+	if (i != SIZE_MAX) {
+		npar = def_params(s, &s->def[i], &par);
+		for (t = 1; t < npar; t++) {
+			if ((par[t].kind == P_POS || par[t].kind == P_KWONLY) &&
+			    !par[t].has_default)
+				sb_printf(&need, "%s%s", need.len > 0 ? ", " :
+				    "", par[t].name);
+			free(par[t].name);
+			free(par[t].ann);
+		}
+		if (npar > 0) {
+			free(par[0].name);
+			free(par[0].ann);
+		}
+		free(par);
+		r = need.len == 0;
+		if (!r)
+			sb_printf(why, "%s() needs %s: give them as kwargs",
+			    k->qualname, need.s);
+		free(need.s);
+		return r;
+	}
+	if (is_dataclass(s, c)) {
+		dataclass_fields(s, c, &need);
+		r = need.len == 0;
+		if (!r)
+			sb_printf(why, "the dataclass %s() needs %s: give them"
+			    " as kwargs", k->qualname, need.s);
+		free(need.s);
+		return r;
+	}
+	/* The bases, in order: the first with an __init__ decides. */
+	for (t = st->tok; t < k->colon && !(s->tok[t].depth == 0 &&
+	    pysrc_tok_is(s, t, "(")); t++)
+		;
+	for (item = ++t; t < k->colon; t++) {
+		int b;
+
+		if (!((s->tok[t].depth == 1 && pysrc_tok_is(s, t, ",")) ||
+		    (s->tok[t].depth == 0 && pysrc_tok_is(s, t, ")"))))
+			continue;
+		base.len = 0;
+		if (base.s != NULL)
+			base.s[0] = '\0';
+		for (; item < t; item++)
+			if (s->tok[item].type != PT_COMMENT) {
+				size_t n;
+				const char *tx = pysrc_tok(s, item, &n);
+
+				sb_put(&base, tx, n);
+			}
+		item = t + 1;
+		if (base.len == 0 || strchr(base.s, '=') != NULL ||
+		    strcmp(base.s, "object") == 0)
+			continue;
+		for (b = 0; b < (int)s->ndef; b++)
+			if (s->def[b].type == PD_CLASS && s->def[b].parent ==
+			    -1 && strcmp(s->def[b].qualname, base.s) == 0)
+				break;
+		if (b == (int)s->ndef || depth >= 8) {
+			sb_printf(why, "%s's constructor comes from %s, which"
+			    " %s defines: give its keyword arguments",
+			    k->qualname, base.s, b == (int)s->ndef ?
+			    "another module" : "this module too deep down");
+			free(base.s);
+			return 0;
+		}
+		if ((r = ctor_free(s, b, why, depth + 1)) >= 0) {
+			free(base.s);
+			return r;
+		}
+	}
+	free(base.s);
+	return depth == 0 ? 1 : -1;
+}
+
+/* Whether class c is decorated with dataclass (or dataclasses.dataclass). */
+static int
+is_dataclass(const struct pysrc *s, int c)
+{
+	const struct pydef *k = &s->def[c];
+	size_t t;
+
+	for (t = s->stmt[s->line[k->decorator].stmt].tok;
+	    t < s->stmt[k->stmt].tok; t++)
+		if (pysrc_tok_is(s, t, "dataclass"))
+			return 1;
+	return 0;
+}
+
+/* The fields of a dataclass without a default: "name: type" lines. */
+static void
+dataclass_fields(const struct pysrc *s, int c, struct strbuf *need)
+{
+	const struct pydef *k = &s->def[c];
+	size_t i, t, end;
+	uint32_t cols;
+
+	if (k->stmt + 1 >= s->nstmt || k->oneline)
+		return;
+	cols = s->stmt[k->stmt + 1].cols;
+	for (i = k->stmt + 1; i < s->nstmt && s->stmt[i].first <= k->end;
+	    i++) {
+		const struct pystmt *st = &s->stmt[i];
+
+		if (st->cols != cols || st->ntok < 3 ||
+		    s->tok[st->tok].type != PT_NAME ||
+		    !pysrc_tok_is(s, st->tok + 1, ":"))
+			continue;
+		end = st->tok + st->ntok;
+		for (t = st->tok + 2; t < end; t++)
+			if (s->tok[t].depth == 0 && pysrc_tok_is(s, t, "="))
+				break;
+		if (t == end && !pysrc_tok_is(s, st->tok + 2, "ClassVar")) {
+			size_t n;
+			const char *tx = pysrc_tok(s, st->tok, &n);
+
+			sb_printf(need, "%s%.*s", need->len > 0 ? ", " : "",
+			    (int)n, tx);
+		}
+	}
+}
+
+/*
+ * The generic part of a target that reads config.yaml's inputs, in pieces
+ * of the length C promises a string literal.
+ */
+static const char *const input_methods[] = {
+"    # What prepare() gives the arguments: config.yaml's inputs section.\n"
+"    # The runner passes the target no config, so it is the config.yaml\n"
+"    # beside this file, read once.\n"
+"\n"
+"    def _spec(self, name: str) -> dict[str, Any]:\n"
+"        if self._inputs is None:\n"
+"            import yaml\n"
+"            from pathlib import Path\n"
+"\n"
+"            path = Path(__file__).with_name(\"config.yaml\")\n"
+"            with open(path, encoding=\"utf-8\") as f:\n"
+"                self._inputs = (yaml.safe_load(f) or {}).get(\"inputs\") or {}\n"
+"        spec = self._inputs.get(name)\n"
+"        if not isinstance(spec, dict):\n"
+"            raise ValueError(f\"config.yaml: inputs.{name} is missing;\"\n"
+"                             \" snip-lint checks the section\")\n"
+"        return spec\n"
+"\n"
+"    def _input(self, name: str, record: Any, device: Any,\n"
+"               want: str = \"any\") -> Any:\n"
+"        spec = self._spec(name)\n"
+"        form = next((k for k in (\"from\", \"shape\", \"value\", \"call\")\n"
+"                     if k in spec), \"from\")\n"
+"        if spec.get(form) is None:\n"
+"            raise ValueError(f\"config.yaml: inputs.{name}.{form} is unset;\"\n"
+"                             \" snip-lint says what it needs\")\n"
+"        if form == \"value\":\n"
+"            return spec[\"value\"]\n"
+"        if form == \"call\":\n"
+"            return self._object(name, spec)\n"
+"        if form == \"shape\":\n"
+"            return self._placed(self._tensor(name, spec, record), device, want)\n"
+"        return self._placed(self._field(name, str(spec[\"from\"]), record),\n"
+"                            device, want)\n"
+"\n"
+"    def _field(self, name: str, field: str, record: Any) -> Any:\n"
+"        if field == \"record\":\n"
+"            return record\n"
+"        if field == \"id\":\n"
+"            return record.id\n"
+"        if field in (\"path\", \"bytes\") and record.path is not None:\n"
+"            return record.path.read_bytes() if field == \"bytes\" else record.path\n"
+"        if field == \"image\" and record.image is not None:\n"
+"            return record.image\n"
+"        key = field.partition(\"metadata.\")[2]\n"
+"        if field.startswith(\"metadata.\") and key in record.metadata:\n"
+"            return record.metadata[key]\n"
+"        raise ValueError(f\"inputs.{name}: record {record.id} has no {field}\"\n"
+"                         \" (the images data source has a path and, with\"\n"
+"                         \" decode, an image; dummy has metadata tensor,\"\n"
+"                         \" scores and boxes)\")\n"
+"\n",
+"    def _tensor(self, name: str, spec: dict[str, Any], record: Any) -> Any:\n"
+"        import zlib\n"
+"\n"
+"        import torch\n"
+"\n"
+"        dtype = getattr(torch, str(spec.get(\"dtype\") or \"float32\"))\n"
+"        shape = [int(d) for d in spec[\"shape\"]]\n"
+"        # The same values for a record id in every pass and every run.\n"
+"        gen = torch.Generator().manual_seed(\n"
+"            zlib.crc32(f\"{name} {record.id}\".encode()))\n"
+"        if dtype.is_floating_point:\n"
+"            return torch.rand(shape, generator=gen).to(dtype)\n"
+"        if dtype == torch.bool:\n"
+"            return torch.rand(shape, generator=gen) < 0.5\n"
+"        return torch.randint(0, 128, shape, generator=gen).to(dtype)\n"
+"\n"
+"    def _placed(self, value: Any, device: Any, want: str) -> Any:\n"
+"        \"\"\"value as the copy takes it; a tensor on the run's device.\"\"\"\n"
+"        import numpy as np\n"
+"        import torch\n"
+"\n"
+"        if want == \"str\":\n"
+"            return str(value)\n"
+"        if want == \"list\":\n"
+"            return [self._placed(value, device, \"any\")]\n"
+"        if want == \"numpy\" and isinstance(value, torch.Tensor):\n"
+"            value = value.detach().cpu().numpy()\n"
+"        if isinstance(value, np.ndarray):\n"
+"            # torch.from_numpy() and in-place work need both; the dtype\n"
+"            # stays.\n"
+"            value = np.ascontiguousarray(value)\n"
+"            if not value.flags.writeable:\n"
+"                value = value.copy()\n"
+"            if want == \"torch\":\n"
+"                value = torch.from_numpy(value)\n"
+"        if isinstance(value, torch.Tensor) and want != \"numpy\":\n"
+"            value = value.to(device)\n"
+"        return value\n"
+"\n"
+"    def _object(self, name: str, spec: dict[str, Any]) -> Any:\n"
+"        if name not in self._objects:\n"
+"            kwargs = spec.get(\"kwargs\")\n"
+"            if not isinstance(kwargs, dict):\n"
+"                raise ValueError(f\"config.yaml: inputs.{name}.kwargs is unset;\"\n"
+"                                 \" snip-lint says what it needs\")\n"
+"            self._objects[name] = self._named(str(spec[\"call\"]))(**kwargs)\n"
+"        return self._objects[name]\n"
+"\n",
+	NULL
+};
+
+/* Finds a name target.py imports, by its dotted spelling. */
+static const char named_method[] =
+"    @staticmethod\n"
+"    def _named(dotted: str) -> Any:\n"
+"        import builtins\n"
+"\n"
+"        head, _, rest = dotted.partition(\".\")\n"
+"        value = globals().get(head, getattr(builtins, head, None))\n"
+"        if value is None:\n"
+"            raise ValueError(f\"{dotted}: target.py imports no {head}\")\n"
+"        for part in rest.split(\".\") if rest else ():\n"
+"            value = getattr(value, part)\n"
+"        return value\n"
+"\n";
+
+/* How prepare() writes the argument of parameter i. */
+static void
+put_argument(const struct snip *sn, size_t i, struct strbuf *b)
+{
+	const struct snipin *in = &sn->in[i];
+
+	if (in->kind == SI_DEVICE)
+		sb_puts(b, "device");
+	else if (sn->method == M_CLASS && i == 0)
+		sb_printf(b, "self._named(\"%s\")", sn->owner);
+	else if (strcmp(in->want, "any") == 0)
+		sb_printf(b, "self._input(\"%s\", record, device)",
+		    sn->par[i].name);
+	else
+		sb_printf(b, "self._input(\"%s\", record, device, \"%s\")",
+		    sn->par[i].name, in->want);
 }
 
 static void
 target_class(const struct snip *sn, struct strbuf *b)
 {
 	const struct pydef *f = sn->f;
-	size_t i = 0;
-	int kw = 0;
-	const char *a;
+	size_t i;
+	int any = 0;
 
 	sb_printf(b, "class %s:\n    \"\"\"Runs the copied %s on one data"
 	    " record per call.\"\"\"\n\n    name = \"%s\"\n\n", sn->tclass,
 	    f->name, sn->profile);
-	if (sn->method == M_INSTANCE)
+	if (sn->nin > 0)
 		sb_puts(b, "    def __init__(self) -> None:\n"
-		    "        self._owner: Any = None\n\n");
+		    "        self._inputs: Any = None\n"
+		    "        self._objects: dict[str, Any] = {}\n\n");
 	sb_printf(b, "    def prepare(self, record: Any, *, device: Any) -> Any:\n"
 	    "        global %s\n        %s = device\n", sn->devvar, sn->devvar);
-	if (sn->method == M_INSTANCE) {
-		sb_printf(b, "        if self._owner is None:\n"
-		    "            # Assumption: %s() builds a usable instance;"
-		    " pass its\n            # constructor arguments here when it"
-		    " needs some.\n            self._owner = %s()\n",
-		    sn->owner, sn->owner);
-		i = 1;
-	} else if (sn->method == M_CLASS)
-		i = 1;
 	sb_puts(b, "        args = (");
-	if (sn->method == M_INSTANCE)
-		sb_puts(b, "self._owner,");
-	else if (sn->method == M_CLASS)
-		sb_printf(b, "%s,", sn->owner);
-	for (; i < sn->npar; i++) {
+	for (i = 0; i < sn->npar; i++) {
 		const struct param *p = &sn->par[i];
+		const struct snipin *in = &sn->in[i];
 
-		if (p->kind != P_POS || p->has_default)
+		if (p->kind != P_POS || in->kind == SI_DEFAULT ||
+		    (in->kind == SI_NONE && !(sn->method == M_CLASS &&
+		    i == 0)) || (in->kind == SI_DEVICE && p->has_default))
 			continue;
-		if ((a = argument(p->name)) != NULL)
-			sb_printf(b, "\n            %s,", a);
-		else
-			sb_printf(b, "\n            record.metadata[\"%s\"],",
-			    p->name);
-		kw = 1;
+		sb_puts(b, "\n            ");
+		put_argument(sn, i, b);
+		sb_puts(b, ",");
+		any = 1;
 	}
-	sb_puts(b, kw ? "\n        )\n" : ")\n");
-	kw = 0;
+	sb_puts(b, any ? "\n        )\n" : ")\n");
+	any = 0;
 	sb_puts(b, "        kwargs = {");
 	for (i = 0; i < sn->npar; i++) {
 		const struct param *p = &sn->par[i];
+		const struct snipin *in = &sn->in[i];
 
-		if (p->kind != P_KWONLY || p->has_default)
+		if (in->kind == SI_DEFAULT || in->kind == SI_NONE ||
+		    !(p->kind == P_KWONLY || (in->kind == SI_DEVICE &&
+		    p->has_default)))
 			continue;
-		a = argument(p->name);
 		sb_printf(b, "\n            \"%s\": ", p->name);
-		if (a != NULL)
-			sb_printf(b, "%s,", a);
-		else
-			sb_printf(b, "record.metadata[\"%s\"],", p->name);
-		kw = 1;
+		put_argument(sn, i, b);
+		sb_puts(b, ",");
+		any = 1;
 	}
-	sb_puts(b, kw ? "\n        }\n" : "}\n");
+	sb_puts(b, any ? "\n        }\n" : "}\n");
 	sb_puts(b, "        return args, kwargs\n\n"
 	    "    def run(self, prepared: Any) -> Any:\n"
 	    "        args, kwargs = prepared\n");
@@ -1832,7 +2231,13 @@ target_class(const struct snip *sn, struct strbuf *b)
 	    "            summary[\"len\"] = len(output)\n"
 	    "        elif isinstance(output, (bool, int, float, str)):\n"
 	    "            summary[\"value\"] = output\n"
-	    "        return summary\n\n\n%s = %s()\n", sn->tvar, sn->tclass);
+	    "        return summary\n\n");
+	for (i = 0; sn->nin > 0 && input_methods[i] != NULL; i++)
+		sb_puts(b, input_methods[i]);
+	if (sn->nin > 0 || sn->method == M_CLASS)
+		sb_puts(b, named_method);
+	b->len -= 1;
+	sb_printf(b, "\n\n%s = %s()\n", sn->tvar, sn->tclass);
 }
 
 static void
@@ -1869,7 +2274,8 @@ config_yaml(const struct snip *sn, struct strbuf *b)
 		abs = snip_path(p.s);
 		sb_puts(b, "  name: images\n  directory: ");
 		yaml_scalar(b, abs);
-		sb_puts(b, "\n");
+		/* The skill's template: the first 4 images, cycled. */
+		sb_puts(b, "\n  decode: true\n  limit: 4\n  repeat: 100\n");
 		free(abs);
 		free(p.s);
 	}
@@ -1887,6 +2293,63 @@ config_yaml(const struct snip *sn, struct strbuf *b)
 	    "       synchronize_before_capture: true,"
 	    " synchronize_after_capture: true,\n"
 	    "       synchronize_each_iteration: false}\n");
+	if (sn->nin > 0)
+		inputs_yaml(sn, b);
+}
+
+/* The inputs section: see snipin.h. */
+static void
+inputs_yaml(const struct snip *sn, struct strbuf *b)
+{
+	size_t i;
+
+	sb_printf(b, "# What prepare() gives each argument of %s; target.py"
+	    " reads this\n# section, the runner ignores it.  from: a field of"
+	    " the data source's\n# record (image, path, bytes, id, record,"
+	    " metadata.KEY); shape and dtype:\n# a tensor of random values,"
+	    " the same for a record id; value: as written;\n# call and kwargs:"
+	    " an object made once by calling a name target.py\n# imports."
+	    "  null is unset: prepare() refuses to run and snip-lint says so.\n"
+	    "inputs:\n", sn->f->name);
+	for (i = 0; i < sn->npar; i++) {
+		const struct snipin *in = &sn->in[i];
+
+		if (in->kind == SI_NONE || in->kind == SI_DEFAULT ||
+		    in->kind == SI_DEVICE)
+			continue;
+		sb_puts(b, "  ");
+		yaml_scalar(b, sn->par[i].name);
+		sb_puts(b, ":\n");
+		switch (in->kind) {
+		case SI_FIELD:
+			sb_puts(b, "    from: ");
+			yaml_scalar(b, in->field);
+			break;
+		case SI_TENSOR:
+			sb_puts(b, "    shape: null");
+			break;
+		case SI_VALUE:
+			sb_puts(b, "    value: null");
+			break;
+		case SI_OBJECT:
+			sb_puts(b, "    call: ");
+			if (in->call != NULL)
+				yaml_scalar(b, in->call);
+			else
+				sb_puts(b, "null");
+			break;
+		}
+		if (in->hint != NULL) {
+			sb_puts(b, "  # ");
+			yaml_comment(b, in->hint);
+		}
+		sb_puts(b, "\n");
+		if (in->kind == SI_TENSOR)
+			sb_puts(b, "    dtype: float32\n");
+		if (in->kind == SI_OBJECT)
+			sb_puts(b, in->kwargs_set ? "    kwargs: {}\n" :
+			    "    kwargs: null\n");
+	}
 }
 
 static void
@@ -1897,6 +2360,7 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	struct snipcfg c;
 	struct sdiags d = { 0 };
 	char *rundir, *nsys, *q, *pyq, *pythonpath;
+	struct strbuf cmd = { 0 };
 	size_t i;
 	const char *a;
 
@@ -1921,17 +2385,19 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 		free(pp.s);
 	}
 
-	sb_printf(b, "# %s\n\nProfiles `%s` from `%s` in isolation, with the"
-	    " roboflow/inference\nprofiling runner"
-	    " (`development/profiling/main.py`).\n\n", sn->profile,
-	    f->qualname, s->name);
-	sb_printf(b, "## Provenance\n\n"
-	    "- source: `%s` (module `%s`, package root `%s`)\n"
+	sb_printf(b, "# %s\n\nProfiles `%s` from ", sn->profile, f->qualname);
+	md_code(b, s->name);
+	sb_puts(b, " in isolation, with the roboflow/inference\nprofiling"
+	    " runner (`development/profiling/main.py`).\n\n## Provenance\n\n"
+	    "- source: ");
+	md_code(b, s->name);
+	sb_printf(b, " (module `%s`, package root ", sn->module);
+	md_code(b, sn->root);
+	sb_printf(b, ")\n"
 	    "- definition: `%s`, %s, lines %u-%u (def line %u)\n"
 	    "- sha256 of the source: `%s`\n"
 	    "- git commit: %s%s%s\n"
-	    "- generated by: snip-new\n\n", s->name, sn->module, sn->root,
-	    f->qualname, f->type == PD_DEF ? "def" : "async def",
+	    "- generated by: snip-new\n\n", f->qualname, f->type == PD_DEF ? "def" : "async def",
 	    f->decorator, f->end, f->line, sn->sha,
 	    sn->git != NULL ? "`" : "", sn->git != NULL ? sn->git :
 	    "unknown (the source is not in a git work tree)",
@@ -1957,32 +2423,8 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	    " `prepare`, `run`,\n  `validate`, `summarize`); `%s` is its"
 	    " instance.\n\n", sn->tclass, sn->tvar);
 	sb_puts(b, "## Assumptions and differences from production\n\n");
-	for (i = 0; i < sn->npar; i++) {
-		const struct param *p = &sn->par[i];
-
-		if ((i == 0 && (sn->method == M_INSTANCE ||
-		    sn->method == M_CLASS)) || p->kind == P_VARARGS ||
-		    p->kind == P_VARKW)
-			continue;
-		if (p->has_default) {
-			sb_printf(b, "- `%s` keeps its default.\n", p->name);
-			continue;
-		}
-		a = argument(p->name);
-		if (a != NULL)
-			sb_printf(b, "- `%s` is `%s`.\n", p->name, a);
-		else
-			sb_printf(b, "- `%s` is `record.metadata[\"%s\"]`: the"
-			    " data source must supply it\n  (dummy supplies"
-			    " `tensor`, `scores` and `boxes`).\n", p->name,
-			    p->name);
-	}
-	if (sn->method == M_INSTANCE)
-		sb_printf(b, "- `self` is an instance made by `%s()`, built once"
-		    " in `prepare`.\n", sn->owner);
-	if (sn->method == M_CLASS)
-		sb_printf(b, "- `cls` is the production class `%s`.\n",
-		    sn->owner);
+	for (i = 0; i < sn->npar; i++)
+		input_line(sn, i, b);
 	if (f->parent >= 0 && s->def[f->parent].type != PD_CLASS)
 		sb_printf(b, "- `%s` is nested in `%s`; names it takes from"
 		    " there must be supplied.\n", f->name,
@@ -2020,28 +2462,41 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	sb_puts(b, "- `validate` only checks that there is an output: compare"
 	    " with production\n  on a tiny fixture before trusting the"
 	    " numbers.\n\n");
+	needs(sn, b);
 	sb_puts(b, "## Required files\n\n");
-	if (iflag != NULL)
-		sb_printf(b, "- The image directory named in `config.yaml`"
-		    " (`%s`).\n", iflag);
-	else
+	if (iflag != NULL) {
+		sb_puts(b, "- The image directory named in `config.yaml` (");
+		md_code(b, iflag);
+		sb_puts(b, ").\n");
+	} else if (!needs_images(sn))
 		sb_puts(b, "- None for the `dummy` data source.\n");
+	else
+		sb_puts(b, "- Image files: a parameter takes a file's path or"
+		    " bytes, which only the\n  `images` data source has"
+		    " (`snip-new -i DIR`, or its keys in `config.yaml`).\n");
 	if (strcmp(sn->root, ".") == 0)
 		sb_printf(b, "- The production module `%s` importable from the"
 		    " repository root\n  (`uv pip install -e .`).\n\n",
 		    sn->module);
 	else
+	{
 		sb_printf(b, "- The production module `%s`, importable from its"
-		    " package root `%s`,\n  which the commands below put on"
-		    " `PYTHONPATH` (or install it: `uv pip install -e %s`).\n\n",
-		    sn->module, sn->root, pyq);
+		    " package root ", sn->module);
+		md_code(b, sn->root);
+		sb_puts(b, ",\n  which the commands below put on `PYTHONPATH`"
+		    " (or install it: ");
+		sb_printf(&cmd, "uv pip install -e %s", pyq);
+		md_code(b, cmd.s);
+		sb_puts(b, ").\n\n");
+	}
 	sb_printf(b, "## Smoke run (no Nsight)\n\nFrom the repository root;"
 	    " the runner imports `development.profiling`,\nwhich is not"
 	    " installed, so the repository root goes on `PYTHONPATH`:\n\n"
 	    "    %s uv run python development/profiling/main.py --config %s"
 	    " --run-id smoke\n\n", pythonpath, q);
-	sb_printf(b, "## Nsight Systems\n\nWith `%s` exported, as for the"
-	    " smoke run:\n\n", pythonpath);
+	sb_puts(b, "## Nsight Systems\n\nWith ");
+	md_code(b, pythonpath);
+	sb_puts(b, " exported, as for the smoke run:\n\n");
 	for (a = nsys; *a != '\0'; ) {
 		size_t n = strcspn(a, "\n");
 
@@ -2050,11 +2505,217 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	}
 	free(q);
 	free(pyq);
+	free(cmd.s);
 	free(pythonpath);
 	free(nsys);
 	free(rundir);
 	sdiag_free(&d);
 	snipcfg_free(&c);
+}
+
+/* The README's line on what prepare() gives parameter i. */
+static void
+input_line(const struct snip *sn, size_t i, struct strbuf *b)
+{
+	const struct param *p = &sn->par[i];
+	const struct snipin *in = &sn->in[i];
+	static const char *const wants[][2] = {
+		{ "torch", ", as a torch tensor on the device" },
+		{ "numpy", ", as a numpy array" },
+		{ "list", ", in a list of one" },
+		{ "str", ", as a string" },
+		{ "any", ", a tensor moved to the device" },
+	};
+	const char *how = "";
+	size_t k;
+
+	for (k = 0; k < sizeof(wants) / sizeof(wants[0]); k++)
+		if (strcmp(in->want, wants[k][0]) == 0)
+			how = wants[k][1];
+	switch (in->kind) {
+	case SI_NONE:
+		if (sn->method == M_CLASS && i == 0)
+			sb_printf(b, "- `%s` is the production class `%s`.\n",
+			    p->name, sn->owner);
+		break;
+	case SI_DEFAULT:
+		sb_printf(b, "- `%s` keeps its default.\n", p->name);
+		break;
+	case SI_DEVICE:
+		sb_printf(b, "- `%s` is the run's device (`device` in"
+		    " `config.yaml`, or `--device`).\n", p->name);
+		break;
+	case SI_FIELD:
+		sb_printf(b, "- `%s` is the record's %s (`inputs.%s.from`)%s.\n",
+		    p->name, in->field, p->name, how);
+		break;
+	case SI_TENSOR:
+		sb_printf(b, "- `%s` is a tensor of random values that"
+		    " `prepare()` makes from\n  `inputs.%s` (its shape and"
+		    " dtype; the same values for a record id)%s.\n", p->name,
+		    p->name, how);
+		break;
+	case SI_VALUE:
+		sb_printf(b, "- `%s` is `inputs.%s.value`, as written.\n",
+		    p->name, p->name);
+		break;
+	case SI_OBJECT:
+		if (i == 0 && sn->method == M_INSTANCE)
+			sb_printf(b, "- `%s` is an instance of `%s` made once, by"
+			    " `%s(**kwargs)` with\n  `inputs.%s.kwargs`%s.\n",
+			    p->name, sn->owner, sn->owner, p->name,
+			    in->kwargs_set ? " (none: its constructor needs"
+			    " none)" : "");
+		else
+			sb_printf(b, "- `%s` is made once by calling"
+			    " `inputs.%s.call` with `inputs.%s.kwargs`.\n",
+			    p->name, p->name, p->name);
+		break;
+	}
+}
+
+/*
+ * What the user must supply before a run: each input left unset, and the
+ * record fields the dummy data source does not have.
+ */
+static void
+needs(const struct snip *sn, struct strbuf *b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < sn->npar; i++) {
+		const struct snipin *in = &sn->in[i];
+		const char *name = sn->par[i].name, *key = NULL;
+
+		if ((key = user_sets(in)) == NULL)
+			continue;
+		if (n++ == 0)
+			sb_puts(b, "## What you must supply\n\n"
+			    "`prepare()` refuses to run, and `snip-lint` reports"
+			    " the config, until\neach of these is set in"
+			    " `config.yaml`:\n\n");
+		sb_printf(b, "- `inputs.%s.%s`", name, key);
+		if (in->hint != NULL) {
+			sb_puts(b, ": ");
+			md_text(b, in->hint);
+		}
+		sb_puts(b, ".\n");
+	}
+	if (n > 0)
+		sb_puts(b, "\n");
+}
+
+/*
+ * The key of inputs the user must set for this parameter (the data
+ * source's field, when the dummy source lacks it), or NULL.
+ */
+static const char *
+user_sets(const struct snipin *in)
+{
+	if (in->kind == SI_TENSOR)
+		return "shape";
+	if (in->kind == SI_VALUE)
+		return "value";
+	if (in->kind == SI_OBJECT && in->call == NULL)
+		return "call";
+	if (in->kind == SI_OBJECT && !in->kwargs_set)
+		return "kwargs";
+	if (in->kind == SI_FIELD && in->hint != NULL)
+		return "from";
+	return NULL;
+}
+
+/* Whether a parameter takes a file's path or bytes. */
+static int
+needs_images(const struct snip *sn)
+{
+	size_t i;
+
+	for (i = 0; i < sn->npar; i++)
+		if (sn->in[i].kind == SI_FIELD && (strcmp(sn->in[i].field,
+		    "path") == 0 || strcmp(sn->in[i].field, "bytes") == 0))
+			return 1;
+	return 0;
+}
+
+/*
+ * s as a Markdown code span: a fence longer than any run of backticks in
+ * it, padded when it would lose a space or touch a backtick; a control
+ * character, which could end the paragraph, as U+FFFD.
+ */
+static void
+md_code(struct strbuf *b, const char *s)
+{
+	size_t run = 0, longest = 0, i, n = strlen(s);
+	int pad;
+
+	for (i = 0; i < n; i++) {
+		run = s[i] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	pad = longest > 0 || (n > 0 && (s[0] == ' ' || s[n - 1] == ' '));
+	for (i = 0; i <= longest; i++)
+		sb_puts(b, "`");
+	if (pad)
+		sb_puts(b, " ");
+	for (i = 0; i < n; i++) {
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			sb_puts(b, "\xef\xbf\xbd");
+		else
+			sb_put(b, s + i, 1);
+	}
+	if (pad)
+		sb_puts(b, " ");
+	for (i = 0; i <= longest; i++)
+		sb_puts(b, "`");
+}
+
+/*
+ * s as Markdown text in the middle of a line: each character that could
+ * start inline syntax there (emphasis, code, links, HTML, entities,
+ * strikethrough) escaped with a backslash, a control character, which
+ * could end the paragraph, as a space.
+ */
+static void
+md_text(struct strbuf *b, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			sb_puts(b, " ");
+		else if (strchr("\\`*_[]<>&~", *s) != NULL)
+			sb_printf(b, "\\%c", *s);
+		else
+			sb_put(b, s, 1);
+	}
+}
+
+/*
+ * s for a Python comment or docstring: printable ASCII as it is, but for
+ * backslash and '"', which are escaped, and every other byte as \xNN, so
+ * that no name from the source can end the comment or the string.
+ */
+static void
+py_text(struct strbuf *b, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\\' || c == '"')
+			sb_printf(b, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			sb_printf(b, "\\x%02x", c);
+		else
+			sb_put(b, s, 1);
+	}
+}
+
+/* s for a YAML comment: a line break or control character as a space. */
+static void
+yaml_comment(struct strbuf *b, const char *s)
+{
+	for (; *s != '\0'; s++)
+		sb_put(b, (unsigned char)*s < 0x20 || *s == 0x7f ? " " : s, 1);
 }
 
 /*
@@ -2287,6 +2948,26 @@ put_record(const struct snip *sn, struct jw *w)
 	jw_cstring(w, sn->sha);
 	jw_key(w, "git_commit");
 	jw_cstring_or_null(w, sn->git);
+	jw_key(w, "inputs");
+	jw_begin_array(w);
+	for (i = 0; i < sn->npar; i++) {
+		static const char *const given[] = {
+			"none", "default", "device", "from", "shape", "value",
+			"call"
+		};
+		const struct snipin *in = &sn->in[i];
+
+		jw_begin_object(w);
+		jw_key(w, "name");
+		jw_cstring(w, sn->par[i].name);
+		jw_key(w, "given");
+		jw_cstring(w, sn->method == M_CLASS && i == 0 ? "class" :
+		    given[in->kind]);
+		jw_key(w, "set");
+		jw_bool(w, !user_sets(in));
+		jw_end_object(w);
+	}
+	jw_end_array(w);
 	jw_key(w, "ranges");
 	jw_begin_array(w);
 	for (i = 0; i < sn->nreg; i++) {
