@@ -616,6 +616,87 @@ print(float(t.run(p1)) > 0)' "$SNIPS/server-serve/target.py"
 	EOF
 }
 
+@test "README: the environment variables, models and API keys the copy and its direct helpers read" {
+	mkdir -p app/core
+	touch app/__init__.py app/core/__init__.py
+	cat > app/core/env.py <<-'PY'
+	import os
+
+	from app.core.flags import str2bool
+	from app.core.other import REMOTE_FLAG
+
+	MAX_BATCH = int(os.getenv("MAX_BATCH_SIZE", "8"))
+	API_KEY = os.environ.get("ROBOFLOW_API_KEY")
+	_DEFAULT_MODEL = os.environ["DEFAULT_MODEL_ID"]
+	MODEL_ID = _DEFAULT_MODEL
+	if os.name == "nt":
+	    USE_TORCH = False
+	else:
+	    USE_TORCH = str2bool(os.getenv("USE_PYTORCH", "false"))
+	DERIVED = 2
+	PY
+	cat > app/core/work.py <<-'PY'
+	import os
+	from os import environ
+
+	from app.core import env
+	from app.core.env import API_KEY, MAX_BATCH as LIMIT, REMOTE_FLAG
+
+
+	def cache_dir():
+	    return environ.get("MODEL_CACHE_DIR", "/tmp")
+
+
+	def unrelated():
+	    return os.getenv("NEVER_READ")
+
+
+	class Worker:
+	    def _scale(self):
+	        return float(os.getenv("WORK_SCALE", "1"))
+
+	    def run(self, model_id: str, api_key: str, n=1):
+	        if env.USE_TORCH and REMOTE_FLAG:
+	            n = LIMIT + env.DERIVED + env.MODEL_ID
+	        return cache_dir(), self._scale() * n, API_KEY, model_id, api_key
+	PY
+	run -0 bats_pipe snip-new -n Worker.run app/core/work.py \| jq -c .environment
+	assert_output '["DEFAULT_MODEL_ID","MAX_BATCH_SIZE","MODEL_CACHE_DIR","ROBOFLOW_API_KEY","USE_PYTORCH","WORK_SCALE"]'
+	readme="$SNIPS/worker-run/README.md"
+	run -0 sed -n '/^## Models/,/^## Smoke/p' "$readme"
+	assert_output - <<-'EOF'
+	## Models
+
+	- `model_id`: `inputs.model_id` in `config.yaml`.
+	- `DEFAULT_MODEL_ID`: sets `MODEL_ID` of `app.core.env` (its line 8), which `run` reads.
+	- `MODEL_CACHE_DIR`: read by `cache_dir` (line 9 of the source).
+
+	## Environment variables
+
+	What the copied code and its direct helpers read from the environment;
+	a run reads them as production does, so set them as the service would:
+
+	- `DEFAULT_MODEL_ID`: sets `MODEL_ID` of `app.core.env` (its line 8), which `run` reads.
+	- `MAX_BATCH_SIZE`: sets `MAX_BATCH` of `app.core.env` (its line 6), which `run` reads.
+	- `MODEL_CACHE_DIR`: read by `cache_dir` (line 9 of the source).
+	- `ROBOFLOW_API_KEY`: sets `API_KEY` of `app.core.env` (its line 7), which `run` reads.
+	- `USE_PYTORCH`: sets `USE_TORCH` of `app.core.env` (its line 13), which `run` reads.
+	- `WORK_SCALE`: read by `Worker._scale` (line 18 of the source).
+	- `DERIVED` of `app.core.env`, which `run` reads: no environment variable found in its definition.
+	- `REMOTE_FLAG` of `app.core.other`, which `run` reads: that module is not under the package root; see it for the variable that sets it.
+
+	## API keys
+
+	- `api_key`: `inputs.api_key.value`.
+	- `ROBOFLOW_API_KEY`: sets `API_KEY` of `app.core.env` (its line 7), which `run` reads.
+
+	Keep them in the environment: a key written into `config.yaml` ends up in
+	every copy of the snippet.
+
+	## Smoke run (no Nsight)
+	EOF
+}
+
 @test "-l wraps exactly the marked statements" {
 	run -0 bats_pipe snip-new -l 49 -p lb "$SRC" \| jq -c '[.qualname, .ranges]'
 	assert_output '["letterbox_image",[{"name":"letterbox_image lines 48-50","first":48,"last":50}]]'
@@ -724,7 +805,7 @@ print(float(t.run(p1)) > 0)' "$SNIPS/server-serve/target.py"
 	assert_stderr 'snip-new: bad.tsv:1: expected range<TAB>match<TAB>pattern'
 	printf 'x\tcalls\ty\n' > bad.tsv
 	run -2 --separate-stderr snip-new -r bad.tsv -n box_iou "$SRC"
-	assert_stderr 'snip-new: bad.tsv:1: match is "call" or "name", not "calls"'
+	assert_stderr 'snip-new: bad.tsv:1: match is "call", "name" or "helper", not "calls"'
 	printf 'x\tname\tto(*device*)\n' > bad.tsv
 	run -2 --separate-stderr snip-new -r bad.tsv -n box_iou "$SRC"
 	assert_stderr "snip-new: bad.tsv:1: a pattern with '(' is call<TAB>name(argument), as to(*device*)"

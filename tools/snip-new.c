@@ -24,17 +24,23 @@
 #include "base/usage.h"
 #include "base/xalloc.h"
 #include "io/ndjson.h"
+#include "snippet/pyenv.h"
 #include "snippet/pysrc.h"
 #include "snippet/snipcfg.h"
 #include "snippet/snipin.h"
 
 #define DEFAULT_DIR	"inference_profiling/snippets"
 #define RANGE_TABLE	"snippet-ranges.tsv"
+/* An environment module read for its constants is smaller than this. */
+#define MAX_MODULE	(16 << 20)
+
+/* What a rule's pattern is matched against. */
+enum { R_CALL, R_NAME, R_HELPER };
 
 struct rule {
 	const char	*range, *pattern;
-	const char	*args;		/* "call": a name among the arguments */
-	int		 call;		/* match called names, else identifiers */
+	const char	*args;		/* R_CALL: a name among the arguments */
+	int		 kind;
 };
 
 struct rules {
@@ -91,6 +97,8 @@ struct snip {
 	 * for module level, or NULL when it needs no change. */
 	struct pysrc		*patched;
 	size_t			 supers, mangled;
+	/* What the copy and its direct helpers read from the environment. */
+	struct envlist		 env;
 	char			*strip, *unit;
 	int			 method, returns, yields;
 	char			*owner;		/* the class of a method */
@@ -126,10 +134,14 @@ static char	*token_text(const struct pysrc *, size_t, size_t);
 static void	method_kind(struct snip *);
 static int	dropped_decorator(const struct pysrc *, size_t);
 static void	helpers(struct snip *);
+static void	environment(struct snip *);
+static int	read_module(const struct snip *, const char *,
+		    struct pysrc *);
 static char	*own_name(const struct snip *, const char *);
 static int	is_keyword(const char *, size_t);
-static const char *match(const struct pysrc *, const struct rules *,
-		    size_t, size_t);
+static int	match(const struct snip *, const struct rules *, size_t,
+		    size_t, char *, size_t);
+static int	is_helper(const struct snip *, const char *);
 static int	argument_named(const struct pysrc *, size_t, size_t,
 		    const char *);
 static int	leaf(const struct snip *, size_t);
@@ -164,6 +176,12 @@ static void	inputs_yaml(const struct snip *, struct strbuf *);
 static void	readme(const struct snip *, const struct strbuf *,
 		    struct strbuf *);
 static void	input_line(const struct snip *, size_t, struct strbuf *);
+static int	secret_name(const char *);
+static int	model_name(const char *);
+static void	env_line(const struct envread *, struct strbuf *);
+static void	models(const struct snip *, struct strbuf *);
+static void	environment_md(const struct snip *, struct strbuf *);
+static void	api_keys(const struct snip *, struct strbuf *);
 static void	needs(const struct snip *, struct strbuf *);
 static int	needs_images(const struct snip *);
 static const char *user_sets(const struct snipin *);
@@ -376,6 +394,7 @@ main(int argc, char *argv[])
 	import_blocks(&sn);
 	helpers(&sn);
 	patch_method(&sn);
+	environment(&sn);
 	sn.tvar = own_name(&sn, "target");
 	sn.devvar = own_name(&sn, "PROFILE_DEVICE");
 	{
@@ -418,6 +437,7 @@ main(int argc, char *argv[])
 	free(sn.reg);
 	free(sn.helpers);
 	free(sn.blk);
+	envlist_free(&sn.env);
 	free(sn.module);
 	free(sn.root);
 	free(sn.profile);
@@ -861,23 +881,28 @@ load_rules(struct rules *r)
 			die_usage("%s:%zu: expected range<TAB>match<TAB>pattern",
 			    tried, lineno);
 		*tab1 = *tab2 = '\0';
-		if (strcmp(tab1 + 1, "call") != 0 &&
-		    strcmp(tab1 + 1, "name") != 0)
-			die_usage("%s:%zu: match is \"call\" or \"name\", not"
-			    " \"%s\"", tried, lineno, tab1 + 1);
-		if (line[strspn(line, "abcdefghijklmnopqrstuvwxyz"
+		if (strcmp(tab1 + 1, "call") == 0)
+			r->v[r->n].kind = R_CALL;
+		else if (strcmp(tab1 + 1, "name") == 0)
+			r->v[r->n].kind = R_NAME;
+		else if (strcmp(tab1 + 1, "helper") == 0)
+			r->v[r->n].kind = R_HELPER;
+		else
+			die_usage("%s:%zu: match is \"call\", \"name\" or"
+			    " \"helper\", not \"%s\"", tried, lineno, tab1 + 1);
+		if (strcmp(line, "*") == 0 ? r->v[r->n].kind != R_HELPER :
+		    line[strspn(line, "abcdefghijklmnopqrstuvwxyz"
 		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ .:-")] != '\0')
 			die_usage("%s:%zu: range name has a character other"
-			    " than letters, digits, ' ', '.', ':', '_', '-'",
-			    tried, lineno);
+			    " than letters, digits, ' ', '.', ':', '_', '-'"
+			    " (or is *, for a helper rule)", tried, lineno);
 		r->v[r->n].range = line;
-		r->v[r->n].call = tab1[1] == 'c';
 		r->v[r->n].pattern = tab2 + 1;
 		r->v[r->n].args = NULL;
 		/* to(*device*): a call of to with a name like that inside. */
 		if ((paren = strchr(tab2 + 1, '(')) != NULL) {
 			plen = strlen(paren);
-			if (!r->v[r->n].call || paren == tab2 + 1 ||
+			if (r->v[r->n].kind != R_CALL || paren == tab2 + 1 ||
 			    plen < 3 || paren[plen - 1] != ')')
 				die_usage("%s:%zu: a pattern with '(' is"
 				    " call<TAB>name(argument), as"
@@ -1105,6 +1130,120 @@ uses_between(const struct pysrc *s, size_t first, size_t end,
 }
 
 /*
+ * What the copy and its direct helpers (the module's functions it calls,
+ * and for a method the methods of its class it calls on self or cls) read
+ * from the environment: os.getenv and os.environ literals, and constants
+ * of environment modules, each traced to the variables its definition
+ * reads when the module's file is under the package root.
+ */
+static void
+environment(struct snip *sn)
+{
+	const struct pysrc *s = sn->s;
+	struct envlist consts = { 0 };
+	size_t i, k, t;
+	int d;
+
+	pyenv_reads(s, sn->use_first, sn->use_end, sn->f->name, &sn->env);
+	pyenv_constants(s, sn->use_first, sn->use_end, sn->f->name, &consts);
+	for (d = 0; d < (int)s->ndef; d++) {
+		const struct pydef *h = &s->def[d];
+		int direct = 0;
+
+		if (h->type == PD_CLASS || d == (int)sn->d)
+			continue;
+		if (h->parent < 0)
+			for (k = 0; k < sn->nhelpers && !direct; k++)
+				direct = strcmp(sn->helpers[k], h->name) == 0;
+		else if (sn->method != M_NONE && sn->method != M_STATIC &&
+		    h->parent == sn->f->parent)
+			for (t = sn->use_first; t + 3 < sn->use_end && !direct;
+			    t++)
+				direct = (pysrc_tok_is(s, t, "self") ||
+				    pysrc_tok_is(s, t, "cls")) &&
+				    pysrc_tok_is(s, t + 1, ".") &&
+				    pysrc_tok_is(s, t + 2, h->name) &&
+				    pysrc_tok_is(s, t + 3, "(");
+		if (!direct)
+			continue;
+		{
+			const struct pystmt *z = &s->stmt[s->line[h->end].stmt];
+			size_t first = s->stmt[h->stmt].tok;
+
+			pyenv_reads(s, first, z->tok + z->ntok, h->qualname,
+			    &sn->env);
+			pyenv_constants(s, first, z->tok + z->ntok, h->qualname,
+			    &consts);
+		}
+	}
+	envlist_sort(&consts);
+	for (i = 0; i < consts.n; i++) {
+		const struct envread *c = &consts.v[i];
+		struct pysrc envsrc;
+		size_t before = sn->env.n;
+		uint32_t line = 0;
+
+		char *module = xstrdup(c->module), *from;
+		int hops;
+
+		/* An environment module may take it from another: follow. */
+		for (hops = 0; hops < 3 && read_module(sn, module, &envsrc) ==
+		    0; hops++) {
+			line = pyenv_trace(&envsrc, c->constant, module, c->by,
+			    &sn->env);
+			from = line == 0 ? pyenv_imported_from(&envsrc,
+			    c->constant) : NULL;
+			pysrc_free(&envsrc);
+			if (from == NULL)
+				break;
+			free(module);
+			module = from;
+		}
+		/* Known as a constant, with no variable found. */
+		if (sn->env.n == before)
+			envlist_add(&sn->env, NULL, c->constant, module, c->by,
+			    line);
+		free(module);
+	}
+	envlist_free(&consts);
+	envlist_sort(&sn->env);
+}
+
+/*
+ * Reads and scans the source of module (a.b.env) from under the package
+ * root: a/b/env.py or a/b/env/__init__.py.  Returns 0, or -1 (quietly:
+ * the README says what was not found).
+ */
+static int
+read_module(const struct snip *sn, const char *module, struct pysrc *out)
+{
+	static const char *const tails[] = { ".py", "/__init__.py", NULL };
+	struct strbuf path = { 0 };
+	char *buf;
+	size_t len, i;
+	int gz, rc = -1;
+
+	for (i = 0; tails[i] != NULL && rc < 0; i++) {
+		const char *c;
+
+		path.len = 0;
+		if (strcmp(sn->root, ".") != 0)
+			sb_printf(&path, "%s/", sn->root);
+		for (c = module; *c != '\0'; c++)
+			sb_put(&path, *c == '.' ? "/" : c, 1);
+		sb_puts(&path, tails[i]);
+		if (snip_slurp(path.s, MAX_MODULE, &buf, &len, &gz) != 0)
+			continue;
+		if (pysrc_scan(out, module, buf, len) == 0)
+			rc = 0;
+		else
+			pysrc_free(out);
+	}
+	free(path.s);
+	return rc;
+}
+
+/*
  * Module-level names of the source (defs, classes, assignments) that the
  * copied code uses: they are imported from the production module, so
  * helper calls keep going to production code.
@@ -1255,22 +1394,26 @@ is_keyword(const char *s, size_t n)
 	return 0;
 }
 
-/* The range of the first rule that tokens [from, to) match, or NULL. */
-static const char *
-match(const struct pysrc *s, const struct rules *r, size_t from, size_t to)
+/*
+ * The range of the first rule that tokens [from, to) match, written to out
+ * (a helper rule named "*" names it after the helper called); 0 when none
+ * matches.
+ */
+static int
+match(const struct snip *sn, const struct rules *r, size_t from, size_t to,
+    char *out, size_t outsz)
 {
+	const struct pysrc *s = sn->s;
 	struct strbuf name = { 0 };
-	const char *hit = NULL, *last;
+	const char *hit = NULL, *last, *tx;
 	size_t i, t, u, n;
 
 	for (i = 0; i < r->n && hit == NULL; i++) {
 		for (t = from; t < to && hit == NULL; t++) {
-			const char *tx;
-
 			if (s->tok[t].type != PT_NAME)
 				continue;
 			tx = pysrc_tok(s, t, &n);
-			if (!r->v[i].call) {
+			if (r->v[i].kind == R_NAME) {
 				name.len = 0;
 				sb_put(&name, tx, n);
 				if (fnmatch(r->v[i].pattern, name.s, 0) == 0)
@@ -1284,7 +1427,6 @@ match(const struct pysrc *s, const struct rules *r, size_t from, size_t to)
 				continue;
 			name.len = 0;
 			sb_put(&name, tx, n);
-			last = name.s;
 			for (u = t + 1; u + 1 < to && pysrc_tok_is(s, u, ".") &&
 			    s->tok[u + 1].type == PT_NAME; u += 2) {
 				tx = pysrc_tok(s, u + 1, &n);
@@ -1295,6 +1437,13 @@ match(const struct pysrc *s, const struct rules *r, size_t from, size_t to)
 				continue;
 			last = strrchr(name.s, '.');
 			last = last != NULL ? last + 1 : name.s;
+			if (r->v[i].kind == R_HELPER) {
+				if (is_helper(sn, name.s) &&
+				    fnmatch(r->v[i].pattern, last, 0) == 0)
+					hit = strcmp(r->v[i].range, "*") == 0 ?
+					    last : r->v[i].range;
+				continue;
+			}
 			if ((fnmatch(r->v[i].pattern, name.s, 0) == 0 ||
 			    fnmatch(r->v[i].pattern, last, 0) == 0) &&
 			    (r->v[i].args == NULL ||
@@ -1302,8 +1451,42 @@ match(const struct pysrc *s, const struct rules *r, size_t from, size_t to)
 				hit = r->v[i].range;
 		}
 	}
+	if (hit != NULL)
+		snprintf(out, outsz, "%s", hit);
 	free(name.s);
-	return hit;
+	return hit != NULL;
+}
+
+/*
+ * Whether a called dotted name is a direct helper of the copy: a function
+ * defined at the top of the module (called bare), or for a method one of
+ * its class's methods called on self or cls.
+ */
+static int
+is_helper(const struct snip *sn, const char *called)
+{
+	const struct pysrc *s = sn->s;
+	const char *dot = strchr(called, '.'), *m;
+	size_t i;
+
+	if (dot == NULL) {
+		for (i = 0; i < s->ndef; i++)
+			if (s->def[i].parent < 0 && s->def[i].type != PD_CLASS &&
+			    strcmp(s->def[i].name, called) == 0)
+				return 1;
+		return 0;
+	}
+	if (sn->method == M_NONE || sn->method == M_STATIC ||
+	    strchr(dot + 1, '.') != NULL ||
+	    !((dot - called == 4 && strncmp(called, "self", 4) == 0) ||
+	    (dot - called == 3 && strncmp(called, "cls", 3) == 0)))
+		return 0;
+	m = dot + 1;
+	for (i = 0; i < s->ndef; i++)
+		if (s->def[i].parent == sn->f->parent &&
+		    s->def[i].type != PD_CLASS && strcmp(s->def[i].name, m) == 0)
+			return 1;
+	return 0;
 }
 
 /*
@@ -1434,14 +1617,11 @@ regions(struct snip *sn, const struct rules *r, uint32_t first,
 		return;
 	}
 	for (i = body; i < s->nstmt && s->stmt[i].first <= f->end; i++) {
-		const char *range;
+		char range[128];
 		struct region *prev;
 
-		if (!leaf(sn, i))
-			continue;
-		range = match(s, r, s->stmt[i].tok,
-		    s->stmt[i].tok + s->stmt[i].ntok);
-		if (range == NULL)
+		if (!leaf(sn, i) || !match(sn, r, s->stmt[i].tok,
+		    s->stmt[i].tok + s->stmt[i].ntok, range, sizeof(range)))
 			continue;
 		snprintf(label, sizeof(label), "%s %s", f->name, range);
 		prev = sn->nreg > 0 ? &sn->reg[sn->nreg - 1] : NULL;
@@ -2489,6 +2669,9 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 		md_code(b, cmd.s);
 		sb_puts(b, ").\n\n");
 	}
+	models(sn, b);
+	environment_md(sn, b);
+	api_keys(sn, b);
 	sb_printf(b, "## Smoke run (no Nsight)\n\nFrom the repository root;"
 	    " the runner imports `development.profiling`,\nwhich is not"
 	    " installed, so the repository root goes on `PYTHONPATH`:\n\n"
@@ -2511,6 +2694,137 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	free(rundir);
 	sdiag_free(&d);
 	snipcfg_free(&c);
+}
+
+/* Whether name looks like a secret's: an API key, a token, a password. */
+static int
+secret_name(const char *name)
+{
+	static const char *const words[] = {
+		"api_key", "apikey", "token", "secret", "password",
+		"credential", NULL
+	};
+	char low[128];
+	size_t i;
+
+	if (name == NULL)
+		return 0;
+	for (i = 0; name[i] != '\0' && i + 1 < sizeof(low); i++)
+		low[i] = (char)tolower((unsigned char)name[i]);
+	low[i] = '\0';
+	for (i = 0; words[i] != NULL; i++)
+		if (strstr(low, words[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+/* Whether name looks like a model's: a model, its id, weights. */
+static int
+model_name(const char *name)
+{
+	char low[128];
+	size_t i;
+
+	if (name == NULL)
+		return 0;
+	for (i = 0; name[i] != '\0' && i + 1 < sizeof(low); i++)
+		low[i] = (char)tolower((unsigned char)name[i]);
+	low[i] = '\0';
+	return strstr(low, "model") != NULL || strstr(low, "weights") != NULL ||
+	    strstr(low, "checkpoint") != NULL;
+}
+
+/* One environment read, as a README line. */
+static void
+env_line(const struct envread *e, struct strbuf *b)
+{
+	if (e->var != NULL && e->constant != NULL)
+		sb_printf(b, "- `%s`: sets `%s` of `%s` (its line %u), which"
+		    " `%s` reads.\n", e->var, e->constant, e->module, e->line,
+		    e->by);
+	else if (e->var != NULL)
+		sb_printf(b, "- `%s`: read by `%s` (line %u of the source).\n",
+		    e->var, e->by, e->line);
+	else
+		sb_printf(b, "- `%s` of `%s`, which `%s` reads: %s.\n",
+		    e->constant, e->module, e->by, e->line > 0 ? "no"
+		    " environment variable found in its definition" :
+		    "that module is not under the package root; see it for"
+		    " the variable that sets it");
+}
+
+/* Models: parameters that take one or its id, and their variables. */
+static void
+models(const struct snip *sn, struct strbuf *b)
+{
+	size_t i, n = 0;
+
+	sb_puts(b, "## Models\n\n");
+	for (i = 0; i < sn->npar; i++) {
+		const struct snipin *in = &sn->in[i];
+
+		if (!model_name(sn->par[i].name) || (in->kind != SI_VALUE &&
+		    in->kind != SI_OBJECT))
+			continue;
+		sb_printf(b, "- `%s`: `inputs.%s` in `config.yaml`.\n",
+		    sn->par[i].name, sn->par[i].name);
+		n++;
+	}
+	for (i = 0; i < sn->env.n; i++)
+		if (model_name(sn->env.v[i].var) ||
+		    model_name(sn->env.v[i].constant)) {
+			env_line(&sn->env.v[i], b);
+			n++;
+		}
+	if (n == 0)
+		sb_puts(b, "- None that a parameter or an environment variable"
+		    " names.\n");
+	sb_puts(b, "\n");
+}
+
+/* Environment variables the copy and its direct helpers read. */
+static void
+environment_md(const struct snip *sn, struct strbuf *b)
+{
+	size_t i;
+
+	sb_puts(b, "## Environment variables\n\nWhat the copied code and its"
+	    " direct helpers read from the environment;\na run reads them as"
+	    " production does, so set them as the service would:\n\n");
+	for (i = 0; i < sn->env.n; i++)
+		env_line(&sn->env.v[i], b);
+	if (sn->env.n == 0)
+		sb_puts(b, "- None found in the copied code or its direct"
+		    " helpers.\n");
+	sb_puts(b, "\n");
+}
+
+/* API keys: parameters and variables named like secrets. */
+static void
+api_keys(const struct snip *sn, struct strbuf *b)
+{
+	size_t i, n = 0;
+
+	sb_puts(b, "## API keys\n\n");
+	for (i = 0; i < sn->npar; i++)
+		if (secret_name(sn->par[i].name) &&
+		    sn->in[i].kind == SI_VALUE) {
+			sb_printf(b, "- `%s`: `inputs.%s.value`.\n",
+			    sn->par[i].name, sn->par[i].name);
+			n++;
+		}
+	for (i = 0; i < sn->env.n; i++)
+		if (secret_name(sn->env.v[i].var) ||
+		    secret_name(sn->env.v[i].constant)) {
+			env_line(&sn->env.v[i], b);
+			n++;
+		}
+	if (n == 0)
+		sb_puts(b, "- None that a parameter or an environment variable"
+		    " names.\n\n");
+	else
+		sb_puts(b, "\nKeep them in the environment: a key written into"
+		    " `config.yaml` ends up in\nevery copy of the snippet.\n\n");
 }
 
 /* The README's line on what prepare() gives parameter i. */
@@ -2967,6 +3281,14 @@ put_record(const struct snip *sn, struct jw *w)
 		jw_bool(w, !user_sets(in));
 		jw_end_object(w);
 	}
+	jw_end_array(w);
+	jw_key(w, "environment");
+	jw_begin_array(w);
+	for (i = 0; i < sn->env.n; i++)
+		if (sn->env.v[i].var != NULL && (i == 0 ||
+		    sn->env.v[i - 1].var == NULL ||
+		    strcmp(sn->env.v[i - 1].var, sn->env.v[i].var) != 0))
+			jw_cstring(w, sn->env.v[i].var);
 	jw_end_array(w);
 	jw_key(w, "ranges");
 	jw_begin_array(w);
