@@ -378,7 +378,7 @@ print(out, [D().infer(2), D.make(2)])' "$SNIPS"
 	        )
 	        kwargs = {
 	            "target_device": device,
-	            "images": self._input("images", record, device, "list"),
+	            "images": self._input("images", record, device, "list-numpy"),
 	            "gpu_device": device,
 	        }
 	        return args, kwargs
@@ -414,7 +414,7 @@ print(out[0].flags.writeable, out[0].dtype, out[1].dtype, out[1].is_contiguous()
 	assert_output - <<-'EOF'
 	ndarray float32 True True
 	Tensor torch.float32 cpu torch.Size([4, 4]) torch.Size([4])
-	True cpu cpu cpu 640 1 Tensor
+	True cpu cpu cpu 640 1 ndarray
 	True uint8 torch.uint8 True
 	EOF
 }
@@ -706,6 +706,87 @@ print(float(t.run(p1)) > 0)' "$SNIPS/server-serve/target.py"
 	assert_output '[{"name":"non_max_suppression lines 76-78","first":76,"last":78}]'
 	grep -q '^        with profiling_range_if_cuda("non_max_suppression lines 76-78"' "$SNIPS/loop/target.py"
 	run -0 check_target "$SNIPS/loop/target.py"
+}
+
+@test "-l at module level: the lines become a function's body, the values they read its parameters" {
+	mkdir -p app
+	: > app/__init__.py
+	printf 'def load_model(model_id):\n    return lambda x: x * 2\n' > app/helpers.py
+	cat > app/script.py <<-'PY'
+	"""A script that runs a model on one image."""
+	import numpy as np
+	import torch
+
+	from app.helpers import load_model
+
+	THRESHOLD = 0.5
+
+
+	def postprocess(logits, threshold):
+	    return logits[logits > threshold]
+
+
+	class Config:
+	    size = 16
+
+
+	model = load_model("demo/1")
+	image = np.ones((4, 4, 3), np.float32)
+
+	if __name__ == "__main__":
+	    import argparse
+	    batch = torch.from_numpy(image).permute(2, 0, 1)[None]
+	    logits = model(batch)
+	    kept = postprocess(logits, THRESHOLD)
+	    count = sum(1 for x in kept.flatten() if x > 0)
+	    image = image + count
+	PY
+	run -0 bats_pipe snip-new -D cpu -l 23-27 app/script.py \| jq -c '[.qualname, .first_line, .last_line, [.inputs[] | .name], [.ranges[] | "\(.first)-\(.last) \(.name)"]]'
+	assert_output '["script_lines_23_27",23,27,["image","model","THRESHOLD"],["23-23 script_lines_23_27 layout","24-24 script_lines_23_27 model forward","25-25 script_lines_23_27 postprocess"]]'
+	t="$SNIPS/script-lines-23-27/target.py"
+	run -0 sed -n '/^def script_lines/,/^    return locals()/p' "$t"
+	assert_output - <<-'EOF'
+	def script_lines_23_27(image, model, THRESHOLD):
+	    with profiling_range_if_cuda("script_lines_23_27 layout", device=PROFILE_DEVICE):
+	        batch = torch.from_numpy(image).permute(2, 0, 1)[None]
+	    with profiling_range_if_cuda("script_lines_23_27 model forward", device=PROFILE_DEVICE):
+	        logits = model(batch)
+	    with profiling_range_if_cuda("script_lines_23_27 postprocess", device=PROFILE_DEVICE):
+	        kept = postprocess(logits, THRESHOLD)
+	    count = sum(1 for x in kept.flatten() if x > 0)
+	    image = image + count
+	    return locals()
+	EOF
+	grep -qx 'from app.script import postprocess' "$t"
+	readme="$SNIPS/script-lines-23-27/README.md"
+	grep -qF -- '- lines: 23-27, at module level, made the body of `script_lines_23_27`' "$readme"
+	grep -qF 'they read from the module above them: `image`, `model`, `THRESHOLD`.' "$readme"
+	grep -qF 'Importing `app.script` for its helpers runs its module-level code' "$readme"
+	# The user supplies the model and the threshold; then it runs.
+	cat >> "$t" <<-'PY'
+
+
+	def make_model():
+	    return lambda x: x * 2
+	PY
+	set_input "$SNIPS/script-lines-23-27/config.yaml" model $'call: make_model\n    kwargs: {}'
+	set_input "$SNIPS/script-lines-23-27/config.yaml" THRESHOLD 'value: 0.5'
+	run -0 snip-lint "$SNIPS/script-lines-23-27/config.yaml"
+	need_torch
+	stub_nvtx
+	run -0 env PYTHONPATH=stub:. "$TORCH_PY" -c '
+import importlib.util as u, sys, types, torch
+s = u.spec_from_file_location("t", sys.argv[1])
+m = u.module_from_spec(s)
+s.loader.exec_module(m)
+rec = types.SimpleNamespace(id="dummy-0", path=None, metadata={},
+    image=torch.ones(4, 4, 3))
+out = m.target.run(m.target.prepare(rec, device=torch.device("cpu")))
+print(sorted(out), out["count"])' "$t"
+	assert_output "['THRESHOLD', 'batch', 'count', 'image', 'kept', 'logits', 'model'] 48"
+	# Lines in a class body, outside any method, are refused.
+	run -1 --separate-stderr snip-new -l 15 app/script.py
+	assert_stderr 'snip-new: app/script.py:15: lines 15-15 are in the body of class Config, in no method: give lines of one of its methods, or -n Config.METHOD'
 }
 
 @test "images, device, output directory and module options reach the config" {

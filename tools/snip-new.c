@@ -25,6 +25,7 @@
 #include "base/xalloc.h"
 #include "io/ndjson.h"
 #include "snippet/pyenv.h"
+#include "snippet/pyscope.h"
 #include "snippet/pysrc.h"
 #include "snippet/snipcfg.h"
 #include "snippet/snipin.h"
@@ -101,6 +102,13 @@ struct snip {
 	struct envlist		 env;
 	char			*strip, *unit;
 	int			 method, returns, yields;
+	/* The source lines copied; with -l at module level, the lines made
+	 * the body of a function appended to the source (mod_first != 0):
+	 * its line L is source line L - shift, its parameters the names
+	 * the lines read from before them. */
+	uint32_t		 first_line, last_line;
+	uint32_t		 mod_first, mod_last, orig_lines, shift;
+	struct names		 modparams;
 	char			*owner;		/* the class of a method */
 	struct strbuf		 dropped;	/* decorators left out */
 	struct strbuf		 skipped;	/* imports not copied */
@@ -112,6 +120,9 @@ static const char *oflag = DEFAULT_DIR, *pflag, *rflag;
 
 static void	usage(void) __attribute__((noreturn));
 static size_t	pick(const struct pysrc *, uint32_t *, uint32_t *);
+static void	module_lines(struct snip *, struct pysrc *, uint32_t,
+		    uint32_t);
+static uint32_t	source_line(const struct snip *, uint32_t);
 static char	*module_of(const char *, char **);
 static char	*name_below(const char *, size_t);
 static char	*lexical_path(const char *);
@@ -155,6 +166,7 @@ static void	imports(struct snip *, struct strbuf *, struct strbuf *,
 static void	put_import(const struct snip *, size_t, struct strbuf *,
 		    struct strbuf *);
 static void	import_blocks(struct snip *);
+static int	is_modparam(const struct snip *, const char *, size_t);
 static int	is_import(const struct pysrc *, size_t);
 static int	import_used(const struct snip *, size_t);
 static int	copy_uses(const struct snip *, const char *, size_t);
@@ -345,9 +357,18 @@ main(int argc, char *argv[])
 		    " README's commands put %s on PYTHONPATH; if production"
 		    " imports it by another name, give -m", sn.file,
 		    sn.module, sn.root, sn.root);
+	sha256_init(&h);
+	sha256_update(&h, src.text, src.len);
+	sha256_hex(&h, sn.sha);
 	sn.s = &src;
 	sn.d = pick(&src, &first, &last);
+	if (sn.d == SIZE_MAX) {
+		module_lines(&sn, &src, first, last);
+		first = last = 0;
+	}
 	sn.f = &src.def[sn.d];
+	sn.first_line = sn.mod_first != 0 ? sn.mod_first : sn.f->decorator;
+	sn.last_line = sn.mod_first != 0 ? sn.mod_last : sn.f->end;
 	if (sn.f->type == PD_CLASS)
 		die("%s:%u: %s is a class: name one of its methods", src.name,
 		    sn.f->line, sn.f->qualname);
@@ -373,9 +394,6 @@ main(int argc, char *argv[])
 	sn.target = snip_path_join(sn.folder, "target.py");
 	sn.readme = snip_path_join(sn.folder, "README.md");
 
-	sha256_init(&h);
-	sha256_update(&h, src.text, src.len);
-	sha256_hex(&h, sn.sha);
 	dir = xstrdup(sn.file);
 	if ((slash = strrchr(dir, '/')) != NULL)
 		*slash = '\0';
@@ -438,6 +456,7 @@ main(int argc, char *argv[])
 	free(sn.helpers);
 	free(sn.blk);
 	envlist_free(&sn.env);
+	names_free(&sn.modparams);
 	free(sn.module);
 	free(sn.root);
 	free(sn.profile);
@@ -473,7 +492,9 @@ main(int argc, char *argv[])
 
 /*
  * The definition -n and -l name.  With -l, *first and *last become the
- * widened range, or 0 when it holds the def line (the whole function).
+ * widened range, or 0 when it holds the def line (the whole function);
+ * SIZE_MAX when -l alone names module-level lines, which *first and *last
+ * then hold.
  */
 static size_t
 pick(const struct pysrc *s, uint32_t *first, uint32_t *last)
@@ -482,6 +503,23 @@ pick(const struct pysrc *s, uint32_t *first, uint32_t *last)
 	size_t i, found = 0, n = 0;
 	int d;
 
+	if (*first != 0 && nflag == NULL) {
+		uint32_t a, b;
+
+		if (pysrc_select_lines(s, *first, *last, &a, &b) < 0)
+			exit(1);
+		d = pysrc_enclosing(s, a, b);
+		if (d < 0) {
+			*first = a;
+			*last = b;
+			return SIZE_MAX;
+		}
+		if (s->def[d].type == PD_CLASS)
+			die("%s:%u: lines %u-%u are in the body of class %s,"
+			    " in no method: give lines of one of its methods,"
+			    " or -n %s.METHOD", s->name, a, *first, *last,
+			    s->def[d].qualname, s->def[d].qualname);
+	}
 	if (*first != 0) {
 		d = pysrc_select(s, *first, *last, nflag, first, last);
 		if (d < 0)
@@ -504,6 +542,96 @@ pick(const struct pysrc *s, uint32_t *first, uint32_t *last)
 		    s->name, nflag, n, lines.s);
 	free(lines.s);
 	return found;
+}
+
+/*
+ * -l at module level: lines first-last become the body of a function
+ * appended to the source (so that every later step reads it as a def of
+ * the module), whose parameters are the names the lines read before they
+ * bind them and that the module binds by a value before (not by an
+ * import or a def, which come as imports and helpers); it returns
+ * locals(), what the lines made.  *src is replaced by the longer source.
+ */
+static void
+module_lines(struct snip *sn, struct pysrc *src, uint32_t first,
+    uint32_t last)
+{
+	struct names reads = { 0 }, bound = { 0 };
+	struct strbuf text = { 0 }, strip = { 0 }, name = { 0 };
+	struct pysrc longer;
+	const struct pyline *fl;
+	uint32_t k, i0 = UINT32_MAX, i1 = 0;
+	size_t i;
+	const char *stem;
+	int d;
+
+	for (k = first; k <= last; k++)
+		if (src->line[k].stmt != UINT32_MAX) {
+			if (i0 == UINT32_MAX)
+				i0 = src->line[k].stmt;
+			i1 = src->line[k].stmt;
+		}
+	if (i0 == UINT32_MAX)
+		die("%s: lines %u-%u hold no statement", src->name, first,
+		    last);
+	pyscope_range(src, i0, i1, &reads, &bound);
+	for (i = 0; i < reads.n; i++)
+		if (pyscope_binding(src, reads.v[i], i0, i1) == PB_VALUE) {
+			sn->modparams.v = xreallocarray(sn->modparams.v,
+			    sn->modparams.n + 1, sizeof(char *));
+			sn->modparams.v[sn->modparams.n++] =
+			    xstrdup(reads.v[i]);
+		}
+	stem = strrchr(sn->module, '.');
+	stem = stem != NULL ? stem + 1 : sn->module;
+	sb_printf(&name, "%s_lines_%u_%u", stem, first, last);
+	fl = &src->line[src->stmt[i0].first];
+	sb_put(&strip, src->text + fl->off, fl->ws);
+	if (strip.s == NULL)
+		sb_puts(&strip, "");
+
+	sb_put(&text, src->text, src->len);
+	if (text.len > 0 && text.s[text.len - 1] != '\n' &&
+	    text.s[text.len - 1] != '\r')
+		sb_puts(&text, "\n");
+	sb_printf(&text, "\n\ndef %s(", name.s);
+	for (i = 0; i < sn->modparams.n; i++)
+		sb_printf(&text, "%s%s", i > 0 ? ", " : "",
+		    sn->modparams.v[i]);
+	sb_puts(&text, "):\n");
+	pysrc_copy_lines(src, first, last, strip.s, "", "    ", &text.s,
+	    &text.len, &text.cap);
+	sb_puts(&text, "    return locals()\n");
+
+	sn->mod_first = first;
+	sn->mod_last = last;
+	sn->orig_lines = src->nline;
+	if (pysrc_scan(&longer, src->name, text.s, text.len) < 0)
+		die("%s: lines %u-%u as a function's body do not scan: %s",
+		    src->name, first, last, longer.err);
+	for (d = (int)longer.ndef - 1; d >= 0; d--)
+		if (longer.def[d].parent < 0 &&
+		    strcmp(longer.def[d].name, name.s) == 0)
+			break;
+	if (d < 0)
+		die("%s: lines %u-%u: the function made of them is lost",
+		    src->name, first, last);
+	sn->shift = longer.def[d].line + 1 - first;
+	sn->d = (size_t)d;
+	pysrc_free(src);
+	*src = longer;
+	names_free(&reads);
+	names_free(&bound);
+	free(strip.s);
+	free(name.s);
+}
+
+/* The source's line number of line L of the source snip-new reads. */
+static uint32_t
+source_line(const struct snip *sn, uint32_t line)
+{
+	return sn->mod_first != 0 && line > sn->orig_lines ? line - sn->shift :
+	    line;
 }
 
 /*
@@ -1206,6 +1334,9 @@ environment(struct snip *sn)
 		free(module);
 	}
 	envlist_free(&consts);
+	for (i = 0; i < sn->env.n; i++)
+		if (sn->env.v[i].constant == NULL)
+			sn->env.v[i].line = source_line(sn, sn->env.v[i].line);
 	envlist_sort(&sn->env);
 }
 
@@ -1265,7 +1396,8 @@ helpers(struct snip *sn)
 		const struct pystmt *st = &s->stmt[i];
 		size_t at = st->tok;
 
-		if (st->cols != 0 || st->ntok < 2)
+		if (st->cols != 0 || st->ntok < 2 || (sn->mod_first != 0 &&
+		    st->first >= sn->mod_first && st->first <= sn->mod_last))
 			continue;
 		if (pysrc_tok_is(s, at, "def") || pysrc_tok_is(s, at, "class"))
 			at++;
@@ -1281,7 +1413,7 @@ helpers(struct snip *sn)
 		if (is_keyword(name, n) || (f->parent < 0 &&
 		    strlen(f->name) == n && memcmp(f->name, name, n) == 0))
 			continue;
-		if (!copy_uses(sn, name, n))
+		if (!copy_uses(sn, name, n) || is_modparam(sn, name, n))
 			continue;
 		for (k = 0; k < sn->nhelpers; k++)
 			if (strlen(sn->helpers[k]) == n &&
@@ -1291,6 +1423,19 @@ helpers(struct snip *sn)
 			sn->helpers[sn->nhelpers++] = xmemdup(name, n);
 	}
 	xqsort(sn->helpers, sn->nhelpers, sizeof(char *), cmp_str);
+}
+
+/* Whether name is a parameter of the function module_lines() made. */
+static int
+is_modparam(const struct snip *sn, const char *name, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < sn->modparams.n; i++)
+		if (strlen(sn->modparams.v[i]) == n &&
+		    memcmp(sn->modparams.v[i], name, n) == 0)
+			return 1;
+	return 0;
 }
 
 /*
@@ -1315,6 +1460,11 @@ import_blocks(struct snip *sn)
 		while (j + 1 < s->nstmt && (s->stmt[j + 1].cols > 0 ||
 		    is_clause(s, j + 1)))
 			j++;
+		/* The lines copied, or a script's main block: not imports. */
+		if ((sn->mod_first != 0 && s->stmt[i].first <= sn->mod_last &&
+		    s->stmt[j].last >= sn->mod_first) ||
+		    pysrc_tok_is(s, s->stmt[i].tok + 1, "__name__"))
+			continue;
 		needed = 0;
 		for (k = i + 1; k <= j && !needed; k++)
 			needed = is_import(s, k) &&
@@ -1685,7 +1835,9 @@ imports(struct snip *sn, struct strbuf *future, struct strbuf *out,
 			continue;
 		if (st->cols == 0)
 			put_import(sn, i, future, out);
-		else if (pysrc_enclosing(s, st->first, st->first) < 0)
+		else if (pysrc_enclosing(s, st->first, st->first) < 0 &&
+		    !(sn->mod_first != 0 && st->first >= sn->mod_first &&
+		    st->first <= sn->mod_last))
 			sb_printf(&sn->skipped, "%s%u",
 			    sn->skipped.len ? ", " : "", st->first);
 	}
@@ -1822,7 +1974,8 @@ target_py(struct snip *sn, struct strbuf *b)
 	py_text(b, s->name);
 	sb_printf(b, " lines %u-%u by snip-new;\nREADME.md says where the code"
 	    " comes from and what was assumed.  The\nproduction module is"
-	    " imported, never edited.\n\"\"\"\n", f->decorator, f->end);
+	    " imported, never edited.\n\"\"\"\n", sn->first_line,
+	    sn->last_line);
 	if (future.len > 0)
 		sb_put(b, future.s, future.len);
 	sb_puts(b, "\n");
@@ -1865,7 +2018,7 @@ target_py(struct snip *sn, struct strbuf *b)
 	    " prepare() sets it.\n%s: Any = None\n\n\n", sn->devvar);
 	sb_puts(b, "# Copied from ");
 	py_text(b, s->name);
-	sb_printf(b, " lines %u-%u", f->decorator, f->end);
+	sb_printf(b, " lines %u-%u", sn->first_line, sn->last_line);
 	sb_puts(b, sn->nreg > 0 ? "; NVTX ranges added.\n" : ".\n");
 	copy_def(sn, b);
 	sb_puts(b, "\n\n");
@@ -2264,8 +2417,8 @@ static const char *const input_methods[] = {
 "\n"
 "        if want == \"str\":\n"
 "            return str(value)\n"
-"        if want == \"list\":\n"
-"            return [self._placed(value, device, \"any\")]\n"
+"        if want.startswith(\"list-\"):\n"
+"            return [self._placed(value, device, want[5:])]\n"
 "        if want == \"numpy\" and isinstance(value, torch.Tensor):\n"
 "            value = value.detach().cpu().numpy()\n"
 "        if isinstance(value, np.ndarray):\n"
@@ -2573,21 +2726,44 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	md_code(b, s->name);
 	sb_printf(b, " (module `%s`, package root ", sn->module);
 	md_code(b, sn->root);
-	sb_printf(b, ")\n"
-	    "- definition: `%s`, %s, lines %u-%u (def line %u)\n"
-	    "- sha256 of the source: `%s`\n"
+	sb_puts(b, ")\n");
+	if (sn->mod_first != 0)
+		sb_printf(b, "- lines: %u-%u, at module level, made the body of"
+		    " `%s`\n", sn->mod_first, sn->mod_last, f->name);
+	else
+		sb_printf(b, "- definition: `%s`, %s, lines %u-%u (def line"
+		    " %u)\n", f->qualname, f->type == PD_DEF ? "def" :
+		    "async def", f->decorator, f->end, f->line);
+	sb_printf(b, "- sha256 of the source: `%s`\n"
 	    "- git commit: %s%s%s\n"
-	    "- generated by: snip-new\n\n", f->qualname, f->type == PD_DEF ? "def" : "async def",
-	    f->decorator, f->end, f->line, sn->sha,
+	    "- generated by: snip-new\n\n", sn->sha,
 	    sn->git != NULL ? "`" : "", sn->git != NULL ? sn->git :
 	    "unknown (the source is not in a git work tree)",
 	    sn->git != NULL ? "`" : "");
-	sb_printf(b, "## What target.py holds\n\n"
-	    "- `%s` copied with its direct control flow, dedented to the"
-	    " top level.\n", f->name);
+	if (sn->mod_first != 0) {
+		sb_printf(b, "## What target.py holds\n\n- Source lines %u-%u,"
+		    " as the body of a function `%s`, which\n  returns"
+		    " `locals()`: what the lines made.  ", sn->mod_first,
+		    sn->mod_last, f->name);
+		if (sn->modparams.n == 0)
+			sb_puts(b, "They read no value from the module above"
+			    " them.\n");
+		else {
+			sb_puts(b, "Its parameters are the values\n  they read"
+			    " from the module above them:");
+			for (i = 0; i < sn->modparams.n; i++)
+				sb_printf(b, "%s `%s`", i > 0 ? "," : "",
+				    sn->modparams.v[i]);
+			sb_puts(b, ".\n");
+		}
+	} else
+		sb_printf(b, "## What target.py holds\n\n"
+		    "- `%s` copied with its direct control flow, dedented to"
+		    " the top level.\n", f->name);
 	for (i = 0; i < sn->nreg; i++)
 		sb_printf(b, "- NVTX range `%s` around source lines %u-%u.\n",
-		    sn->reg[i].label, sn->reg[i].first, sn->reg[i].last);
+		    sn->reg[i].label, source_line(sn, sn->reg[i].first),
+		    source_line(sn, sn->reg[i].last));
 	if (sn->nreg == 0)
 		sb_puts(b, "- No NVTX ranges inside the function: no statement"
 		    " matched the range table.\n  The runner's `profile-target`"
@@ -2605,6 +2781,10 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	sb_puts(b, "## Assumptions and differences from production\n\n");
 	for (i = 0; i < sn->npar; i++)
 		input_line(sn, i, b);
+	if (sn->mod_first != 0 && sn->nhelpers > 0)
+		sb_printf(b, "- Importing `%s` for its helpers runs its"
+		    " module-level code, these lines'\n  surroundings included,"
+		    " as any import of it does.\n", sn->module);
 	if (f->parent >= 0 && s->def[f->parent].type != PD_CLASS)
 		sb_printf(b, "- `%s` is nested in `%s`; names it takes from"
 		    " there must be supplied.\n", f->name,
@@ -2836,7 +3016,9 @@ input_line(const struct snip *sn, size_t i, struct strbuf *b)
 	static const char *const wants[][2] = {
 		{ "torch", ", as a torch tensor on the device" },
 		{ "numpy", ", as a numpy array" },
-		{ "list", ", in a list of one" },
+		{ "list-torch", ", in a list of one, as a torch tensor on the"
+		    " device" },
+		{ "list-numpy", ", in a list of one, as a numpy array" },
 		{ "str", ", as a string" },
 		{ "any", ", a tensor moved to the device" },
 	};
@@ -3255,9 +3437,9 @@ put_record(const struct snip *sn, struct jw *w)
 	jw_key(w, "qualname");
 	jw_cstring(w, sn->f->qualname);
 	jw_key(w, "first_line");
-	jw_uint(w, sn->f->decorator);
+	jw_uint(w, sn->first_line);
 	jw_key(w, "last_line");
-	jw_uint(w, sn->f->end);
+	jw_uint(w, sn->last_line);
 	jw_key(w, "sha256");
 	jw_cstring(w, sn->sha);
 	jw_key(w, "git_commit");
@@ -3297,9 +3479,9 @@ put_record(const struct snip *sn, struct jw *w)
 		jw_key(w, "name");
 		jw_cstring(w, sn->reg[i].label);
 		jw_key(w, "first");
-		jw_uint(w, sn->reg[i].first);
+		jw_uint(w, source_line(sn, sn->reg[i].first));
 		jw_key(w, "last");
-		jw_uint(w, sn->reg[i].last);
+		jw_uint(w, source_line(sn, sn->reg[i].last));
 		jw_end_object(w);
 	}
 	jw_end_array(w);

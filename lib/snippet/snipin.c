@@ -239,14 +239,18 @@ snipin_classify(struct snipin *in, const char *name, const char *annotation,
 	}
 	if (in_list(name, images_names) || suffix_in(name, images_names)) {
 		in->field = xstrdup("image");
-		in->want = "list";
+		in->want = strcmp(array_want(a), "torch") == 0 ? "list-torch" :
+		    "list-numpy";
 		return;
 	}
 	if (in_list(name, image_names) || has_suffix(name, "_image") ||
 	    has_suffix(name, "_img") || has_suffix(name, "_frame") ||
 	    ann_has(a, "Image")) {
+		/* Unless a tensor, an image is what cv2 and the images
+		 * source have: a numpy array. */
 		in->field = xstrdup("image");
-		in->want = array_want(a);
+		in->want = strcmp(array_want(a), "torch") == 0 ? "torch" :
+		    "numpy";
 		return;
 	}
 	if (dummy && (strcmp(name, "tensor") == 0 ||
@@ -309,7 +313,8 @@ tensor(struct snipin *in, const char *name, const char *a)
 	in->want = strcmp(array_want(a), "numpy") == 0 ? "numpy" : "torch";
 	if (a != NULL && (ann_has(a, "List") || ann_has(a, "list") ||
 	    ann_has(a, "Sequence") || ann_has(a, "Iterable")))
-		in->want = "list";
+		in->want = strcmp(in->want, "numpy") == 0 ? "list-numpy" :
+		    "list-torch";
 	sb_printf(&h, "the shape of %s%s%s%s, such as [1, 3, 640, 640]", name,
 	    a != NULL ? " (" : "", a != NULL ? a : "", a != NULL ? ")" : "");
 	in->hint = h.s;

@@ -41,8 +41,8 @@ struct snipin {
 	/* SI_FIELD: the field; SI_OBJECT: what to call, or NULL (unset). */
 	char	*field, *call;
 	/* How the copy takes arrays: "torch" (on the device), "numpy",
-	 * "list" (a list of one), "str" or "any" (as the source gives it,
-	 * a tensor moved to the device). */
+	 * "list-torch" or "list-numpy" (a list of one), "str" or "any" (as
+	 * the source gives it, a tensor moved to the device). */
 	const char *want;
 	int	 kwargs_set;	/* SI_OBJECT: known to need no arguments */
 	/* What the user must supply, for a comment and the README; NULL
