@@ -789,6 +789,38 @@ print(sorted(out), out["count"])' "$t"
 	assert_stderr 'snip-new: app/script.py:15: lines 15-15 are in the body of class Config, in no method: give lines of one of its methods, or -n Config.METHOD'
 }
 
+@test "names from the source stay in their place in target.py, config.yaml and README.md" {
+	command -v python3 >/dev/null || skip "no python3"
+	d=$'odd"""`dir\n# not a heading'
+	mkdir -p "$d"
+	cat > "$d/mod.py" <<-'PY'
+	class K:
+	    @staticmethod  # `not code`
+	    def f(image, scale: "A`B<b>*c*\"\"\" [x](y)", n: 'int'):
+	        return image
+	PY
+	run -0 snip-new -m pkg.mod -n K.f -p odd "$d/mod.py"
+	t="$SNIPS/odd/target.py"
+	python3 -m py_compile "$t"
+	# The path is the docstring's text, not code: the module holds the
+	# docstring, the imports, the copy, the target class and its instance.
+	run -0 python3 -c '
+import ast, sys
+tree = ast.parse(open(sys.argv[1]).read())
+doc = ast.get_docstring(tree)
+print("Copied from odd\"\"\"`dir\n# not a heading/mod.py lines 2-4" in doc)
+print([type(n).__name__ for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))])' "$t"
+	assert_output $'True\n[\'Expr\', \'AnnAssign\', \'FunctionDef\', \'ClassDef\', \'Assign\']'
+	run -0 python3 -c 'import yaml, sys; print(yaml.safe_load(open(sys.argv[1]))["inputs"])' "$SNIPS/odd/config.yaml"
+	assert_output "{'image': {'from': 'image'}, 'scale': {'value': None}, 'n': {'value': None}}"
+	readme="$SNIPS/odd/README.md"
+	run -1 grep -c '^# not a heading' "$readme"
+	assert_output 0
+	grep -qF -- '- source: `` odd"""`dir'$'\xef\xbf\xbd''# not a heading/mod.py `` (module `pkg.mod`' "$readme"
+	grep -qF -- '- Decorators left out: `@staticmethod`.' "$readme"
+	grep -qF -- '- `inputs.scale.value`: a value for scale ("A\`B\<b\>\*c\*\\"\\"\\" \[x\](y)").' "$readme"
+}
+
 @test "images, device, output directory and module options reach the config" {
 	mkdir imgs
 	run -0 snip-new -D cpu -i imgs -o snips -m prod.post -n box_iou -p iou "$SRC"

@@ -1158,13 +1158,13 @@ method_kind(struct snip *sn)
 	for (i = 0; i < f->stmt; i++)
 		if (s->stmt[i].first >= f->decorator &&
 		    dropped_decorator(s, i)) {
-			const struct pytok *a = &s->tok[s->stmt[i].tok];
-			const struct pytok *z = &s->tok[s->stmt[i].tok +
-			    s->stmt[i].ntok - 1];
+			char *text = token_text(s, s->stmt[i].tok,
+			    s->stmt[i].tok + s->stmt[i].ntok);
 
-			sb_printf(&sn->dropped, "%s`%.*s`",
-			    sn->dropped.len > 0 ? ", " : "",
-			    (int)(z->off + z->len - a->off), s->text + a->off);
+			if (sn->dropped.len > 0)
+				sb_puts(&sn->dropped, ", ");
+			md_code(&sn->dropped, text);
+			free(text);
 		}
 	if (f->parent < 0 || s->def[f->parent].type != PD_CLASS)
 		return;
