@@ -49,6 +49,12 @@ check_target() {
 	assert_stderr 'snip-new: my-tools/x.py: no module name in the path (a .py file whose folders up to its package root are identifiers): give -m'
 	run -2 --separate-stderr snip-new -n nms x.txt
 	assert_stderr --partial 'no module name in the path'
+	run -2 --separate-stderr snip-new -n nms -m 'os; import sys' "$SRC"
+	assert_stderr 'snip-new: -m: module is no dotted Python name: os; import sys'
+	run -2 --separate-stderr snip-new -n nms -o $'snips\n' "$SRC"
+	assert_stderr 'snip-new: -o: the directory has a control character'
+	run -2 --separate-stderr snip-new -n nms -i $'imgs\r' "$SRC"
+	assert_stderr 'snip-new: -i: the directory has a control character'
 	[ ! -e "$SNIPS" ]
 }
 
