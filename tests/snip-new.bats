@@ -296,6 +296,7 @@ print(out, [D().infer(2), D.make(2)])' "$SNIPS"
 	    async def embed_all(self, images, device):
 	        if images is None:
 	            raise ValueError("no images")
+	        validate_images(images)
 	        assert len(images) > 0, "empty"
 	        out = []
 	        for image in images:
@@ -318,11 +319,11 @@ print(out, [D().infer(2), D.make(2)])' "$SNIPS"
 	PY
 	run -0 bats_pipe snip-new -n Embedder.embed_all pkg/enc.py \| jq -r '.ranges[] | "\(.first)-\(.last) \(.name)"'
 	assert_output - <<-'EOF'
-	11-11 embed_all preprocess
-	12-12 embed_all host-to-device copy
-	15-15 embed_all encoder
-	19-19 embed_all model forward
-	20-20 embed_all filter
+	12-12 embed_all preprocess
+	13-13 embed_all host-to-device copy
+	16-16 embed_all encoder
+	20-20 embed_all model forward
+	21-21 embed_all filter
 	EOF
 	t="$SNIPS/embedder-embed-all/target.py"
 	# Each range sits at its statement's depth, inside the loop and blocks.
@@ -335,6 +336,7 @@ print(out, [D().infer(2), D.make(2)])' "$SNIPS"
 	grep -qx '        if keep.any(): out.append(logits\[keep\].cpu())' "$t"
 	grep -qx '        return self._model(x)' "$t"
 	grep -qx '        raise ValueError("no images")' "$t"
+	grep -qx '    validate_images(images)' "$t"
 	run -0 check_target "$t"
 }
 

@@ -1770,8 +1770,10 @@ regions(struct snip *sn, const struct rules *r, uint32_t first,
 		char range[128];
 		struct region *prev;
 
+		/* A range named "-" is validation's: none. */
 		if (!leaf(sn, i) || !match(sn, r, s->stmt[i].tok,
-		    s->stmt[i].tok + s->stmt[i].ntok, range, sizeof(range)))
+		    s->stmt[i].tok + s->stmt[i].ntok, range, sizeof(range)) ||
+		    strcmp(range, "-") == 0)
 			continue;
 		snprintf(label, sizeof(label), "%s %s", f->name, range);
 		prev = sn->nreg > 0 ? &sn->reg[sn->nreg - 1] : NULL;
