@@ -804,7 +804,7 @@ print(sorted(out), out["count"])' "$t"
 	cat > "$d/mod.py" <<-'PY'
 	class K:
 	    @staticmethod  # `not code`
-	    def f(image, scale: "A`B<b>*c*\"\"\" [x](y)", n: 'int'):
+	    def f(image, scale: "A`B<b>*c*\"\"\" [x](y)", n: 'int', on):
 	        return image
 	PY
 	run -0 snip-new -m pkg.mod -n K.f -p odd "$d/mod.py"
@@ -820,7 +820,8 @@ print("Copied from odd\"\"\"`dir\n# not a heading/mod.py lines 2-4" in doc)
 print([type(n).__name__ for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))])' "$t"
 	assert_output $'True\n[\'Expr\', \'AnnAssign\', \'FunctionDef\', \'ClassDef\', \'Assign\']'
 	run -0 python3 -c 'import yaml, sys; print(yaml.safe_load(open(sys.argv[1]))["inputs"])' "$SNIPS/odd/config.yaml"
-	assert_output "{'image': {'from': 'image'}, 'scale': {'value': None}, 'n': {'value': None}}"
+	assert_output "{'image': {'from': 'image'}, 'scale': {'value': None}, 'n': {'value': None}, 'on': {'value': None}}"
+	grep -qx '  "on":' "$SNIPS/odd/config.yaml"
 	readme="$SNIPS/odd/README.md"
 	run -1 grep -c '^# not a heading' "$readme"
 	assert_output 0
