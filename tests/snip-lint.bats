@@ -252,3 +252,68 @@ lint_text() {
 	run -0 snip-lint -h "$f"
 	assert_output --partial "profile_name '..' is . or ..: runs would go to"
 }
+
+@test "inputs: each entry's form, what is left unset, and what the data source lacks" {
+	head='profile_name: p
+target: {name: smoke-tensor}
+'
+	lint_text "${head}data_source: {name: dummy, include_image: false}
+inputs:
+  a: {from: image}
+  b: {from: path}
+  c: {from: metadata.scores}
+  d: {from: metadata.labels}
+  e: {from: pixels}
+  f: {shape: [1, -2], dtype: float8}
+  g: {shape: 3}
+  h: {shape: [65536, 65536, 2]}
+  i: {value: 1, call: x}
+  j: {colour: red}
+  k: {call: 'a b', kwargs: []}
+  l: [1]
+  m: {value: 0, kind: x}
+  n: {call: ok.Name}
+"
+	assert_output - <<-EOF
+	$BATS_TEST_TMPDIR/c.yaml:5:13: error: inputs.a: the dummy data source makes no image with include_image false [input-source]
+	$BATS_TEST_TMPDIR/c.yaml:6:13: error: inputs.b: the dummy data source has no file path: use the images data source (snip-new -i DIR) with a directory of image files [input-source]
+	$BATS_TEST_TMPDIR/c.yaml:8:13: error: inputs.d: the dummy data source's metadata holds tensor, scores and boxes, not labels: give d a shape and dtype instead [input-source]
+	$BATS_TEST_TMPDIR/c.yaml:9:13: error: inputs.e.from: 'pixels' is no record field (image, path, bytes, id, record or metadata.KEY) [input]
+	$BATS_TEST_TMPDIR/c.yaml:10:18: error: inputs.f.shape: a size is an integer of 0 or more [input]
+	$BATS_TEST_TMPDIR/c.yaml:10:30: error: inputs.f.dtype is one of float32, float16, bfloat16, float64, int64, int32, int16, int8, uint8 or bool [input]
+	$BATS_TEST_TMPDIR/c.yaml:11:14: error: inputs.g.shape must be a list of sizes, not int [input]
+	$BATS_TEST_TMPDIR/c.yaml:12:14: error: inputs.h.shape holds more than 2147483648 elements [input]
+	$BATS_TEST_TMPDIR/c.yaml:13:17: error: inputs.i: one of from, shape, value or call, not both value and call [input]
+	$BATS_TEST_TMPDIR/c.yaml:14:6: error: inputs.j: give one of from, shape, value or call [input]
+	$BATS_TEST_TMPDIR/c.yaml:14:7: warning: unknown key 'inputs.j.colour' is ignored by prepare() [unknown-key]
+	$BATS_TEST_TMPDIR/c.yaml:15:13: error: inputs.k.call must be a name target.py imports, such as ObjectDetectionModel [input]
+	$BATS_TEST_TMPDIR/c.yaml:15:28: error: inputs.k.kwargs must be a mapping, not list [input]
+	$BATS_TEST_TMPDIR/c.yaml:16:6: error: inputs.l must be a mapping with one of from, shape, value or call, not list [input]
+	$BATS_TEST_TMPDIR/c.yaml:17:17: warning: unknown key 'inputs.m.kind' is ignored by prepare() [unknown-key]
+	$BATS_TEST_TMPDIR/c.yaml:18:7: error: inputs.n.kwargs is unset: give the keyword arguments of the call that makes n ({} for none) [input-unset]
+	EOF
+	# The images source: a path, bytes and (decoded) an image; no metadata.
+	mkdir -p "$BATS_TEST_TMPDIR/imgs"
+	lint_text "${head}data_source: {name: images, directory: $BATS_TEST_TMPDIR/imgs, decode: false}
+inputs:
+  a: {from: path}
+  b: {from: bytes}
+  c: {from: metadata.tensor}
+  d: {from: image}
+  e: {from: id}
+"
+	assert_output --partial "c.yaml:7:13: error: inputs.c: the images data source's records have no metadata: give c a shape and dtype, or use the dummy data source [input-source]"
+	assert_output --partial "c.yaml:8:13: error: inputs.d: the images data source decodes no image with decode false: take the path or the bytes instead [input-source]"
+	refute_output --partial 'inputs.a'
+	refute_output --partial 'inputs.b'
+	refute_output --partial 'inputs.e'
+	# Not a mapping at all; and an empty section is none.
+	lint_text "${head}data_source: {name: dummy}
+inputs: [a, b]
+"
+	assert_output "$BATS_TEST_TMPDIR/c.yaml:4:9: error: inputs must be a mapping of the copied function's parameters, not list [input]"
+	lint_text "${head}data_source: {name: dummy}
+inputs:
+"
+	assert_output ''
+}

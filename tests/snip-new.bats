@@ -44,8 +44,17 @@ check_target() {
 	assert_stderr --partial 'profile name is invalid'
 	run -2 --separate-stderr snip-new -n nms -D 'cuda 0' "$SRC"
 	run -2 --separate-stderr snip-new -l 0 "$SRC"
-	run -2 --separate-stderr snip-new -n nms ../elsewhere.py
+	mkdir my-tools && : > my-tools/__init__.py
+	run -2 --separate-stderr snip-new -n nms my-tools/x.py
+	assert_stderr 'snip-new: my-tools/x.py: no module name in the path (a .py file whose folders up to its package root are identifiers): give -m'
+	run -2 --separate-stderr snip-new -n nms x.txt
 	assert_stderr --partial 'no module name in the path'
+	run -2 --separate-stderr snip-new -n nms -m 'os; import sys' "$SRC"
+	assert_stderr 'snip-new: -m: module is no dotted Python name: os; import sys'
+	run -2 --separate-stderr snip-new -n nms -o $'snips\n' "$SRC"
+	assert_stderr 'snip-new: -o: the directory has a control character'
+	run -2 --separate-stderr snip-new -n nms -i $'imgs\r' "$SRC"
+	assert_stderr 'snip-new: -i: the directory has a control character'
 	[ ! -e "$SNIPS" ]
 }
 
@@ -82,7 +91,7 @@ check_target() {
 		assert_output ok
 	done
 	# The static method loses its decorator; the README says so.
-	run -1 grep -c staticmethod "$SNIPS/detectionpostprocessor-area/target.py"
+	run -1 grep -c staticmethod < <(copied "$SNIPS/detectionpostprocessor-area/target.py")
 	assert_output 0
 	grep -F 'Decorators left out: `@staticmethod`.' "$SNIPS/detectionpostprocessor-area/README.md"
 }
@@ -129,6 +138,7 @@ check_target() {
 	grep -qx 'from inference.core.utils.image_utils import ensure_rgb' "$SNIPS/letterbox-image/target.py"
 	grep -qx 'from __future__ import annotations' "$SNIPS/letterbox-image/target.py"
 	grep -F 'not copied (source lines: 19)' "$SNIPS/letterbox-image/README.md"
+	run -1 grep -c 'import torch' < <(copied "$SNIPS/letterbox-image/target.py")
 	# A docstring with indented text inside a method keeps every byte.
 	cat > m.py <<-'EOF'
 	class K:
@@ -154,13 +164,545 @@ check_target() {
 	run -0 check_target "$SNIPS/kf/target.py"
 }
 
+@test "if and try import blocks the copy uses are copied whole, relative imports made absolute" {
+	command -v python3 >/dev/null || skip "no python3"
+	mkdir -p pkg/sub
+	: > pkg/__init__.py
+	: > pkg/sub/__init__.py
+	printf 'USE_TORCH = False\n' > pkg/env.py
+	printf 'def fast(x):\n    return x\n' > pkg/sub/accel.py
+	cat > pkg/sub/mod.py <<-'PY'
+	import math
+
+	from ..env import USE_TORCH
+
+	if USE_TORCH:
+	    import torch
+	else:
+	    torch = None
+
+	try:
+	    from .accel import fast
+	except ImportError:  # a build without the extension
+	    def fast(x):
+	        return x
+
+	try:
+	    import yaml
+	except ImportError:
+	    yaml = None
+
+	SCALE = 2
+
+
+	def work(x):
+	    if torch is not None:
+	        x = torch.as_tensor(x)
+	    return fast(x) * SCALE + math.pi
+	PY
+	stub_nvtx
+	run -0 snip-new -n work pkg/sub/mod.py
+	t="$SNIPS/work/target.py"
+	run -0 sed -n '/^# Import blocks/,/^$/p' "$t"
+	assert_output - <<-'EOF'
+	# Import blocks of pkg.sub.mod that the copy needs, copied whole.
+	if USE_TORCH:
+	    import torch
+	else:
+	    torch = None
+	try:
+	    from pkg.sub.accel import fast
+	except ImportError:  # a build without the extension
+	    def fast(x):
+	        return x
+
+	EOF
+	grep -qx 'from pkg.env import USE_TORCH' "$t"
+	grep -qx 'from pkg.sub.mod import SCALE' "$t"
+	run -1 grep -c yaml < <(copied "$t")
+	grep -F -- '- The `if` block of source lines 5-8 imports what the copy uses' "$SNIPS/work/README.md"
+	grep -F -- '- The `try` block of source lines 10-14 imports what the copy uses' "$SNIPS/work/README.md"
+	grep -F 'not copied (source lines: 17)' "$SNIPS/work/README.md"
+	run -0 env PYTHONPATH=stub:. python3 -c '
+import importlib.util as u, sys
+s = u.spec_from_file_location("t", sys.argv[1])
+m = u.module_from_spec(s)
+s.loader.exec_module(m)
+print(m.target.run(((1,), {})) > 5, m.torch)' "$t"
+	assert_output 'True None'
+}
+
+@test "a method's super() and private names work at module level" {
+	command -v python3 >/dev/null || skip "no python3"
+	mkdir -p pkg
+	cat > pkg/models.py <<-'PY'
+	class Base:
+	    def infer(self, x, scale=1):
+	        return x * scale
+
+
+	class __Detector(Base):
+	    __secret = 3
+
+	    def infer(self, x, scale=1):
+	        y = super().infer(x, scale=scale)
+	        return y + self.__secret + len(__class__.__name__)
+
+	    @classmethod
+	    def make(cls, x):
+	        return super().__new__(cls).infer(x) + cls.__secret
+	PY
+	stub_nvtx
+	snip-new -n __Detector.infer -p infer pkg/models.py
+	snip-new -n __Detector.make -p make pkg/models.py
+	set_input "$SNIPS/infer/config.yaml" x 'value: 2'
+	set_input "$SNIPS/make/config.yaml" x 'value: 2'
+	run -0 snip-lint "$SNIPS/infer/config.yaml" "$SNIPS/make/config.yaml"
+	t="$SNIPS/infer/target.py"
+	grep -qxF '        y = super(__Detector, self).infer(x, scale=scale)' "$t"
+	grep -qxF '    return y + self._Detector__secret + len(__Detector.__name__)' "$t"
+	grep -qxF '        return super(__Detector, cls).__new__(cls).infer(x) + cls._Detector__secret' "$SNIPS/make/target.py"
+	grep -qF '`super()` is spelt `super(__Detector, self)`' "$SNIPS/infer/README.md"
+	grep -qF 'Private names (`__x`) are spelt `_Detector__x`' "$SNIPS/infer/README.md"
+	run -0 env PYTHONPATH=stub:. python3 -c '
+import importlib.util as u, sys
+from pkg.models import __Detector as D
+out = []
+for name in ("infer", "make"):
+    s = u.spec_from_file_location(name, sys.argv[1] + "/" + name + "/target.py")
+    m = u.module_from_spec(s)
+    s.loader.exec_module(m)
+    out.append(m.target.run(m.target.prepare(None, device="cpu")))
+print(out, [D().infer(2), D.make(2)])' "$SNIPS"
+	assert_output '[15, 18] [15, 18]'
+}
+
 @test "tab-indented code gets ranges it can compile with" {
 	printf 'import cv2\n\nclass T:\n\tdef resize_it(self, image):\n\t\tif image is None:\n\t\t\treturn None\n\t\tout = cv2.resize(image, (2, 2))\n\t\treturn out\n' > tabs.py
 	run -0 bats_pipe snip-new -n T.resize_it tabs.py \| jq -c .ranges
-	assert_output '[{"name":"resize_it preprocess","first":7,"last":7}]'
-	grep -q $'^\twith profiling_range_if_cuda("resize_it preprocess", device=PROFILE_DEVICE):$' "$SNIPS/t-resize-it/target.py"
+	assert_output '[{"name":"resize_it resize","first":7,"last":7}]'
+	grep -q $'^\twith profiling_range_if_cuda("resize_it resize", device=PROFILE_DEVICE):$' "$SNIPS/t-resize-it/target.py"
 	grep -q $'^\t\tout = cv2.resize' "$SNIPS/t-resize-it/target.py"
 	run -0 check_target "$SNIPS/t-resize-it/target.py"
+}
+
+@test "ranges go inside loops, try, with and if blocks, named for what they call" {
+	mkdir -p pkg
+	cat > pkg/enc.py <<-'PY'
+	import torch
+
+
+	class Embedder:
+	    async def embed_all(self, images, device):
+	        if images is None:
+	            raise ValueError("no images")
+	        validate_images(images)
+	        assert len(images) > 0, "empty"
+	        out = []
+	        for image in images:
+	            batch = self._model.preprocess(image)
+	            batch = batch.to(device)
+	            half = batch.to(torch.float16)
+	            try:
+	                features = self._model.encode_image(batch)
+	            except RuntimeError:
+	                features = self.fallback(batch)
+	            with torch.no_grad():
+	                logits = self._model(features)
+	                keep = logits > self.confidence_threshold
+	            if keep.any(): out.append(logits[keep].cpu())
+	            else: out.append(None)
+
+	        def later(x):
+	            return self._model(x)
+	        return out
+	PY
+	run -0 bats_pipe snip-new -n Embedder.embed_all pkg/enc.py \| jq -r '.ranges[] | "\(.first)-\(.last) \(.name)"'
+	assert_output - <<-'EOF'
+	12-12 embed_all preprocess
+	13-13 embed_all host-to-device copy
+	16-16 embed_all encoder
+	20-20 embed_all model forward
+	21-21 embed_all filter
+	EOF
+	t="$SNIPS/embedder-embed-all/target.py"
+	# Each range sits at its statement's depth, inside the loop and blocks.
+	grep -qx '            with profiling_range_if_cuda("embed_all encoder", device=PROFILE_DEVICE):' "$t"
+	grep -qx '                features = self._model.encode_image(batch)' "$t"
+	grep -qx '            with profiling_range_if_cuda("embed_all model forward", device=PROFILE_DEVICE):' "$t"
+	# The header, validation, a one-line if with its else and a nested
+	# function's body get none.
+	grep -qx '    for image in images:' "$t"
+	grep -qx '        if keep.any(): out.append(logits\[keep\].cpu())' "$t"
+	grep -qx '        return self._model(x)' "$t"
+	grep -qx '        raise ValueError("no images")' "$t"
+	grep -qx '    validate_images(images)' "$t"
+	run -0 check_target "$t"
+}
+
+@test "prepare() takes what the data source supplies, converted as the copy takes it, on the device" {
+	mkdir -p pkg
+	cat > pkg/feed.py <<-'PY'
+	import numpy as np
+	import torch
+
+
+	def feed(image: np.ndarray, frame: torch.Tensor, tensor, scores, record,
+	         device, target_device="cpu", *args, images, gpu_device=None,
+	         size=640, **kwargs):
+	    return [image, frame, tensor, scores, record, device, target_device,
+	            images, gpu_device, size]
+	PY
+	run -0 snip-new -D cpu -n feed pkg/feed.py
+	cfg="$SNIPS/feed/config.yaml"
+	run -0 sed -n '/^inputs:/,$p' "$cfg"
+	assert_output - <<-'EOF'
+	inputs:
+	  image:
+	    from: image
+	  frame:
+	    from: image
+	  tensor:
+	    from: metadata.tensor
+	  scores:
+	    from: metadata.scores
+	  record:
+	    from: record
+	  images:
+	    from: image
+	EOF
+	run -0 sed -n '/def prepare/,/return args, kwargs/p' "$SNIPS/feed/target.py"
+	assert_output - <<-'EOF'
+	    def prepare(self, record: Any, *, device: Any) -> Any:
+	        global PROFILE_DEVICE
+	        PROFILE_DEVICE = device
+	        args = (
+	            self._input("image", record, device, "numpy"),
+	            self._input("frame", record, device, "torch"),
+	            self._input("tensor", record, device),
+	            self._input("scores", record, device),
+	            self._input("record", record, device),
+	            device,
+	        )
+	        kwargs = {
+	            "target_device": device,
+	            "images": self._input("images", record, device, "list-numpy"),
+	            "gpu_device": device,
+	        }
+	        return args, kwargs
+	EOF
+	run -0 snip-lint "$cfg"
+	grep -qF -- '- `target_device` is the run'"'"'s device' "$SNIPS/feed/README.md"
+	grep -qF -- '- `image` is the record'"'"'s image (`inputs.image.from`), as a numpy array.' "$SNIPS/feed/README.md"
+	run -1 grep -c 'What you must supply' "$SNIPS/feed/README.md"
+	need_torch
+	stub_nvtx
+	# A record as upstream's dummy source makes it (data/dummy.py).
+	run -0 env PYTHONPATH=stub:. "$TORCH_PY" -c '
+import importlib.util as u, sys, types
+import numpy as np, torch
+s = u.spec_from_file_location("t", sys.argv[1])
+m = u.module_from_spec(s)
+s.loader.exec_module(m)
+rec = types.SimpleNamespace(id="dummy-0", path=None,
+    image=torch.arange(12, dtype=torch.float32).reshape(2, 2, 3),
+    metadata={"tensor": torch.ones(4, 4), "scores": torch.linspace(0, 1, 4),
+              "boxes": torch.zeros(4, 4)})
+out = m.target.run(m.target.prepare(rec, device=torch.device("cpu")))
+image, frame, tensor, scores, record, device, td, images, gd, size = out
+print(type(image).__name__, image.dtype, image.flags.c_contiguous, image.flags.writeable)
+print(type(frame).__name__, frame.dtype, frame.device, tensor.shape, scores.shape)
+print(record is rec, device, td, gd, size, len(images), type(images[0]).__name__)
+# A decoded image of the images source: a read-only RGB uint8 array.
+arr = np.zeros((2, 3, 3), np.uint8)[:, ::-1]
+arr.flags.writeable = False
+rec.image = arr
+out = m.target.run(m.target.prepare(rec, device=torch.device("cpu")))
+print(out[0].flags.writeable, out[0].dtype, out[1].dtype, out[1].is_contiguous())' "$SNIPS/feed/target.py"
+	assert_output - <<-'EOF'
+	ndarray float32 True True
+	Tensor torch.float32 cpu torch.Size([4, 4]) torch.Size([4])
+	True cpu cpu cpu 640 1 ndarray
+	True uint8 torch.uint8 True
+	EOF
+}
+
+@test "what no data source supplies is an inputs section the user fills; snip-lint names each" {
+	mkdir -p pkg
+	cat > pkg/other.py <<-'PY'
+	class Request:
+	    def __init__(self, size=1):
+	        self.size = size
+	PY
+	cat > pkg/serve.py <<-'PY'
+	from dataclasses import dataclass
+	from typing import Tuple
+
+	import torch
+
+	from pkg.other import Request
+
+
+	class Base:
+	    def __init__(self, model_id, *, api_key=None):
+	        self.model_id = model_id
+
+
+	class Server(Base):
+	    def serve(self, output: torch.Tensor, conf_thresh: float,
+	              pad: Tuple[int, int], model, request: Request,
+	              image_bytes: bytes, model_id: str):
+	        keep = output[output > conf_thresh]
+	        return keep.sum() + pad[0] + request.size + model(1)
+
+
+	@dataclass
+	class Options:
+	    size: int
+	    scale: float = 1.0
+
+	    def area(self, n: int = 2):
+	        return self.size * n
+	PY
+	run -0 snip-new -D cpu -n Server.serve pkg/serve.py
+	cfg="$SNIPS/server-serve/config.yaml"
+	run -0 sed -n '/^inputs:/,$p' "$cfg"
+	assert_output - <<-'EOF'
+	inputs:
+	  self:
+	    call: Server  # Base() needs model_id: give them as kwargs
+	    kwargs: null
+	  output:
+	    shape: null  # the shape of output (torch.Tensor), such as [1, 3, 640, 640]
+	    dtype: float32
+	  conf_thresh:
+	    value: null  # a value of type float
+	  pad:
+	    value: null  # a value of type Tuple[int, int]
+	  model:
+	    call: null  # what makes model: a class or function that target.py imports, and its keyword arguments
+	    kwargs: null
+	  request:
+	    call: Request  # what makes request (Request): a class or function that target.py imports, and its keyword arguments
+	    kwargs: null
+	  image_bytes:
+	    from: bytes  # the encoded bytes of an image file: only the images data source has them
+	  model_id:
+	    value: null  # a model id, such as "project/3"
+	EOF
+	run -1 snip-lint -h "$cfg"
+	assert_output - <<-EOF
+	$cfg:26:13: error: inputs.self.kwargs is unset: give the keyword arguments of the call that makes self ({} for none) [input-unset]
+	$cfg:28:5: error: inputs.output.shape is unset: give the shape of the tensor prepare() makes for output, such as [1, 3, 640, 640] [input-unset]
+	$cfg:31:5: error: inputs.conf_thresh.value is unset: write the value prepare() gives conf_thresh [input-unset]
+	$cfg:33:5: error: inputs.pad.value is unset: write the value prepare() gives pad [input-unset]
+	$cfg:35:5: error: inputs.model.call is unset: name what makes model (a class or function that target.py imports) and give its kwargs [input-unset]
+	$cfg:39:13: error: inputs.request.kwargs is unset: give the keyword arguments of the call that makes request ({} for none) [input-unset]
+	$cfg:41:11: error: inputs.image_bytes: the dummy data source has no encoded bytes: use the images data source (snip-new -i DIR) with a directory of image files [input-source]
+	$cfg:43:5: error: inputs.model_id.value is unset: write the value prepare() gives model_id [input-unset]
+	EOF
+	readme="$SNIPS/server-serve/README.md"
+	run -0 sed -n '/^## What you must supply/,/^## Required/p' "$readme"
+	assert_output - <<-'EOF'
+	## What you must supply
+
+	`prepare()` refuses to run, and `snip-lint` reports the config, until
+	each of these is set in `config.yaml`:
+
+	- `inputs.self.kwargs`: Base() needs model\_id: give them as kwargs.
+	- `inputs.output.shape`: the shape of output (torch.Tensor), such as \[1, 3, 640, 640\].
+	- `inputs.conf_thresh.value`: a value of type float.
+	- `inputs.pad.value`: a value of type Tuple\[int, int\].
+	- `inputs.model.call`: what makes model: a class or function that target.py imports, and its keyword arguments.
+	- `inputs.request.kwargs`: what makes request (Request): a class or function that target.py imports, and its keyword arguments.
+	- `inputs.image_bytes.from`: the encoded bytes of an image file: only the images data source has them.
+	- `inputs.model_id.value`: a model id, such as "project/3".
+
+	## Required files
+	EOF
+	grep -qF 'Image files: a parameter takes a file'"'"'s path or bytes' "$readme"
+	# Never a bare constructor call: self comes from inputs.self.
+	run -1 grep -c 'Server()' "$SNIPS/server-serve/target.py"
+	# The user fills them in; then prepare() makes each, the tensor the
+	# same for a record id every time, objects once.
+	mkdir imgs
+	set_input "$cfg" self $'call: Server\n    kwargs: {model_id: demo/1}'
+	set_input "$cfg" output $'shape: [2, 3]\n    dtype: float16'
+	set_input "$cfg" conf_thresh 'value: 0.5'
+	set_input "$cfg" pad 'value: [1, 2]'
+	set_input "$cfg" model $'call: abs\n    kwargs: {}'
+	set_input "$cfg" request $'call: Request\n    kwargs: {size: 4}'
+	set_input "$cfg" model_id 'value: demo/1'
+	run -1 snip-lint -h "$cfg"
+	assert_output --partial 'inputs.image_bytes: the dummy data source has no encoded bytes'
+	sed -i 's|^  name: dummy .*|  name: images\n  directory: '"$PWD"'/imgs|' "$cfg"
+	run -0 snip-lint "$cfg"
+	# One data source: the record's path comes with it.
+	sed -i 's|^    from: bytes.*|    from: bytes|' "$cfg"
+	need_torch
+	stub_nvtx
+	printf 'img' > imgs/a.png
+	run -0 env PYTHONPATH=stub:. "$TORCH_PY" -c '
+import importlib.util as u, sys, types, pathlib
+import torch
+s = u.spec_from_file_location("t", sys.argv[1])
+m = u.module_from_spec(s)
+s.loader.exec_module(m)
+abs_calls = []
+m.abs = lambda: abs_calls.append(1) or (lambda x: 10 * x)
+t = m.target
+rec = types.SimpleNamespace(id="a", image=None, path=pathlib.Path("imgs/a.png"), metadata={})
+p1 = t.prepare(rec, device=torch.device("cpu"))
+p2 = t.prepare(rec, device=torch.device("cpu"))
+args, kwargs = p1
+print(type(args[0]).__name__, args[0].model_id, args[1].dtype, list(args[1].shape))
+print(torch.equal(args[1], p2[0][1]), args[2], args[3], args[6], args[7], len(abs_calls))
+rec2 = types.SimpleNamespace(id="b", image=None, path=rec.path, metadata={})
+print(torch.equal(args[1], t.prepare(rec2, device="cpu")[0][1]))
+print(float(t.run(p1)) > 0)' "$SNIPS/server-serve/target.py"
+	assert_output - <<-'EOF'
+	Server demo/1 torch.float16 [2, 3]
+	True 0.5 [1, 2] b'img' demo/1 1
+	False
+	True
+	EOF
+}
+
+@test "a method's self: no arguments only when its constructor is known to need none" {
+	mkdir -p pkg
+	cat > pkg/ctors.py <<-'PY'
+	from dataclasses import dataclass
+
+	from pkg.base import Remote
+
+
+	class Plain:
+	    def go(self, n=1):
+	        return n
+
+
+	class Defaults:
+	    def __init__(self, a=1, *, b=2, **extra):
+	        self.a = a
+
+	    def go(self, n=1):
+	        return n
+
+
+	class Child(Defaults):
+	    def go(self, n=1):
+	        return n
+
+
+	@dataclass
+	class Opts:
+	    size: int
+	    scale: float = 1.0
+
+	    def go(self, n=1):
+	        return n
+
+
+	class Far(Remote):
+	    def go(self, n=1):
+	        return n
+	PY
+	for c in Plain Defaults Child Opts Far; do
+		snip-new -n $c.go pkg/ctors.py > /dev/null
+	done
+	for c in plain defaults child opts far; do
+		sed -n '/^  self:/,/^    kwargs/p' "$SNIPS/$c-go/config.yaml" | tr '\n' ' '
+		echo
+	done > got
+	run -0 cat got
+	assert_output - <<-'EOF'
+	  self:     call: Plain     kwargs: {} 
+	  self:     call: Defaults     kwargs: {} 
+	  self:     call: Child     kwargs: {} 
+	  self:     call: Opts  # the dataclass Opts() needs size: give them as kwargs     kwargs: null 
+	  self:     call: Far  # Far's constructor comes from Remote, which another module defines: give its keyword arguments     kwargs: null 
+	EOF
+}
+
+@test "README: the environment variables, models and API keys the copy and its direct helpers read" {
+	mkdir -p app/core
+	touch app/__init__.py app/core/__init__.py
+	cat > app/core/env.py <<-'PY'
+	import os
+
+	from app.core.flags import str2bool
+	from app.core.other import REMOTE_FLAG
+
+	MAX_BATCH = int(os.getenv("MAX_BATCH_SIZE", "8"))
+	API_KEY = os.environ.get("ROBOFLOW_API_KEY")
+	_DEFAULT_MODEL = os.environ["DEFAULT_MODEL_ID"]
+	MODEL_ID = _DEFAULT_MODEL
+	if os.name == "nt":
+	    USE_TORCH = False
+	else:
+	    USE_TORCH = str2bool(os.getenv("USE_PYTORCH", "false"))
+	DERIVED = 2
+	PY
+	cat > app/core/work.py <<-'PY'
+	import os
+	from os import environ
+
+	from app.core import env
+	from app.core.env import API_KEY, MAX_BATCH as LIMIT, REMOTE_FLAG
+
+
+	def cache_dir():
+	    return environ.get("MODEL_CACHE_DIR", "/tmp")
+
+
+	def unrelated():
+	    return os.getenv("NEVER_READ")
+
+
+	class Worker:
+	    def _scale(self):
+	        return float(os.getenv("WORK_SCALE", "1"))
+
+	    def run(self, model_id: str, api_key: str, n=1):
+	        if env.USE_TORCH and REMOTE_FLAG:
+	            n = LIMIT + env.DERIVED + env.MODEL_ID
+	        return cache_dir(), self._scale() * n, API_KEY, model_id, api_key
+	PY
+	run -0 bats_pipe snip-new -n Worker.run app/core/work.py \| jq -c .environment
+	assert_output '["DEFAULT_MODEL_ID","MAX_BATCH_SIZE","MODEL_CACHE_DIR","ROBOFLOW_API_KEY","USE_PYTORCH","WORK_SCALE"]'
+	readme="$SNIPS/worker-run/README.md"
+	run -0 sed -n '/^## Models/,/^## Smoke/p' "$readme"
+	assert_output - <<-'EOF'
+	## Models
+
+	- `model_id`: `inputs.model_id` in `config.yaml`.
+	- `DEFAULT_MODEL_ID`: sets `MODEL_ID` of `app.core.env` (its line 8), which `run` reads.
+	- `MODEL_CACHE_DIR`: read by `cache_dir` (line 9 of the source).
+
+	## Environment variables
+
+	What the copied code and its direct helpers read from the environment;
+	a run reads them as production does, so set them as the service would:
+
+	- `DEFAULT_MODEL_ID`: sets `MODEL_ID` of `app.core.env` (its line 8), which `run` reads.
+	- `MAX_BATCH_SIZE`: sets `MAX_BATCH` of `app.core.env` (its line 6), which `run` reads.
+	- `MODEL_CACHE_DIR`: read by `cache_dir` (line 9 of the source).
+	- `ROBOFLOW_API_KEY`: sets `API_KEY` of `app.core.env` (its line 7), which `run` reads.
+	- `USE_PYTORCH`: sets `USE_TORCH` of `app.core.env` (its line 13), which `run` reads.
+	- `WORK_SCALE`: read by `Worker._scale` (line 18 of the source).
+	- `DERIVED` of `app.core.env`, which `run` reads: no environment variable found in its definition.
+	- `REMOTE_FLAG` of `app.core.other`, which `run` reads: that module is not under the package root; see it for the variable that sets it.
+
+	## API keys
+
+	- `api_key`: `inputs.api_key.value`.
+	- `ROBOFLOW_API_KEY`: sets `API_KEY` of `app.core.env` (its line 7), which `run` reads.
+
+	Keep them in the environment: a key written into `config.yaml` ends up in
+	every copy of the snippet.
+
+	## Smoke run (no Nsight)
+	EOF
 }
 
 @test "-l wraps exactly the marked statements" {
@@ -174,6 +716,120 @@ check_target() {
 	run -0 check_target "$SNIPS/loop/target.py"
 }
 
+@test "-l at module level: the lines become a function's body, the values they read its parameters" {
+	mkdir -p app
+	: > app/__init__.py
+	printf 'def load_model(model_id):\n    return lambda x: x * 2\n' > app/helpers.py
+	cat > app/script.py <<-'PY'
+	"""A script that runs a model on one image."""
+	import numpy as np
+	import torch
+
+	from app.helpers import load_model
+
+	THRESHOLD = 0.5
+
+
+	def postprocess(logits, threshold):
+	    return logits[logits > threshold]
+
+
+	class Config:
+	    size = 16
+
+
+	model = load_model("demo/1")
+	image = np.ones((4, 4, 3), np.float32)
+
+	if __name__ == "__main__":
+	    import argparse
+	    batch = torch.from_numpy(image).permute(2, 0, 1)[None]
+	    logits = model(batch)
+	    kept = postprocess(logits, THRESHOLD)
+	    count = sum(1 for x in kept.flatten() if x > 0)
+	    image = image + count
+	PY
+	run -0 bats_pipe snip-new -D cpu -l 23-27 app/script.py \| jq -c '[.qualname, .first_line, .last_line, [.inputs[] | .name], [.ranges[] | "\(.first)-\(.last) \(.name)"]]'
+	assert_output '["script_lines_23_27",23,27,["image","model","THRESHOLD"],["23-23 script_lines_23_27 layout","24-24 script_lines_23_27 model forward","25-25 script_lines_23_27 postprocess"]]'
+	t="$SNIPS/script-lines-23-27/target.py"
+	run -0 sed -n '/^def script_lines/,/^    return locals()/p' "$t"
+	assert_output - <<-'EOF'
+	def script_lines_23_27(image, model, THRESHOLD):
+	    with profiling_range_if_cuda("script_lines_23_27 layout", device=PROFILE_DEVICE):
+	        batch = torch.from_numpy(image).permute(2, 0, 1)[None]
+	    with profiling_range_if_cuda("script_lines_23_27 model forward", device=PROFILE_DEVICE):
+	        logits = model(batch)
+	    with profiling_range_if_cuda("script_lines_23_27 postprocess", device=PROFILE_DEVICE):
+	        kept = postprocess(logits, THRESHOLD)
+	    count = sum(1 for x in kept.flatten() if x > 0)
+	    image = image + count
+	    return locals()
+	EOF
+	grep -qx 'from app.script import postprocess' "$t"
+	readme="$SNIPS/script-lines-23-27/README.md"
+	grep -qF -- '- lines: 23-27, at module level, made the body of `script_lines_23_27`' "$readme"
+	grep -qF 'they read from the module above them: `image`, `model`, `THRESHOLD`.' "$readme"
+	grep -qF 'Importing `app.script` for its helpers runs its module-level code' "$readme"
+	# The user supplies the model and the threshold; then it runs.
+	cat >> "$t" <<-'PY'
+
+
+	def make_model():
+	    return lambda x: x * 2
+	PY
+	set_input "$SNIPS/script-lines-23-27/config.yaml" model $'call: make_model\n    kwargs: {}'
+	set_input "$SNIPS/script-lines-23-27/config.yaml" THRESHOLD 'value: 0.5'
+	run -0 snip-lint "$SNIPS/script-lines-23-27/config.yaml"
+	need_torch
+	stub_nvtx
+	run -0 env PYTHONPATH=stub:. "$TORCH_PY" -c '
+import importlib.util as u, sys, types, torch
+s = u.spec_from_file_location("t", sys.argv[1])
+m = u.module_from_spec(s)
+s.loader.exec_module(m)
+rec = types.SimpleNamespace(id="dummy-0", path=None, metadata={},
+    image=torch.ones(4, 4, 3))
+out = m.target.run(m.target.prepare(rec, device=torch.device("cpu")))
+print(sorted(out), out["count"])' "$t"
+	assert_output "['THRESHOLD', 'batch', 'count', 'image', 'kept', 'logits', 'model'] 48"
+	# Lines in a class body, outside any method, are refused.
+	run -1 --separate-stderr snip-new -l 15 app/script.py
+	assert_stderr 'snip-new: app/script.py:15: lines 15-15 are in the body of class Config, in no method: give lines of one of its methods, or -n Config.METHOD'
+}
+
+@test "names from the source stay in their place in target.py, config.yaml and README.md" {
+	command -v python3 >/dev/null || skip "no python3"
+	d=$'odd"""`dir\n# not a heading'
+	mkdir -p "$d"
+	cat > "$d/mod.py" <<-'PY'
+	class K:
+	    @staticmethod  # `not code`
+	    def f(image, scale: "A`B<b>*c*\"\"\" [x](y)", n: 'int', on):
+	        return image
+	PY
+	run -0 snip-new -m pkg.mod -n K.f -p odd "$d/mod.py"
+	t="$SNIPS/odd/target.py"
+	python3 -m py_compile "$t"
+	# The path is the docstring's text, not code: the module holds the
+	# docstring, the imports, the copy, the target class and its instance.
+	run -0 python3 -c '
+import ast, sys
+tree = ast.parse(open(sys.argv[1]).read())
+doc = ast.get_docstring(tree)
+print("Copied from odd\"\"\"`dir\n# not a heading/mod.py lines 2-4" in doc)
+print([type(n).__name__ for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))])' "$t"
+	assert_output $'True\n[\'Expr\', \'AnnAssign\', \'FunctionDef\', \'ClassDef\', \'Assign\']'
+	run -0 python3 -c 'import yaml, sys; print(yaml.safe_load(open(sys.argv[1]))["inputs"])' "$SNIPS/odd/config.yaml"
+	assert_output "{'image': {'from': 'image'}, 'scale': {'value': None}, 'n': {'value': None}, 'on': {'value': None}}"
+	grep -qx '  "on":' "$SNIPS/odd/config.yaml"
+	readme="$SNIPS/odd/README.md"
+	run -1 grep -c '^# not a heading' "$readme"
+	assert_output 0
+	grep -qF -- '- source: `` odd"""`dir'$'\xef\xbf\xbd''# not a heading/mod.py `` (module `pkg.mod`' "$readme"
+	grep -qF -- '- Decorators left out: `@staticmethod`.' "$readme"
+	grep -qF -- '- `inputs.scale.value`: a value for scale ("A\`B\<b\>\*c\*\\"\\"\\" \[x\](y)").' "$readme"
+}
+
 @test "images, device, output directory and module options reach the config" {
 	mkdir imgs
 	run -0 snip-new -D cpu -i imgs -o snips -m prod.post -n box_iou -p iou "$SRC"
@@ -183,11 +839,50 @@ check_target() {
 	assert_line 'device: cpu'
 	assert_line 'output_dir: snips'
 	assert_line '  import_path: snips/iou/target.py:target'
-	grep -F '(module `prod.post`)' snips/iou/README.md
+	grep -F '(module `prod.post`, package root `.`)' snips/iou/README.md
 	HOME=/home/someone snip-new -i '~/pics' -n box_iou -p true "$SRC"
 	run -0 cat "$SNIPS/true/config.yaml"
 	assert_line 'profile_name: "true"'
 	assert_line '  directory: /home/someone/pics'
+}
+
+@test "the module is named from its package root; one off the current directory is a warning naming -m" {
+	# A sub-project: the package root is inference_models/, as its
+	# pyproject.toml and the first folder without __init__.py say.
+	mkdir -p inference_models/inference_models/models/common
+	touch inference_models/pyproject.toml
+	for d in inference_models/inference_models inference_models/inference_models/models inference_models/inference_models/models/common; do
+		: > "$d/__init__.py"
+	done
+	printf 'def run_nms(output):\n    return output\n' > inference_models/inference_models/models/common/post.py
+	run -0 --separate-stderr snip-new -n run_nms inference_models/inference_models/models/common/post.py
+	assert_equal "$(jq -r .module <<< "$output")" inference_models.models.common.post
+	assert_stderr "snip-new: inference_models/inference_models/models/common/post.py: warning: module inference_models.models.common.post is imported from inference_models, its package root, not from the current directory: the README's commands put inference_models on PYTHONPATH; if production imports it by another name, give -m"
+	readme="$SNIPS/run-nms/README.md"
+	grep -qF '    PYTHONPATH=./:inference_models uv run python development/profiling/main.py --config inference_profiling/snippets/run-nms/config.yaml --run-id smoke' "$readme"
+	grep -qF 'With `PYTHONPATH=./:inference_models` exported' "$readme"
+	grep -qF '(module `inference_models.models.common.post`, package root `inference_models`)' "$readme"
+	# -m: production's own name, no warning, nothing added to the path.
+	run -0 --separate-stderr snip-new -f -m im.post -n run_nms inference_models/inference_models/models/common/post.py
+	assert_stderr ''
+	grep -qF '    PYTHONPATH=./ uv run' "$readme"
+	# A folder without __init__.py under the current directory is a
+	# namespace package, importable from here: no warning.
+	mkdir -p tools/scripts
+	printf 'def g(x):\n    return x\n' > tools/scripts/s.py
+	run -0 --separate-stderr snip-new -n g tools/scripts/s.py
+	assert_equal "$(jq -r .module <<< "$output")" tools.scripts.s
+	assert_stderr ''
+	# A src layout: the root is src/.
+	mkdir -p proj/src/pk
+	touch proj/setup.py proj/src/pk/__init__.py
+	printf 'def h(x):\n    return x\n' > proj/src/pk/m.py
+	run -0 --separate-stderr snip-new -n h proj/src/pk/m.py
+	assert_equal "$(jq -r .module <<< "$output")" pk.m
+	assert_stderr --partial 'imported from proj/src, its package root'
+	# An absolute path inside the current directory is the same file.
+	run -0 --separate-stderr snip-new -f -n g "$PWD/tools/scripts/s.py"
+	assert_equal "$(jq -r .module <<< "$output")" tools.scripts.s
 }
 
 @test "ambiguous, missing and class names are refused" {
@@ -232,7 +927,10 @@ check_target() {
 	assert_stderr 'snip-new: bad.tsv:1: expected range<TAB>match<TAB>pattern'
 	printf 'x\tcalls\ty\n' > bad.tsv
 	run -2 --separate-stderr snip-new -r bad.tsv -n box_iou "$SRC"
-	assert_stderr 'snip-new: bad.tsv:1: match is "call" or "name", not "calls"'
+	assert_stderr 'snip-new: bad.tsv:1: match is "call", "name" or "helper", not "calls"'
+	printf 'x\tname\tto(*device*)\n' > bad.tsv
+	run -2 --separate-stderr snip-new -r bad.tsv -n box_iou "$SRC"
+	assert_stderr "snip-new: bad.tsv:1: a pattern with '(' is call<TAB>name(argument), as to(*device*)"
 	MRP_RUBRIC=/nonexistent run -1 --separate-stderr snip-new -n box_iou "$SRC"
 	assert_stderr --partial '/nonexistent/snippet-ranges.tsv: No such file'
 }
@@ -255,12 +953,26 @@ check_target() {
 	mapfile -t ex < <(man_examples snip-new.1)
 	[ "${#ex[@]}" -eq 3 ]
 	run -0 bash -c "${ex[0]}"
-	assert_output $'non_max_suppression nms\nnon_max_suppression nms'
+	assert_output $'non_max_suppression sort\nnon_max_suppression nms'
 	run -0 bash -c "${ex[1]}"
 	assert_output "$SNIPS/detectionpostprocessor-postprocess/config.yaml"
 	snip-new -n letterbox_image -p letterbox "$SRC"
 	run -0 bash -c "${ex[2]}"
 	assert_output '[{"name":"letterbox_image lines 48-50","first":48,"last":50}]'
+}
+
+# The part of target.py copied from the source, before the target class.
+copied() {
+	sed '/^class .*Target_*:$/,$d' "$1"
+}
+
+# Sets inputs.NAME of a config snip-new wrote to the YAML given, as a user
+# edits it: set_input config.yaml NAME 'value: 2'.
+set_input() {
+	awk -v name="  $2:" -v with="    $3" '
+		$0 == name { print; print with; skip = 1; next }
+		skip && /^    / { next }
+		{ skip = 0; print }' "$1" > "$1.new" && mv "$1.new" "$1"
 }
 
 # A stand-in for the runner's development.profiling.nvtx, so that a
@@ -371,12 +1083,13 @@ print("ok")' "$SNIPS"
 	run -0 bats_pipe snip-new -n plain pkg/mod.py \| jq -r .target
 	t=$output
 	run -0 grep -c 'import PROFILE_DEVICE, PlainTarget, target' "$t"
+	set_input "$SNIPS/plain/config.yaml" x 'value: 1'
 	run -0 env PYTHONPATH=stub:. python3 -c '
 import importlib.util as u, sys
 s = u.spec_from_file_location("t", sys.argv[1])
 m = u.module_from_spec(s)
 s.loader.exec_module(m)
-p = m.target_.prepare(type("R", (), {"metadata": {"x": 1}})(), device="cpu")
+p = m.target_.prepare(None, device="cpu")
 print(m.target, m.PROFILE_DEVICE, m.PROFILE_DEVICE_, m.target_.run(p), type(m.target_).__name__)' "$t"
 	assert_output "3 x cpu (5, 'PlainTarget') PlainTarget_"
 	run -0 grep -F 'import_path: inference_profiling/snippets/plain/target.py:target_' "$SNIPS/plain/config.yaml"
@@ -424,11 +1137,11 @@ OUT
 
 @test "-f that fails half-way leaves the snippet as it was" {
 	mkdir -p pkg
-	printf 'def plain(x):\n    return x + 1\n' > pkg/mod.py
+	printf 'def plain(x=0):\n    return x + 1\n' > pkg/mod.py
 	run -0 snip-new -n plain pkg/mod.py
 	mkdir "$SNIPS/plain/runs"
 	cp -R "$SNIPS/plain" before
-	printf 'def plain(x):\n    return x + 2\n' > pkg/mod.py
+	printf 'def plain(x=0):\n    return x + 2\n' > pkg/mod.py
 	# 2 KiB: target.py and config.yaml fit, README.md does not.
 	[ "$(wc -c < "$SNIPS/plain/target.py")" -lt 2048 ]
 	[ "$(wc -c < "$SNIPS/plain/README.md")" -gt 2048 ]

@@ -87,3 +87,336 @@ print(list(m) == sorted(m))' "$manifest"
 	assert_output --partial $'-o \\\n  inference_profiling/snippets/nms-fast/runs/e2e/trace \\'
 	assert_output --partial $'--config \\\n  inference_profiling/snippets/nms-fast/config.yaml \\'
 }
+
+# Generated snippets for functions of the shapes a service has (written for
+# these tests in fixtures/snippet-e2e/repo: a torch NMS in a sub-project, a
+# model's preprocess method and its infer with super(), decoding from
+# bytes, a decorated function, an async method of a model manager, a
+# preprocessing function of helpers and environment constants) run their
+# smoke configuration on the CPU: the stand-in runner with STANDIN_EXEC=1
+# imports each target.py and runs it as run_profile() does, with
+# Debian's torch, torchvision, numpy and OpenCV.  Where prepare() needs
+# what no data source has, snip-lint refuses the config naming it; the
+# test then supplies it as a user would, and the run goes through.
+
+# Copies the repository, the stand-in runner as development/profiling/
+# main.py with its nvtx stand-in beside it, and two small PNG images.
+e2e_repo() {
+	need_torch
+	"$TORCH_PY" -c 'import cv2, torchvision' 2>/dev/null ||
+	    skip "no python3-opencv and python3-torchvision"
+	cd "$BATS_TEST_TMPDIR"
+	cp -R "$FIXTURES/repo/." .
+	cp -R "$TOP/fixtures/snip-run/development" .
+	cp "$TOP/fixtures/snip-run/runner.py" development/profiling/main.py
+	mkdir imgs
+	"$TORCH_PY" -c '
+import cv2, numpy as np
+for i in range(2):
+    img = (np.arange(24 * 32 * 3).reshape(24, 32, 3) * (i + 3) % 256).astype(np.uint8)
+    cv2.imwrite(f"imgs/img{i}.png", img)'
+	SNIPS=inference_profiling/snippets
+}
+
+# Sets inputs.NAME of a config as a user edits it: set_input config NAME
+# 'value: 2' (an entry's lines after the first indented by four).
+set_input() {
+	awk -v name="  $2:" -v with="    $3" '
+		$0 == name { print; print with; skip = 1; next }
+		skip && /^    / { next }
+		{ skip = 0; print }' "$1" > "$1.new" && mv "$1.new" "$1"
+}
+
+# Runs snippet $1's smoke command as its README gives it (uv's python
+# replaced by Debian's, one warm-up, two iterations), then again through
+# snip-run, which checks the manifest; the NVTX ranges entered go to
+# ranges.log, one each.
+smoke() {
+	local cmd readme="$SNIPS/$1/README.md" pp
+	cmd=$(sed -n 's/^    \(PYTHONPATH=.* --run-id smoke\)$/\1/p' "$readme")
+	[ -n "$cmd" ] || fail "no smoke command in $readme"
+	cmd=${cmd/uv run python/\"\$TORCH_PY\"}
+	rm -f ranges.log
+	run -0 env STANDIN_EXEC=1 STANDIN_RANGES="$PWD/ranges.log" TORCH_PY="$TORCH_PY" \
+	    bash -c "$cmd --warmup 1 --iterations 2"
+	assert_output --partial "Wrote manifest: $SNIPS/$1/runs/smoke/manifest.yaml"
+	pp=${cmd%% *}
+	run -0 env STANDIN_EXEC=1 "$pp" snip-run -i checked --warmup 1 --iterations 2 \
+	    -r "$TORCH_PY development/profiling/main.py" "$SNIPS/$1/config.yaml"
+	assert_output --partial '"exit_status":0,'
+	assert_output --partial '"manifest_ok":true}'
+}
+
+# The NVTX ranges ranges.log holds, each once, in order of first entry.
+ranges() {
+	awk '!seen[$0]++' ranges.log
+}
+
+# The manifest's output summaries of run "checked", as JSON.
+summaries() {
+	"$TORCH_PY" -c 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))["output_summaries"], sort_keys=True))' \
+	    "$SNIPS/$1/runs/checked/manifest.yaml"
+}
+
+@test "e2e: a torch NMS in a sub-project, its batch loop's ranges entered, once its tensor's shape is given" {
+	e2e_repo
+	run -0 --separate-stderr snip-new -D cpu -n run_nms vision_models/vision_models/post_processing.py
+	assert_stderr --partial 'module vision_models.post_processing is imported from vision_models, its package root'
+	run -1 snip-lint -h "$SNIPS/run-nms/config.yaml"
+	assert_output --partial 'error: inputs.output.shape is unset: give the shape of the tensor prepare() makes for output'
+	set_input "$SNIPS/run-nms/config.yaml" output $'shape: [2, 8, 50]\n    dtype: float32'
+	run -0 snip-lint "$SNIPS/run-nms/config.yaml"
+	smoke run-nms
+	run -0 ranges
+	assert_output - <<-'EOF'
+	run_nms filter
+	run_nms nms
+	profile-target
+	iteration 0
+	iteration 1
+	EOF
+	run -0 summaries run-nms
+	assert_output '[{"len": 2, "type": "list"}]'
+}
+
+@test "e2e: a model's preprocess and its infer with super(), the model made from the id the user gives" {
+	e2e_repo
+	snip-new -D cpu -n Detector.preprocess vision/core/models.py
+	snip-new -D cpu -n Detector.infer vision/core/models.py
+	for p in detector-preprocess detector-infer; do
+		run -1 snip-lint -h "$SNIPS/$p/config.yaml"
+		assert_output --partial 'error: inputs.self.kwargs is unset'
+		grep -qF -- "- \`inputs.self.kwargs\`: Detector's constructor comes from BaseModel, which another module defines" "$SNIPS/$p/README.md"
+		set_input "$SNIPS/$p/config.yaml" self $'call: Detector\n    kwargs: {model_id: demo/1}'
+		run -0 snip-lint "$SNIPS/$p/config.yaml"
+	done
+	# The if block that imports torch is copied whole; the README lists
+	# the environment the body reads.
+	grep -qx '    import torch' "$SNIPS/detector-preprocess/target.py"
+	grep -qF -- '- `MAX_BATCH_SIZE`: sets `MAX_BATCH_SIZE` of `vision.core.env`' "$SNIPS/detector-preprocess/README.md"
+	grep -qF -- '- `USE_PYTORCH_FOR_PREPROCESSING`: sets' "$SNIPS/detector-preprocess/README.md"
+	grep -qF 'super(Detector, self).infer(image, confidence=confidence)' "$SNIPS/detector-infer/target.py"
+	smoke detector-preprocess
+	run -0 ranges
+	assert_output - <<-'EOF'
+	preprocess decode
+	preprocess pad
+	profile-target
+	iteration 0
+	iteration 1
+	EOF
+	run -0 summaries detector-preprocess
+	assert_output '[{"len": 2, "type": "tuple"}]'
+	smoke detector-infer
+	assert_equal "$(ranges | head -1)" 'infer model forward'
+	run -0 summaries detector-infer
+	assert_output '[{"len": 4, "type": "dict"}]'
+}
+
+@test "e2e: decoding from bytes takes the images source's files; from dummy, snip-lint names the images source" {
+	e2e_repo
+	snip-new -D cpu -n load_image_from_encoded_bytes -p decode-dummy vision/core/image_utils.py
+	run -1 snip-lint -h "$SNIPS/decode-dummy/config.yaml"
+	assert_output --partial 'error: inputs.value: the dummy data source has no encoded bytes: use the images data source (snip-new -i DIR)'
+	snip-new -D cpu -i imgs -n load_image_from_encoded_bytes -p decode vision/core/image_utils.py
+	run -0 cat "$SNIPS/decode/config.yaml"
+	assert_line '  decode: true'
+	assert_line '  limit: 4'
+	assert_line '  repeat: 100'
+	run -0 snip-lint "$SNIPS/decode/config.yaml"
+	smoke decode
+	assert_equal "$(ranges | head -1)" 'load_image_from_encoded_bytes decode'
+	run -0 bats_pipe summaries decode \| jq -c 'unique'
+	assert_output '[{"dtype":"uint8","shape":[24,32,3],"type":"ndarray"}]'
+}
+
+@test "e2e: a decorated function runs as generated, its resize and host-to-device copy in ranges" {
+	e2e_repo
+	run -0 bats_pipe snip-new -D cpu -n to_model_input vision/core/image_utils.py \| jq -c '[.inputs[] | [.name, .given, .set]]'
+	assert_output '[["image","from",true],["size","default",true],["device","device",true]]'
+	grep -qx '@torch.no_grad()' "$SNIPS/to-model-input/target.py"
+	run -0 snip-lint "$SNIPS/to-model-input/config.yaml"
+	smoke to-model-input
+	run -0 ranges
+	assert_output - <<-'EOF'
+	to_model_input resize
+	to_model_input layout
+	to_model_input host-to-device copy
+	profile-target
+	iteration 0
+	iteration 1
+	EOF
+	run -0 summaries to-model-input
+	assert_output '[{"dtype": "torch.float32", "shape": [1, 3, 32, 32], "type": "Tensor"}]'
+}
+
+@test "e2e: an async method of the model manager, once the user gives the manager, the id and the request" {
+	e2e_repo
+	snip-new -D cpu -n ModelManager.infer_from_request -p manager vision/core/manager.py
+	cfg="$SNIPS/manager/config.yaml"
+	run -1 snip-lint -h "$cfg"
+	assert_output - <<-EOF
+	$cfg:26:13: error: inputs.self.kwargs is unset: give the keyword arguments of the call that makes self ({} for none) [input-unset]
+	$cfg:28:5: error: inputs.model_id.value is unset: write the value prepare() gives model_id [input-unset]
+	$cfg:31:13: error: inputs.request.kwargs is unset: give the keyword arguments of the call that makes request ({} for none) [input-unset]
+	EOF
+	grep -qF -- '- `inputs.self.kwargs`: ModelManager() needs model\_registry: give them as kwargs.' "$SNIPS/manager/README.md"
+	grep -qF -- '- `METRICS_ENABLED`: sets `METRICS_ENABLED` of `vision.core.env`' "$SNIPS/manager/README.md"
+	# What a user writes: a manager with one model, made by a function of
+	# their own in target.py.
+	cat >> "$SNIPS/manager/target.py" <<-'PY'
+
+
+	def make_manager():
+	    return ModelManager(None, models={"demo/1": lambda size, conf: [size, conf]})
+	PY
+	set_input "$cfg" self $'call: make_manager\n    kwargs: {}'
+	set_input "$cfg" model_id 'value: demo/1'
+	set_input "$cfg" request $'call: InferenceRequest\n    kwargs: {image_size: 8}'
+	run -0 snip-lint "$cfg"
+	smoke manager
+	assert_equal "$(ranges | head -1)" 'infer_from_request model forward'
+	run -0 summaries manager
+	assert_output '[{"len": 2, "type": "list"}]'
+}
+
+@test "e2e: a preprocessing function of helpers and environment constants, a range for each helper's work" {
+	e2e_repo
+	snip-new -D cpu -i imgs -n prepare vision/core/preprocess.py
+	run -1 snip-lint -h "$SNIPS/prepare/config.yaml"
+	assert_output --partial 'error: inputs.preproc.value is unset'
+	grep -qF -- '- `DISABLE_PREPROC_GRAYSCALE`: sets `DISABLE_PREPROC_GRAYSCALE` of `vision.core.env`' "$SNIPS/prepare/README.md"
+	set_input "$SNIPS/prepare/config.yaml" preproc \
+	    'value: {static-crop: {enabled: true, x_min: 10, y_min: 10, x_max: 90, y_max: 90}, contrast: {enabled: true}, grayscale: {enabled: true}}'
+	run -0 snip-lint "$SNIPS/prepare/config.yaml"
+	smoke prepare
+	run -0 ranges
+	assert_output - <<-'EOF'
+	prepare crop
+	prepare contrast
+	prepare color conversion
+	profile-target
+	iteration 0
+	iteration 1
+	EOF
+	run -0 bats_pipe summaries prepare \| jq -c 'unique'
+	assert_output '[{"len":2,"type":"tuple"}]'
+}
+
+# The real functions: roboflow/inference at 3bb973b5 (fixtures/snippet-e2e/
+# upstream, Apache-2.0).  Their packages' dependencies are not here, so
+# they are checked without running: every name bound, prepare() asking
+# only for what config.yaml has, and snip-lint refusing what the user must
+# supply; the NMS, whose own needs are torch and torchvision, also runs.
+
+upstream_repo() {
+	cd "$BATS_TEST_TMPDIR"
+	cp -R "$FIXTURES/upstream/." .
+	SNIPS=inference_profiling/snippets
+}
+
+# snip-lint's errors for the configs given, as "code: message" lines
+# (snip-lint's status, 1 with errors, is not this one's).
+lint_errors() {
+	{ snip-lint -j "$@" || :; } |
+	    jq -r 'select(.severity == "error") | "\(.code): \(.message)"'
+}
+
+@test "upstream: the five functions and the awkward ones, checked without running" {
+	[ -n "$PY" ] || skip "python3 with PyYAML is needed for the checks"
+	upstream_repo
+	NMS=inference_models/inference_models/models/common/roboflow/post_processing.py
+	run -0 --separate-stderr snip-new -D cpu -n run_nms_for_object_detection -p nms "$NMS"
+	assert_stderr --partial 'module inference_models.models.common.roboflow.post_processing is imported from inference_models'
+	assert_equal "$(jq -c '[.ranges[] | .name]' <<< "$output")" \
+	    '["run_nms_for_object_detection filter","run_nms_for_object_detection filter","run_nms_for_object_detection nms"]'
+	run -0 bats_pipe snip-new -D cpu -n ObjectDetectionBaseOnnxRoboflowInferenceModel.preprocess -p preprocess \
+	    inference/core/models/object_detection_base.py \| jq -c '[.environment, [.ranges[] | .name]]'
+	assert_output '[["FIX_BATCH_SIZE","MAX_BATCH_SIZE","USE_PYTORCH_FOR_PREPROCESSING"],["preprocess decode","preprocess pad","preprocess pad"]]'
+	snip-new -D cpu -n ObjectDetectionBaseOnnxRoboflowInferenceModel.infer -p infer inference/core/models/object_detection_base.py
+	snip-new -D cpu -n load_image_from_encoded_bytes -p decode inference/core/utils/image_utils.py
+	run -0 bats_pipe snip-new -D cpu -n ModelManager.infer_from_request -p manager \
+	    inference/core/managers/base.py \| jq -c '[.environment, [.ranges[] | .name]]'
+	assert_output '[["DISABLE_INFERENCE_CACHE","METRICS_ENABLED","METRICS_INTERVAL"],["infer_from_request model forward"]]'
+	run -0 bats_pipe snip-new -D cpu -n prepare -p prep inference/core/utils/preprocess.py \
+	    \| jq -c '[.environment, [.ranges[] | .name]]'
+	assert_output '[["DISABLE_PREPROC_CONTRAST","DISABLE_PREPROC_GRAYSCALE","DISABLE_PREPROC_STATIC_CROP","USE_PYTORCH_FOR_PREPROCESSING"],["prepare crop","prepare contrast","prepare color conversion"]]'
+	run -0 "$PY" "$FIXTURES/check_target.py" "$SNIPS"/*
+	refute_output --partial FAIL
+	# What is refused names what to supply.
+	run -0 lint_errors "$SNIPS"/*/config.yaml
+	assert_output - <<-'EOF'
+	input-source: inputs.value: the dummy data source has no encoded bytes: use the images data source (snip-new -i DIR) with a directory of image files
+	input-unset: inputs.self.kwargs is unset: give the keyword arguments of the call that makes self ({} for none)
+	input-unset: inputs.self.kwargs is unset: give the keyword arguments of the call that makes self ({} for none)
+	input-unset: inputs.model_id.value is unset: write the value prepare() gives model_id
+	input-unset: inputs.request.kwargs is unset: give the keyword arguments of the call that makes request ({} for none)
+	input-unset: inputs.output.shape is unset: give the shape of the tensor prepare() makes for output, such as [1, 3, 640, 640]
+	input-unset: inputs.preproc.value is unset: write the value prepare() gives preproc
+	input-unset: inputs.self.kwargs is unset: give the keyword arguments of the call that makes self ({} for none)
+	EOF
+	# The pieces the issue named, in place.
+	grep -qF -- "- \`inputs.self.kwargs\`: ObjectDetectionBaseOnnxRoboflowInferenceModel's constructor comes from OnnxRoboflowInferenceModel, which another module defines" "$SNIPS/preprocess/README.md"
+	grep -qF -- '- `inputs.self.kwargs`: ModelManager() needs model\_registry: give them as kwargs.' "$SNIPS/manager/README.md"
+	grep -qx 'if USE_PYTORCH_FOR_PREPROCESSING:' "$SNIPS/preprocess/target.py"
+	grep -qF 'return super(ObjectDetectionBaseOnnxRoboflowInferenceModel, self).infer(' "$SNIPS/infer/target.py"
+	grep -qF -- '- `FIX_BATCH_SIZE`: sets `FIX_BATCH_SIZE` of `inference.core.env` (its line 439), which `preprocess` reads.' "$SNIPS/preprocess/README.md"
+	grep -qF -- '- `OFFLINE_MODE` of `inference_models.configuration`, which `infer_from_request` reads' "$SNIPS/manager/README.md"
+	grep -qF '    PYTHONPATH=./:inference_models uv run python development/profiling/main.py --config inference_profiling/snippets/nms/config.yaml --run-id smoke' "$SNIPS/nms/README.md"
+	# Inside the loop and the try: the ranges sit at their statements' depth.
+	grep -qx '        with profiling_range_if_cuda("run_nms_for_object_detection nms", device=PROFILE_DEVICE):' "$SNIPS/nms/target.py"
+	grep -qx '            with profiling_range_if_cuda("infer_from_request model forward", device=PROFILE_DEVICE):' "$SNIPS/manager/target.py"
+}
+
+@test "upstream: every function and method of the five files scaffolds, binds every name it uses, and lints clean or names what to supply" {
+	[ -n "$PY" ] || skip "python3 with PyYAML is needed for the checks"
+	upstream_repo
+	n=0
+	for f in inference_models/inference_models/models/common/roboflow/post_processing.py \
+	    inference/core/models/object_detection_base.py inference/core/utils/image_utils.py \
+	    inference/core/managers/base.py inference/core/utils/preprocess.py; do
+		while read -r line q; do
+			n=$((n + 1))
+			snip-new -D cpu -l "$line" -p "def-$n" "$f" > /dev/null 2>> warnings.txt
+		done < <(py-defs "$f" | jq -r 'select(.type != "class") | "\(.line) \(.qualname)"')
+	done
+	[ "$n" -gt 80 ]
+	run -0 "$PY" "$FIXTURES/check_target.py" "$SNIPS"/*
+	refute_output --partial FAIL
+	# Errors, where there are any, are only what the user must supply.
+	run -0 bats_pipe lint_errors "$SNIPS"/*/config.yaml \| cut -d: -f1 \| sort -u
+	assert_output $'input-source\ninput-unset'
+	run -1 bats_pipe snip-lint -j "$SNIPS"/*/config.yaml \| jq -r 'select(.severity == "warning")'
+	assert_output ''
+	# The sub-project's module is named from its own root, with a warning.
+	run -0 grep -c 'module inference_models.models.common.roboflow.post_processing is imported from inference_models' warnings.txt
+}
+
+@test "upstream: run_nms_for_object_detection runs on the CPU, its package's other modules stubbed" {
+	upstream_repo
+	need_torch
+	"$TORCH_PY" -c 'import torchvision' 2>/dev/null || skip "no python3-torchvision"
+	cp -R "$TOP/fixtures/snip-run/development" .
+	cp "$TOP/fixtures/snip-run/runner.py" development/profiling/main.py
+	# The modules post_processing imports besides torch and torchvision
+	# are not here: each stand-in answers any name with a class.
+	for m in configuration entities logger models/base/semantic_segmentation \
+	    models/common/rle_utils models/common/roboflow/model_packages \
+	    models/common/roboflow/semantic_segmentation weights_providers/entities; do
+		mkdir -p "inference_models/inference_models/$(dirname "$m")"
+		printf 'def __getattr__(name):\n    return type(name, (), {})\n' > "inference_models/inference_models/$m.py"
+	done
+	for d in models/base weights_providers; do
+		: > "inference_models/inference_models/$d/__init__.py"
+	done
+	snip-new -D cpu -n run_nms_for_object_detection -p nms \
+	    inference_models/inference_models/models/common/roboflow/post_processing.py 2> /dev/null
+	set_input "$SNIPS/nms/config.yaml" output $'shape: [2, 84, 200]\n    dtype: float32'
+	run -0 snip-lint "$SNIPS/nms/config.yaml"
+	run -0 env STANDIN_EXEC=1 STANDIN_RANGES="$PWD/ranges.log" PYTHONPATH=./:inference_models \
+	    snip-run -i smoke --warmup 1 --iterations 2 -r "$TORCH_PY development/profiling/main.py" \
+	    "$SNIPS/nms/config.yaml"
+	assert_output --partial '"manifest_ok":true}'
+	run -0 bats_pipe awk '!seen[$0]++' ranges.log \| head -2
+	assert_output $'run_nms_for_object_detection filter\nrun_nms_for_object_detection nms'
+}

@@ -77,3 +77,17 @@ limited() {
 	sanitized "$1" && kb=unlimited
 	(ulimit -v "$kb"; exec "$@")
 }
+
+# The python3 that generated profiling targets run with: torch, numpy and
+# PyYAML (Debian's python3-torch, python3-numpy, python3-yaml), in
+# $TORCH_PY; skips the test without one.
+need_torch() {
+	local py
+	for py in python3 /usr/bin/python3; do
+		if "$py" -c 'import torch, numpy, yaml' 2>/dev/null; then
+			TORCH_PY=$(command -v "$py")
+			return
+		fi
+	done
+	skip "no python3 with torch, numpy and PyYAML"
+}

@@ -18,6 +18,7 @@
 #include "io/ndjson.h"
 #include "io/pyyaml.h"
 #include "snippet/snipcfg.h"
+#include "snippet/snipin.h"
 
 /* A profile config is a page of YAML; anything this big is not one. */
 #define MAX_CONFIG	(4 << 20)
@@ -30,11 +31,12 @@ struct lint {
 	struct sdiags		*d;
 };
 
+/* inputs: not the runner's, but the section snip-new's targets read. */
 static const char *const top_keys[] = {
-	"capture_range", "cuda", "data", "data_source", "device", "iterations",
-	"output_dir", "profile", "profile_name", "record_loading", "seed",
-	"target", "validate_output", "warmup", "workload", "write_manifest",
-	NULL
+	"capture_range", "cuda", "data", "data_source", "device", "inputs",
+	"iterations", "output_dir", "profile", "profile_name",
+	"record_loading", "seed", "target", "validate_output", "warmup",
+	"workload", "write_manifest", NULL
 };
 static const char *const workload_keys[] = {
 	"capture_range", "device", "iterations", "record_loading", "seed",
@@ -268,6 +270,7 @@ checks(struct lint *l)
 	folders(l);
 	import_path(l);
 	data_source(l);
+	snipin_check(c, l->d);
 }
 
 /*

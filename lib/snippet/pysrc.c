@@ -928,11 +928,10 @@ pysrc_enclosing(const struct pysrc *s, uint32_t first, uint32_t last)
 }
 
 int
-pysrc_select(const struct pysrc *s, uint32_t from, uint32_t to,
-    const char *qualname, uint32_t *first, uint32_t *last)
+pysrc_select_lines(const struct pysrc *s, uint32_t from, uint32_t to,
+    uint32_t *first, uint32_t *last)
 {
 	uint32_t k, base = UINT32_MAX, st = UINT32_MAX;
-	int d;
 
 	*first = from;
 	*last = to;
@@ -975,6 +974,17 @@ pysrc_select(const struct pysrc *s, uint32_t from, uint32_t to,
 		st++;
 	if (st != UINT32_MAX && s->stmt[st].last > *last)
 		*last = s->stmt[st].last;
+	return 0;
+}
+
+int
+pysrc_select(const struct pysrc *s, uint32_t from, uint32_t to,
+    const char *qualname, uint32_t *first, uint32_t *last)
+{
+	int d;
+
+	if (pysrc_select_lines(s, from, to, first, last) < 0)
+		return -1;
 	d = pysrc_enclosing(s, *first, *last);
 	while (d >= 0 && qualname != NULL &&
 	    strcmp(s->def[d].qualname, qualname) != 0)

@@ -139,7 +139,16 @@ int	pysrc_enclosing(const struct pysrc *, uint32_t first, uint32_t last);
 
 /*
  * Widens lines [from, to] to whole statements and whole blocks (a compound
- * statement's header brings its body) and returns the innermost definition
+ * statement's header brings its body) into *first and *last.  A range that
+ * leaves the block it starts in or starts at an else, elif, except or
+ * finally clause is rejected: -1 after a message "<name>:<line>: ...";
+ * else 0.
+ */
+int	pysrc_select_lines(const struct pysrc *, uint32_t from, uint32_t to,
+	    uint32_t *first, uint32_t *last);
+
+/*
+ * pysrc_select_lines(), then the innermost definition
  * that holds them, named qualname when that is not NULL, with the widened
  * range in *first and *last.  A range that leaves the block it starts in,
  * starts at an else, elif, except or finally clause, or is in no such

@@ -10,7 +10,10 @@
  * each definition's text is copied out, dedented, as the tools do.
  * Definitions nest no deeper than CPython's 100 levels of indentation
  * allow, so that the text and qualnames py-defs writes repeat no byte of
- * the input more than 100 times.  The input is a file as it is: a crash
+ * the input more than 100 times.  Then what snip-new reads from the same
+ * text: the names the whole module reads and binds and how it binds each
+ * (pyscope), and its environment reads, traced through itself as an
+ * environment module (pyenv).  The input is a file as it is: a crash
  * replays with "py-defs FILE".
  */
 #include "fuzz.h"
@@ -18,7 +21,40 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "snippet/pyenv.h"
+#include "snippet/pyscope.h"
 #include "snippet/pysrc.h"
+
+/* snip-new's reading of the module: no read outside the text. */
+static void
+check_names(const struct pysrc *s)
+{
+	struct names reads = { 0 }, bound = { 0 };
+	struct envlist env = { 0 }, traced = { 0 };
+	size_t i;
+
+	if (s->nstmt == 0)
+		return;
+	pyscope_range(s, 0, s->nstmt - 1, &reads, &bound);
+	for (i = 0; i < reads.n && i < 64; i++)
+		if (pyscope_binding(s, reads.v[i], 0, 0) > PB_VALUE)
+			abort();
+	pyenv_reads(s, 0, s->ntok, "f", &env);
+	pyenv_constants(s, 0, s->ntok, "f", &env);
+	for (i = 0; i < env.n && i < 64; i++) {
+		if (env.v[i].constant != NULL) {
+			(void)pyenv_trace(s, env.v[i].constant, "m", "f",
+			    &traced);
+			free(pyenv_imported_from(s, env.v[i].constant));
+		} else if (env.v[i].var == NULL)
+			abort();
+	}
+	envlist_sort(&env);
+	envlist_free(&env);
+	envlist_free(&traced);
+	names_free(&reads);
+	names_free(&bound);
+}
 
 static void
 check_defs(const struct pysrc *s)
@@ -117,6 +153,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (pysrc_widen(&s, &first, &last) != -1)
 			abort();
 		check_defs(&s);
+		check_names(&s);
 	}
 	pysrc_free(&s);
 	return 0;

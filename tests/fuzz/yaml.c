@@ -4,7 +4,8 @@
  * Every input goes through snip-lint's own lint_file(), compiled in with
  * its main() renamed (main() would close stdout in finish()): libyaml's
  * parser, lib/io/pyyaml's PyYAML rules (tags, anchors, merge keys),
- * lib/snippet/snipcfg's checks and the linter's warnings.  The input's size picks -w and -h.
+ * lib/snippet/snipcfg's checks, lib/snippet/snipin's checks of an inputs
+ * section and the linter's warnings.  The input's size picks -w and -h.
  * Then, as snip-run plans a run, a config that parses is given overrides,
  * its run directory, its nsys command and its manifest, which is written
  * as JSON and must read back as JSON.  What aliases and merge keys
