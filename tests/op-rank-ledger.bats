@@ -134,3 +134,21 @@ IN
 	run -1 --separate-stderr op-rank --merge "$T/bad"
 	assert_stderr --regexp "^op-rank: .*bad:[0-9]+:[0-9]+: the slices add up to [0-9]+ ns of a [0-9]+ ns window"
 }
+
+@test "steps that come back every third, longer: periodic, a long first step aside" {
+	# Ten steps of 10 ms; the first takes 30 (first use) and steps 2, 5
+	# and 8 take 25 (the periodic work); each step one operator.
+	local i=0 ts=0 d
+	for d in 30000 10000 25000 10000 10000 25000 10000 10000 25000 10000; do
+		printf '{"kind":"event","name":"ProfilerStep#%d","cat":"user_annotation","pid":1,"tid":1,"ts":%d,"dur":%d}\n' $i $ts $d
+		printf '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":%d,"dur":%d}\n' $ts $d
+		ts=$((ts + d)) i=$((i + 1))
+	done >"$T/in"
+	printf '{"kind":"trace","rank":null,"origin_ns":0,"start":0,"end":%d}\n' $ts >>"$T/in"
+	run -0 bash -o pipefail -c "op-rank '$T/in' | jq -c 'select(.kind == \"ledger_total\") | .periodic'"
+	assert_output '{"every":3,"first":2,"windows":3,"median":10000,"extra":45000,"slices":{"cpu:matmul/linear":45000}}'
+	# Without the periodic steps, only the first: no period.
+	sed -i 's/"dur":25000/"dur":10000/' "$T/in"
+	run -0 bash -o pipefail -c "op-rank '$T/in' | jq -c 'select(.kind == \"ledger_total\") | .periodic'"
+	assert_output null
+}

@@ -213,6 +213,41 @@ op_put_phases_of(struct oprank *r, struct jw *w, const struct agg *a)
 }
 
 /*
+ * Of n windows, the steady ones long or not: whether the long ones are
+ * every k-th steady window, k from 2 to PERIOD_MAX, from the first one
+ * in the first k windows of the steady ones on, two or more, and no
+ * other is long.  Sets the first, k and how many.
+ */
+static int
+period(const uint8_t *steady, const uint8_t *longv, size_t n, size_t *first,
+    size_t *k, size_t *nl)
+{
+	size_t i, start = n;
+
+	*nl = *k = 0;
+	for (i = 0; i < n; i++) {
+		if (!steady[i])
+			continue;
+		if (start == n)
+			start = i;
+		if (!longv[i])
+			continue;
+		if (*nl == 0)
+			*first = i;
+		else if (*nl == 1)
+			*k = i - *first;
+		(*nl)++;
+	}
+	if (*nl < 2 || *k < 2 || *k > PERIOD_MAX || *first - start >= *k)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (steady[i] && longv[i] != (i >= *first &&
+		    (i - *first) % *k == 0))
+			return 0;
+	return 1;
+}
+
+/*
  * Of a ledger_total of steps (or iterations), in start order: steps that
  * come back every k-th step, all PERIOD_RATIO times the median step or
  * longer while no other is, are periodic work.  Writes the period, the
@@ -226,13 +261,13 @@ op_put_periodic(struct oprank *r, struct jw *w, const struct agg *a)
 	int64_t *wall, med, extra = 0, *add, *base;
 	size_t i, j, n = a->nlw, m = 0, nl = 0, first = 0, k = 0;
 	size_t ns = op_lslices(r);
-	uint8_t *steady;
-	int ok = 1, longer;
+	uint8_t *steady, *longv;
 
 	if (n < PERIOD_MIN || a->lw[0].num < 0)
 		return;
 	/* Warm-up, capture and compile steps are no period's. */
-	steady = xcalloc(n, 1);
+	steady = xcalloc(2 * n, 1);
+	longv = steady + n;
 	wall = xreallocarray(NULL, n, sizeof(*wall));
 	for (i = 0; i < n; i++)
 		if ((steady[i] = op_window_phase(r, a, &a->lw[i]) == WP_STEADY))
@@ -244,22 +279,17 @@ op_put_periodic(struct oprank *r, struct jw *w, const struct agg *a)
 	}
 	free(wall);
 	for (i = 0; i < n; i++)
-		if (steady[i] &&
-		    (double)a->lw[i].wall >= PERIOD_RATIO * (double)med) {
-			if (nl == 0)
-				first = i;
-			else if (nl == 1)
-				k = i - first;
-			nl++;
-		}
-	/* Every k-th steady step from the first and no other. */
-	for (i = 0; i < n && nl >= 2 && k >= 2 && k <= PERIOD_MAX; i++) {
-		longer = (double)a->lw[i].wall >= PERIOD_RATIO * (double)med;
-		if (steady[i] && longer != (i >= first && (i - first) % k == 0))
-			ok = 0;
+		longv[i] = (double)a->lw[i].wall >= PERIOD_RATIO * (double)med;
+	/* A first step long with first-use work is no part of the period. */
+	if (!period(steady, longv, n, &first, &k, &nl) && n > 0 && longv[0] &&
+	    steady[0]) {
+		steady[0] = 0;
+		if (!period(steady, longv, n, &first, &k, &nl))
+			k = 0;
 	}
-	if (m < PERIOD_MIN || nl < 2 || k < 2 || k > PERIOD_MAX || !ok ||
-	    first >= k) {
+	for (i = m = 0; i < n; i++)
+		m += steady[i];
+	if (m < PERIOD_MIN || k == 0) {
 		free(steady);
 		return;
 	}
