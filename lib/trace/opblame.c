@@ -44,6 +44,10 @@ struct holders {
 	uint32_t	 gen;
 	int64_t		 hostend;	/* the last step's host end */
 	uint32_t	 pyslice;
+	int		 frames;	/* the trace has Python frames */
+	/* The last contributor added to and its entry, which repeat. */
+	struct bkey	 last;
+	struct strent	*lastent;
 };
 
 static int
@@ -87,6 +91,7 @@ op_holders_new(const struct oprank *r, const struct trace *t)
 		if (t->a.steps[i].cpu_end > h->hostend)
 			h->hostend = t->a.steps[i].cpu_end;
 	h->pyslice = op_lslice_py(r);
+	h->frames = t->a.pyframes > 0;
 	return h;
 }
 
@@ -154,8 +159,9 @@ holder(const struct hold *v, size_t n, uint32_t s)
 	return -1;
 }
 
-void
-op_blame_add(struct agg *a, const struct bkey *k, int64_t ns)
+/* The entry of contributor k in a's blame, made when new. */
+static struct strent *
+blame_entry(struct agg *a, const struct bkey *k)
 {
 	struct strent *e;
 	struct bkey fold;
@@ -173,7 +179,28 @@ op_blame_add(struct agg *a, const struct bkey *k, int64_t ns)
 	}
 	if (e == NULL)
 		e = strmap_put(&a->blame, (const char *)k, sizeof(*k));
-	e->n += (uint64_t)ns;
+	return e;
+}
+
+void
+op_blame_add(struct agg *a, const struct bkey *k, int64_t ns)
+{
+	blame_entry(a, k)->n += (uint64_t)ns;
+}
+
+/*
+ * As op_blame_add(), through the sweep's last entry when k is its key:
+ * one instant's holder holds the next ones too, most of the time.  The
+ * entry stays valid, as every new key the sweep puts comes through here.
+ */
+static void
+sweep_add(struct holders *h, struct agg *a, const struct bkey *k, int64_t ns)
+{
+	if (h->lastent == NULL || memcmp(&h->last, k, sizeof(*k)) != 0) {
+		h->lastent = blame_entry(a, k);
+		h->last = *k;
+	}
+	h->lastent->n += (uint64_t)ns;
 }
 
 /* The user's frames open on the holder's thread, each once, get ns. */
@@ -186,6 +213,8 @@ frames_add(struct agg *a, struct holders *h, const struct oprank *r,
 	int64_t depth = 0;
 	size_t i;
 
+	if (!h->frames)
+		return;
 	if (++h->gen == 0) {
 		memset(h->stamp, 0, (r->names.n + 1) * sizeof(*h->stamp));
 		h->gen = 1;
@@ -238,6 +267,9 @@ resolve(const struct oprank *r, const struct holders *h, size_t i,
 		if (is_op(h, p->slice)) {
 			if (k->op == NO_WHO)
 				k->op = p->who;
+			/* Without frames, the operator is all there is. */
+			if (!h->frames)
+				break;
 			continue;
 		}
 		if (!is_py(h, p->slice))
@@ -283,7 +315,7 @@ op_blame(struct oprank *r, struct holders *h, uint32_t s, int64_t ns)
 			k.call = h->gs[i].who;
 		if (s == L_PROFILER)
 			k.who = W_PROFILER;
-		op_blame_add(a, &k, ns);
+		sweep_add(h, a, &k, ns);
 		return s;
 	}
 	o = &h->hs[i];
@@ -298,7 +330,7 @@ op_blame(struct oprank *r, struct holders *h, uint32_t s, int64_t ns)
 		k.slice = L_HARNESS;
 	else
 		frames_add(a, h, r, (size_t)i, o->thr, is_py(h, s), ns);
-	op_blame_add(a, &k, ns);
+	sweep_add(h, a, &k, ns);
 	return k.slice;
 }
 
