@@ -255,6 +255,22 @@ env_names() {
 	assert_stderr 'nsys-extract: no-such.sqlite: No such file or directory'
 }
 
+@test "SQLite's words on an export reach the terminal with their controls escaped" {
+	local db=$BATS_TEST_TMPDIR/schema.sqlite esc
+	# A table whose name holds ESC and BEL, its schema made malformed.
+	esc=$(printf '\033]0;owned\007\033[31m')
+	sqlite3 "$db" "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start, end);
+	    CREATE TABLE t (a); PRAGMA writable_schema = ON;
+	    UPDATE sqlite_master SET name = 'x$esc', sql = 'CREATE TABLE \"x$esc\" (a'
+	    WHERE name = 't'"
+	run -1 --separate-stderr nsys-extract "$db"
+	assert_stderr "nsys-extract: $db: cannot be read: SQLite: malformed database schema (x\\x1b]0;owned\\x07\\x1b[31m)"
+	# A file name's controls, a newline among them, are escaped too.
+	cp "$db" "$BATS_TEST_TMPDIR/a$esc"$'\n''b.sqlite'
+	run -1 --separate-stderr nsys-extract "$BATS_TEST_TMPDIR/a$esc"$'\n''b.sqlite'
+	assert_stderr --partial "nsys-extract: $BATS_TEST_TMPDIR/a\\x1b]0;owned\\x07\\x1b[31m\\x0ab.sqlite: cannot be read: "
+}
+
 @test "usage errors exit 2; standard input is refused" {
 	run -2 --separate-stderr nsys-extract
 	assert_stderr --partial 'usage: nsys-extract [-c name] file ...'

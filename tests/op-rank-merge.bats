@@ -378,6 +378,18 @@ partials() {
 	assert_stderr --regexp "^op-rank: $T/neg.ndjson:3:[0-9]+: \"rank\" is not a rank number\$"
 }
 
+@test "a partial's words quoted in a message reach the terminal escaped" {
+	tr-extract "$OPRANK/sampled_rank-0.json.gz" | op-rank --partial \
+	    >"$T/p.ndjson"
+	n=$(grep -n -m1 '"op_partial_name"' "$T/p.ndjson" | cut -d: -f1)
+	sed "${n}s/\"class\":\"[a-z]*\"/\"class\":\"\\\\u001b]0;x\\\\u0007\\\\u009b2J\"/" \
+	    "$T/p.ndjson" >"$T/esc.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/esc.ndjson"
+	assert_stderr --partial "op-rank: $T/esc.ndjson:$n:"
+	assert_stderr --partial ': unknown class: \x1b]0;x\x07\u009b2J'
+	[ "${#stderr_lines[@]}" -eq 1 ]
+}
+
 @test "a failed write exits 1" {
 	[ -w /dev/full ] || skip "no /dev/full"
 	tr-extract "$OPRANK/sampled_rank-0.json.gz" | op-rank --partial \
