@@ -725,7 +725,6 @@ int	op_cmpbound(const void *a, const void *b);
 int	op_bound_of(const char *s);
 void	op_ledge(struct trace *t, uint32_t slice, int64_t ts, int64_t end);
 void	op_ccall_add(struct agg *a, const struct ccall *c);
-int64_t	op_sat_add(int64_t a, int64_t b);
 void	op_ledger(struct oprank *r, int timed, int64_t start, int64_t end);
 void	op_ledger_merge(struct agg *dst, const struct agg *src);
 void	op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a);
@@ -747,8 +746,51 @@ struct collsum	*op_coll_sums(struct oprank *r);
 int	op_cmprank(const void *a, const void *b);
 void	op_output(struct oprank *r, struct jw *w);
 
+/*
+ * a + b, or past 64 bits the most either way: sums of durations, counts
+ * and bytes, from traces and partials alike, saturate.  INT64_MIN, which
+ * stands for absent (ABSENT), is never a sum.
+ */
+static inline int64_t
+op_sat_add(int64_t a, int64_t b)
+{
+	int64_t s;
+
+	if (!__builtin_add_overflow(a, b, &s) && s != INT64_MIN)
+		return s;
+	return b > 0 ? INT64_MAX : -INT64_MAX;
+}
+
+/*
+ * What a partial's integers may hold: P_TIME a time in ns (or a sum of
+ * self times, which may be negative) within 2^62 of 0, 146 years either
+ * way; P_SIZE a duration, count or size from 0 to 2^62; P_ANY any
+ * integer.  The difference or sum of any two times or sizes then fits in
+ * 64 bits, as a trace's do (tr-extract refuses a time beyond them).
+ */
+enum { P_ANY, P_TIME, P_SIZE };
+#define P_MAX	((int64_t)1 << 62)
+
+static inline int
+op_in_range(int64_t v, int range)
+{
+	switch (range) {
+	case P_TIME:
+		return v >= -P_MAX && v <= P_MAX;
+	case P_SIZE:
+		return v >= 0 && v <= P_MAX;
+	}
+	return 1;
+}
+
 /* oppartial.c */
 void	op_output_partial(struct oprank *r, struct jw *w);
+/*
+ * Member key of the partial record at hand (of object obj), an integer
+ * in range, into *v; -1 after saying which member is wrong and why.
+ */
+int	op_get_num(struct oprank *r, uint32_t obj, const char *key, int range,
+	    int64_t *v);
 int	op_merge_file(struct oprank *r, const char *path);
 int	op_reread(int argc, char *argv[]);
 int	op_merge_again(struct oprank *r, int argc, char *argv[]);

@@ -351,17 +351,17 @@ on_event(struct oprank *r)
 		op_ledge(t, slice, tsns, tsns + durns);
 		op_rtsum_add(&t->a, s, len, &(struct rtsum){ 1, durns, durns });
 		t->a.rt_count++;
-		t->a.rt_total += durns;
+		t->a.rt_total = op_sat_add(t->a.rt_total, durns);
 		if (strstr(s, "Launch") != NULL) {
 			t->a.launch_count++;
-			t->a.launch += durns;
+			t->a.launch = op_sat_add(t->a.launch, durns);
 		} else if (str_is(s, "cudaDeviceSynchronize",
 		    "cudaStreamSynchronize") ||
 		    str_is(s, "cudaEventSynchronize", "cudaMemcpy") ||
 		    str_is(s, "hipDeviceSynchronize", "hipStreamSynchronize") ||
 		    str_is(s, "hipEventSynchronize", "hipMemcpy")) {
 			t->a.sync_count++;
-			t->a.sync += durns;
+			t->a.sync = op_sat_add(t->a.sync, durns);
 		}
 		if (corr >= 0) {
 			spill_add(&t->rc, &(struct rcall){ cv, tsns, durns,
@@ -566,6 +566,10 @@ trace_record(struct oprank *r)
 	    jdoc_get_ns(d, 0, "end", &end) < 0)
 		return jdoc_error(r->file, d, 0, "\"trace\" record lacks \"origin_ns\","
 		    " \"start\" or \"end\"");
+	if (!op_in_range(origin, P_TIME) || !op_in_range(start, P_TIME) ||
+	    !op_in_range(end, P_TIME))
+		return jdoc_error(r->file, d, 0, "\"trace\" record's"
+		    " \"origin_ns\", \"start\" or \"end\" is beyond 2^62 ns");
 	/* A trace without events has no window. */
 	if ((jdoc_get_i64(d, 0, "events", &events) < 0 || events != 0) &&
 	    op_same_window(r, (k = jdoc_get(d, 0, "file")) >= 0 &&

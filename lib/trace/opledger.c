@@ -636,8 +636,9 @@ op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a)
 
 		memcpy(v, a->ls + lw->off, lw->n * sizeof(*v));
 		for (j = 0; j < lw->n; j++)
-			tot[v[j].slice].ns += v[j].ns;
-		wall += lw->wall;
+			tot[v[j].slice].ns = op_sat_add(tot[v[j].slice].ns,
+			    v[j].ns);
+		wall = op_sat_add(wall, lw->wall);
 		xqsort(v, lw->n, sizeof(*v), cmplslice);
 		jw_record(w, "ledger");
 		op_put_rank(w, a->rank);
@@ -719,6 +720,9 @@ op_ledger_partial(struct oprank *r, struct agg *a)
 	    jdoc_get_i64(d, 0, "wall", &lw.wall) < 0 || lw.wall <= 0)
 		return jdoc_error(r->file, d, 0, "\"op_partial_ledger\" needs"
 		    " the integers \"step\", \"start\" and a positive \"wall\"");
+	if (op_get_num(r, 0, "start", P_TIME, &lw.start) < 0 ||
+	    op_get_num(r, 0, "wall", P_SIZE, &lw.wall) < 0)
+		return -1;
 	lw.inferred = B_NONE;
 	if (jdoc_get_str(d, 0, "inferred_from", &from, NULL) == 0) {
 		for (lw.inferred = 0; lw.inferred < NBOUND &&

@@ -359,9 +359,11 @@ families(const struct oprank *r, const struct agg *a, int64_t *self,
 		if ((nm->cls != C_OP && nm->cls != C_ANN) ||
 		    a->st[i].count == 0)
 			continue;
-		self[nm->family] += a->st[i].self;
-		count[nm->family] += a->st[i].count;
-		gpu[nm->family] += a->st[i].gpu_self;
+		self[nm->family] = op_sat_add(self[nm->family], a->st[i].self);
+		count[nm->family] = op_sat_add(count[nm->family],
+		    a->st[i].count);
+		gpu[nm->family] = op_sat_add(gpu[nm->family],
+		    a->st[i].gpu_self);
 	}
 	for (f = 0; f < nf; f++) {
 		if (count[f] == 0)
@@ -572,7 +574,7 @@ op_put_kernels(struct oprank *r, struct jw *w, const struct agg *a)
 	/* pct stays a share of all GPU event time, in a phase or not. */
 	for (i = 0; i < a->nst; i++)
 		if (r->names.v[i].cls == C_GPU)
-			total += a->st[i].total;
+			total = op_sat_add(total, a->st[i].total);
 	n = ranked(r, a, st, C_GPU, key, it);
 	if (r->limit > 0 && (size_t)r->limit < n)
 		n = (size_t)r->limit;
@@ -633,9 +635,9 @@ op_put_precision(struct oprank *r, struct jw *w, const struct agg *a)
 
 		if (nm->cls != C_GPU || !nm->mm || a->st[i].count == 0)
 			continue;
-		count[nm->prec] += a->st[i].count;
-		time[nm->prec] += a->st[i].total;
-		all += a->st[i].total;
+		count[nm->prec] = op_sat_add(count[nm->prec], a->st[i].count);
+		time[nm->prec] = op_sat_add(time[nm->prec], a->st[i].total);
+		all = op_sat_add(all, a->st[i].total);
 	}
 	for (i = 0; i <= NPREC; i++) {
 		if (count[i] == 0)
@@ -899,7 +901,7 @@ op_put_summary(struct oprank *r, struct jw *w, const struct agg *a,
 	if (a->gpu_events > 0) {
 		for (m = 0; m < a->nst; m++)
 			if (r->names.v[m].cls == C_GPU)
-				kt += a->st[m].total;
+				kt = op_sat_add(kt, a->st[m].total);
 		jw_key(w, "gpu_events");
 		jw_int(w, a->gpu_events);
 		jw_key(w, "gpu_total");

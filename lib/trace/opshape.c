@@ -201,17 +201,18 @@ op_shape_merge(struct agg *dst, const struct agg *src, size_t max)
 		if ((e = strmap_get(&dst->shapes, ent[i]->key,
 		    ent[i]->len)) == NULL) {
 			if (dst->shapes.count >= max) {
-				dst->unshaped += s->count;
+				dst->unshaped = op_sat_add(dst->unshaped,
+				    s->count);
 				continue;
 			}
 			e = strmap_put(&dst->shapes, ent[i]->key, ent[i]->len);
 			e->val = shape_dup(s);
 		}
 		t = e->val;
-		t->count += s->count;
-		t->gpu += s->gpu;
+		t->count = op_sat_add(t->count, s->count);
+		t->gpu = op_sat_add(t->gpu, s->gpu);
 	}
-	dst->unshaped += src->unshaped;
+	dst->unshaped = op_sat_add(dst->unshaped, src->unshaped);
 	free(ent);
 }
 
@@ -591,13 +592,20 @@ op_shape_partial(struct oprank *r, struct agg *a)
 	    jdoc_get_str(d, 0, "model", &s, NULL) < 0 ||
 	    jdoc_get_double(d, 0, "flops", &c.flops) < 0 ||
 	    jdoc_get_double(d, 0, "bytes", &c.bytes) < 0 ||
-	    jdoc_get_i64(d, 0, "count", &count) < 0 ||
-	    jdoc_get_i64(d, 0, "gpu", &gpu) < 0 ||
+	    jdoc_get(d, 0, "count") < 0 || jdoc_get(d, 0, "gpu") < 0 ||
 	    (dims = jdoc_get(d, 0, "dims")) < 0 ||
 	    (types = jdoc_get(d, 0, "types")) < 0)
 		return jdoc_error(r->file, d, 0, "\"op_partial_shape\" lacks"
 		    " \"name\", \"model\", \"dims\", \"types\", \"flops\","
 		    " \"bytes\", \"count\" or \"gpu\"");
+	if (op_get_num(r, 0, "count", P_SIZE, &count) < 0 ||
+	    op_get_num(r, 0, "gpu", P_SIZE, &gpu) < 0)
+		return -1;
+	if (!isfinite(c.flops) || c.flops < 0 || !isfinite(c.bytes) ||
+	    c.bytes < 0)
+		return jdoc_error(r->file, d, 0, "\"op_partial_shape\" record's"
+		    " \"%s\" is not a finite number of 0 or more",
+		    !isfinite(c.flops) || c.flops < 0 ? "flops" : "bytes");
 	for (c.model = OM_GEMM; c.model <= OM_ELEM; c.model++)
 		if (strcmp(s, model_name(c.model)) == 0)
 			break;
@@ -615,10 +623,10 @@ op_shape_partial(struct oprank *r, struct agg *a)
 		    " of strings");
 	if ((sh = op_shape_get(r, a, &r->shapekey, name, &c, d, dims,
 	    types)) == NULL) {
-		a->unshaped += count;
+		a->unshaped = op_sat_add(a->unshaped, count);
 		return 0;
 	}
-	sh->count += count;
-	sh->gpu += gpu;
+	sh->count = op_sat_add(sh->count, count);
+	sh->gpu = op_sat_add(sh->gpu, gpu);
 	return 0;
 }
