@@ -400,6 +400,45 @@ refused() {
 	assert_output '"self_total":9223372036854775807'
 }
 
+@test "collectives: a bus bandwidth past the GPU's memory is left out, said in Data quality; rows show their group" {
+	tr-extract "$OPRANK/sampled_rank-0.json.gz" | op-rank --partial \
+	    >"$T/p.ndjson"
+	# Forged sizes: a petabyte a call gave 7.9e14 GB/s in the table.
+	for k in 0 1; do
+		sed -e '/"op_partial_collective"/s/}$/,"bytes":1000000000000000,"group":"7","group_size":2}/' \
+		    -e "s/\"rank\":0/\"rank\":$k/" "$T/p.ndjson" >"$T/r$k.ndjson"
+	done
+	op-rank --merge "$T/r0.ndjson" "$T/r1.ndjson" >"$T/m.ndjson"
+	run -0 jq -c 'select(.kind == "collective") | [.instance, .group, .busbw_beyond_gpu, .busbw]' "$T/m.ndjson"
+	assert_line --index 0 '[1,"7",true,null]'
+	assert_equal "${#lines[@]}" 10
+	run -0 jq -c 'select(.kind == "collective_total") | [.group, .busbw_beyond_gpu, .median_busbw]' "$T/m.ndjson"
+	assert_output '["7",10,null]'
+	run -0 jq -r 'select(.kind == "warning") | .message' "$T/m.ndjson"
+	assert_output '10 instances of collective ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*) (group 7) give a bus bandwidth over 8000 GB/s, more than the memory of any GPU moves: their message sizes are not what was sent, and their bandwidths are left out'
+	rubric-apply "$T/m.ndjson" >"$T/f.ndjson"
+	run -0 bash -c 'cat "$1" "$2" | report-md' - "$T/m.ndjson" "$T/f.ndjson"
+	assert_output --partial '- 10 instances of collective ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm\*, unsigned long, ncclWork\*) (group 7) give a bus bandwidth over 8000 GB/s'
+	assert_output --partial '| Collective                               | Kind      | Group | Instances |'
+	assert_output --partial '| ncclKernel_Se…ecv_RING_SIMPLE_Sum_int8_t | send_recv | 7     |        10 |     2 |      0.0 µs |        39.33 ms | rank 0 (10 of 10) | left out (see Data quality) |'
+	# On an H100 (op-rank -g), its 3.35 TB/s bounds them: 100 GB a call
+	# in 11.7 to 67.8 ms is 8,527 to 1,474 GB/s; the three calls under
+	# 29.9 ms are left out, the seven slower ones kept.
+	for k in 0 1; do
+		sed -e '/"op_partial_collective"/s/}$/,"bytes":100000000000,"group":"7","group_size":2}/' \
+		    -e "s/\"rank\":0/\"rank\":$k/" "$T/p.ndjson" >"$T/r$k.ndjson"
+	done
+	op-rank -g H100-SXM --merge "$T/r0.ndjson" "$T/r1.ndjson" >"$T/m.ndjson"
+	run -0 bash -o pipefail -c 'jq -c "select(.kind == \"collective\")
+	    | [.busbw_beyond_gpu, (.busbw // 0) <= 3350]" "$1" | sort | uniq -c' - "$T/m.ndjson"
+	assert_output - <<-EOF
+	      7 [null,true]
+	      3 [true,true]
+	EOF
+	run -0 jq -r 'select(.kind == "warning") | .message' "$T/m.ndjson"
+	assert_output --partial '3 instances of collective ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*) (group 7) give a bus bandwidth over 3350 GB/s, more than the memory of the H100-SXM moves'
+}
+
 @test "partials of another version, options or tables are refused" {
 	tr-extract "$OPRANK/sampled_rank-0.json.gz" >"$T/r0.ndjson"
 	op-rank --partial <"$T/r0.ndjson" >"$T/p.ndjson"

@@ -16,7 +16,6 @@
 static size_t	ranked(const struct oprank *, const struct agg *,
 		    const struct stat *, int, enum key, struct item *);
 static size_t	threads_ranked(const struct agg *, struct item *);
-static void	put_warning(struct jw *, const struct agg *, const char *);
 static int64_t	shown(int64_t);
 static int	cmpitem(const void *, const void *);
 static double	pct(int64_t, int64_t);
@@ -220,11 +219,12 @@ op_put_thread(struct jw *w, const struct thsum *ts)
 	}
 }
 
-static void
-put_warning(struct jw *w, const struct agg *a, const char *msg)
+/* A warning record of op-rank's about rank (-1: none or all). */
+void
+op_put_warning(struct jw *w, int64_t rank, const char *msg)
 {
 	jw_record(w, "warning");
-	op_put_rank(w, a->rank);
+	op_put_rank(w, rank);
 	/* op-rank's records, whichever process runs the aggregator. */
 	jw_key(w, "tool");
 	jw_cstring(w, "op-rank");
@@ -276,7 +276,7 @@ put_negself(struct oprank *r, struct jw *w, const struct agg *a,
 			    "", it[i].s, a->st[it[i].i].self);
 		if (n > TOP_N)
 			sb_printf(&sb, " and %zu more", n - TOP_N);
-		put_warning(w, a, sb.s);
+		op_put_warning(w, a->rank, sb.s);
 	}
 	sb_free(&sb);
 	free(it);
@@ -304,7 +304,7 @@ op_put_folds(struct oprank *r, struct jw *w, const struct agg *a)
 		    " did not fit in MRP_OP_RANK_MEMORY are summed as %s;"
 		    " a larger budget keeps their names", a->st[it[i].i].count,
 		    it[i].s);
-		put_warning(w, a, msg);
+		op_put_warning(w, a->rank, msg);
 	}
 	put_negself(r, w, a, it, cap);
 	if ((e = strmap_get(&a->threads, "-\n-", 3)) == NULL ||
@@ -313,7 +313,7 @@ op_put_folds(struct oprank *r, struct jw *w, const struct agg *a)
 	snprintf(msg, sizeof(msg), "%" PRId64 " threads that did not fit in"
 	    " MRP_OP_RANK_MEMORY are summed as " FOLD_THREADS "; a larger"
 	    " budget keeps them apart", ts->threads);
-	put_warning(w, a, msg);
+	op_put_warning(w, a->rank, msg);
 }
 
 void
