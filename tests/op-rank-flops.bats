@@ -123,6 +123,24 @@ setup() {
 	EOF
 }
 
+@test "a shape whose sizes are past 64 bits is left uncosted, with a warning" {
+	# A transposed convolution over 2^62+1 by a stride of 4: its output
+	# size wrapped to 1, and gave 9.2e18 FLOPs.
+	run -0 bats_pipe printf '%s\n' \
+	    '{"kind":"event","name":"aten::convolution","cat":"cpu_op","pid":1,"tid":1,"ts":10,"dur":5,"input_dims":[[1,1,4611686018427387905],[1,1,1],[]],"input_types":["float","float",""],"concrete_inputs":["","","","[4]","[0]","[1]","True","[0]","1"]}' \
+	    '{"kind":"event","name":"aten::convolution","cat":"cpu_op","pid":1,"tid":1,"ts":20,"dur":5,"input_dims":[[1,1,9223372036854775807],[1,1,1],[]],"input_types":["float","float",""],"concrete_inputs":["","","","[9223372036854775807]","[0]","[1]","True","[0]","1"]}' \
+	    '{"kind":"event","name":"aten::convolution","cat":"cpu_op","pid":1,"tid":1,"ts":30,"dur":5,"input_dims":[[1,1,8],[1,1,1],[]],"input_types":["float","float",""],"concrete_inputs":["","","","[99999999999999999999]","[0]","[1]","False","[0]","1"]}' \
+	    '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":40,"dur":5,"input_dims":[[2,3],[3,4]],"input_types":["float","float"]}' \
+	    '{"kind":"trace","file":"hostile","origin_ns":0,"start":0,"end":45,"events":4}' \
+	    \| op-rank \| jq -c 'select(.kind == "op_shape" or .kind == "warning"
+	    or .kind == "compute_summary") | [.kind, .name // .message, .flops, .uncosted]'
+	assert_output - <<-'EOF'
+	["warning","3 calls of costed operators have input shapes whose sizes, FLOPs or bytes are past 64 bits: left uncosted",null,null]
+	["op_shape","aten::mm",48,null]
+	["compute_summary",null,48,3]
+	EOF
+}
+
 @test "gpu-peaks.tsv: every row has its fields, dense figures and a source" {
 	run -0 awk -F '\t' '!/^#/ && NF != 12 { print NR ": " NF " fields" }
 	    !/^#/ && $12 == "" { print NR ": no source" }' \

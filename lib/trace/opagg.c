@@ -342,6 +342,7 @@ op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
 	dst->sync = op_sat_add(dst->sync, src->sync);
 	dst->traces = op_sat_add(dst->traces, src->traces);
 	dst->nsys_exports = op_sat_add(dst->nsys_exports, src->nsys_exports);
+	dst->overflowed = op_sat_add(dst->overflowed, src->overflowed);
 
 	dst->cpu_events = op_sat_add(dst->cpu_events, src->cpu_events);
 	dst->gpu_events = op_sat_add(dst->gpu_events, src->gpu_events);

@@ -316,6 +316,7 @@ struct agg {
 	int64_t		 traces, cpu_events, gpu_events;
 	struct strmap	 shapes;	/* -> struct shsum */
 	int64_t		 unshaped;	/* modelled calls past maxshape */
+	int64_t		 overflowed;	/* of those, shapes past 64 bits */
 	char		*gpu;		/* deviceProperties' first name */
 	char		*gpuarch;	/* its "cuda 8.0" or "rocm 9.4" */
 	int64_t		 nsys_exports;	/* traces read from nsys-extract */

@@ -493,10 +493,14 @@ shape_call(struct oprank *r, const char *name, int dims, int types,
 	struct opcost c;
 	struct shsum *sh;
 	struct cev at = *ev;
+	int rc;
 
 	if (opcost_model(name) == OM_NONE)
 		return;
-	if (opcost_eval(name, r->doc, dims, types, concrete, &c) < 0 ||
+	if ((rc = opcost_eval(name, r->doc, dims, types, concrete, &c)) ==
+	    OPCOST_OVERFLOW)
+		t->a.overflowed++;
+	if (rc < 0 ||
 	    op_shape_key(&r->shapekey, name, &c, r->doc, dims, types) < 0 ||
 	    (sh = op_shape_get(r, &t->a, &r->shapekey, name, &c, r->doc, dims,
 	    types)) == NULL) {

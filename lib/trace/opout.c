@@ -307,6 +307,14 @@ op_put_folds(struct oprank *r, struct jw *w, const struct agg *a)
 		op_put_warning(w, a->rank, msg);
 	}
 	put_negself(r, w, a, it, cap);
+	if (a->overflowed > 0) {
+		snprintf(msg, sizeof(msg), "%" PRId64 " call%s of costed"
+		    " operators ha%s input shapes whose sizes, FLOPs or bytes"
+		    " are past 64 bits: left uncosted", a->overflowed,
+		    a->overflowed == 1 ? "" : "s", a->overflowed == 1 ? "s" :
+		    "ve");
+		op_put_warning(w, a->rank, msg);
+	}
 	if ((e = strmap_get(&a->threads, "-\n-", 3)) == NULL ||
 	    (ts = e->val)->threads == 0)
 		return;

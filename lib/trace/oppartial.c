@@ -153,6 +153,10 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_key(w, "uncosted");
 		jw_int(w, a->unshaped);
 	}
+	if (a->overflowed > 0) {
+		jw_key(w, "overflowed");
+		jw_int(w, a->overflowed);
+	}
 	put_i64s(w, "phase_self", a->ph_self, NPHASE);
 	put_i64s(w, "phase_gpu", a->ph_gpu, NPHASE);
 	jw_key(w, "runtime");
@@ -653,6 +657,9 @@ partial_record(struct oprank *r, const char *kind)
 		if (jdoc_get(d, 0, "uncosted") >= 0 &&
 		    op_get_num(r, 0, "uncosted", P_SIZE, &one.unshaped) < 0)
 			return -1;
+		if (jdoc_get(d, 0, "overflowed") >= 0 &&
+		    op_get_num(r, 0, "overflowed", P_SIZE, &one.overflowed) < 0)
+			return -1;
 		if (jdoc_get_str(d, 0, "gpu", &s, NULL) == 0)
 			one.gpu = xstrdup(s);
 		if (jdoc_get_str(d, 0, "gpu_arch", &s, NULL) == 0)
@@ -892,6 +899,7 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 	keep.sync_count = keep.sync = 0;
 	keep.traces = keep.cpu_events = keep.gpu_events = 0;
 	keep.nsys_exports = 0;
+	keep.overflowed = 0;
 	keep.have_time = 0;
 	keep.start = keep.end = keep.origin = 0;
 	memset(keep.ph_self, 0, sizeof(keep.ph_self));
