@@ -152,6 +152,33 @@ setup() {
 	assert_output '989.4'
 }
 
+@test "gpu-peaks.tsv takes finite positive decimals only: another figure exits 2, and analyze-profile leaks nothing" {
+	local r=$BATS_TEST_TMPDIR/r v n
+	mkdir "$r"
+	cp -r "$TOP"/rubric/* "$r/"
+	n=$(grep -n 'H100-SXM' "$TOP/rubric/gpu-peaks.tsv" | cut -d: -f1)
+	# strtod() took inf, 1e400 and 0x10 as peaks.
+	for v in inf 1e400 0x10 nan -1 0 0.0 1e3 ' 5' 5. .5 1,5 +5; do
+		awk -F '\t' -v OFS='\t' -v v="$v" '$2 == "H100-SXM" { $3 = v } { print }' \
+		    "$TOP/rubric/gpu-peaks.tsv" >"$r/gpu-peaks.tsv"
+		MRP_RUBRIC=$r run -2 --separate-stderr op-rank </dev/null
+		assert_stderr "op-rank: $r/gpu-peaks.tsv:$n: not a peak (a finite positive decimal, or -): $v"
+	done
+	for v in 67 0.5 67.25; do
+		awk -F '\t' -v OFS='\t' -v v="$v" '$2 == "H100-SXM" { $3 = v } { print }' \
+		    "$TOP/rubric/gpu-peaks.tsv" >"$r/gpu-peaks.tsv"
+		MRP_RUBRIC=$r run -0 op-rank </dev/null
+	done
+	# The trace stage that stops on it frees what it was given.
+	awk -F '\t' -v OFS='\t' '$2 == "H100-SXM" { $3 = "inf" } { print }' \
+	    "$TOP/rubric/gpu-peaks.tsv" >"$r/gpu-peaks.tsv"
+	MRP_RUBRIC=$r run --separate-stderr analyze-profile \
+	    --cpu-trace "$TOP/fixtures/example/trace.json.gz" --md-out /dev/null
+	[ "$status" -ne 0 ]
+	assert_stderr --partial "gpu-peaks.tsv:$n: not a peak (a finite positive decimal, or -): inf"
+	[[ $stderr != *Sanitizer* ]]
+}
+
 @test "analyze-profile: --set gpu= names the GPU, the report has a Compute efficiency section and a roofline" {
 	cd "$BATS_TEST_TMPDIR"
 	run -0 analyze-profile --cpu-trace "$F/h100.json.gz" --set gpu=MI300X \

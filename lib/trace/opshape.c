@@ -26,6 +26,7 @@ static int	put_types(struct strbuf *, const struct jdoc *, int);
 static void	copy_shapes(struct shsum *, const struct jdoc *, int, int);
 static int	cmpshape(const void *, const void *);
 static double	peak_for(const struct gpupeak *, const char *);
+static double	decimal(const char *);
 static void	put_shape_fields(struct jw *, const struct shsum *);
 static const char	*model_name(int);
 
@@ -261,21 +262,21 @@ void
 op_load_peaks(struct oprank *r, const char *path)
 {
 	FILE *fp;
-	char *line = NULL, *f[NPEAK + 4], *end;
+	char *line = NULL, *f[NPEAK + 4];
 	size_t cap = 0;
 	unsigned long lineno = 0;
 	struct gpupeak *g;
 	int i;
 
 	if ((fp = fopen(path, "r")) == NULL)
-		die("%s: %s", path, strerror(errno));
+		die_usage("%s: %s", path, strerror(errno));
 	while (getline(&line, &cap, fp) != -1) {
 		lineno++;
 		line[strcspn(line, "\r\n")] = '\0';
 		if (line[0] == '#' || line[0] == '\0')
 			continue;
 		if (op_tab_split(line, f, NPEAK + 4) != NPEAK + 4)
-			die("%s:%lu: want %d tab-separated fields", path,
+			die_usage("%s:%lu: want %d tab-separated fields", path,
 			    lineno, NPEAK + 4);
 		r->peaks = xreallocarray(r->peaks, r->npeaks + 1,
 		    sizeof(*r->peaks));
@@ -289,16 +290,37 @@ op_load_peaks(struct oprank *r, const char *path)
 			*v = NAN;
 			if (strcmp(f[i + 2], "-") == 0)
 				continue;
-			*v = strtod(f[i + 2], &end);
-			if (end == f[i + 2] || *end != '\0' || !(*v > 0))
-				die("%s:%lu: not a peak: %s", path, lineno,
+			if ((*v = decimal(f[i + 2])) <= 0)
+				die_usage("%s:%lu: not a peak (a finite positive"
+				    " decimal, or -): %s", path, lineno,
 				    f[i + 2]);
 		}
 	}
 	if (ferror(fp))
-		die("%s: %s", path, strerror(errno));
+		die_usage("%s: %s", path, strerror(errno));
 	free(line);
 	fclose(fp);
+}
+
+/*
+ * A peak as the table writes it: digits, and a fraction after one point;
+ * no sign, exponent, hex, inf or nan, which strtod() takes.  0 or less
+ * (the caller refuses it) for anything else, or a value past a double.
+ */
+static double
+decimal(const char *s)
+{
+	size_t n = strspn(s, "0123456789"), m = 0;
+	double v;
+
+	if (n == 0)
+		return 0;
+	if (s[n] == '.' && (m = strspn(s + n + 1, "0123456789")) == 0)
+		return 0;
+	if (s[n + (m > 0 ? m + 1 : 0)] != '\0')
+		return 0;
+	v = strtod(s, NULL);
+	return isfinite(v) ? v : 0;
 }
 
 void
