@@ -365,6 +365,10 @@ refused() {
 	    '"op_partial_rank" record.s "phase_gpu" holds a value out of range: -3'
 	refused op_partial_rank '"end":[0-9]*' '"end":0' \
 	    '"op_partial_rank" record.s "end" is before its "start"'
+	# Refused after its GPU's name: nothing of it is kept (the partial
+	# harness found that name leaked).
+	refused op_partial_rank '"traces":1,\(.*\)"start":[0-9]*' '"traces":1,"gpu":"H100",\1"start":"x"' \
+	    '"op_partial_rank" record does not have "start" as an integer'
 	refused op_partial_thread '"busy":[0-9]*' '"busy":-7' \
 	    '"op_partial_thread" record.s "busy" is out of range: -7'
 	refused op_partial_device '"window":[0-9]*' '"window":-1' \

@@ -660,10 +660,6 @@ partial_record(struct oprank *r, const char *kind)
 		if (jdoc_get(d, 0, "overflowed") >= 0 &&
 		    op_get_num(r, 0, "overflowed", P_SIZE, &one.overflowed) < 0)
 			return -1;
-		if (jdoc_get_str(d, 0, "gpu", &s, NULL) == 0)
-			one.gpu = xstrdup(s);
-		if (jdoc_get_str(d, 0, "gpu_arch", &s, NULL) == 0)
-			one.gpuarch = xstrdup(s);
 		one.rt_count = v[0];
 		one.rt_total = v[1];
 		one.launch_count = v[2];
@@ -678,6 +674,11 @@ partial_record(struct oprank *r, const char *kind)
 				return -1;
 			one.have_time = 1;
 		}
+		/* Copied once nothing can fail. */
+		if (jdoc_get_str(d, 0, "gpu", &s, NULL) == 0)
+			one.gpu = xstrdup(s);
+		if (jdoc_get_str(d, 0, "gpu_arch", &s, NULL) == 0)
+			one.gpuarch = xstrdup(s);
 		op_agg_merge(a, &one, SIZE_MAX);
 		a->unshaped = op_sat_add(a->unshaped, one.unshaped);
 		op_gpu_keep(&a->gpu, one.gpu);
