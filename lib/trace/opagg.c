@@ -290,7 +290,10 @@ op_ccall_add(struct agg *a, const struct ccall *c)
 	a->cc[a->ncc++] = *c;
 }
 
-/* Adds src to dst, which sums apart the first max threads. */
+/*
+ * Adds src's sums to dst, which sums apart the first max threads; a
+ * rank's steps, ledger, calls and shapes are op_agg_take()'s.
+ */
 void
 op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
 {
@@ -328,12 +331,6 @@ op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
 		dst->ph_self[p] = op_sat_add(dst->ph_self[p], src->ph_self[p]);
 		dst->ph_gpu[p] = op_sat_add(dst->ph_gpu[p], src->ph_gpu[p]);
 	}
-	for (i = 0; i < src->nsteps; i++) {
-		dst->steps = op_grow(dst->steps, &dst->capsteps, dst->nsteps,
-		    sizeof(*dst->steps));
-		dst->steps[dst->nsteps++] = src->steps[i];
-	}
-	op_ledger_merge(dst, src);
 	dst->rt_count = op_sat_add(dst->rt_count, src->rt_count);
 	dst->rt_total = op_sat_add(dst->rt_total, src->rt_total);
 	dst->launch_count = op_sat_add(dst->launch_count, src->launch_count);
@@ -375,7 +372,9 @@ op_agg_take(struct agg *dst, struct agg *src, size_t max)
 	    dst->nsteps > 0 || dst->nlw > 0 || dst->ncc > 0 ||
 	    dst->shapes.count > 0) {
 		op_agg_merge(dst, src, max);
-		/* A rank's own calls, never summed across ranks. */
+		/* A rank's own steps, ledger and calls, not summed across ranks. */
+		op_steps_merge(dst, src);
+		op_ledger_merge(dst, src);
 		for (i = 0; i < src->ncc; i++)
 			op_ccall_add(dst, &src->cc[i]);
 		/*
@@ -418,10 +417,9 @@ op_agg_free(struct agg *a)
 {
 	free(a->st);
 	free(a->pst);
-	free(a->steps);
+	op_steps_free(a);
 	free(a->cc);
-	free(a->lw);
-	free(a->ls);
+	op_ledger_free(a);
 	strmap_free(&a->threads, thsum_free);
 	strmap_free(&a->devs, devsum_free);
 	strmap_free(&a->rtcalls, free);
@@ -581,18 +579,6 @@ op_rank_total(struct oprank *r, const struct agg *a, size_t id)
 	return x == SIZE_MAX ? ABSENT : kv_get(r, a, x, r->kvw - 1);
 }
 
-/* A rank's mean step in ns; 0 without steps. */
-static double
-mean_step(const struct agg *a)
-{
-	double sum = 0;
-	size_t i;
-
-	for (i = 0; i < a->nsteps; i++)
-		sum += (double)(a->steps[i].end - a->steps[i].ts);
-	return a->nsteps > 0 ? sum / (double)a->nsteps : 0;
-}
-
 /*
  * The primary rank, whose detail the output holds: the slowest by mean
  * step, then the one with the most CPU self time (which a wait in an
@@ -602,10 +588,10 @@ size_t
 op_primary(const struct oprank *r)
 {
 	size_t i, best = 0;
-	double m, bm = mean_step(r->ranks[0]);
+	double m, bm = op_mean_step(r->ranks[0]);
 
 	for (i = 1; i < r->nranks; i++) {
-		m = mean_step(r->ranks[i]);
+		m = op_mean_step(r->ranks[i]);
 		if (m > bm || (m == bm &&
 		    r->ranks[i]->self > r->ranks[best]->self)) {
 			best = i;

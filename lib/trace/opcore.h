@@ -19,6 +19,8 @@
  *	opout.c		one rank's records, op to cpu_summary
  *	opranks.c	the records across ranks, and the order of all output
  *	oppartial.c	op_partial records out, and merged back in
+ *	opstep.c	the steps, their ends and FLOPs, and their
+ *			statistics, through spills
  *	opshape.c	modelled calls by shape, their FLOPs and the GPU
  *			peaks: op_shape and compute_summary records
  *	opledger.c	the time ledger: each window's wall time in slices
@@ -220,12 +222,18 @@ struct gpuarch {
 	unsigned	 fast;
 };
 
-/* A ledger window: its slices are ls[off..off+n) of its agg. */
-struct lwin {
+/*
+ * A row of a rank's ledger: a window's own (slice 0: its wall), then one
+ * per nonzero slice (slice s + 1: its time), in the order of their
+ * window's start, number and seq, the order windows were cut in.
+ */
+struct lrow {
+	int64_t		start;		/* ns, in the rank's time */
 	int64_t		num;		/* its step, or -1: the whole trace */
-	int64_t		start, wall;	/* ns, start in the rank's time */
-	size_t		off, n;
-	int		inferred;	/* its iteration's boundary, or B_NONE */
+	uint64_t	seq;
+	int64_t		ns;
+	uint32_t	slice;
+	int32_t		inferred;	/* its iteration's boundary, or B_NONE */
 };
 
 /*
@@ -295,6 +303,7 @@ struct rtsum {
 /* Everything known about a trace, then about a rank. */
 struct agg {
 	int64_t		 rank;		/* -1: unknown */
+	struct spool	*pool;		/* of its spills; NULL: it has none */
 	struct stat	*st;		/* by name id */
 	struct stat	*pst;		/* by name id, in -p phase */
 	size_t		 nst, capst;
@@ -303,12 +312,11 @@ struct agg {
 	struct strmap	 rtcalls;	/* -> struct rtsum, by name */
 	struct strmap	 callers;	/* -> struct rtsum, op_caller_key */
 	int64_t		 ph_self[NPHASE], ph_gpu[NPHASE];
-	struct step	*steps;
-	size_t		 nsteps, capsteps;
-	struct lwin	*lw;		/* the ledger's windows */
-	size_t		 nlw, caplw;
-	struct lslice	*ls;		/* their nonzero slices */
-	size_t		 nls, capls;
+	struct spill	 steps;		/* struct step, by op_cmpstep */
+	size_t		 nsteps;
+	struct spill	 ledger;	/* struct lrow, by cmplrow */
+	size_t		 nlw;		/* its windows */
+	uint64_t	 lseq;		/* the next window's seq */
 	struct ccall	*cc;		/* communication calls, MAXCCALLS */
 	size_t		 ncc, capcc;
 	int64_t		 rt_count, rt_total, launch_count, launch;
@@ -459,6 +467,10 @@ struct trace {
 	struct spill	 ledges;	/* struct ledge, by op_cmpledge */
 	struct spill	 bounds;	/* struct bound, by op_cmpbound */
 	size_t		 nbound[NBOUND];
+	struct spill	 steps;		/* struct step as read, op_step_read() */
+	struct spill	 stepup;	/* what nesting found of them */
+	size_t		 nraw;
+	uint64_t	 nstepup;
 	struct agg	 a;
 };
 
@@ -579,9 +591,16 @@ struct item {
 
 /* A step-time summary of put_sstat(). */
 struct sstat {
-	size_t	n, slow;
+	size_t	n;
+	int64_t	slowest;		/* its number */
 	int64_t	total, min, max, med2, above;
 	double	mean, std;
+};
+
+/* Step times in the order the steps ran (opstep.c). */
+struct durs {
+	struct spill	sp;
+	uint64_t	n;
 };
 
 /* opfamily.c */
@@ -612,7 +631,6 @@ void	op_trace_free(struct trace *t);
 /* opnest.c */
 int	op_cmpcev(const void *a, const void *b);
 int	op_cmprev(const void *a, const void *b);
-int	op_cmpstep(const void *a, const void *b);
 void	op_nest_open(struct nest *nb, struct trace *t);
 uint64_t	op_nest_next(const struct nest *nb);
 void	op_nest_free(struct nest *nb);
@@ -624,7 +642,6 @@ int	op_cmprcall(const void *a, const void *b);
 int	op_cmplink(const void *a, const void *b);
 int	op_cmpgev(const void *a, const void *b);
 int	op_cmpgedge(const void *a, const void *b);
-void	op_link_step(struct trace *t, const struct rev *c);
 void	op_timelines(struct trace *t);
 void	op_gpu_join(struct trace *t);
 void	op_gpu_phases(struct oprank *r);
@@ -674,10 +691,8 @@ void	op_put_thread(struct jw *w, const struct thsum *ts);
 void	op_put_threads(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_families(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_phases(struct jw *w, const struct agg *a);
-void	op_step_stats(const int64_t *dur, size_t n, struct sstat *s);
-void	op_put_sstat(struct jw *w, const struct sstat *s, int64_t slowest);
-int64_t	*op_step_durs(const struct agg *a);
-void	op_put_steps(struct jw *w, const struct agg *a, int stats);
+void	op_put_sstat(struct jw *w, const struct sstat *s);
+void	op_put_steps(struct jw *w, struct agg *a, int stats);
 void	op_put_kernels(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_precision(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_devs(struct jw *w, const struct agg *a);
@@ -700,7 +715,7 @@ void	op_load_peaks(struct oprank *r, const char *path);
 void	op_peaks_free(struct oprank *r);
 const struct gpupeak	*op_peak_of(const struct oprank *r, const char *name);
 char	*op_lower_dup(const char *s);
-void	op_put_shapes(struct oprank *r, struct jw *w, const struct agg *a);
+void	op_put_shapes(struct oprank *r, struct jw *w, struct agg *a);
 size_t	op_put_shape_partials(struct jw *w, const struct agg *a);
 int	op_shape_partial(struct oprank *r, struct agg *a);
 
@@ -727,11 +742,13 @@ int	op_cmpbound(const void *a, const void *b);
 int	op_bound_of(const char *s);
 void	op_ledge(struct trace *t, uint32_t slice, int64_t ts, int64_t end);
 void	op_ccall_add(struct agg *a, const struct ccall *c);
-void	op_ledger(struct oprank *r, int timed, int64_t start, int64_t end);
-void	op_ledger_merge(struct agg *dst, const struct agg *src);
-void	op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a);
+void	op_ledger(struct oprank *r, int timed, int64_t start, int64_t end,
+	    int64_t origin);
+void	op_ledger_merge(struct agg *dst, struct agg *src);
+void	op_ledger_free(struct agg *a);
+void	op_put_ledger(struct oprank *r, struct jw *w, struct agg *a);
 size_t	op_put_ledger_partials(struct oprank *r, struct jw *w,
-	    const struct agg *a);
+	    struct agg *a);
 int	op_ledger_partial(struct oprank *r, struct agg *a);
 
 /* opcoll.c */
@@ -784,6 +801,21 @@ op_in_range(int64_t v, int range)
 	}
 	return 1;
 }
+
+/* opstep.c */
+int	op_cmpstep(const void *a, const void *b);
+void	op_step_read(struct trace *t, int64_t num, int64_t ts, int64_t end);
+void	op_step_touch(struct trace *t, int64_t ts, int64_t end, double flops);
+void	op_steps_resolve(struct trace *t, int64_t origin);
+void	op_steps_add(struct agg *a, const struct step *s);
+void	op_steps_open(struct spillcur *c, struct agg *a);
+void	op_steps_merge(struct agg *dst, struct agg *src);
+void	op_steps_free(struct agg *a);
+double	op_mean_step(struct agg *a);
+void	op_durs_init(struct durs *d, struct spool *pool);
+void	op_durs_add(struct durs *d, int64_t num, int64_t dur);
+void	op_durs_free(struct durs *d);
+void	op_step_stats(struct durs *d, struct sstat *s);
 
 /* oppartial.c */
 void	op_output_partial(struct oprank *r, struct jw *w);

@@ -437,15 +437,7 @@ on_event(struct oprank *r)
 	    (memchr(s, '#', len) != NULL && strstr(s, "::") == NULL))
 		cls = C_ANN;
 	if (cls == C_ANN && op_prefix(s, "ProfilerStep#")) {
-		struct step *sp;
-
-		t->a.steps = op_grow(t->a.steps, &t->a.capsteps, t->a.nsteps,
-		    sizeof(*t->a.steps));
-		sp = &t->a.steps[t->a.nsteps++];
-		sp->num = strtoll(s + 13, NULL, 10);
-		sp->ts = tsns;
-		sp->cpu_end = sp->end = tsns + durns;
-		sp->flops = 0;
+		op_step_read(t, strtoll(s + 13, NULL, 10), tsns, tsns + durns);
 		/* key_averages() groups every step under one name. */
 		s = "ProfilerStep*";
 		len = strlen(s);
@@ -643,7 +635,6 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 	memset(&nb, 0, sizeof(nb));
 	memset(&past, 0, sizeof(past));
 	op_agg_fit(&t->a, r->names.n);
-	xqsort(t->a.steps, t->a.nsteps, sizeof(*t->a.steps), op_cmpstep);
 	op_gpu_join(t);
 	ent = strmap_sorted(&t->threads);
 	for (i = 0; i < t->threads.count; i++)
@@ -668,16 +659,9 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 	t->nthv = t->capthv = 0;
 	op_gpu_phases(r);
 	op_timelines(t);
-	op_ledger(r, timed, start - origin, end - origin);
-	for (i = 0; i < t->a.nlw; i++)
-		t->a.lw[i].start += origin;
-
-	/* Steps leave the trace's time base for the rank's. */
-	for (i = 0; i < t->a.nsteps; i++) {
-		t->a.steps[i].ts += origin;
-		t->a.steps[i].cpu_end += origin;
-		t->a.steps[i].end += origin;
-	}
+	/* Steps and the ledger leave the trace's time base for the rank's. */
+	op_steps_resolve(t, origin);
+	op_ledger(r, timed, start - origin, end - origin, origin);
 	/*
 	 * Where a GPU runs the collectives, its kernels are their calls: the
 	 * host's operators only launch them.
@@ -720,6 +704,7 @@ op_rank_agg(struct oprank *r, int64_t rank)
 	r->ranks = xreallocarray(r->ranks, cap + 1, sizeof(*r->ranks));
 	a = r->ranks[r->nranks++] = xcalloc(1, sizeof(*a));
 	a->rank = rank;
+	a->pool = &r->pool;
 	return r->cur = a;
 }
 
@@ -760,6 +745,7 @@ void
 op_trace_init(struct trace *t, struct spool *pool)
 {
 	memset(t, 0, sizeof(*t));
+	t->a.pool = pool;
 	spill_init(&t->ops, pool, sizeof(struct cev), op_cmpcev);
 	spill_init(&t->py, pool, sizeof(struct cev), op_cmpcev);
 	spill_init(&t->rt, pool, sizeof(struct rev), op_cmprev);
@@ -794,5 +780,9 @@ op_trace_free(struct trace *t)
 	spill_free(&t->links);
 	spill_free(&t->ledges);
 	spill_free(&t->bounds);
+	if (t->nraw > 0) {
+		spill_free(&t->steps);
+		spill_free(&t->stepup);
+	}
 	op_agg_free(&t->a);
 }

@@ -4,6 +4,9 @@
  * exactly: the GPU busy by what its kernels are, and while no GPU is
  * busy, what the host was doing.  The events' ends go to one spill in
  * time order; a sweep gives each instant to the first slice open then.
+ * The windows come one at a time from the steps (or the iteration
+ * boundaries), and go as rows to a spill of the rank's: a million steps
+ * hold no more memory than ten.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -26,6 +29,32 @@ struct cut {
 	int64_t		 num, start, end;
 	int		 inferred;	/* B_*; B_NONE: a step or the trace */
 };
+
+/* A module call's key among the outermost ones: its thread and name. */
+struct modkey {
+	uint64_t	thr;
+	uint32_t	name;
+};
+
+/*
+ * Where the windows come from, one at a time: the steps, the iteration
+ * boundaries of kind bk, or the one window of the trace.
+ */
+struct windows {
+	enum { W_NONE, W_STEPS, W_ITER, W_TRACE } from;
+	struct spillcur	 c;
+	struct step	 next;		/* W_STEPS: the step after */
+	int		 more;
+	int64_t		 lo, origin;
+	int		 bk;		/* W_ITER */
+	struct modkey	 mod;
+	int64_t		 prev, m;
+	struct cut	 trace;		/* else, if timed: W_TRACE */
+	int		 timed;
+};
+
+static int	cmplrow(const void *, const void *);
+static void	lrow_add(struct agg *, const struct lrow *);
 
 const char *const op_boundname[NBOUND] = {
 	"DataLoader.__next__", "Optimizer.step", "outermost nn.Module"
@@ -254,37 +283,52 @@ op_lslice_py(const struct oprank *r)
 	return slice_py(r);
 }
 
-/* The window's slices, the nonzero ones in slice order, into a's ledger. */
-static void
-flush(struct agg *a, const struct cut *c, int64_t *acc, size_t n)
+/* Rows in window order, a window's own first, then its slices'. */
+static int
+cmplrow(const void *a, const void *b)
 {
-	struct lwin *lw;
+	const struct lrow *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->num != y->num)
+		return x->num < y->num ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return (x->slice > y->slice) - (x->slice < y->slice);
+}
+
+static void
+lrow_add(struct agg *a, const struct lrow *row)
+{
+	if (a->ledger.pool == NULL)
+		spill_init(&a->ledger, a->pool, sizeof(struct lrow), cmplrow);
+	spill_add(&a->ledger, row);
+}
+
+/*
+ * The window's slices, the nonzero ones in slice order, into a's ledger,
+ * shifted by origin into the rank's time.
+ */
+static void
+flush(struct agg *a, const struct cut *c, int64_t origin, int64_t *acc,
+    size_t n)
+{
+	struct lrow row = { c->start + origin, c->num, a->lseq++,
+	    c->end - c->start, 0, c->inferred };
 	size_t i;
 
-	a->lw = op_grow(a->lw, &a->caplw, a->nlw, sizeof(*a->lw));
-	lw = &a->lw[a->nlw++];
-	lw->num = c->num;
-	lw->inferred = c->inferred;
-	lw->start = c->start;
-	lw->wall = c->end - c->start;
-	lw->off = a->nls;
-	lw->n = 0;
+	lrow_add(a, &row);
+	a->nlw++;
 	for (i = 0; i < n; i++) {
 		if (acc[i] == 0)
 			continue;
-		a->ls = op_grow(a->ls, &a->capls, a->nls, sizeof(*a->ls));
-		a->ls[a->nls].slice = (uint32_t)i;
-		a->ls[a->nls++].ns = acc[i];
-		lw->n++;
+		row.slice = (uint32_t)i + 1;
+		row.ns = acc[i];
+		lrow_add(a, &row);
 		acc[i] = 0;
 	}
 }
-
-/* A module call's key among the outermost ones: its thread and name. */
-struct modkey {
-	uint64_t	thr;
-	uint32_t	name;
-};
 
 /*
  * Of the outermost module calls, the thread and module that hold the most
@@ -329,81 +373,102 @@ busiest_module(struct trace *t, struct modkey *best)
 }
 
 /*
- * Without steps, iterations from one boundary call's start to the next's,
- * of the first kind with two or more: the time before the first and after
- * the last is no whole iteration.  How many; none, 0.
+ * The windows, in order: each step from its start to its end (the last
+ * GPU work it launched), cut short where the next step starts so that no
+ * instant is counted twice; without steps, iterations from one boundary
+ * call's start to the next's, of the first kind with two or more (the
+ * time before the first and after the last is no whole iteration); else
+ * the trace's window.  The steps are in the rank's time: origin takes
+ * them back to the trace's.
  */
-static size_t
-iterations(struct trace *t, struct cut **w)
+static void
+windows_open(struct windows *w, struct trace *t, int timed, int64_t start,
+    int64_t end, int64_t origin)
 {
-	struct spillcur bc;
-	const struct bound *b;
-	struct modkey mod = { 0, 0 };
-	int64_t prev = INT64_MIN;
-	size_t m = 0;
-	int k;
+	const struct step *s;
 
-	for (k = 0; k < NBOUND && (t->nbound[k] < 2 ||
-	    (k == B_MOD && !busiest_module(t, &mod))); k++)
-		;
-	if (k == NBOUND)
-		return 0;
-	*w = xreallocarray(*w, t->nbound[k], sizeof(**w));
-	spill_open(&bc, &t->bounds);
-	while ((b = spill_next(&bc)) != NULL) {
-		if (b->kind != k || (k == B_MOD && (b->thr != mod.thr ||
-		    b->name != mod.name)))
-			continue;
-		if (prev != INT64_MIN && b->ts > prev) {
-			(*w)[m] = (struct cut){ (int64_t)m, prev, b->ts, k };
-			m++;
-		}
-		prev = b->ts;
+	memset(w, 0, sizeof(*w));
+	w->lo = INT64_MIN;
+	w->origin = origin;
+	w->prev = INT64_MIN;
+	w->timed = timed && end > start;
+	w->trace = (struct cut){ -1, start, end, B_NONE };
+	if (t->a.nsteps > 0) {
+		w->from = W_STEPS;
+		op_steps_open(&w->c, &t->a);
+		if ((w->more = (s = spill_next(&w->c)) != NULL))
+			w->next = *s;
+		return;
 	}
-	spillcur_free(&bc);
-	return m;
+	for (w->bk = 0; w->bk < NBOUND && (t->nbound[w->bk] < 2 ||
+	    (w->bk == B_MOD && !busiest_module(t, &w->mod))); w->bk++)
+		;
+	if (w->bk < NBOUND) {
+		w->from = W_ITER;
+		spill_open(&w->c, &t->bounds);
+	} else if (w->timed)
+		w->from = W_TRACE;
 }
 
-/*
- * The windows: each step from its start to its end (the last GPU work it
- * launched), cut short where the next step starts so that no instant is
- * counted twice; without steps, inferred iterations, else the trace's
- * window.
- */
-static struct cut *
-windows(struct trace *t, int timed, int64_t start, int64_t end,
-    size_t *n)
+/* The next window into *c: 1, or 0 after the last. */
+static int
+windows_next(struct windows *w, struct cut *c)
 {
-	const struct agg *a = &t->a;
-	struct cut *w;
-	int64_t lo = INT64_MIN, e;
-	size_t i, m = 0;
+	const struct step *s;
+	const struct bound *b;
+	struct step cur;
+	int64_t e;
 
-	w = xreallocarray(NULL, a->nsteps + 1, sizeof(*w));
-	if (a->nsteps == 0 && (m = iterations(t, &w)) > 0) {
-		*n = m;
-		return w;
-	}
-	for (i = 0; i < a->nsteps; i++) {
-		e = a->steps[i].end > a->steps[i].cpu_end ? a->steps[i].end :
-		    a->steps[i].cpu_end;
-		if (i + 1 < a->nsteps && a->steps[i + 1].ts < e)
-			e = a->steps[i + 1].ts;
-		w[m].num = a->steps[i].num;
-		w[m].inferred = B_NONE;
-		w[m].start = a->steps[i].ts > lo ? a->steps[i].ts : lo;
-		w[m].end = e;
-		if (w[m].end > w[m].start) {
-			lo = w[m].end;
-			m++;
+	switch (w->from) {
+	case W_STEPS:
+		while (w->more) {
+			cur = w->next;
+			if ((w->more = (s = spill_next(&w->c)) != NULL))
+				w->next = *s;
+			e = (cur.end > cur.cpu_end ? cur.end : cur.cpu_end) -
+			    w->origin;
+			if (w->more && w->next.ts - w->origin < e)
+				e = w->next.ts - w->origin;
+			c->num = cur.num;
+			c->inferred = B_NONE;
+			c->start = cur.ts - w->origin > w->lo ?
+			    cur.ts - w->origin : w->lo;
+			c->end = e;
+			if (c->end > c->start) {
+				w->lo = c->end;
+				return 1;
+			}
 		}
+		return 0;
+	case W_ITER:
+		while ((b = spill_next(&w->c)) != NULL) {
+			if (b->kind != w->bk || (w->bk == B_MOD &&
+			    (b->thr != w->mod.thr || b->name != w->mod.name)))
+				continue;
+			e = w->prev;
+			w->prev = b->ts;
+			if (e != INT64_MIN && b->ts > e) {
+				*c = (struct cut){ w->m++, e, b->ts, w->bk };
+				return 1;
+			}
+		}
+		/* Boundaries that cut no iteration: the trace's window. */
+		if (w->m > 0 || !w->timed)
+			return 0;
+		/* FALLTHROUGH */
+	case W_TRACE:
+		*c = w->trace;
+		w->from = W_NONE;
+		return 1;
+	default:
+		return 0;
 	}
-	if (a->nsteps == 0 && timed) {
-		w[0] = (struct cut){ -1, start, end, B_NONE };
-		m = end > start;
-	}
-	*n = m;
-	return w;
+}
+
+static void
+windows_close(struct windows *w)
+{
+	spillcur_free(&w->c);
 }
 
 /*
@@ -413,9 +478,11 @@ windows(struct trace *t, int timed, int64_t start, int64_t end,
  */
 struct sweep {
 	struct agg	*a;
-	struct cut	*w;
-	size_t		 nw, k, n;
-	int64_t		*acc;
+	struct windows	 w;
+	struct cut	 cur;		/* the window at hand */
+	int		 have;		/* 0: none is left */
+	size_t		 n;
+	int64_t		*acc, origin;
 };
 
 static void
@@ -423,8 +490,8 @@ give(struct sweep *sw, int64_t from, int64_t to, uint32_t s)
 {
 	int64_t lo, hi;
 
-	while (sw->k < sw->nw) {
-		struct cut *c = &sw->w[sw->k];
+	while (sw->have) {
+		struct cut *c = &sw->cur;
 
 		lo = from > c->start ? from : c->start;
 		hi = to < c->end ? to : c->end;
@@ -432,8 +499,8 @@ give(struct sweep *sw, int64_t from, int64_t to, uint32_t s)
 			sw->acc[s] += hi - lo;
 		if (to < c->end)
 			break;
-		flush(sw->a, c, sw->acc, sw->n);
-		sw->k++;
+		flush(sw->a, c, sw->origin, sw->acc, sw->n);
+		sw->have = windows_next(&sw->w, &sw->cur);
 	}
 }
 
@@ -450,7 +517,8 @@ first_open(const uint64_t *bits, size_t nwords, uint32_t none)
 }
 
 void
-op_ledger(struct oprank *r, int timed, int64_t start, int64_t end)
+op_ledger(struct oprank *r, int timed, int64_t start, int64_t end,
+    int64_t origin)
 {
 	struct trace *t = &r->t;
 	struct spillcur ec;
@@ -465,13 +533,13 @@ op_ledger(struct oprank *r, int timed, int64_t start, int64_t end)
 
 	sw.a = &t->a;
 	sw.n = op_lslices(r);
-	sw.w = windows(t, timed, start, end, &sw.nw);
-	sw.k = 0;
+	sw.origin = origin;
+	windows_open(&sw.w, t, timed, start, end, origin);
+	sw.have = windows_next(&sw.w, &sw.cur);
 	/* Else without a window of its own, the trace spans its events. */
-	if ((spans = t->a.nsteps == 0 && !timed && (sw.nw == 0 ||
-	    sw.w[0].inferred == B_NONE))) {
-		sw.w[0] = (struct cut){ -1, INT64_MAX, INT64_MAX, B_NONE };
-		sw.nw = 1;
+	if ((spans = t->a.nsteps == 0 && !sw.have && !timed)) {
+		sw.cur = (struct cut){ -1, INT64_MAX, INT64_MAX, B_NONE };
+		sw.have = 1;
 	}
 	sw.acc = xcalloc(sw.n, sizeof(*sw.acc));
 	open = xcalloc(sw.n, sizeof(*open));
@@ -481,7 +549,7 @@ op_ledger(struct oprank *r, int timed, int64_t start, int64_t end)
 	spill_open(&ec, &t->ledges);
 	while ((e = spill_next(&ec)) != NULL) {
 		if (prev == INT64_MIN && spans)
-			sw.w[0].start = e->t;
+			sw.cur.start = e->t;
 		if (e->t > prev)
 			give(&sw, prev, e->t, cur);
 		prev = e->t;
@@ -494,46 +562,45 @@ op_ledger(struct oprank *r, int timed, int64_t start, int64_t end)
 	}
 	spillcur_free(&ec);
 	if (spans) {
-		sw.w[0].end = prev;
-		if (prev == INT64_MIN || sw.w[0].end <= sw.w[0].start)
-			sw.nw = 0;
+		sw.cur.end = prev;
+		if (prev == INT64_MIN || sw.cur.end <= sw.cur.start)
+			sw.have = 0;
 	}
 	give(&sw, prev, INT64_MAX, none);
+	windows_close(&sw.w);
 	free(bits);
 	free(open);
 	free(sw.acc);
-	free(sw.w);
 }
 
-/* Windows from several traces of a rank come in start order. */
-static int
-cmplwin(const void *a, const void *b)
+/* Adds src's ledger to dst's: src's windows go after dst's of one start. */
+void
+op_ledger_merge(struct agg *dst, struct agg *src)
 {
-	const struct lwin *x = a, *y = b;
+	struct spillcur c;
+	const struct lrow *row;
+	struct lrow r;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->num > y->num) - (x->num < y->num);
+	if (src->nlw == 0)
+		return;
+	spill_open(&c, &src->ledger);
+	while ((row = spill_next(&c)) != NULL) {
+		r = *row;
+		r.seq += dst->lseq;
+		lrow_add(dst, &r);
+	}
+	spillcur_free(&c);
+	dst->nlw += src->nlw;
+	dst->lseq += src->lseq;
 }
 
 void
-op_ledger_merge(struct agg *dst, const struct agg *src)
+op_ledger_free(struct agg *a)
 {
-	struct lwin *lw;
-	size_t i, j;
-
-	for (i = 0; i < src->nlw; i++) {
-		dst->lw = op_grow(dst->lw, &dst->caplw, dst->nlw,
-		    sizeof(*dst->lw));
-		lw = &dst->lw[dst->nlw++];
-		*lw = src->lw[i];
-		lw->off = dst->nls;
-		for (j = 0; j < lw->n; j++) {
-			dst->ls = op_grow(dst->ls, &dst->capls, dst->nls,
-			    sizeof(*dst->ls));
-			dst->ls[dst->nls++] = src->ls[src->lw[i].off + j];
-		}
-	}
+	if (a->ledger.pool != NULL)
+		spill_free(&a->ledger);
+	a->nlw = 0;
+	a->lseq = 0;
 }
 
 /* A window's slices by time, longest first, then in slice order. */
@@ -595,7 +662,7 @@ put_slices(struct oprank *r, struct jw *w, const struct agg *a,
 }
 
 static const char *
-window_name(const struct lwin *lw)
+window_name(const struct lrow *lw)
 {
 	return lw->num < 0 ? "trace" : lw->inferred != B_NONE ? "iteration" :
 	    "step";
@@ -603,7 +670,7 @@ window_name(const struct lwin *lw)
 
 /* What the window is; an iteration says what it was inferred from. */
 static void
-put_window(struct jw *w, const struct lwin *lw)
+put_window(struct jw *w, const struct lrow *lw)
 {
 	jw_key(w, "window");
 	jw_cstring(w, window_name(lw));
@@ -614,14 +681,37 @@ put_window(struct jw *w, const struct lwin *lw)
 }
 
 /*
+ * Reads a's ledger window by window: the window's own row into *head and
+ * its slices into v (room for op_lslices()), how many in *n; 0 after the
+ * last.  *row is the cursor's next row, NULL at the end.
+ */
+static int
+next_window(struct spillcur *c, const struct lrow **row, struct lrow *head,
+    struct lslice *v, size_t *n)
+{
+	if (*row == NULL)
+		return 0;
+	*head = **row;
+	*n = 0;
+	while ((*row = spill_next(c)) != NULL && (*row)->slice != 0) {
+		v[*n].slice = (*row)->slice - 1;
+		v[(*n)++].ns = (*row)->ns;
+	}
+	return 1;
+}
+
+/*
  * The ledger records, one per window of the rank, then their sum in a
  * ledger_total record.
  */
 void
-op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a)
+op_put_ledger(struct oprank *r, struct jw *w, struct agg *a)
 {
 	struct lslice *v, *tot;
-	size_t i, j, n = op_lslices(r), ntot;
+	struct spillcur c;
+	const struct lrow *row;
+	struct lrow head, first;
+	size_t j, n = op_lslices(r), nv, ntot;
 	int64_t wall = 0;
 
 	if (a->nlw == 0)
@@ -630,28 +720,28 @@ op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a)
 	tot = xreallocarray(NULL, n, sizeof(*tot));
 	for (j = 0; j < n; j++)
 		tot[j] = (struct lslice){ (uint32_t)j, 0 };
-	xqsort(a->lw, a->nlw, sizeof(*a->lw), cmplwin);
-	for (i = 0; i < a->nlw; i++) {
-		const struct lwin *lw = &a->lw[i];
-
-		memcpy(v, a->ls + lw->off, lw->n * sizeof(*v));
-		for (j = 0; j < lw->n; j++)
+	spill_open(&c, &a->ledger);
+	row = spill_next(&c);
+	first = *row;
+	while (next_window(&c, &row, &head, v, &nv)) {
+		for (j = 0; j < nv; j++)
 			tot[v[j].slice].ns = op_sat_add(tot[v[j].slice].ns,
 			    v[j].ns);
-		wall = op_sat_add(wall, lw->wall);
-		xqsort(v, lw->n, sizeof(*v), cmplslice);
+		wall = op_sat_add(wall, head.ns);
+		xqsort(v, nv, sizeof(*v), cmplslice);
 		jw_record(w, "ledger");
 		op_put_rank(w, a->rank);
-		put_window(w, lw);
-		if (lw->num >= 0) {
-			jw_ckey(w, window_name(lw));
-			jw_int(w, lw->num);
+		put_window(w, &head);
+		if (head.num >= 0) {
+			jw_ckey(w, window_name(&head));
+			jw_int(w, head.num);
 		}
 		jw_key(w, "ts");
-		jw_us(w, lw->start - a->origin);
-		put_slices(r, w, a, v, lw->n, lw->wall);
+		jw_us(w, head.start - a->origin);
+		put_slices(r, w, a, v, nv, head.ns);
 		jw_end(w);
 	}
+	spillcur_free(&c);
 	xqsort(tot, n, sizeof(*tot), cmplslice);
 	for (ntot = 0; ntot < n && tot[ntot].ns > 0; ntot++)
 		;
@@ -659,7 +749,7 @@ op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a)
 	op_put_rank(w, a->rank);
 	jw_key(w, "windows");
 	jw_uint(w, a->nlw);
-	put_window(w, &a->lw[0]);
+	put_window(w, &first);
 	put_slices(r, w, a, tot, ntot, wall);
 	jw_end(w);
 	free(tot);
@@ -667,39 +757,46 @@ op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a)
 }
 
 size_t
-op_put_ledger_partials(struct oprank *r, struct jw *w, const struct agg *a)
+op_put_ledger_partials(struct oprank *r, struct jw *w, struct agg *a)
 {
 	struct strbuf sb = { NULL, 0, 0 };
-	size_t i, j;
+	struct lslice *v;
+	struct spillcur c;
+	const struct lrow *row;
+	struct lrow head;
+	size_t j, nv;
 
-	xqsort(a->lw, a->nlw, sizeof(*a->lw), cmplwin);
-	for (i = 0; i < a->nlw; i++) {
-		const struct lwin *lw = &a->lw[i];
-
+	if (a->nlw == 0)
+		return 0;
+	v = xreallocarray(NULL, op_lslices(r), sizeof(*v));
+	spill_open(&c, &a->ledger);
+	row = spill_next(&c);
+	while (next_window(&c, &row, &head, v, &nv)) {
 		jw_record(w, "op_partial_ledger");
 		op_put_rank(w, a->rank);
 		jw_key(w, "step");
-		jw_int(w, lw->num);
-		if (lw->inferred != B_NONE) {
+		jw_int(w, head.num);
+		if (head.inferred != B_NONE) {
 			jw_key(w, "inferred_from");
-			jw_cstring(w, op_boundname[lw->inferred]);
+			jw_cstring(w, op_boundname[head.inferred]);
 		}
 		jw_key(w, "start");
-		jw_int(w, lw->start);
+		jw_int(w, head.start);
 		jw_key(w, "wall");
-		jw_int(w, lw->wall);
+		jw_int(w, head.ns);
 		jw_key(w, "slices");
 		jw_begin_array(w);
-		for (j = 0; j < lw->n; j++) {
+		for (j = 0; j < nv; j++) {
 			jw_begin_array(w);
-			jw_cstring(w, op_lslice_name(r,
-			    a->ls[lw->off + j].slice, &sb));
-			jw_int(w, a->ls[lw->off + j].ns);
+			jw_cstring(w, op_lslice_name(r, v[j].slice, &sb));
+			jw_int(w, v[j].ns);
 			jw_end_array(w);
 		}
 		jw_end_array(w);
 		jw_end(w);
 	}
+	spillcur_free(&c);
+	free(v);
 	sb_free(&sb);
 	return a->nlw;
 }
@@ -709,26 +806,30 @@ int
 op_ledger_partial(struct oprank *r, struct agg *a)
 {
 	const struct jdoc *d = r->doc;
-	struct lwin lw;
+	struct lrow row;
+	struct lslice *v;
 	uint32_t c, p, s;
 	int64_t ns, sum = 0;
 	const char *from;
-	int i;
+	size_t nv = 0, j;
+	int i, rc = 0;
 
-	if (jdoc_get_i64(d, 0, "step", &lw.num) < 0 ||
-	    jdoc_get_i64(d, 0, "start", &lw.start) < 0 ||
-	    jdoc_get_i64(d, 0, "wall", &lw.wall) < 0 || lw.wall <= 0)
+	memset(&row, 0, sizeof(row));
+	if (jdoc_get_i64(d, 0, "step", &row.num) < 0 ||
+	    jdoc_get_i64(d, 0, "start", &row.start) < 0 ||
+	    jdoc_get_i64(d, 0, "wall", &row.ns) < 0 || row.ns <= 0)
 		return jdoc_error(r->file, d, 0, "\"op_partial_ledger\" needs"
 		    " the integers \"step\", \"start\" and a positive \"wall\"");
-	if (op_get_num(r, 0, "start", P_TIME, &lw.start) < 0 ||
-	    op_get_num(r, 0, "wall", P_SIZE, &lw.wall) < 0)
+	if (op_get_num(r, 0, "start", P_TIME, &row.start) < 0 ||
+	    op_get_num(r, 0, "wall", P_SIZE, &row.ns) < 0)
 		return -1;
-	lw.inferred = B_NONE;
+	row.inferred = B_NONE;
 	if (jdoc_get_str(d, 0, "inferred_from", &from, NULL) == 0) {
-		for (lw.inferred = 0; lw.inferred < NBOUND &&
-		    strcmp(from, op_boundname[lw.inferred]) != 0; lw.inferred++)
+		for (row.inferred = 0; row.inferred < NBOUND &&
+		    strcmp(from, op_boundname[row.inferred]) != 0;
+		    row.inferred++)
 			;
-		if (lw.inferred == B_NONE)
+		if (row.inferred == B_NONE)
 			return jdoc_error(r->file, d, 0, "no iteration"
 			    " boundary \"%s\"", from);
 	}
@@ -736,34 +837,43 @@ op_ledger_partial(struct oprank *r, struct agg *a)
 	    d->node[i].type != JT_ARRAY)
 		return jdoc_error(r->file, d, 0, "\"op_partial_ledger\" lacks"
 		    " the array \"slices\"");
-	lw.off = a->nls;
-	lw.n = 0;
-	for (c = (uint32_t)i + 1; c < d->node[i].next; c = d->node[c].next) {
+	v = xreallocarray(NULL, d->node[i].len + 1, sizeof(*v));
+	for (c = (uint32_t)i + 1; rc == 0 && c < d->node[i].next;
+	    c = d->node[c].next) {
 		p = c + 1;
 		if (d->node[c].type != JT_ARRAY || d->node[c].len != 2 ||
 		    d->node[p].type != JT_STRING ||
 		    d->node[d->node[p].next].type != JT_NUMBER ||
 		    jnum_int64(jdoc_str(d, d->node[p].next),
 		    d->node[d->node[p].next].len, &ns) < 0 || ns <= 0)
-			return jdoc_error(r->file, d, c, "a slice is not"
+			rc = jdoc_error(r->file, d, c, "a slice is not"
 			    " [name, positive ns]");
-		if (op_lslice_of(r, jdoc_str(d, p), &s) < 0)
-			return jdoc_error(r->file, d, p, "no slice \"%s\"",
+		else if (op_lslice_of(r, jdoc_str(d, p), &s) < 0)
+			rc = jdoc_error(r->file, d, p, "no slice \"%s\"",
 			    jdoc_str(d, p));
-		if (ns > lw.wall - sum)
-			return jdoc_error(r->file, d, c, "the slices add up"
+		else if (ns > row.ns - sum)
+			rc = jdoc_error(r->file, d, c, "the slices add up"
 			    " to more than the window");
-		sum += ns;
-		a->ls = op_grow(a->ls, &a->capls, a->nls, sizeof(*a->ls));
-		a->ls[a->nls].slice = s;
-		a->ls[a->nls++].ns = ns;
-		lw.n++;
+		else {
+			sum += ns;
+			v[nv].slice = s;
+			v[nv++].ns = ns;
+		}
 	}
-	if (sum != lw.wall)
-		return jdoc_error(r->file, d, (uint32_t)i, "the slices add up"
+	if (rc == 0 && sum != row.ns)
+		rc = jdoc_error(r->file, d, (uint32_t)i, "the slices add up"
 		    " to %" PRId64 " ns of a %" PRId64 " ns window", sum,
-		    lw.wall);
-	a->lw = op_grow(a->lw, &a->caplw, a->nlw, sizeof(*a->lw));
-	a->lw[a->nlw++] = lw;
-	return 0;
+		    row.ns);
+	if (rc == 0) {
+		row.seq = a->lseq++;
+		lrow_add(a, &row);
+		a->nlw++;
+		for (j = 0; j < nv; j++) {
+			row.slice = v[j].slice + 1;
+			row.ns = v[j].ns;
+			lrow_add(a, &row);
+		}
+	}
+	free(v);
+	return rc;
 }

@@ -21,7 +21,6 @@ static int	cmpitem(const void *, const void *);
 static double	pct(int64_t, int64_t);
 static size_t	families(const struct oprank *, const struct agg *, int64_t *,
 		    int64_t *, int64_t *, struct item *);
-static int	int64_cmp(const void *, const void *);
 
 /* Output. */
 
@@ -443,57 +442,9 @@ op_put_phases(struct jw *w, const struct agg *a)
 	}
 }
 
-static int
-int64_cmp(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Statistics of n step times, in the order the steps ran. */
-
-void
-op_step_stats(const int64_t *dur, size_t n, struct sstat *s)
-{
-	double var = 0, dd;
-	int64_t *durs;
-	size_t i;
-
-	memset(s, 0, sizeof(*s));
-	s->n = n;
-	for (i = 0; i < n; i++) {
-		if (i == 0 || dur[i] < s->min)
-			s->min = dur[i];
-		if (i == 0 || dur[i] > s->max) {
-			s->max = dur[i];
-			s->slow = i;
-		}
-		s->total += dur[i];
-	}
-	s->mean = (double)s->total / (double)n;
-	for (i = 0; i < n; i++) {
-		dd = (double)dur[i] - s->mean;
-		var += dd * dd;
-	}
-	s->std = sqrt(var / (double)n);
-	/*
-	 * The time above the median step is what steadier steps could give
-	 * back at most; the standard deviation says nothing of that.
-	 */
-	durs = xreallocarray(NULL, n, sizeof(*durs));
-	memcpy(durs, dur, n * sizeof(*durs));
-	xqsort(durs, n, sizeof(*durs), int64_cmp);
-	s->med2 = durs[(n - 1) / 2] + durs[n / 2];
-	for (i = 0; i < n; i++)
-		if (2 * durs[i] > s->med2)
-			s->above += 2 * durs[i] - s->med2;
-	free(durs);
-}
-
 /* A step_stats record's members after its kind and rank. */
 void
-op_put_sstat(struct jw *w, const struct sstat *s, int64_t slowest)
+op_put_sstat(struct jw *w, const struct sstat *s)
 {
 	jw_key(w, "steps");
 	jw_uint(w, s->n);
@@ -512,34 +463,25 @@ op_put_sstat(struct jw *w, const struct sstat *s, int64_t slowest)
 	jw_key(w, "above_median");
 	jw_double(w, op_round3((double)s->above / 2000));
 	jw_key(w, "slowest_step");
-	jw_int(w, slowest);
-}
-
-int64_t *
-op_step_durs(const struct agg *a)
-{
-	int64_t *d = xreallocarray(NULL, a->nsteps + 1, sizeof(*d));
-	size_t i;
-
-	for (i = 0; i < a->nsteps; i++)
-		d[i] = a->steps[i].end - a->steps[i].ts;
-	return d;
+	jw_int(w, s->slowest);
 }
 
 /* The step records, and with stats set the step_stats record. */
 void
-op_put_steps(struct jw *w, const struct agg *a, int stats)
+op_put_steps(struct jw *w, struct agg *a, int stats)
 {
+	struct spillcur c;
+	const struct step *s;
 	struct sstat ss;
-	int64_t *durs;
-	size_t i;
+	struct durs d;
 	char name[48];
 
 	if (a->nsteps == 0)
 		return;
-	for (i = 0; i < a->nsteps; i++) {
-		const struct step *s = &a->steps[i];
-
+	if (stats)
+		op_durs_init(&d, a->pool);
+	op_steps_open(&c, a);
+	while ((s = spill_next(&c)) != NULL) {
 		jw_record(w, "step");
 		op_put_rank(w, a->rank);
 		snprintf(name, sizeof(name), "ProfilerStep#%" PRId64, s->num);
@@ -558,15 +500,17 @@ op_put_steps(struct jw *w, const struct agg *a, int stats)
 			jw_double(w, s->flops);
 		}
 		jw_end(w);
+		if (stats)
+			op_durs_add(&d, s->num, s->end - s->ts);
 	}
+	spillcur_free(&c);
 	if (!stats)
 		return;
-	durs = op_step_durs(a);
-	op_step_stats(durs, a->nsteps, &ss);
-	free(durs);
+	op_step_stats(&d, &ss);
+	op_durs_free(&d);
 	jw_record(w, "step_stats");
 	op_put_rank(w, a->rank);
-	op_put_sstat(w, &ss, a->steps[ss.slow].num);
+	op_put_sstat(w, &ss);
 	jw_end(w);
 }
 

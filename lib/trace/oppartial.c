@@ -20,7 +20,7 @@ static void	put_class_name(struct jw *, int64_t, const struct name *);
 static void	put_i64s(struct jw *, const char *, const int64_t *, size_t);
 static int	cmpseen(const void *, const void *);
 static size_t	put_rank_partial(struct oprank *, struct jw *,
-		    const struct agg *);
+		    struct agg *);
 static void	put_partial_head(struct oprank *, struct jw *);
 static uint32_t	member(const struct jdoc *, const char *);
 static int	get_nums(struct oprank *, const char *, int, int64_t *,
@@ -116,9 +116,11 @@ op_put_rtsum(struct jw *w, const struct rtsum *rs)
 
 /* The rank's aggregates, in an order fixed by their keys. */
 static size_t
-put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
+put_rank_partial(struct oprank *r, struct jw *w, struct agg *a)
 {
 	struct strent **ent;
+	struct spillcur c;
+	const struct step *st;
 	size_t i, n = 0;
 
 	jw_record(w, "op_partial_rank");
@@ -269,9 +271,8 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 	}
 	free(ent);
 
-	for (i = 0; i < a->nsteps; i++) {
-		const struct step *st = &a->steps[i];
-
+	op_steps_open(&c, a);
+	while ((st = spill_next(&c)) != NULL) {
 		jw_record(w, "op_partial_step");
 		op_put_rank(w, a->rank);
 		jw_key(w, "step");
@@ -289,6 +290,7 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_end(w);
 		n++;
 	}
+	spillcur_free(&c);
 	for (i = 0; i < a->ncc; i++) {
 		jw_record(w, "op_partial_collective");
 		put_class_name(w, a->rank, &r->names.v[a->cc[i].name]);
@@ -346,8 +348,6 @@ op_output_partial(struct oprank *r, struct jw *w)
 	xqsort(r->ranks, r->nranks, sizeof(*r->ranks), op_cmprank);
 	for (i = 0; i < r->nranks; i++) {
 		op_agg_fit(r->ranks[i], r->names.n);
-		xqsort(r->ranks[i]->steps, r->ranks[i]->nsteps,
-		    sizeof(*r->ranks[i]->steps), op_cmpstep);
 		n += put_rank_partial(r, w, r->ranks[i]);
 	}
 	jw_record(w, "op_partial_end");
@@ -770,13 +770,8 @@ partial_record(struct oprank *r, const char *kind)
 		    !isfinite(st.flops) || st.flops < 0))
 			return jdoc_error(r->file, d, member(d, "flops"),
 			    "\"flops\" is not a finite number of 0 or more");
-		/* From one: a merge keeps the steps of every rank. */
-		if (a->nsteps == a->capsteps) {
-			a->capsteps = a->capsteps ? a->capsteps * 2 : 1;
-			a->steps = xreallocarray(a->steps, a->capsteps,
-			    sizeof(*a->steps));
-		}
-		a->steps[a->nsteps++] = st;
+		/* A merge keeps the steps of every rank, in the budget. */
+		op_steps_add(a, &st);
 		return 0;
 	}
 	if (strcmp(kind, "op_partial_collective") == 0)
@@ -880,10 +875,10 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 	a = r->ranks[op_primary(r)];
 	keep = *a;
 	keep.st = keep.pst = NULL;
-	keep.steps = NULL;
-	keep.lw = NULL;
-	keep.ls = NULL;
-	keep.nlw = keep.caplw = keep.nls = keep.capls = 0;
+	memset(&keep.steps, 0, sizeof(keep.steps));
+	memset(&keep.ledger, 0, sizeof(keep.ledger));
+	keep.nlw = keep.nsteps = 0;
+	keep.lseq = 0;
 	keep.cc = NULL;
 	keep.ncc = keep.capcc = 0;
 	keep.rthr = NULL;
@@ -895,7 +890,7 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 	memset(&keep.shapes, 0, sizeof(keep.shapes));
 	keep.gpu = keep.gpuarch = NULL;
 	keep.unshaped = 0;
-	keep.nst = keep.capst = keep.nsteps = keep.capsteps = 0;
+	keep.nst = keep.capst = 0;
 	keep.rt_count = keep.rt_total = keep.launch_count = keep.launch = 0;
 	keep.sync_count = keep.sync = 0;
 	keep.traces = keep.cpu_events = keep.gpu_events = 0;

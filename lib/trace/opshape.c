@@ -463,9 +463,11 @@ put_ratio(struct jw *w, double num, double den)
  * operators against the peak of the precision with the most FLOPs.
  */
 void
-op_put_shapes(struct oprank *r, struct jw *w, const struct agg *a)
+op_put_shapes(struct oprank *r, struct jw *w, struct agg *a)
 {
 	struct strent **ent;
+	struct spillcur c;
+	const struct step *s;
 	const struct gpupeak *g = op_peak_of(r, a->gpu);
 	double fl[NPEAK + 1] = { 0 }, total = 0, gpu = 0, peak, pk, ach;
 	double mfu = 0;
@@ -530,14 +532,16 @@ op_put_shapes(struct oprank *r, struct jw *w, const struct agg *a)
 		if (fl[j] > 0 && (best < 0 || fl[j] > fl[best]))
 			best = j;
 	peak = best >= 0 && g != NULL ? g->tflops[best] : NAN;
-	for (i = 0; i < a->nsteps; i++) {
-		double d = (double)(a->steps[i].end - a->steps[i].ts) / 1e3;
+	op_steps_open(&c, a);
+	while ((s = spill_next(&c)) != NULL) {
+		double d = (double)(s->end - s->ts) / 1e3;
 
-		if (a->steps[i].flops > 0 && d > 0) {
-			mfu += a->steps[i].flops / 1e6 / d;
+		if (s->flops > 0 && d > 0) {
+			mfu += s->flops / 1e6 / d;
 			nsteps++;
 		}
 	}
+	spillcur_free(&c);
 	jw_record(w, "compute_summary");
 	op_put_rank(w, a->rank);
 	jw_key(w, "gpu");
