@@ -20,7 +20,9 @@
 # *.pkl) is never read: make says so, and the report lists it with how to
 # dump the snapshot as JSON.  A run directory with no trace and no snapshot
 # is an error naming it and the patterns, not an empty report; two traces
-# of one rank over the same window are op-rank's error.  Every name is
+# of one rank over the same window are op-rank's error; an input that is no
+# regular file (a FIFO, a device) stops make before anything runs, naming
+# it.  Every name is
 # quoted for the shell.  Names make
 # cannot carry stop it before anything runs, naming them: a run directory
 # or BASELINE with whitespace or one of $ : ; | % \ * ? [, and an input
@@ -136,10 +138,20 @@ split_names = $(shell find $(call q,$1) -maxdepth 1 ! -type d \
 	-print 2>/dev/null)
 refuse_split = $(if $2,$(error $(ME): $2: an input name with whitespace \
 	or "|" is beyond make; rename it))
+# The inputs in a run directory that are no regular files: a FIFO would
+# hold its stage for ever (SQLite, or the reader, waiting for a writer),
+# a device feed it for ever.
+odd_inputs = $(shell find $(call q,$1) -maxdepth 1 \( -xtype p -o -xtype c \
+	-o -xtype b -o -xtype s \) \( $(foreach p,$(TRACE_PATTERNS) \
+	$(SNAP_PATTERNS) $(NSYS_PATTERNS) $(NSYS_REP_PATTERNS) \
+	$(PICKLE_PATTERNS),-name '$p' -o) -false \) -print 2>/dev/null)
+refuse_odd = $(if $1,$(error $(ME): $1: not a regular file; an input is \
+	read from a file))
 
 # Every name is checked before a rule can see it.
 $(call refuse_syntax,$(RUNS) $(BASE))
 $(foreach r,$(RUNS) $(BASE),$(call refuse_split,$r,$(call split_names,$r)))
+$(foreach r,$(RUNS) $(BASE),$(call refuse_odd,$(sort $(call odd_inputs,$r))))
 
 # $(call need_input,dir): fails, naming dir and the patterns, when it holds
 # neither a trace nor a snapshot.

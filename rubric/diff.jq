@@ -184,32 +184,59 @@ def worse_by($before; $after; $better):
   | if $before != 0 then $w / ($before | fabs)
     elif $w > 0 then infinite else 0 end;
 
-def regressions($d; $b; $a; $limit):
-  [ ($d.step_time | select(.change != null)
-     | step_noise($b.summary.steps; $a.summary.steps) as $n
-     | select(.change > $limit + $n)
-     | "step time: \(.before_us | us) before, \(.after_us | us) after, "
-       + "+\(.change | pct) (limit \($limit | pct), noise \($n | pct))"),
-    ([($b.actions // [])[], ($a.actions // [])[] | .rule] | unique[]
-     | {rule: ., before: ($b.measures[.].value // null),
-        after: ($a.measures[.].value // null),
-        better: ($b.measures[.].better // $a.measures[.].better // null)}
-     | select(.better != null and .before != null and .after != null)
-     | worse_by(.before; .after; .better) as $w
-     | select($w > $limit + noise)
-     | "\(.rule): \(.before | mval) before, \(.after | mval) after, "
-       + (if $w == infinite then "worse from 0" else "worse by \($w | pct)" end)
-       + " (limit \($limit | pct), noise \(noise | pct); \(.better) is better)")
-  ];
+# The figures the gate compares: $only's names ("step_time" and rule ids),
+# or by default the step time and every action's measure of either report.
+# Each is {name, before, after, better}; better is null for a name that
+# neither report measures.
+def gate_figures($b; $a; $only):
+  ($only // (["step_time"] + ([($b.actions // [])[], ($a.actions // [])[] | .rule] | unique)))
+  | map(if . == "step_time"
+        then {name: ., before: $b.summary.steps.mean, after: $a.summary.steps.mean, better: "lower"}
+        else {name: ., before: ($b.measures[.].value // null), after: ($a.measures[.].value // null),
+              better: ($b.measures[.].better // $a.measures[.].better // null)} end);
+
+# A figure one report lacks fails the gate: a run that stopped writing
+# steps is no faster.  By default a figure neither report has, or a rule
+# without a measure, is not compared; a figure named with --compare must
+# be in both.
+def missing($f; $only):
+  if $f.better == null then
+    (if $only == null then empty else "\($f.name): no such figure in either report" end)
+  elif $f.before == null and $f.after == null then
+    (if $only == null then empty else "\($f.name): missing from BEFORE and AFTER" end)
+  elif $f.before == null or $f.after == null then
+    "\($f.name | if . == "step_time" then "step time" else . end): missing from "
+    + (if $f.before == null then "BEFORE" else "AFTER" end)
+    + (if $only == null then " (--compare names the figures to compare)" else "" end)
+  else empty end;
+
+def regressions($d; $b; $a; $limit; $only):
+  [ gate_figures($b; $a; $only)[] as $f
+    | if $f.better == null or $f.before == null or $f.after == null then missing($f; $only)
+      elif $f.before == $f.after then empty
+      elif $f.name == "step_time" then
+        ($d.step_time | select(.change != null)
+         | step_noise($b.summary.steps; $a.summary.steps) as $n
+         | select(.change > $limit + $n)
+         | "step time: \(.before_us | us) before, \(.after_us | us) after, "
+           + "+\(.change | pct) (limit \($limit | pct), noise \($n | pct))")
+      else
+        (worse_by($f.before; $f.after; $f.better) as $w
+         | select($w > $limit + noise)
+         | "\($f.name): \($f.before | mval) before, \($f.after | mval) after, "
+           + (if $w == infinite then "worse from 0" else "worse by \($w | pct)" end)
+           + " (limit \($limit | pct), noise \(noise | pct); \($f.better) is better)")
+      end ];
 
 # report-diff's program: the input is {"before": report, "after": report};
 # the output is [the diff, what got worse by more than $limit] (a fraction;
-# negative, no gate: an empty list).
-def diff_report($format; $bname; $aname; $limit):
+# negative, no gate: an empty list), comparing the figures named in $only
+# (null: the default ones).
+def diff_report($format; $bname; $aname; $limit; $only):
   diff_record(.before; .after) as $d
   | [ (if $format == "json" then $d
        else "# Before and after\n\n"
          + "Before: \($bname | md), after: \($aname | md).\n\n"
          + md_diff($d)
        end),
-      (if $limit < 0 then [] else regressions($d; .before; .after; $limit) end) ];
+      (if $limit < 0 then [] else regressions($d; .before; .after; $limit; $only) end) ];

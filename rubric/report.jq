@@ -97,12 +97,20 @@ def md_ranks($f):
               + ($s.operator.diff | us) + ")" else "" end) + ".\n" end)
     + (if $f.collectives == null then ""
        else "\nCollectives, matched across the ranks by their order in each process group: the rank last to arrive spends least in an instance, the others wait past it (skew: the longest wait), and its call is the transfer.\n\n"
-         + table(["Collective", "Kind", "Instances", "Ranks", "Median skew", "Median transfer", "Last most often", "Bus bandwidth"];
-             ["l", "l", "r", "r", "r", "r", "l", "r"];
-             [$f.collectives[0:10][] | [(.name | split("(")[0] | clip(40)), (.collective // ""), (.instances | count),
+         # The group, where the traces name one: a name called in four
+         # groups is four rows.
+         + (any($f.collectives[]; .group != null)) as $g
+         | table(["Collective", "Kind"] + (if $g then ["Group"] else [] end)
+               + ["Instances", "Ranks", "Median skew", "Median transfer", "Last most often", "Bus bandwidth"];
+             ["l", "l"] + (if $g then ["l"] else [] end) + ["r", "r", "r", "r", "l", "r"];
+             [$f.collectives[0:10][] | [(.name | split("(")[0] | clip(40)), (.collective // "")]
+               + (if $g then [(.group // "" | clip(20))] else [] end)
+               + [(.instances | count),
                (.ranks | count), (.median_skew | us), (.median_transfer | us),
                "rank \(.late_rank) (\(.late_at) of \(.instances))",
-               (if .median_busbw == null then "" else (.median_busbw | dec(1)) + " GB/s" end)]])
+               (if .median_busbw != null then (.median_busbw | dec(1)) + " GB/s"
+                elif (.busbw_beyond_gpu // 0) > 0 then "left out (see Data quality)"
+                else "" end)]])
          + ([$f.collectives[].unmatched // 0] | add) as $u
          | if $u == 0 then ""
            else "\n\(($u | count)) call\(if $u > 1 then "s" else "" end) left unmatched: some ranks have more calls of a collective than others (their traces start or end at different collectives), so the order that matches them may be off.\n" end

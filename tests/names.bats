@@ -193,7 +193,8 @@ need_py() {
 	# With tabs it is not one folder name: snip-run refuses it first.
 	snippet t "\"t\$(shell	touch	PWNED)\""
 	run -2 --separate-stderr smk all
-	assert_stderr --partial "profile_name 't\$(shell	touch	PWNED)' has a control character"
+	# The name is shown with its tabs escaped, as any text from a file.
+	assert_stderr --partial "profile_name 't\$(shell\\x09touch\\x09PWNED)' has a control character"
 	no_pwned
 }
 

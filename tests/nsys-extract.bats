@@ -230,6 +230,106 @@ env_names() {
 	assert_stderr "nsys-extract: $db: warning: CUPTI_ACTIVITY_KIND_KERNEL: 3 rows skipped; the first, rowid 2, has a start or end that is not an integer"
 }
 
+@test "a string id given twice names its events once, by its first row, with a warning" {
+	local db=$BATS_TEST_TMPDIR/fan.sqlite
+	# No key: ten rows of id 1, two of id 2; three joins on id 1 gave
+	# each kernel a thousand records.
+	sqlite3 "$db" "CREATE TABLE StringIds (id, value);
+	    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 10)
+	    INSERT INTO StringIds SELECT 1, 'k' || i FROM c;
+	    INSERT INTO StringIds VALUES (2, 'cudaLaunchKernel_v7000'), (2, 'other');
+	    CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start, end, streamId, demangledName, shortName, mangledName);
+	    INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 2000, 7, 1, 1, 1), (3000, 4000, 7, 1, 1, 1);
+	    CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start, end, nameId);
+	    INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (900, 950, 2);
+	    CREATE TABLE NVTX_EVENTS (start, end, eventType, textId);
+	    INSERT INTO NVTX_EVENTS VALUES (800, 4500, 59, 1)"
+	run -0 --separate-stderr nsys-extract "$db"
+	assert_output - <<-EOF
+	{"kind":"event","name":"k1","cat":"kernel","tid":7,"ts":1,"dur":1,"stream":7}
+	{"kind":"event","name":"k1","cat":"kernel","tid":7,"ts":3,"dur":1,"stream":7}
+	{"kind":"event","name":"cudaLaunchKernel","cat":"cuda_runtime","ts":0.9,"dur":0.05}
+	{"kind":"event","name":"k1","cat":"user_annotation","ts":0.8,"dur":3.7}
+	{"kind":"trace","file":"$db","format":"nsys-sqlite","nsys_version":null,"schema_version":null,"rank":null,"rank_from":null,"origin_ns":0,"start":0.8,"end":4.5,"window":3.7,"events":4,"by_ph":{"X":4},"by_cat":{"cuda_runtime":1,"kernel":2,"user_annotation":1},"unmatched_begin":0,"skipped":0}
+	EOF
+	assert_stderr "nsys-extract: $db: warning: StringIds: 10 rows repeat the id of a row before them; the first row of each id names it"
+	# An event type named twice: the first row names it.
+	sqlite3 "$db" "CREATE TABLE ENUM_NSYS_EVENT_TYPE (id, name);
+	    INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES (59, 'NvtxPushPopRange'), (59, 'NvtxMark')"
+	run -0 --separate-stderr bats_pipe nsys-extract "$db" \| grep -c user_annotation
+	assert_output 2
+	assert_stderr --partial "nsys-extract: $db: warning: ENUM_NSYS_EVENT_TYPE: 1 row repeats the id of a row before it; the first row of each id names it"
+}
+
+# big_nvtx DB SQL: an export of NVTX_EVENTS (start, end, eventType,
+# globalTid, domainId, text) that SQL fills from c(i), i = 1 to 300,000.
+big_nvtx() {
+	sqlite3 "$1" "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER,
+	    eventType INTEGER, globalTid INTEGER, domainId INTEGER, text TEXT);
+	    CREATE TABLE c (i INTEGER PRIMARY KEY);
+	    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000)
+	    INSERT INTO c SELECT i FROM n; $2"
+}
+
+@test "each row's lookups take logarithmic time: capture ranges, event types, domains" {
+	local t=$BATS_TEST_TMPDIR
+	# 300,000 capture ranges, each with an iteration: 3 minutes when
+	# each iteration was looked for among all the ranges.
+	big_nvtx "$t/capture.sqlite" "INSERT INTO NVTX_EVENTS SELECT i * 1000,
+	    i * 1000 + 900, 59, 1, 0, 'profile-target' FROM c;
+	    INSERT INTO NVTX_EVENTS SELECT i * 1000 + 10, i * 1000 + 800, 59,
+	    1, 0, 'iteration ' || i FROM c"
+	run -0 bats_pipe timeout 30 nsys-extract "$t/capture.sqlite" \| grep -c '"name":"ProfilerStep#'
+	assert_output 300000
+	# 300,000 event types, the one the rows name last.
+	big_nvtx "$t/types.sqlite" "CREATE TABLE ENUM_NSYS_EVENT_TYPE (id, name);
+	    INSERT INTO ENUM_NSYS_EVENT_TYPE SELECT 1000 + i, 'T' || i FROM c;
+	    INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES (59, 'NvtxPushPopRange');
+	    INSERT INTO NVTX_EVENTS SELECT i * 1000, i * 1000 + 900, 59, 1, 0, 'r' FROM c"
+	run -0 bats_pipe timeout 30 nsys-extract "$t/types.sqlite" \| grep -c '"name":"r"'
+	assert_output 300000
+	# 300,000 domains, and a range in each.
+	big_nvtx "$t/domains.sqlite" "INSERT INTO NVTX_EVENTS SELECT i, NULL, 75, 1, i,
+	    'domain ' || i FROM c;
+	    INSERT INTO NVTX_EVENTS SELECT i * 1000, i * 1000 + 900, 59, 1,
+	    300001 - i, 'r' FROM c"
+	run -0 bats_pipe timeout 30 nsys-extract "$t/domains.sqlite" \| grep -c '"domain":"domain '
+	assert_output 300000
+}
+
+@test "a FIFO or a device is refused before it is read, and the next export is read" {
+	cd "$BATS_TEST_TMPDIR"
+	mkfifo fifo.sqlite
+	run -1 --separate-stderr timeout 10 nsys-extract fifo.sqlite "$FIXTURES/nsys-ai__mock.sqlite"
+	assert_stderr 'nsys-extract: fifo.sqlite: not a regular file: SQLite reads an export from a file'
+	assert_output --partial '"kind":"trace","file":"'"$FIXTURES/nsys-ai__mock.sqlite"'"'
+	run -1 --separate-stderr timeout 10 nsys-extract /dev/zero
+	assert_stderr 'nsys-extract: /dev/zero: not a regular file: SQLite reads an export from a file'
+}
+
+@test "an export with a write-ahead log beside it is refused, not read in part" {
+	cd "$BATS_TEST_TMPDIR"
+	sqlite3 w.sqlite "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER);
+	    INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0, 10);
+	    PRAGMA journal_mode = WAL" >/dev/null
+	# 999 kernels more in the log, copied with the file while a writer
+	# has it open: read immutable, the file gave one kernel, and exit 0.
+	sqlite3 w.sqlite <<-EOF
+	PRAGMA wal_autocheckpoint = 0;
+	WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 999)
+	INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT i * 100, i * 100 + 10 FROM c;
+	.shell cp w.sqlite x.sqlite; cp w.sqlite-wal x.sqlite-wal
+	EOF
+	[ -s x.sqlite-wal ]
+	run -1 --separate-stderr nsys-extract x.sqlite
+	assert_stderr "nsys-extract: x.sqlite: x.sqlite-wal beside it holds changes that the file lacks (an export still being written, or copied before SQLite closed it): refused, not read in part; opening it once with sqlite3 where it can be written puts the log into it"
+	assert_output ''
+	# Put into the file, the log adds the 999.
+	sqlite3 x.sqlite 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+	run -0 bats_pipe nsys-extract x.sqlite \| tail -n 1 \| jq .events
+	assert_output 1000
+}
+
 @test "what is not an export is refused, with the command that exports a report" {
 	cd "$BATS_TEST_TMPDIR"
 	printf 'NSYS report, not SQLite' > run.nsys-rep
@@ -253,6 +353,22 @@ env_names() {
 	refute_output --partial '"kind":"trace"'
 	run -1 --separate-stderr nsys-extract no-such.sqlite
 	assert_stderr 'nsys-extract: no-such.sqlite: No such file or directory'
+}
+
+@test "SQLite's words on an export reach the terminal with their controls escaped" {
+	local db=$BATS_TEST_TMPDIR/schema.sqlite esc
+	# A table whose name holds ESC and BEL, its schema made malformed.
+	esc=$(printf '\033]0;owned\007\033[31m')
+	sqlite3 "$db" "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start, end);
+	    CREATE TABLE t (a); PRAGMA writable_schema = ON;
+	    UPDATE sqlite_master SET name = 'x$esc', sql = 'CREATE TABLE \"x$esc\" (a'
+	    WHERE name = 't'"
+	run -1 --separate-stderr nsys-extract "$db"
+	assert_stderr "nsys-extract: $db: cannot be read: SQLite: malformed database schema (x\\x1b]0;owned\\x07\\x1b[31m)"
+	# A file name's controls, a newline among them, are escaped too.
+	cp "$db" "$BATS_TEST_TMPDIR/a$esc"$'\n''b.sqlite'
+	run -1 --separate-stderr nsys-extract "$BATS_TEST_TMPDIR/a$esc"$'\n''b.sqlite'
+	assert_stderr --partial "nsys-extract: $BATS_TEST_TMPDIR/a\\x1b]0;owned\\x07\\x1b[31m\\x0ab.sqlite: cannot be read: "
 }
 
 @test "usage errors exit 2; standard input is refused" {
@@ -331,6 +447,21 @@ env_names() {
 	assert_output 2
 	run -0 ls -A rep
 	refute_output --partial '.tmp'
+}
+
+@test "report.mk: a FIFO among the inputs stops make before anything runs, naming it" {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir run
+	cp "$FIXTURES/snippet-run.sqlite" run/trace.sqlite
+	mkfifo run/x.sqlite run/trace.json
+	run -2 --separate-stderr timeout 60 make -s -f "$TOP/pipelines/report.mk" BIN="${BUILD:-$TOP}/bin" RUN=run
+	assert_stderr --partial 'report.mk: run/trace.json run/x.sqlite: not a regular file; an input is read from a file'
+	run -0 ls -A run
+	assert_output - <<-EOF
+	trace.json
+	trace.sqlite
+	x.sqlite
+	EOF
 }
 
 @test "the man page's examples" {

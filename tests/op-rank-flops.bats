@@ -123,6 +123,24 @@ setup() {
 	EOF
 }
 
+@test "a shape whose sizes are past 64 bits is left uncosted, with a warning" {
+	# A transposed convolution over 2^62+1 by a stride of 4: its output
+	# size wrapped to 1, and gave 9.2e18 FLOPs.
+	run -0 bats_pipe printf '%s\n' \
+	    '{"kind":"event","name":"aten::convolution","cat":"cpu_op","pid":1,"tid":1,"ts":10,"dur":5,"input_dims":[[1,1,4611686018427387905],[1,1,1],[]],"input_types":["float","float",""],"concrete_inputs":["","","","[4]","[0]","[1]","True","[0]","1"]}' \
+	    '{"kind":"event","name":"aten::convolution","cat":"cpu_op","pid":1,"tid":1,"ts":20,"dur":5,"input_dims":[[1,1,9223372036854775807],[1,1,1],[]],"input_types":["float","float",""],"concrete_inputs":["","","","[9223372036854775807]","[0]","[1]","True","[0]","1"]}' \
+	    '{"kind":"event","name":"aten::convolution","cat":"cpu_op","pid":1,"tid":1,"ts":30,"dur":5,"input_dims":[[1,1,8],[1,1,1],[]],"input_types":["float","float",""],"concrete_inputs":["","","","[99999999999999999999]","[0]","[1]","False","[0]","1"]}' \
+	    '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":40,"dur":5,"input_dims":[[2,3],[3,4]],"input_types":["float","float"]}' \
+	    '{"kind":"trace","file":"hostile","origin_ns":0,"start":0,"end":45,"events":4}' \
+	    \| op-rank \| jq -c 'select(.kind == "op_shape" or .kind == "warning"
+	    or .kind == "compute_summary") | [.kind, .name // .message, .flops, .uncosted]'
+	assert_output - <<-'EOF'
+	["warning","3 calls of costed operators have input shapes whose sizes, FLOPs or bytes are past 64 bits: left uncosted",null,null]
+	["op_shape","aten::mm",48,null]
+	["compute_summary",null,48,3]
+	EOF
+}
+
 @test "gpu-peaks.tsv: every row has its fields, dense figures and a source" {
 	run -0 awk -F '\t' '!/^#/ && NF != 12 { print NR ": " NF " fields" }
 	    !/^#/ && $12 == "" { print NR ": no source" }' \
@@ -132,6 +150,33 @@ setup() {
 	run -0 awk -F '\t' '$2 == "H100-SXM" { print $7 }' \
 	    "$TOP/rubric/gpu-peaks.tsv"
 	assert_output '989.4'
+}
+
+@test "gpu-peaks.tsv takes finite positive decimals only: another figure exits 2, and analyze-profile leaks nothing" {
+	local r=$BATS_TEST_TMPDIR/r v n
+	mkdir "$r"
+	cp -r "$TOP"/rubric/* "$r/"
+	n=$(grep -n 'H100-SXM' "$TOP/rubric/gpu-peaks.tsv" | cut -d: -f1)
+	# strtod() took inf, 1e400 and 0x10 as peaks.
+	for v in inf 1e400 0x10 nan -1 0 0.0 1e3 ' 5' 5. .5 1,5 +5; do
+		awk -F '\t' -v OFS='\t' -v v="$v" '$2 == "H100-SXM" { $3 = v } { print }' \
+		    "$TOP/rubric/gpu-peaks.tsv" >"$r/gpu-peaks.tsv"
+		MRP_RUBRIC=$r run -2 --separate-stderr op-rank </dev/null
+		assert_stderr "op-rank: $r/gpu-peaks.tsv:$n: not a peak (a finite positive decimal, or -): $v"
+	done
+	for v in 67 0.5 67.25; do
+		awk -F '\t' -v OFS='\t' -v v="$v" '$2 == "H100-SXM" { $3 = v } { print }' \
+		    "$TOP/rubric/gpu-peaks.tsv" >"$r/gpu-peaks.tsv"
+		MRP_RUBRIC=$r run -0 op-rank </dev/null
+	done
+	# The trace stage that stops on it frees what it was given.
+	awk -F '\t' -v OFS='\t' '$2 == "H100-SXM" { $3 = "inf" } { print }' \
+	    "$TOP/rubric/gpu-peaks.tsv" >"$r/gpu-peaks.tsv"
+	MRP_RUBRIC=$r run --separate-stderr analyze-profile \
+	    --cpu-trace "$TOP/fixtures/example/trace.json.gz" --md-out /dev/null
+	[ "$status" -ne 0 ]
+	assert_stderr --partial "gpu-peaks.tsv:$n: not a peak (a finite positive decimal, or -): inf"
+	[[ $stderr != *Sanitizer* ]]
 }
 
 @test "analyze-profile: --set gpu= names the GPU, the report has a Compute efficiency section and a roofline" {

@@ -315,13 +315,132 @@ partials() {
 	tr-extract "$OPRANK/sampled_rank-0.json.gz" | op-rank --partial \
 	    >"$T/p.ndjson"
 	n=$(grep -n -m1 '"op_partial_collective"' "$T/p.ndjson" | cut -d: -f1)
-	for bad in '"bytes":-8' '"group_size":0' '"group_size":4294967296'; do
+	for bad in '"group_size":0' '"group_size":4294967296'; do
 		sed "${n}s/}\$/,$bad}/" "$T/p.ndjson" >"$T/bad.ndjson"
 		run -1 --separate-stderr op-rank --merge "$T/bad.ndjson"
 		assert_stderr "op-rank: $T/bad.ndjson:$n:1: \"bytes\" or \"group_size\" out of range"
 	done
+	sed "${n}s/}\$/,\"bytes\":-8}/" "$T/p.ndjson" >"$T/bad.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/bad.ndjson"
+	assert_stderr --regexp "^op-rank: $T/bad.ndjson:$n:[0-9]+: \"op_partial_collective\" record's \"bytes\" is out of range: -8\$"
 	# Whole, the same partial merges.
 	run -0 op-rank --merge "$T/p.ndjson"
+}
+
+# forge KIND FROM TO: the partial $T/p.ndjson with FROM (sed) as TO in its
+# first KIND record, into $T/bad.ndjson; n is that record's line.
+forge() {
+	n=$(grep -n -m1 "\"kind\":\"$1\"" "$T/p.ndjson" | cut -d: -f1)
+	sed "${n}s/$2/$3/" "$T/p.ndjson" >"$T/bad.ndjson"
+	! cmp -s "$T/p.ndjson" "$T/bad.ndjson"
+}
+
+# refused KIND FROM TO MESSAGE: the forged partial is refused, at its line,
+# with MESSAGE.
+refused() {
+	forge "$1" "$2" "$3"
+	run -1 --separate-stderr op-rank --merge "$T/bad.ndjson"
+	assert_stderr --regexp "^op-rank: $T/bad.ndjson:$n:[0-9]+: $4\$"
+	assert_output ''
+}
+
+@test "a partial's durations, counts, bytes and times out of range are refused, the field named" {
+	tr-extract "$OPRANK/sampled_rank-0.json.gz" | op-rank --partial \
+	    >"$T/p.ndjson"
+	# A collective call of -1 ns was merged into a transfer of -0.001 µs;
+	# one of 2^63-1 ns into 9.2e15 µs waited.
+	refused op_partial_collective '"dur":[0-9]*' '"dur":-1' \
+	    '"op_partial_collective" record.s "dur" is out of range: -1'
+	refused op_partial_collective '"dur":[0-9]*' '"dur":9223372036854775807' \
+	    '"op_partial_collective" record.s "dur" is out of range: 9223372036854775807'
+	refused op_partial_collective '"ts":[0-9]*' '"ts":-4611686018427387905' \
+	    '"op_partial_collective" record.s "ts" is out of range: -4611686018427387905'
+	refused op_partial_name '"total":[0-9]*' '"total":-5' \
+	    '"op_partial_name" record.s "total" is out of range: -5'
+	refused op_partial_name '"count":[0-9]*' '"count":-1' \
+	    '"op_partial_name" record.s "count" is out of range: -1'
+	refused op_partial_rank '"gpu_events":[0-9]*' '"gpu_events":-1' \
+	    '"op_partial_rank" record.s "gpu_events" is out of range: -1'
+	refused op_partial_rank '"phase_gpu":\[[0-9]*' '"phase_gpu":[-3' \
+	    '"op_partial_rank" record.s "phase_gpu" holds a value out of range: -3'
+	refused op_partial_rank '"end":[0-9]*' '"end":0' \
+	    '"op_partial_rank" record.s "end" is before its "start"'
+	# Refused after its GPU's name: nothing of it is kept (the partial
+	# harness found that name leaked).
+	refused op_partial_rank '"traces":1,\(.*\)"start":[0-9]*' '"traces":1,"gpu":"H100",\1"start":"x"' \
+	    '"op_partial_rank" record does not have "start" as an integer'
+	refused op_partial_thread '"busy":[0-9]*' '"busy":-7' \
+	    '"op_partial_thread" record.s "busy" is out of range: -7'
+	refused op_partial_device '"window":[0-9]*' '"window":-1' \
+	    '"op_partial_device" record.s "window" is out of range: -1'
+	refused op_partial_runtime '"total":[0-9]*' '"total":-1' \
+	    '"op_partial_runtime" record.s "total" is out of range: -1'
+	refused op_partial_step '"end":[0-9]*' '"end":1' \
+	    '"op_partial_step" record.s "end" is before its "cpu_end"'
+	refused op_partial_step '"flops":[0-9]*' '"flops":1e400' \
+	    '"flops" is not a finite number of 0 or more'
+	refused op_partial_ledger '"start":[0-9]*' '"start":5000000000000000000' \
+	    '"op_partial_ledger" record.s "start" is out of range: 5000000000000000000'
+	refused op_partial_shape '"count":[0-9]*' '"count":-2' \
+	    '"op_partial_shape" record.s "count" is out of range: -2'
+	refused op_partial_shape '"flops":[0-9.e+]*' '"flops":-1' \
+	    '"op_partial_shape" record.s "flops" is not a finite number of 0 or more'
+	refused op_partial_window '"end":[0-9]*' '"end":1' \
+	    '"op_partial_window" record.s "end" is before its "start"'
+}
+
+@test "sums of partials saturate: self time over ranks is 2^63-1 at most, never wrapped" {
+	tr-extract "$OPRANK/sampled_rank-0.json.gz" | op-rank --partial \
+	    >"$T/p.ndjson"
+	# Three ranks, each with 4e18 ns of one operator's self time: in
+	# range apart, their sum is past 64 bits (it wrapped to -6.4e18).
+	sed '/"kind":"op_partial_name","rank":0,"class":"op"/{s/"self":[0-9]*/"self":4000000000000000000/;:a;n;ba}' \
+	    "$T/p.ndjson" >"$T/bad.ndjson"
+	for k in 0 1 2; do
+		sed "s/\"rank\":0/\"rank\":$k/" "$T/bad.ndjson" >"$T/r$k.ndjson"
+	done
+	run -0 bats_pipe op-rank --merge "$T/r0.ndjson" "$T/r1.ndjson" "$T/r2.ndjson" \
+	    \| grep '"kind":"cpu_summary","ranks"' \| grep -o '"self_total":[-0-9]*'
+	assert_output '"self_total":9223372036854775807'
+}
+
+@test "collectives: a bus bandwidth past the GPU's memory is left out, said in Data quality; rows show their group" {
+	tr-extract "$OPRANK/sampled_rank-0.json.gz" | op-rank --partial \
+	    >"$T/p.ndjson"
+	# Forged sizes: a petabyte a call gave 7.9e14 GB/s in the table.
+	for k in 0 1; do
+		sed -e '/"op_partial_collective"/s/}$/,"bytes":1000000000000000,"group":"7","group_size":2}/' \
+		    -e "s/\"rank\":0/\"rank\":$k/" "$T/p.ndjson" >"$T/r$k.ndjson"
+	done
+	op-rank --merge "$T/r0.ndjson" "$T/r1.ndjson" >"$T/m.ndjson"
+	run -0 jq -c 'select(.kind == "collective") | [.instance, .group, .busbw_beyond_gpu, .busbw]' "$T/m.ndjson"
+	assert_line --index 0 '[1,"7",true,null]'
+	assert_equal "${#lines[@]}" 10
+	run -0 jq -c 'select(.kind == "collective_total") | [.group, .busbw_beyond_gpu, .median_busbw]' "$T/m.ndjson"
+	assert_output '["7",10,null]'
+	run -0 jq -r 'select(.kind == "warning") | .message' "$T/m.ndjson"
+	assert_output '10 instances of collective ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*) (group 7) give a bus bandwidth over 8000 GB/s, more than the memory of any GPU moves: their message sizes are not what was sent, and their bandwidths are left out'
+	rubric-apply "$T/m.ndjson" >"$T/f.ndjson"
+	run -0 bash -c 'cat "$1" "$2" | report-md' - "$T/m.ndjson" "$T/f.ndjson"
+	assert_output --partial '- 10 instances of collective ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm\*, unsigned long, ncclWork\*) (group 7) give a bus bandwidth over 8000 GB/s'
+	assert_output --partial '| Collective                               | Kind      | Group | Instances |'
+	assert_output --partial '| ncclKernel_Se…ecv_RING_SIMPLE_Sum_int8_t | send_recv | 7     |        10 |     2 |      0.0 µs |        39.33 ms | rank 0 (10 of 10) | left out (see Data quality) |'
+	# On an H100 (op-rank -g), its 3.35 TB/s bounds them: 100 GB a call
+	# in 11.7 to 67.8 ms is 8,527 to 1,474 GB/s; the three calls under
+	# 29.9 ms are left out, the seven slower ones kept.
+	for k in 0 1; do
+		sed -e '/"op_partial_collective"/s/}$/,"bytes":100000000000,"group":"7","group_size":2}/' \
+		    -e "s/\"rank\":0/\"rank\":$k/" "$T/p.ndjson" >"$T/r$k.ndjson"
+	done
+	op-rank -g H100-SXM --merge "$T/r0.ndjson" "$T/r1.ndjson" >"$T/m.ndjson"
+	run -0 bash -o pipefail -c 'jq -c "select(.kind == \"collective\")
+	    | [.busbw_beyond_gpu, (.busbw // 0) <= 3350]" "$1" | sort | uniq -c' - "$T/m.ndjson"
+	assert_output - <<-EOF
+	      7 [null,true]
+	      3 [true,true]
+	EOF
+	run -0 jq -r 'select(.kind == "warning") | .message' "$T/m.ndjson"
+	assert_output --partial '3 instances of collective ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*) (group 7) give a bus bandwidth over 3350 GB/s, more than the memory of the H100-SXM moves'
 }
 
 @test "partials of another version, options or tables are refused" {
@@ -376,6 +495,18 @@ partials() {
 	sed '3s/"rank":0/"rank":-4/' "$T/p.ndjson" >"$T/neg.ndjson"
 	run -1 --separate-stderr op-rank --merge "$T/neg.ndjson"
 	assert_stderr --regexp "^op-rank: $T/neg.ndjson:3:[0-9]+: \"rank\" is not a rank number\$"
+}
+
+@test "a partial's words quoted in a message reach the terminal escaped" {
+	tr-extract "$OPRANK/sampled_rank-0.json.gz" | op-rank --partial \
+	    >"$T/p.ndjson"
+	n=$(grep -n -m1 '"op_partial_name"' "$T/p.ndjson" | cut -d: -f1)
+	sed "${n}s/\"class\":\"[a-z]*\"/\"class\":\"\\\\u001b]0;x\\\\u0007\\\\u009b2J\"/" \
+	    "$T/p.ndjson" >"$T/esc.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/esc.ndjson"
+	assert_stderr --partial "op-rank: $T/esc.ndjson:$n:"
+	assert_stderr --partial ': unknown class: \x1b]0;x\x07\u009b2J'
+	[ "${#stderr_lines[@]}" -eq 1 ]
 }
 
 @test "a failed write exits 1" {

@@ -105,6 +105,40 @@ same_spilled() {
 	[ -z "$(ls -A "$TMPDIR")" ]
 }
 
+@test "a million steps stay within the budget, one pass or merged, with the figures they have whole" {
+	[ -x /usr/bin/time ] || skip "no GNU time"
+	local t=$BATS_TEST_TMPDIR
+	# A million steps of 50 to 86 µs, one every 100 µs: held whole, as
+	# they were, 150 MB; merged from a partial, 230 MB.
+	awk 'BEGIN { for (i = 0; i < 1000000; i++)
+	    printf "{\"kind\":\"event\",\"name\":\"ProfilerStep#%d\",\"cat\":\"user_annotation\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d}\n", i, i * 100, 50 + i % 37
+	    print "{\"kind\":\"trace\",\"rank\":0,\"origin_ns\":0,\"start\":0,\"end\":100000000}" }' |
+	    gzip -1 >"$t/in.gz"
+	op-rank "$t/in.gz" | sha256sum >"$t/whole"
+	MRP_OP_RANK_MEMORY=1048576 /usr/bin/time -f '%M' -o "$t/kb" \
+	    op-rank "$t/in.gz" | sha256sum >"$t/spilled"
+	cmp "$t/whole" "$t/spilled"
+	sanitized op-rank || [ "$(tail -n 1 "$t/kb")" -lt 16384 ]
+	op-rank --partial "$t/in.gz" |
+	    MRP_OP_RANK_MEMORY=1048576 /usr/bin/time -f '%M' -o "$t/kb" \
+	    op-rank --merge | sha256sum >"$t/merged"
+	cmp "$t/whole" "$t/merged"
+	sanitized op-rank || [ "$(tail -n 1 "$t/kb")" -lt 16384 ]
+	[ -z "$(ls -A "$TMPDIR")" ]
+	# The statistics are the steps' own, as awk sums and sorts them.
+	run -0 bats_pipe op-rank "$t/in.gz" \| grep '"kind":"step_stats"'
+	assert_output - < <(gzip -dc "$t/in.gz" | awk -F '"dur":' '
+	    NF == 2 { d = $2 + 0; n++; sum += d; sq += d * d; c[d]++
+	        if (n == 1 || d > max) { max = d; slow = n - 1 } if (n == 1 || d < min) min = d }
+	    END { mean = sum / n
+	        for (v = min; v <= max; v++) for (k = 0; k < c[v]; k++) {
+	            if (m == int((n - 1) / 2)) lo = v; if (m == int(n / 2)) hi = v; m++ }
+	        med = (lo + hi) / 2
+	        for (v = min; v <= max; v++) if (v > med) above += (v - med) * c[v]
+	        printf "{\"kind\":\"step_stats\",\"rank\":0,\"steps\":%d,\"total\":%d,\"mean\":%d,\"min\":%d,\"max\":%d,\"std\":%.3f,\"median\":%d,\"above_median\":%d,\"slowest_step\":%d}\n",
+	            n, sum, mean + 0.5, min, max, sqrt(sq / n - mean * mean), med, above, slow }')
+}
+
 @test "a temporary file that cannot be written is an error, not a crash" {
 	tr-extract "$FIXTURES/cnn_sgd_s.json.gz" > "$BATS_TEST_TMPDIR/in"
 	# The limit on op-rank alone: bats keeps what it captures in files.

@@ -436,6 +436,11 @@ END
 	run -1 --separate-stderr op-rank "$BATS_TEST_TMPDIR/bad.ndjson"
 	assert_stderr --partial 'bad.ndjson:1:'
 	assert_stderr --partial '"ts"'
+	# A trace's window whose start, made absolute, would wrap.
+	printf '{"kind":"trace","rank":null,"origin_ns":9223372036854775000,"start":0,"end":5}\n' \
+	    > "$BATS_TEST_TMPDIR/bad.ndjson"
+	run -1 --separate-stderr op-rank "$BATS_TEST_TMPDIR/bad.ndjson"
+	assert_stderr "op-rank: $BATS_TEST_TMPDIR/bad.ndjson:1:1: \"trace\" record's \"origin_ns\", \"start\" or \"end\" is beyond 2^62 ns"
 }
 
 @test "input that ends inside a trace is counted, with a warning and status 1" {

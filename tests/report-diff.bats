@@ -3,7 +3,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 
 @test "report-diff: usage error" {
 	run -2 --separate-stderr report-diff -Z a b
-	assert_stderr --partial 'usage: report-diff [-j] [--fail-on pct] [-r rubric] before after'
+	assert_stderr --partial 'usage: report-diff [-j] [--compare figures] [--fail-on pct] [-r rubric] before after'
 	run -2 --separate-stderr report-diff "$FIXTURES/before.json"
 	assert_stderr --partial 'usage:'
 	run -2 --separate-stderr report-diff a b c
@@ -208,6 +208,81 @@ ERR
 	    >"$BATS_TEST_TMPDIR/a.json"
 	run -1 --separate-stderr report-diff --fail-on 1000 "$BATS_TEST_TMPDIR/b.json" "$BATS_TEST_TMPDIR/a.json"
 	assert_stderr 'report-diff: worse: oom: 0 before, 1 after, worse from 0 (limit 1000.0 %, noise 5.0 %; lower is better)'
+}
+
+@test "report-diff: NaN, Infinity, out-of-range and negative step figures are data errors, never a pass" {
+	cd "$FIXTURES"
+	local t=$BATS_TEST_TMPDIR
+	# Identical reports of a negative mean step failed the gate with
+	# "+0.0 % (noise -3201486.8 %)"; they are no report of a run.
+	jq -c '.summary.steps.mean = -122110.6' before.json >"$t/neg.json"
+	run -1 --separate-stderr report-diff --fail-on 10 "$t/neg.json" "$t/neg.json"
+	assert_stderr "report-diff: $t/neg.json: summary.steps.mean is negative: -122111"
+	assert_output ''
+	jq -c '.summary.steps.std = -1' before.json >"$t/neg.json"
+	run -1 --separate-stderr report-diff "$t/neg.json" before.json
+	assert_stderr "report-diff: $t/neg.json: summary.steps.std is negative: -1"
+	# A regression to 1e400, NaN or Infinity passed, as null or as the
+	# largest double.
+	sed 's/"mean":122110.6/"mean":1e400/' before.json >"$t/big.json"
+	run -1 --separate-stderr report-diff --fail-on 10 before.json "$t/big.json"
+	assert_stderr "report-diff: $t/big.json: summary.steps.mean is out of range"
+	for v in NaN Infinity -Infinity; do
+		sed "s/\"mean\":122110.6/\"mean\":$v/" before.json >"$t/nan.json"
+		run -1 --separate-stderr report-diff --fail-on 10 before.json "$t/nan.json"
+		assert_stderr "report-diff: $t/nan.json: 1 NaN or Infinity, read as null: a report's figures are finite numbers"
+	done
+	jq -c '.measures["dataloader-share"].value = "0.3"' before.json >"$t/str.json"
+	run -1 --separate-stderr report-diff --fail-on 10 before.json "$t/str.json"
+	assert_stderr "report-diff: $t/str.json: measures.dataloader-share is not a number"
+	sed 's/"dataloader-share":{"value":0.7434850045778172/"dataloader-share":{"value":1e999/' \
+	    before.json >"$t/inf.json"
+	! cmp -s before.json "$t/inf.json"
+	run -1 --separate-stderr report-diff --fail-on 10 before.json "$t/inf.json"
+	assert_stderr "report-diff: $t/inf.json: measures.dataloader-share is out of range"
+}
+
+@test "report-diff --fail-on: a figure one report lacks fails, unless --compare names the figures" {
+	cd "$FIXTURES"
+	local t=$BATS_TEST_TMPDIR
+	# A run that wrote no steps passed, its step time "missing from AFTER".
+	jq -c 'del(.summary.steps)' before.json >"$t/nosteps.json"
+	run -1 --separate-stderr report-diff --fail-on 10 before.json "$t/nosteps.json"
+	assert_stderr 'report-diff: worse: step time: missing from AFTER (--compare names the figures to compare)'
+	run -1 --separate-stderr report-diff --fail-on 10 "$t/nosteps.json" before.json
+	assert_stderr 'report-diff: worse: step time: missing from BEFORE (--compare names the figures to compare)'
+	# So does an action's measure.
+	jq -c '.measures["dataloader-share"].value = null' before.json >"$t/nodl.json"
+	run -1 --separate-stderr report-diff --fail-on 10 before.json "$t/nodl.json"
+	assert_stderr 'report-diff: worse: dataloader-share: missing from AFTER (--compare names the figures to compare)'
+	# Named, the figures are those compared; each must be in both.
+	run -0 --separate-stderr report-diff --fail-on 10 --compare dataloader-share before.json "$t/nosteps.json"
+	assert_stderr ''
+	run -1 --separate-stderr report-diff --fail-on 10 --compare step_time,dataloader-share before.json "$t/nosteps.json"
+	assert_stderr 'report-diff: worse: step time: missing from AFTER'
+	run -1 --separate-stderr report-diff --fail-on 10 --compare oom,no-such-rule before.json before.json
+	assert_stderr - <<-'EOF'
+	report-diff: worse: oom: missing from BEFORE and AFTER
+	report-diff: worse: no-such-rule: no such figure in either report
+	EOF
+	# The figures of the torch fix: it passes on them, its undoing fails.
+	run -0 report-diff --fail-on 5 --compare step_time,dataloader-share,dataloader-share before.json after.json
+	run -1 --separate-stderr report-diff --fail-on 5 --compare dataloader-share after.json before.json
+	assert_stderr 'report-diff: worse: dataloader-share: 0.3110 before, 0.7435 after, worse by 139.1 % (limit 5.0 %, noise 5.0 %; lower is better)'
+	# Identical reports always pass, whatever they lack.
+	for f in before.json "$t/nosteps.json" "$t/nodl.json" snapshot.json; do
+		run -0 --separate-stderr report-diff --fail-on 0 "$f" "$f"
+		assert_stderr ''
+	done
+	# --compare is the gate's: alone, or not a list, it is a usage error.
+	run -2 --separate-stderr report-diff --compare step_time before.json after.json
+	assert_stderr 'report-diff: --compare: the figures of a gate: give --fail-on too'
+	for l in ',' 'a b' 'step_time,' 'Oom'; do
+		run -2 --separate-stderr report-diff --fail-on 5 --compare "$l" before.json after.json
+		assert_stderr "report-diff: --compare: not a list of figures (step_time and rule ids, comma-separated): $l"
+	done
+	run -2 --separate-stderr report-diff --fail-on 5 --compare '' before.json after.json
+	assert_stderr --partial 'report-diff: --compare: not a list of figures'
 }
 
 @test "report-diff --fail-on: not a percentage is a usage error" {

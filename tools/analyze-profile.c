@@ -534,6 +534,11 @@ main(int argc, char *argv[])
 		widen_pipe(memp[0]);
 		out = open_out(f[0]);
 		if (fork_child(&r, "the trace stage") == 0) {
+			/*
+			 * A stage that fails ends in exit(): it keeps nothing
+			 * of ours that it does not use, to leak then.
+			 */
+			free(av);
 			close(memp[0]);
 			trace_stage(&tr, phase, gpu, out, memp[1], f[7],
 			    f[8]);
@@ -564,8 +569,10 @@ main(int argc, char *argv[])
 	/* The trace stage hashes the traces it reads; this, the rest. */
 	for (k = 0; k < tr.n && !tr.nsys[k]; k++)
 		continue;
-	if ((mem != NULL || k < tr.n) && fork_child(&r, "sha256") == 0)
+	if ((mem != NULL || k < tr.n) && fork_child(&r, "sha256") == 0) {
+		free(av);
 		hash_inputs(f[9], &tr, mem);
+	}
 
 	/*
 	 * The files the later stages read, in a fixed order, context first,

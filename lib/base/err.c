@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/termesc.h"
 
 static const char *progname = "mrp";
 
@@ -32,14 +33,18 @@ getprogname(void)
 /*
  * errno is saved first: stdio calls below may change it.  The line is
  * written at once: the stages of a pipeline share a stderr, and an
- * unbuffered stderr would interleave their pieces.
+ * unbuffered stderr would interleave their pieces.  A message quotes
+ * input (file names, names from traces and exports, SQLite's and jq's
+ * words on them): its controls are written visibly, newlines too, so that
+ * no input can command the terminal or forge a line of its own.
  */
 static void
 vreport(const char *fmt, va_list ap)
 {
-	char line[4096];
+	char line[4096], out[4096], esc[TERMESC_MAX];
 	int saved = errno, len;
-	size_t n = strlen(fmt), used;
+	size_t n = strlen(fmt), used, i, k, o = 0, elen;
+	const char *e;
 
 	fflush(stdout);
 	len = snprintf(line, sizeof(line), "%s: ", progname);
@@ -53,11 +58,25 @@ vreport(const char *fmt, va_list ap)
 		    strerror(saved));
 		used += len < 0 ? 0 : (size_t)len;
 	}
+	if (used > sizeof(line) - 1)
+		used = sizeof(line) - 1;
 	/* A longer message is cut, but still ends its line. */
-	if (used > sizeof(line) - 2)
-		used = sizeof(line) - 2;
-	line[used++] = '\n';
-	fwrite(line, 1, used, stderr);
+	for (i = 0; i < used; i += k) {
+		if ((k = termesc(line + i, used - i, 0, esc)) == 0) {
+			k = 1;
+			e = line + i;
+			elen = 1;
+		} else {
+			e = esc;
+			elen = strlen(esc);
+		}
+		if (o + elen > sizeof(out) - 1)
+			break;
+		memcpy(out + o, e, elen);
+		o += elen;
+	}
+	out[o++] = '\n';
+	fwrite(out, 1, o, stderr);
 	fflush(stderr);
 }
 

@@ -3,8 +3,11 @@
  *
  * setprogname() stores a pointer to argv[0]'s last component; it must stay
  * valid for the life of the process (argv does).  Every message goes to
- * stderr as "<prog>: <message>\n".  A format that ends in ':' has
- * ": strerror(errno)" appended, as with err(3).  Nothing here allocates.
+ * stderr as "<prog>: <message>\n", one line whatever it quotes: its
+ * control characters, newlines too, are written visibly (lib/base/termesc),
+ * so a name from an artifact never reaches the terminal raw.  A format
+ * that ends in ':' has ": strerror(errno)" appended, as with err(3).
+ * Nothing here allocates.
  */
 #ifndef ERR_H
 #define ERR_H

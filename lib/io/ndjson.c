@@ -954,6 +954,12 @@ ndin_line(const struct ndin *n)
 	return n->line;
 }
 
+uint64_t
+ndin_nonfinite(const struct ndin *n)
+{
+	return jr_repairs(n->r)->nonfinite;
+}
+
 void
 ndin_close(struct ndin *n)
 {

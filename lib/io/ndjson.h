@@ -179,6 +179,9 @@ const char *ndin_name(const struct ndin *);
 /* Where the last record read starts. */
 uint64_t ndin_line(const struct ndin *);
 
+/* How many NaN and Infinity values were read so far, each as null. */
+uint64_t ndin_nonfinite(const struct ndin *);
+
 /* Closes the input; NULL is allowed. */
 void ndin_close(struct ndin *);
 

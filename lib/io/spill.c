@@ -54,7 +54,8 @@ spill_add(struct spill *sp, const void *rec)
 	size_t cap;
 
 	if (sp->n == sp->cap) {
-		cap = sp->cap ? sp->cap * 2 : 256;
+		/* Small at first: a rank of a few steps holds a few. */
+		cap = sp->cap ? sp->cap * 2 : 16;
 		/* Growing past the budget writes a run instead. */
 		if (sp->n > 0 && sp->pool->used - sp->cap * sp->size +
 		    cap * sp->size > sp->pool->budget) {
@@ -358,11 +359,12 @@ heap_down(struct spillcur *c, size_t i)
 const void *
 spill_next(struct spillcur *c)
 {
-	size_t size = c->sp->size;
 	struct spillsrc *s;
+	size_t size;
 
 	if (c->nheap == 0)
 		return NULL;
+	size = c->sp->size;
 	/* A copy: refilling the window would overwrite the record. */
 	s = &c->src[c->heap[0]];
 	memcpy(c->rec, s->p, size);

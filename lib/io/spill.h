@@ -101,7 +101,8 @@ void	spill_open(struct spillcur *, struct spill *sp);
 
 /*
  * The next record, or NULL after the last; the pointer is the cursor's and
- * stays valid until the next call.
+ * stays valid until the next call.  A cursor set to zeros reads as one of
+ * an empty spill, and spillcur_free() takes it too.
  */
 const void *spill_next(struct spillcur *);
 

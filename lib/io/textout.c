@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "base/termesc.h"
 #include "io/textout.h"
 
 void
@@ -15,20 +16,20 @@ textout_write(FILE *fp, const char *s, size_t n)
 void
 textout_escape(FILE *fp, const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-	const unsigned char *run = p;
+	const char *p = s, *end = s + n, *run = s;
+	char esc[TERMESC_MAX];
+	size_t k;
 
-	for (; p < end; p++) {
-		if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f) {
-			fwrite(run, 1, (size_t)(p - run), fp);
-			fprintf(fp, "\\x%02x", *p);
-			run = p + 1;
-		} else if (*p == 0xc2 && p + 1 < end && p[1] >= 0x80 &&
-		    p[1] <= 0x9f) {
-			fwrite(run, 1, (size_t)(p - run), fp);
-			fprintf(fp, "\\u%04x", p[1]);
-			run = ++p + 1;
+	while (p < end) {
+		if ((k = termesc(p, (size_t)(end - p), TERMESC_LINES,
+		    esc)) == 0) {
+			p++;
+			continue;
 		}
+		fwrite(run, 1, (size_t)(p - run), fp);
+		fputs(esc, fp);
+		p += k;
+		run = p;
 	}
 	fwrite(run, 1, (size_t)(end - run), fp);
 }

@@ -23,15 +23,17 @@ static char	*take_msg(struct jqx *, const char *fallback);
 
 /*
  * jq reports through this callback: compile errors as strings, runtime
- * errors as invalid values with a message.  They are kept, one per line,
- * until the caller asks.
+ * errors as invalid values with a message.  They are kept until the
+ * caller asks, as one line for a message: "; " between them, and a space
+ * for a newline inside one (a compile error quotes its line of the
+ * program after one).
  */
 static void
 on_error(void *arg, jv msg)
 {
 	struct jqx *x = arg;
 	const char *s;
-	size_t n;
+	size_t n, i;
 
 	if (jv_get_kind(msg) == JV_KIND_INVALID)
 		msg = jv_invalid_get_msg(msg);
@@ -46,11 +48,13 @@ on_error(void *arg, jv msg)
 	n = strlen(s);
 	while (n > 0 && s[n - 1] == '\n')
 		n--;
-	x->msg = xrealloc(x->msg, x->len + n + 2);
-	if (x->len > 0)
-		x->msg[x->len++] = '\n';
-	memcpy(x->msg + x->len, s, n);
-	x->len += n;
+	x->msg = xrealloc(x->msg, x->len + n + 3);
+	if (x->len > 0) {
+		x->msg[x->len++] = ';';
+		x->msg[x->len++] = ' ';
+	}
+	for (i = 0; i < n; i++)
+		x->msg[x->len++] = s[i] == '\n' ? ' ' : s[i];
 	x->msg[x->len] = '\0';
 	jv_free(msg);
 }

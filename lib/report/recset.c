@@ -34,6 +34,7 @@ recset_read(struct recset *rs, const char *path)
 	}
 	while ((rc = ndin_next(in, &doc)) == 1)
 		add(rs, &doc);
+	rs->nonfinite += ndin_nonfinite(in);
 	jdoc_free(&doc);
 	ndin_close(in);
 	return rc;

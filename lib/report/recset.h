@@ -27,6 +27,7 @@ struct recset {
 	struct strmap	 groups;	/* kind, rank, class -> records kept */
 	size_t		 cap;
 	size_t		 total;		/* records read */
+	uint64_t	 nonfinite;	/* NaN and Infinity read as null */
 };
 
 /* Starts an empty set keeping at most cap records per group. */

@@ -11,6 +11,8 @@
  */
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -58,9 +60,10 @@ struct label {
 	const char	*label;
 };
 
+/* By id, each id once, for enum_find()'s binary search. */
 struct enumtab {
 	struct label	*v;	/* owned, strings too, unless fixed */
-	size_t		 n;
+	size_t		 n, cap;
 	int		 fixed;	/* v is one of the tables below */
 };
 
@@ -122,10 +125,16 @@ struct colkey {
 	const char	*col, *key;
 };
 
-/* One of the runner's ranges: its thread, span and step number. */
+/*
+ * One of the runner's ranges: its thread, span and step number.  Sorted
+ * by thread and start, reach is the latest end of the thread's ranges up
+ * to this one, and at the index of the range that ends there.
+ */
 struct span {
 	int64_t		 tid, start, end, num;
 	int		 inner;	/* a capture range: holds an iteration */
+	int64_t		 reach;
+	size_t		 at;
 };
 
 struct spans {
@@ -147,10 +156,15 @@ struct nsys {
 	const char	*capture;
 	int64_t		 rank;
 	int		 strings;	/* the export has StringIds */
+	const char	*strtab;	/* the table of one name per id */
+	int		 strcopy;	/* that is our temp.mrp_strings */
+	uint64_t	 work, maxwork;	/* for a row, in 1000s of VM steps */
+	int		 overrun;	/* a row took more than maxwork */
 	int64_t		 origin, first, last;
 	int		 any;
 	uint64_t	 events, by_cat[NCATS], ranges, marks, unended, skipped;
 	struct enumtab	 copykind, memkind, synctype, evtype, domains;
+	struct strmap	 domain_ids;	/* domainId (8 bytes) seen */
 	struct spans	 captures, iterations;
 	struct strmap	 threads;	/* globalTid (8 bytes) seen */
 	struct strmap	 pids;		/* pid (8 bytes) seen */
@@ -175,8 +189,12 @@ struct rec {
 #define H_DEV		0x10
 #define H_BYTES		0x20
 
-static int	check_magic(const char *);
+static int	check_file(const char *);
+static int	wal_beside(const char *);
 static char	*file_uri(const char *);
+static void	harden(struct nsys *);
+static int	work(void *);
+static int	string_table(struct nsys *);
 static int	run(struct nsys *);
 static int	sqlerr(struct nsys *, const char *);
 static int	has_table(struct nsys *, const char *);
@@ -187,6 +205,8 @@ static sqlite3_stmt *prepare(struct nsys *);
 static int	step(struct nsys *, sqlite3_stmt *, int *);
 static void	enum_load(struct nsys *, struct enumtab *, const char *,
 		    struct label *, size_t);
+static struct label *enum_add(struct enumtab *);
+static void	enum_index(struct nsys *, struct enumtab *, const char *);
 static const struct label *enum_find(const struct enumtab *, int64_t);
 static void	enum_free(struct enumtab *);
 static char	*meta(struct nsys *, const char *);
@@ -210,6 +230,7 @@ static int	nvtx_table(struct nsys *);
 static void	nvtx_text(struct nsys *);
 static const char *find(const char *, size_t, const char *);
 static int	iteration_num(const char *, size_t, int64_t *);
+static void	spans_index(struct spans *);
 static const struct span *inside(const struct spans *, int64_t, int64_t,
 		    int64_t);
 static int	put_threads(struct nsys *);
@@ -224,7 +245,7 @@ nsys_extract(const char *path, struct jw *w, const struct nsys_opts *o)
 	char *uri;
 	int rc;
 
-	if ((rc = check_magic(path)) != 0)
+	if ((rc = check_file(path)) != 0)
 		return rc;
 	/*
 	 * immutable: an export is read, never written, and may sit where no
@@ -248,20 +269,38 @@ nsys_extract(const char *path, struct jw *w, const struct nsys_opts *o)
 }
 
 /*
- * An SQLite database starts with these 16 bytes; what does not is named,
- * with the command that exports a report (.nsys-rep, nsys's own format).
+ * What is refused before SQLite opens the file.  Not a regular file: a
+ * FIFO would hold the read (and SQLite's) for ever, a device give bytes
+ * for ever; it is opened without blocking and looked at first.  Not an
+ * SQLite database: a database starts with these 16 bytes, and what does
+ * not is named, with the command that exports a report (.nsys-rep,
+ * nsys's own format).  A database with a write-ahead log beside it:
+ * immutable=1 would read it without the log, in part.  1: the file could
+ * not be read (the next one is); -1: a data error.
  */
 static int
-check_magic(const char *path)
+check_file(const char *path)
 {
 	static const char magic[16] = "SQLite format 3";
 	const char *dot;
+	struct stat st;
 	char buf[16];
 	ssize_t n;
 	int fd, len;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
 		warnmsg("%s:", path);
+		return 1;
+	}
+	if (fstat(fd, &st) == -1) {
+		warnmsg("%s:", path);
+		close(fd);
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		warnmsg("%s: not a regular file: SQLite reads an export from a"
+		    " file", path);
 		return 1;
 	}
 	n = read(fd, buf, sizeof(buf));
@@ -271,7 +310,7 @@ check_magic(const char *path)
 		return 1;
 	}
 	if (n == (ssize_t)sizeof(buf) && memcmp(buf, magic, sizeof(buf)) == 0)
-		return 0;
+		return wal_beside(path);
 	dot = strrchr(path, '.');
 	len = dot != NULL && strcmp(dot, ".nsys-rep") == 0 ?
 	    (int)(dot - path) : (int)strlen(path);
@@ -279,6 +318,32 @@ check_magic(const char *path)
 	    " --type sqlite --output %.*s.sqlite %s", path, n == 0 ?
 	    "empty, not an SQLite database" : "not an SQLite database", len,
 	    path, path);
+}
+
+/*
+ * -1 after saying so when a write-ahead log that is not empty lies
+ * beside the database: changes SQLite has not yet put into the file (an
+ * export still being written, or copied without closing), which an
+ * immutable read would leave out without a word.  0 otherwise.
+ */
+static int
+wal_beside(const char *path)
+{
+	struct strbuf wal = { 0 };
+	struct stat st;
+	int rc = 0;
+
+	sb_puts(&wal, path);
+	sb_puts(&wal, "-wal");
+	if (stat(wal.s, &st) == 0 && (!S_ISREG(st.st_mode) ||
+	    st.st_size > 0))
+		rc = error("%s: %s beside it holds changes that the file"
+		    " lacks (an export still being written, or copied before"
+		    " SQLite closed it): refused, not read in part; opening it"
+		    " once with sqlite3 where it can be written puts the log"
+		    " into it", path, wal.s);
+	sb_free(&wal);
+	return rc;
 }
 
 /* path as an SQLite URI, every byte but the plain ones escaped. */
@@ -320,7 +385,13 @@ nsys_extract_db(struct sqlite3 *db, const char *file, struct jw *w,
 	n.capture = o != NULL && o->capture != NULL ? o->capture :
 	    DEFAULT_CAPTURE;
 	n.rank = rank_from_name(file);
+	harden(&n);
 	rc = run(&n);
+	sqlite3_progress_handler(db, 0, NULL, NULL);
+	if (n.strcopy)
+		(void)sqlite3_exec(db, "DROP TABLE temp.mrp_strings", NULL,
+		    NULL, NULL);
+	strmap_free(&n.domain_ids, NULL);
 	enum_free(&n.copykind);
 	enum_free(&n.memkind);
 	enum_free(&n.synctype);
@@ -335,6 +406,117 @@ nsys_extract_db(struct sqlite3 *db, const char *file, struct jw *w,
 	if (rc == 0 && jw_failed(w))
 		rc = -1;
 	return rc;
+}
+
+/*
+ * SQLite as a reader of files from anywhere: no schema may run a function
+ * that is not innocuous, load an extension or be written to, and no row
+ * may cost more than reading the whole file should.  Every query here
+ * streams its table or looks rows up by key, so that one row's work is
+ * bounded by the file's size: maxwork is 100 VM steps a byte and 10^8
+ * besides, counted in thousands, and a row that takes more is refused.
+ */
+static void
+harden(struct nsys *n)
+{
+	sqlite3_stmt *st;
+	int64_t bytes = 0;
+
+	sqlite3_db_config(n->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+	sqlite3_db_config(n->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0,
+	    (int *)NULL);
+	sqlite3_db_config(n->db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0,
+	    (int *)NULL);
+	if (sqlite3_prepare_v2(n->db, "SELECT page_count * page_size FROM"
+	    " pragma_page_count(), pragma_page_size()", -1, &st, NULL) ==
+	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		bytes = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	n->maxwork = 100 * 1000 + (bytes > 0 ? (uint64_t)bytes / 10 : 0);
+	sqlite3_progress_handler(n->db, 1000, work, n);
+}
+
+static int
+work(void *arg)
+{
+	struct nsys *n = arg;
+
+	if (++n->work <= n->maxwork)
+		return 0;
+	n->overrun = 1;
+	return 1;
+}
+
+/*
+ * The table that gives each string id one name, for every join: the
+ * export's StringIds when its id is the rowid (an INTEGER PRIMARY KEY,
+ * as nsys makes it), else a private copy that keeps the first row of each
+ * integer id, so that no join can repeat a row (a StringIds without a key
+ * and 100 rows of one id gave each kernel a million records), and lookups
+ * are by key.  A repeated id is warned about.
+ */
+static int
+string_table(struct nsys *n)
+{
+	sqlite3_stmt *st;
+	int64_t total = 0, kept = 0;
+	int row, rc;
+
+	n->strtab = "StringIds";
+	sb_truncate(&n->sql, 0);
+	sb_puts(&n->sql, "SELECT (SELECT count(*) FROM"
+	    " pragma_table_info('StringIds') WHERE pk > 0) = 1 AND EXISTS"
+	    " (SELECT 1 FROM pragma_table_info('StringIds') WHERE name = 'id'"
+	    " AND pk = 1 AND upper(type) = 'INTEGER') AND NOT EXISTS (SELECT 1"
+	    " FROM pragma_index_list('StringIds') WHERE origin = 'pk')");
+	if ((st = prepare(n)) == NULL)
+		return -1;
+	rc = step(n, st, &row);
+	if (rc == 0 && row && sqlite3_column_int(st, 0) == 1) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return -1;
+	sb_truncate(&n->sql, 0);
+	sb_puts(&n->sql, "CREATE TEMP TABLE mrp_strings (id INTEGER PRIMARY"
+	    " KEY, value)");
+	if ((st = prepare(n)) == NULL)
+		return -1;
+	rc = step(n, st, &row);
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return -1;
+	n->strcopy = 1;
+	n->strtab = "temp.mrp_strings";
+	sb_truncate(&n->sql, 0);
+	sb_puts(&n->sql, "INSERT OR IGNORE INTO temp.mrp_strings SELECT id,"
+	    " value FROM main.StringIds WHERE typeof(id) = 'integer'");
+	if ((st = prepare(n)) == NULL)
+		return -1;
+	rc = step(n, st, &row);
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return -1;
+	kept = sqlite3_changes64(n->db);
+	sb_truncate(&n->sql, 0);
+	sb_puts(&n->sql, "SELECT count(*) FROM main.StringIds WHERE"
+	    " typeof(id) = 'integer'");
+	if ((st = prepare(n)) == NULL)
+		return -1;
+	if ((rc = step(n, st, &row)) == 0 && row)
+		total = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return -1;
+	if (total > kept)
+		warnmsg("%s: warning: StringIds: %" PRId64 " row%s repeat%s the"
+		    " id of a row before %s; the first row of each id names"
+		    " it", n->file, total - kept, total - kept == 1 ? "" : "s",
+		    total - kept == 1 ? "s" : "", total - kept == 1 ? "it" :
+		    "them");
+	return 0;
 }
 
 static int
@@ -362,6 +544,8 @@ run(struct nsys *n)
 		return error("%s: an SQLite database, but not an Nsight Systems"
 		    " export: none of its tables (CUPTI_ACTIVITY_KIND_*,"
 		    " NVTX_EVENTS, META_DATA_EXPORT)", n->file);
+	if (n->strings && string_table(n) < 0)
+		return -1;
 	enum_load(n, &n->copykind, "ENUM_CUDA_MEMCPY_OPER", memcpy_kinds,
 	    NELEM(memcpy_kinds));
 	enum_load(n, &n->memkind, "ENUM_CUDA_MEM_KIND", mem_kinds,
@@ -388,6 +572,9 @@ run(struct nsys *n)
 static int
 sqlerr(struct nsys *n, const char *what)
 {
+	if (n->overrun)
+		return error("%s: %s: one row took more work than reading the"
+		    " whole file should: refused", n->file, what);
 	return error("%s: %s: SQLite: %s", n->file, what,
 	    sqlite3_errmsg(n->db));
 }
@@ -472,6 +659,7 @@ prepare(struct nsys *n)
 static int
 step(struct nsys *n, sqlite3_stmt *st, int *row)
 {
+	n->work = 0;
 	switch (sqlite3_step(st)) {
 	case SQLITE_ROW:
 		*row = 1;
@@ -510,32 +698,98 @@ enum_load(struct nsys *n, struct enumtab *e, const char *table,
 	if ((st = prepare(n)) == NULL)
 		return;
 	e->v = NULL;
-	e->n = 0;
+	e->n = e->cap = 0;
 	e->fixed = 0;
 	while (step(n, st, &row) == 0 && row) {
 		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
 		    (name = sqlite3_column_text(st, 1)) == NULL)
 			continue;
 		label = sqlite3_column_text(st, 2);
-		e->v = xreallocarray(e->v, e->n + 1, sizeof(*e->v));
-		l = &e->v[e->n++];
+		l = enum_add(e);
 		l->id = sqlite3_column_int64(st, 0);
 		l->name = xstrdup((const char *)name);
 		l->label = xstrdup(label != NULL ? (const char *)label :
 		    (const char *)name);
 	}
 	sqlite3_finalize(st);
+	enum_index(n, e, table);
+}
+
+/* Room for one more row, at the end; a table grows by doubling. */
+static struct label *
+enum_add(struct enumtab *e)
+{
+	if (e->n == e->cap) {
+		e->cap = e->cap > 0 ? 2 * e->cap : 16;
+		e->v = xreallocarray(e->v, e->cap, sizeof(*e->v));
+	}
+	return &e->v[e->n++];
+}
+
+/* A row of an ENUM_* table as it sorts: by id, then by its place. */
+struct idplace {
+	int64_t	id;
+	size_t	at;
+};
+
+static int
+cmpidplace(const void *a, const void *b)
+{
+	const struct idplace *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * Sorts a table read in the export's order by id, for enum_find(),
+ * keeping the first row of each id; the others are warned about (table:
+ * its name).
+ */
+static void
+enum_index(struct nsys *n, struct enumtab *e, const char *table)
+{
+	struct idplace *ix = xreallocarray(NULL, e->n + 1, sizeof(*ix));
+	struct label *v = xreallocarray(NULL, e->n + 1, sizeof(*v));
+	size_t i, m = 0;
+
+	for (i = 0; i < e->n; i++)
+		ix[i] = (struct idplace){ e->v[i].id, i };
+	xqsort(ix, e->n, sizeof(*ix), cmpidplace);
+	for (i = 0; i < e->n; i++) {
+		if (m > 0 && v[m - 1].id == ix[i].id) {
+			free((char *)e->v[ix[i].at].name);
+			free((char *)e->v[ix[i].at].label);
+			continue;
+		}
+		v[m++] = e->v[ix[i].at];
+	}
+	free(ix);
+	free(e->v);
+	e->v = v;
+	e->cap = e->n + 1;
+	if (m < e->n)
+		warnmsg("%s: warning: %s: %zu row%s repeat%s the id of a row"
+		    " before %s; the first row of each id names it", n->file,
+		    table, e->n - m, e->n - m == 1 ? "" : "s", e->n - m == 1 ?
+		    "s" : "", e->n - m == 1 ? "it" : "them");
+	e->n = m;
 }
 
 static const struct label *
 enum_find(const struct enumtab *e, int64_t id)
 {
-	size_t i;
+	size_t lo = 0, hi = e->n, mid;
 
-	for (i = 0; i < e->n; i++)
-		if (e->v[i].id == id)
-			return &e->v[i];
-	return NULL;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (e->v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < e->n && e->v[lo].id == id ? &e->v[lo] : NULL;
 }
 
 static void
@@ -551,7 +805,7 @@ enum_free(struct enumtab *e)
 		free(e->v);
 	}
 	e->v = NULL;
-	e->n = 0;
+	e->n = e->cap = 0;
 }
 
 /*
@@ -837,12 +1091,12 @@ gpu_table(struct nsys *n, const char *table, enum cat cat)
 			sb_printf(&n->sql, " coalesce(d.value, s.value,"
 			    " m.value), NULL, NULL, NULL");
 			sb_printf(&n->sql, " FROM \"%s\" AS t", table);
-			sb_printf(&n->sql, " LEFT JOIN StringIds AS d ON d.id"
-			    " = %s", col(n, table, "t", "demangledName"));
-			sb_printf(&n->sql, " LEFT JOIN StringIds AS s ON s.id"
-			    " = %s", col(n, table, "t", "shortName"));
-			sb_printf(&n->sql, " LEFT JOIN StringIds AS m ON m.id"
-			    " = %s", col(n, table, "t", "mangledName"));
+			sb_printf(&n->sql, " LEFT JOIN %s AS d ON d.id ="
+			    " %s", n->strtab, col(n, table, "t", "demangledName"));
+			sb_printf(&n->sql, " LEFT JOIN %s AS s ON s.id ="
+			    " %s", n->strtab, col(n, table, "t", "shortName"));
+			sb_printf(&n->sql, " LEFT JOIN %s AS m ON m.id ="
+			    " %s", n->strtab, col(n, table, "t", "mangledName"));
 		} else
 			sb_printf(&n->sql, " NULL, NULL, NULL, NULL FROM"
 			    " \"%s\" AS t", table);
@@ -980,7 +1234,7 @@ api_table(struct nsys *n, const char *table, enum cat cat)
 	sb_printf(&n->sql, " %s,", col(n, table, "t", "correlationId"));
 	if (n->strings)
 		sb_printf(&n->sql, " s.value FROM \"%s\" AS t LEFT JOIN"
-		    " StringIds AS s ON s.id = %s", table,
+		    " %s AS s ON s.id = %s", table, n->strtab,
 		    col(n, table, "t", "nameId"));
 	else
 		sb_printf(&n->sql, " NULL FROM \"%s\" AS t", table);
@@ -1053,8 +1307,8 @@ nvtx_text(struct nsys *n)
 	if (n->strings) {
 		sb_printf(&n->sql, " coalesce(%s, s.value) FROM NVTX_EVENTS AS"
 		    " n", col(n, "NVTX_EVENTS", "n", "text"));
-		sb_printf(&n->sql, " LEFT JOIN StringIds AS s ON s.id = %s",
-		    col(n, "NVTX_EVENTS", "n", "textId"));
+		sb_printf(&n->sql, " LEFT JOIN %s AS s ON s.id = %s",
+		    n->strtab, col(n, "NVTX_EVENTS", "n", "textId"));
 	} else
 		sb_printf(&n->sql, " %s FROM NVTX_EVENTS AS n",
 		    col(n, "NVTX_EVENTS", "n", "text"));
@@ -1096,20 +1350,63 @@ span_add(struct spans *sp, int64_t tid, int64_t start, int64_t end,
 		sp->cap = sp->cap ? 2 * sp->cap : 8;
 		sp->v = xreallocarray(sp->v, sp->cap, sizeof(*sp->v));
 	}
-	sp->v[sp->n++] = (struct span){ tid, start, end, num, 0 };
+	sp->v[sp->n++] = (struct span){ .tid = tid, .start = start,
+	    .end = end, .num = num };
 }
 
-/* The span of sp on thread tid that holds [start, end], or NULL. */
-static const struct span *
-inside(const struct spans *sp, int64_t tid, int64_t start, int64_t end)
+static int
+cmpspan(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->num > y->num) - (x->num < y->num);
+}
+
+/* Sorts sp by thread and start, and gives each its reach for inside(). */
+static void
+spans_index(struct spans *sp)
 {
 	size_t i;
 
-	for (i = 0; i < sp->n; i++)
-		if (sp->v[i].tid == tid && sp->v[i].start <= start &&
-		    end <= sp->v[i].end)
-			return &sp->v[i];
-	return NULL;
+	xqsort(sp->v, sp->n, sizeof(*sp->v), cmpspan);
+	for (i = 0; i < sp->n; i++) {
+		sp->v[i].reach = sp->v[i].end;
+		sp->v[i].at = i;
+		if (i > 0 && sp->v[i - 1].tid == sp->v[i].tid &&
+		    sp->v[i - 1].reach >= sp->v[i].end) {
+			sp->v[i].reach = sp->v[i - 1].reach;
+			sp->v[i].at = sp->v[i - 1].at;
+		}
+	}
+}
+
+/*
+ * A span of sp (indexed) on thread tid that holds [start, end], or NULL:
+ * of the thread's spans that start by start, the one that ends last, in
+ * time logarithmic in the spans.  Ranges of one thread nest or follow
+ * each other, and then the span is the outermost that holds it.
+ */
+static const struct span *
+inside(const struct spans *sp, int64_t tid, int64_t start, int64_t end)
+{
+	const struct span *v = sp->v;
+	size_t lo = 0, hi = sp->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid].tid < tid || (v[mid].tid == tid &&
+		    v[mid].start <= start))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || v[lo - 1].tid != tid || v[lo - 1].reach < end)
+		return NULL;
+	return &v[v[lo - 1].at];
 }
 
 /*
@@ -1122,6 +1419,7 @@ static int
 nvtx_scan(struct nsys *n)
 {
 	struct label *l;
+	struct strent *e;
 	struct span *c;
 	sqlite3_stmt *st;
 	const char *s;
@@ -1142,12 +1440,12 @@ nvtx_scan(struct nsys *n)
 		len = (size_t)sqlite3_column_bytes(st, 6);
 		kind = nvtx_kind(n, type);
 		if (kind == NV_DOMAIN) {
+			/* The first creation of each id names it. */
 			if (column_i64(st, 5, &num) < 0 || len > 4096 ||
-			    enum_find(&n->domains, num) != NULL)
+			    (e = strmap_put(&n->domain_ids, (const char *)&num,
+			    sizeof(num)))->n++ > 0)
 				continue;
-			n->domains.v = xreallocarray(n->domains.v,
-			    n->domains.n + 1, sizeof(*n->domains.v));
-			l = &n->domains.v[n->domains.n++];
+			l = enum_add(&n->domains);
 			l->id = num;
 			l->name = xstrdup(s);
 			l->label = xstrdup(s);
@@ -1166,8 +1464,10 @@ nvtx_scan(struct nsys *n)
 	sqlite3_finalize(st);
 	if (rc < 0)
 		return -1;
+	enum_index(n, &n->domains, "NVTX_EVENTS");
 	for (i = 0; i < n->captures.n; i++)
 		n->captures.v[i].num = (int64_t)i;
+	spans_index(&n->captures);
 	for (i = 0; i < n->iterations.n; i++) {
 		c = (struct span *)inside(&n->captures, n->iterations.v[i].tid,
 		    n->iterations.v[i].start, n->iterations.v[i].end);
@@ -1331,7 +1631,7 @@ put_threads(struct nsys *n)
 	sb_truncate(&n->sql, 0);
 	sb_printf(&n->sql, "SELECT t.rowid, %s, s.value FROM ThreadNames AS t",
 	    col(n, "ThreadNames", "t", "globalTid"));
-	sb_printf(&n->sql, " LEFT JOIN StringIds AS s ON s.id = %s",
+	sb_printf(&n->sql, " LEFT JOIN %s AS s ON s.id = %s", n->strtab,
 	    col(n, "ThreadNames", "t", "nameId"));
 	if ((st = prepare(n)) == NULL)
 		return -1;

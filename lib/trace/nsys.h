@@ -32,11 +32,12 @@ struct nsys_opts {
 
 /*
  * Reads the export at path (a file: SQLite cannot read a pipe) and writes
- * its records through w.  Returns 0; 1 when it could not be opened
- * (reported); -1 after a data error (reported "file: message"): not an
- * SQLite database, a .nsys-rep (with the command that exports it), an
- * SQLite database that is no nsys export, or one SQLite cannot read; and
- * once w's consumer has refused a record.  Rows that cannot be used (a
+ * its records through w.  Returns 0; 1 when it could not be opened or is
+ * no regular file (reported; a FIFO is never waited on); -1 after a data
+ * error (reported "file: message"): not an SQLite database, a .nsys-rep
+ * (with the command that exports it), an SQLite database that is no nsys
+ * export, one with a write-ahead log beside it that the file lacks, or
+ * one SQLite cannot read; and once w's consumer has refused a record.  Rows that cannot be used (a
  * time that is not an integer, an end before the start) are skipped and
  * counted in one warning per table.  path, w and o are borrowed.
  */
@@ -45,7 +46,8 @@ int nsys_extract(const char *path, struct jw *w, const struct nsys_opts *o);
 /*
  * The same on a database the caller opened (the fuzz harness's, in
  * memory); file names it in messages and in the "trace" record.  db is
- * borrowed and only read.
+ * borrowed and only read: its defensive settings are set, and a
+ * temporary table of its strings may be made and is dropped.
  */
 int nsys_extract_db(struct sqlite3 *db, const char *file, struct jw *w,
     const struct nsys_opts *o);

@@ -38,8 +38,8 @@ op_stat_add(struct stat *s, int64_t total, int64_t self)
 	if (s->count == 0 || total > s->max)
 		s->max = total;
 	s->count++;
-	s->total += total;
-	s->self += self;
+	s->total = op_sat_add(s->total, total);
+	s->self = op_sat_add(s->self, self);
 }
 
 void
@@ -51,11 +51,11 @@ op_stat_merge(struct stat *d, const struct stat *s)
 		d->min = s->min;
 	if (d->count == 0 || s->max > d->max)
 		d->max = s->max;
-	d->count += s->count;
-	d->total += s->total;
-	d->self += s->self;
-	d->gpu_self += s->gpu_self;
-	d->gpu_total += s->gpu_total;
+	d->count = op_sat_add(d->count, s->count);
+	d->total = op_sat_add(d->total, s->total);
+	d->self = op_sat_add(d->self, s->self);
+	d->gpu_self = op_sat_add(d->gpu_self, s->gpu_self);
+	d->gpu_total = op_sat_add(d->gpu_total, s->gpu_total);
 	d->bytes = op_sat_add(d->bytes, s->bytes);
 }
 
@@ -134,11 +134,12 @@ op_thsum_fold(struct thsum *dst, const struct thsum *src)
 {
 	int64_t top = src->threads > 0 ? src->top : src->busy;
 
-	dst->count += src->count;
-	dst->busy += src->busy;
+	dst->count = op_sat_add(dst->count, src->count);
+	dst->busy = op_sat_add(dst->busy, src->busy);
 	if (dst->pid.text != NULL || dst->tid.text != NULL)
 		return;
-	dst->threads += src->threads > 0 ? src->threads : 1;
+	dst->threads = op_sat_add(dst->threads, src->threads > 0 ?
+	    src->threads : 1);
 	if (top > dst->top)
 		dst->top = top;
 }
@@ -159,7 +160,7 @@ op_rankthr_add(struct agg *a, const struct thsum *t, int64_t busy)
 		}
 		a->rthr[a->nrthr++] = (struct rankthr){ t, 0 };
 	}
-	a->rthr[i].busy += busy;
+	a->rthr[i].busy = op_sat_add(a->rthr[i].busy, busy);
 }
 
 /* A thread's busy time; of threads that did not fit, the busiest's. */
@@ -205,14 +206,14 @@ op_devsum_get(struct agg *a, const struct jid *dev)
 void
 op_devsum_add(struct devsum *dd, const struct devsum *ds)
 {
-	dd->window += ds->window;
-	dd->busy += ds->busy;
-	dd->comp += ds->comp;
-	dd->comm += ds->comm;
-	dd->memcpy += ds->memcpy;
-	dd->xcomm += ds->xcomm;
-	dd->xmemcpy += ds->xmemcpy;
-	dd->events += ds->events;
+	dd->window = op_sat_add(dd->window, ds->window);
+	dd->busy = op_sat_add(dd->busy, ds->busy);
+	dd->comp = op_sat_add(dd->comp, ds->comp);
+	dd->comm = op_sat_add(dd->comm, ds->comm);
+	dd->memcpy = op_sat_add(dd->memcpy, ds->memcpy);
+	dd->xcomm = op_sat_add(dd->xcomm, ds->xcomm);
+	dd->xmemcpy = op_sat_add(dd->xmemcpy, ds->xmemcpy);
+	dd->events = op_sat_add(dd->events, ds->events);
 }
 
 /* Adds calls to the sums of entry e, made on its first calls. */
@@ -223,8 +224,8 @@ op_rtsum_fold(struct strent *e, const struct rtsum *add)
 
 	if ((rs = e->val) == NULL)
 		rs = e->val = xcalloc(1, sizeof(*rs));
-	rs->count += add->count;
-	rs->total += add->total;
+	rs->count = op_sat_add(rs->count, add->count);
+	rs->total = op_sat_add(rs->total, add->total);
 	if (add->max > rs->max)
 		rs->max = add->max;
 }
@@ -279,13 +280,6 @@ op_caller_split(const struct strent *e, const char **slice,
 	*namelen = e->len - (size_t)(*name - e->key);
 }
 
-/* a + b for sums of non-negative values: past 64 bits, the most it holds. */
-int64_t
-op_sat_add(int64_t a, int64_t b)
-{
-	return b > INT64_MAX - a ? INT64_MAX : a + b;
-}
-
 /* A communication call, while the rank has room for it. */
 void
 op_ccall_add(struct agg *a, const struct ccall *c)
@@ -296,7 +290,10 @@ op_ccall_add(struct agg *a, const struct ccall *c)
 	a->cc[a->ncc++] = *c;
 }
 
-/* Adds src to dst, which sums apart the first max threads. */
+/*
+ * Adds src's sums to dst, which sums apart the first max threads; a
+ * rank's steps, ledger, calls and shapes are op_agg_take()'s.
+ */
 void
 op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
 {
@@ -331,27 +328,21 @@ op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
 		op_caller_add(dst, ent[i]->key, ent[i]->len, ent[i]->val);
 	free(ent);
 	for (p = 0; p < NPHASE; p++) {
-		dst->ph_self[p] += src->ph_self[p];
-		dst->ph_gpu[p] += src->ph_gpu[p];
+		dst->ph_self[p] = op_sat_add(dst->ph_self[p], src->ph_self[p]);
+		dst->ph_gpu[p] = op_sat_add(dst->ph_gpu[p], src->ph_gpu[p]);
 	}
-	for (i = 0; i < src->nsteps; i++) {
-		dst->steps = op_grow(dst->steps, &dst->capsteps, dst->nsteps,
-		    sizeof(*dst->steps));
-		dst->steps[dst->nsteps++] = src->steps[i];
-	}
-	op_ledger_merge(dst, src);
-	op_blame_merge(dst, src);
-	dst->rt_count += src->rt_count;
-	dst->rt_total += src->rt_total;
-	dst->launch_count += src->launch_count;
-	dst->launch += src->launch;
-	dst->sync_count += src->sync_count;
-	dst->sync += src->sync;
-	dst->traces += src->traces;
-	dst->nsys_exports += src->nsys_exports;
+	dst->rt_count = op_sat_add(dst->rt_count, src->rt_count);
+	dst->rt_total = op_sat_add(dst->rt_total, src->rt_total);
+	dst->launch_count = op_sat_add(dst->launch_count, src->launch_count);
+	dst->launch = op_sat_add(dst->launch, src->launch);
+	dst->sync_count = op_sat_add(dst->sync_count, src->sync_count);
+	dst->sync = op_sat_add(dst->sync, src->sync);
+	dst->traces = op_sat_add(dst->traces, src->traces);
+	dst->nsys_exports = op_sat_add(dst->nsys_exports, src->nsys_exports);
+	dst->overflowed = op_sat_add(dst->overflowed, src->overflowed);
 
-	dst->cpu_events += src->cpu_events;
-	dst->gpu_events += src->gpu_events;
+	dst->cpu_events = op_sat_add(dst->cpu_events, src->cpu_events);
+	dst->gpu_events = op_sat_add(dst->gpu_events, src->gpu_events);
 	if (src->have_time) {
 		if (!dst->have_time || src->start < dst->start)
 			dst->start = src->start;
@@ -383,7 +374,10 @@ op_agg_take(struct agg *dst, struct agg *src, size_t max)
 	    dst->nsteps > 0 || dst->nlw > 0 || dst->ncc > 0 ||
 	    dst->shapes.count > 0) {
 		op_agg_merge(dst, src, max);
-		/* A rank's own calls, never summed across ranks. */
+		/* A rank's own steps, ledger and calls, not summed across ranks. */
+		op_steps_merge(dst, src);
+		op_ledger_merge(dst, src);
+		op_blame_merge(dst, src);
 		for (i = 0; i < src->ncc; i++)
 			op_ccall_add(dst, &src->cc[i]);
 		/*
@@ -426,10 +420,9 @@ op_agg_free(struct agg *a)
 {
 	free(a->st);
 	free(a->pst);
-	free(a->steps);
+	op_steps_free(a);
 	free(a->cc);
-	free(a->lw);
-	free(a->ls);
+	op_ledger_free(a);
 	strmap_free(&a->threads, thsum_free);
 	strmap_free(&a->devs, devsum_free);
 	strmap_free(&a->rtcalls, free);
@@ -452,7 +445,7 @@ op_self_total(const struct oprank *r, const struct agg *a)
 	for (i = 0; i < a->nst; i++)
 		if (r->names.v[i].cls == C_OP || r->names.v[i].cls == C_ANN ||
 		    r->names.v[i].cls == C_RT)
-			sum += a->st[i].self;
+			sum = op_sat_add(sum, a->st[i].self);
 	return sum;
 }
 
@@ -564,11 +557,12 @@ op_kv_add(struct oprank *r, struct agg *a, size_t id, const struct stat *s)
 	}
 	v = (int64_t)op_keyval(s, key);
 	if ((cur = kv_get(r, a, x, 0)) != ABSENT)
-		v = key == K_MAX ? (v > cur ? v : cur) : cur + v;
+		v = key == K_MAX ? (v > cur ? v : cur) : op_sat_add(cur, v);
 	kv_put(r, a, x, 0, v);
 	if (r->kvw == 2) {
 		cur = kv_get(r, a, x, 1);
-		kv_put(r, a, x, 1, cur == ABSENT ? s->total : cur + s->total);
+		kv_put(r, a, x, 1, cur == ABSENT ? s->total :
+		    op_sat_add(cur, s->total));
 	}
 }
 
@@ -588,18 +582,6 @@ op_rank_total(struct oprank *r, const struct agg *a, size_t id)
 	size_t x = xindex(r, id);
 
 	return x == SIZE_MAX ? ABSENT : kv_get(r, a, x, r->kvw - 1);
-}
-
-/* A rank's mean step in ns; 0 without steps. */
-static double
-mean_step(const struct agg *a)
-{
-	double sum = 0;
-	size_t i;
-
-	for (i = 0; i < a->nsteps; i++)
-		sum += (double)(a->steps[i].end - a->steps[i].ts);
-	return a->nsteps > 0 ? sum / (double)a->nsteps : 0;
 }
 
 /*
@@ -637,12 +619,12 @@ size_t
 op_primary(struct oprank *r)
 {
 	size_t i, best = 0, late = op_late_rank(r);
-	double m, bm = mean_step(r->ranks[0]);
+	double m, bm = op_mean_step(r->ranks[0]);
 
 	if (late != SIZE_MAX)
 		return late;
 	for (i = 1; i < r->nranks; i++) {
-		m = mean_step(r->ranks[i]);
+		m = op_mean_step(r->ranks[i]);
 		if (m > bm || (m == bm &&
 		    r->ranks[i]->self > r->ranks[best]->self)) {
 			best = i;

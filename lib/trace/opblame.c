@@ -45,6 +45,10 @@ struct holders {
 	int64_t		 hostend;	/* the last step's host end */
 	uint32_t	 pyslice;
 	int		 frames;	/* the trace has Python frames */
+	/* The instant's holder, op_blame_resolve()'s for op_blame_commit(). */
+	struct bkey	 k;
+	ssize_t		 at;		/* in hs; -1: none or not the host's */
+	int		 atpy;
 	/* The last contributor added to and its entry, which repeat. */
 	struct bkey	 last;
 	struct strent	*lastent;
@@ -72,13 +76,15 @@ harness_slice(const struct holders *h, uint32_t s)
 
 /*
  * The sweep's holders of trace t.  The frames around every outermost
- * module call but the last (op_nest_chain()) are the harness's; steps
- * are sorted, in the trace's time.
+ * module call but the last (op_nest_chain()) are the harness's; the
+ * steps are in the rank's time, origin ahead of the trace's.
  */
 struct holders *
-op_holders_new(const struct oprank *r, const struct trace *t)
+op_holders_new(const struct oprank *r, struct trace *t, int64_t origin)
 {
 	struct holders *h = xcalloc(1, sizeof(*h));
+	struct spillcur c;
+	const struct step *st;
 	size_t i;
 
 	h->harness = xcalloc(r->names.n + 1, sizeof(*h->harness));
@@ -87,9 +93,11 @@ op_holders_new(const struct oprank *r, const struct trace *t)
 		h->harness[t->chain[i]] = 1;
 	/* Without steps, no call is after them. */
 	h->hostend = t->a.nsteps > 0 ? INT64_MIN : INT64_MAX;
-	for (i = 0; i < t->a.nsteps; i++)
-		if (t->a.steps[i].cpu_end > h->hostend)
-			h->hostend = t->a.steps[i].cpu_end;
+	op_steps_open(&c, &t->a);
+	while ((st = spill_next(&c)) != NULL)
+		if (st->cpu_end - origin > h->hostend)
+			h->hostend = st->cpu_end - origin;
+	spillcur_free(&c);
 	h->pyslice = op_lslice_py(r);
 	h->frames = t->a.pyframes > 0;
 	return h;
@@ -298,40 +306,55 @@ resolve(const struct oprank *r, const struct holders *h, size_t i,
 }
 
 /*
- * The instant's ns of slice s, within the windows: to its holder, the
- * operator and the user's frame below it, and who spent it.  Returns the
- * slice the time is the ledger's: s, or the profiler's or the harness's.
+ * Who holds the instant of slice s: its holder, the operator and the
+ * user's frame below it, and who spends it, kept for op_blame_commit().
+ * Returns the slice the time is the ledger's: s, or the profiler's or
+ * the harness's.
  */
 uint32_t
-op_blame(struct oprank *r, struct holders *h, uint32_t s, int64_t ns)
+op_blame_resolve(struct oprank *r, struct holders *h, uint32_t s)
 {
-	struct agg *a = &r->t.a;
-	struct bkey k = { s, NO_WHO, NO_WHO, NO_WHO, NO_WHO, W_MODEL };
-	const struct hold *o;
+	struct bkey *k = &h->k;
 	ssize_t i;
 
+	*k = (struct bkey){ s, NO_WHO, NO_WHO, NO_WHO, NO_WHO, W_MODEL };
+	h->at = -1;
 	if (s < L_GPU_END || (i = holder(h->hs, h->nhs, s)) < 0) {
 		if ((i = holder(h->gs, h->ngs, s)) >= 0)
-			k.call = h->gs[i].who;
+			k->call = h->gs[i].who;
 		if (s == L_PROFILER)
-			k.who = W_PROFILER;
-		sweep_add(h, a, &k, ns);
+			k->who = W_PROFILER;
 		return s;
 	}
-	o = &h->hs[i];
 	if (is_op(h, s))
-		k.op = o->who;
+		k->op = h->hs[i].who;
 	else if (!is_py(h, s))
-		k.call = o->who;
-	resolve(r, h, (size_t)i, s, &k);
-	if (k.who == W_PROFILER)
-		k.slice = L_PROFILER;
-	else if (k.who == W_HARNESS)
-		k.slice = L_HARNESS;
-	else
-		frames_add(a, h, r, (size_t)i, o->thr, is_py(h, s), ns);
-	sweep_add(h, a, &k, ns);
-	return k.slice;
+		k->call = h->hs[i].who;
+	resolve(r, h, (size_t)i, s, k);
+	if (k->who == W_PROFILER)
+		k->slice = L_PROFILER;
+	else if (k->who == W_HARNESS)
+		k->slice = L_HARNESS;
+	else {
+		h->at = i;
+		h->atpy = is_py(h, s);
+	}
+	return k->slice;
+}
+
+/*
+ * The instant op_blame_resolve() looked at holds ns of the windows: to
+ * its holder, and to the user's frames open under it.
+ */
+void
+op_blame_commit(struct oprank *r, struct holders *h, int64_t ns)
+{
+	struct agg *a = &r->t.a;
+
+	if (h->at >= 0)
+		frames_add(a, h, r, (size_t)h->at, h->hs[h->at].thr, h->atpy,
+		    ns);
+	sweep_add(h, a, &h->k, ns);
 }
 
 /*

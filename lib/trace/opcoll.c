@@ -8,12 +8,17 @@
  * its call is the transfer alone.  Bandwidths follow nccl-tests'
  * definitions (doc/PERFORMANCE.md there): the algorithm bandwidth is the
  * bytes over the time, the bus bandwidth that times a factor of the kind
- * and the group's size.
+ * and the group's size.  A bus bandwidth beyond what the GPU's memory
+ * moves (gpu-peaks.tsv) is no measurement but sizes that are not what
+ * was sent: it is left out and said in a warning.
  */
 #include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
 
@@ -37,6 +42,7 @@ struct inst {
 	int64_t	skew, transfer;
 	size_t	late;		/* its index among the runs */
 	double	busbw;		/* < 0: unknown */
+	int	beyond;		/* its bus bandwidth is past the GPU's */
 };
 
 /* One rank's calls of the name and group at hand. */
@@ -57,9 +63,12 @@ static uint32_t	*text_order(const char *const *, size_t);
 static void	walk(struct oprank *, keyfn *, void *);
 static void	match(const struct run *, size_t, size_t, struct inst *);
 static void	put_instance(struct oprank *, struct jw *, const struct run *,
-		    size_t, size_t, struct inst *);
+		    size_t, size_t, double, struct inst *);
 static void	put_total(struct oprank *, struct jw *, const struct run *,
 		    size_t, struct inst *, size_t);
+static double	bw_limit(const struct oprank *, const char **);
+static void	put_beyond(struct oprank *, struct jw *, const struct run *,
+		    size_t, double, const char *);
 
 /*
  * The kind of a collective, from PyTorch's "Collective name" ("allreduce",
@@ -370,6 +379,8 @@ struct putarg {
 	struct jw	*w;
 	struct inst	*in;
 	size_t		 capin;
+	double		 limit;	/* GB/s; NAN: none */
+	const char	*gpu;	/* whose memory moves limit; NULL: any's */
 };
 
 static void
@@ -377,13 +388,16 @@ put_key(struct oprank *r, const struct run *runs, size_t m, size_t n,
     void *arg)
 {
 	struct putarg *pa = arg;
-	size_t k;
+	size_t k, beyond = 0;
 
 	for (k = 0; k < n; k++) {
 		pa->in = op_grow(pa->in, &pa->capin, k, sizeof(*pa->in));
-		put_instance(r, pa->w, runs, m, k, &pa->in[k]);
+		put_instance(r, pa->w, runs, m, k, pa->limit, &pa->in[k]);
+		beyond += (size_t)pa->in[k].beyond;
 	}
 	put_total(r, pa->w, runs, m, pa->in, n);
+	if (beyond > 0)
+		put_beyond(r, pa->w, runs, beyond, pa->limit, pa->gpu);
 }
 
 /*
@@ -394,10 +408,60 @@ put_key(struct oprank *r, const struct run *runs, size_t m, size_t n,
 void
 op_put_collectives(struct oprank *r, struct jw *w)
 {
-	struct putarg pa = { w, NULL, 0 };
+	struct putarg pa = { w, NULL, 0, NAN, NULL };
 
+	pa.limit = bw_limit(r, &pa.gpu);
 	walk(r, put_key, &pa);
 	free(pa.in);
+}
+
+/*
+ * The most bus bandwidth there can be, in GB/s: what the memory of the
+ * fastest of the ranks' GPUs moves (its row of gpu-peaks.tsv, or -g's),
+ * its name in *gpu; without one, what the fastest GPU of the table
+ * moves, *gpu NULL.  A collective's every byte is read from or written to
+ * a GPU's memory.  NAN when the table knows no bandwidth.
+ */
+static double
+bw_limit(const struct oprank *r, const char **gpu)
+{
+	const struct gpupeak *g;
+	double best = NAN;
+	size_t i;
+
+	*gpu = NULL;
+	for (i = 0; i < r->nranks; i++)
+		if ((g = op_peak_of(r, r->ranks[i]->gpu)) != NULL &&
+		    isfinite(g->tbps) && !(g->tbps <= best)) {
+			best = g->tbps;
+			*gpu = g->gpu;
+		}
+	for (i = 0; *gpu == NULL && i < r->npeaks; i++)
+		if (isfinite(r->peaks[i].tbps) && !(r->peaks[i].tbps <= best))
+			best = r->peaks[i].tbps;
+	return best * 1000;
+}
+
+/* The warning for a name and group whose bandwidths were left out. */
+static void
+put_beyond(struct oprank *r, struct jw *w, const struct run *runs,
+    size_t beyond, double limit, const char *gpu)
+{
+	const struct ccall *c = runs[0].v[0].c;
+	const char *g = op_coll_group_name(r, c->group);
+	struct strbuf sb = { 0 };
+
+	sb_printf(&sb, "%zu instance%s of collective %s", beyond,
+	    beyond == 1 ? "" : "s", r->names.v[c->name].s);
+	if (g != NULL)
+		sb_printf(&sb, " (group %s)", g);
+	sb_printf(&sb, " give%s a bus bandwidth over %.0f GB/s, more than the"
+	    " memory of %s%s moves: their message sizes are not what was"
+	    " sent, and their bandwidths are left out", beyond == 1 ? "s" :
+	    "", limit, gpu != NULL ? "the " : "any GPU", gpu != NULL ? gpu :
+	    "");
+	op_put_warning(w, -1, sb.s);
+	sb_free(&sb);
 }
 
 struct sumarg {
@@ -494,10 +558,13 @@ match(const struct run *runs, size_t m, size_t k, struct inst *in)
 	in->busbw = -1;
 }
 
-/* The k-th instance of m ranks' runs, summed up in *in. */
+/*
+ * The k-th instance of m ranks' runs, summed up in *in; a bus bandwidth
+ * over limit GB/s is left out.
+ */
 static void
 put_instance(struct oprank *r, struct jw *w, const struct run *runs,
-    size_t m, size_t k, struct inst *in)
+    size_t m, size_t k, double limit, struct inst *in)
 {
 	const struct ccall *c0 = runs[0].v[k].c, *c;
 	size_t j;
@@ -505,6 +572,7 @@ put_instance(struct oprank *r, struct jw *w, const struct run *runs,
 	int kind = -1;
 
 	match(runs, m, k, in);
+	in->beyond = 0;
 	for (j = 0; j < m; j++) {
 		c = runs[j].v[k].c;
 		if (c->ts < first)
@@ -534,7 +602,13 @@ put_instance(struct oprank *r, struct jw *w, const struct run *runs,
 		jw_key(w, "bytes");
 		jw_int(w, bytes);
 		/* Bytes a nanosecond are GB/s, nccl-tests' unit. */
-		if (in->transfer > 0 && kind >= 0 && kind != K_BARRIER) {
+		if (in->transfer > 0 && kind >= 0 && kind != K_BARRIER &&
+		    (double)bytes / (double)in->transfer * bus_factor(kind,
+		    n) > limit) {
+			in->beyond = 1;
+			jw_key(w, "busbw_beyond_gpu");
+			jw_bool(w, 1);
+		} else if (in->transfer > 0 && kind >= 0 && kind != K_BARRIER) {
 			jw_key(w, "algbw");
 			jw_double(w, op_round3((double)bytes /
 			    (double)in->transfer));
@@ -586,7 +660,7 @@ put_total(struct oprank *r, struct jw *w, const struct run *runs, size_t m,
 	int64_t *v = xreallocarray(NULL, n + 1, sizeof(*v));
 	double *bw = xreallocarray(NULL, n + 1, sizeof(*bw));
 	size_t *last = xcalloc(m, sizeof(*last));
-	size_t i, j, nbw = 0, most = 0, unmatched = 0;
+	size_t i, j, nbw = 0, most = 0, unmatched = 0, beyond = 0;
 	int kind = -1;
 
 	for (j = 0; j < m; j++)
@@ -595,6 +669,7 @@ put_total(struct oprank *r, struct jw *w, const struct run *runs, size_t m,
 		last[in[i].late]++;
 		if (in[i].busbw >= 0)
 			bw[nbw++] = in[i].busbw;
+		beyond += (size_t)in[i].beyond;
 	}
 	for (j = 0; j < m; j++) {
 		if (last[j] > last[most])
@@ -626,6 +701,10 @@ put_total(struct oprank *r, struct jw *w, const struct run *runs, size_t m,
 	if (unmatched > 0) {
 		jw_key(w, "unmatched");
 		jw_uint(w, unmatched);
+	}
+	if (beyond > 0) {
+		jw_key(w, "busbw_beyond_gpu");
+		jw_uint(w, beyond);
 	}
 	if (nbw > 0) {
 		xqsort(bw, nbw, sizeof(*bw), cmpdouble);

@@ -19,9 +19,17 @@
  *	opout.c		one rank's records, op to cpu_summary
  *	opranks.c	the records across ranks, and the order of all output
  *	oppartial.c	op_partial records out, and merged back in
+ *	opstep.c	the steps, their ends and FLOPs, and their
+ *			statistics, through spills
  *	opshape.c	modelled calls by shape, their FLOPs and the GPU
  *			peaks: op_shape and compute_summary records
+ *	opslice.c	the ledger's slices: their names, and which one an
+ *			event's time goes to
  *	opledger.c	the time ledger: each window's wall time in slices
+ *	opblame.c	who spends each slice: the user's frame, operator,
+ *			call, and the model, its harness or the profiler
+ *	opphase.c	what each window is (capture, compile, warm-up,
+ *			steady) and periodic steps
  *	opdevice.c	the rank's GPU and the precisions it runs fast:
  *			gpu_device records
  *
@@ -88,7 +96,7 @@ enum {
 #define L_GPU_END	L_WARMUP	/* the GPU's slices are those before */
 
 /*
- * Who spends a slice's time (opledger.c): the process's own code, the
+ * Who spends a slice's time (opblame.c): the process's own code, the
  * harness that drives it (the frames around the model's step), or the
  * profiler.  The harness's and the profiler's time is their slice's.
  */
@@ -142,8 +150,8 @@ struct names {
 	size_t			 bufcap;
 	const struct table	*tab, *prec, *frames;
 	int			 famcomm, fammemcpy, famgemm, famconv;
-	int			 famlib, famprof;	/* of frames */
 	int			 famattn, fammemset, famrt;
+	int			 famlib, famprof;	/* of frames */
 	int			*precof; /* table family -> op_precname[] */
 	/*
 	 * What the names may take, NAME_COST and its text each; a new
@@ -235,10 +243,26 @@ struct gpuarch {
 };
 
 /*
- * Spans of a trace that make a window other than a steady step (opphase
- * in opledger.c): CUDA or HIP graph capture, and compilation.
+ * A row of a rank's ledger: a window's own (slice 0: its wall), then one
+ * per nonzero slice (slice s + 1: its time), in the order of their
+ * window's start, number and seq, the order windows were cut in.
+ */
+struct lrow {
+	int64_t		start;		/* ns, in the rank's time */
+	int64_t		num;		/* its step, or -1: the whole trace */
+	uint64_t	seq;
+	int64_t		ns;
+	uint32_t	slice;
+	int32_t		inferred;	/* its iteration's boundary, or B_NONE */
+};
+
+/*
+ * Spans of a trace that make a window other than a steady step (opphase.c):
+ * CUDA or HIP graph capture, and compilation.  A window's time in each
+ * kind is a row of its own after its slices' (slice LROW_SPAN + kind).
  */
 enum { PS_CAPTURE, PS_COMPILE, NPSPAN };
+#define LROW_SPAN	(UINT32_MAX - NPSPAN)
 struct pspan {
 	int64_t		ts, end;
 	int32_t		kind;
@@ -248,25 +272,6 @@ struct pspan {
 /* What a window is, judged from its spans and slices (op_window_phase()). */
 enum { WP_STEADY, WP_WARMUP, WP_CAPTURE, WP_COMPILE, WP_PROFILER, NWPHASE };
 extern const char *const op_wphasename[NWPHASE];
-
-/*
- * A window to cut: its step (-1: none) and bounds in the trace's time,
- * and how much of it each kind of span holds.
- */
-struct cut {
-	int64_t		 num, start, end;
-	int		 inferred;	/* B_*; B_NONE: a step or the trace */
-	int64_t		 span[NPSPAN];
-};
-
-/* A ledger window: its slices are ls[off..off+n) of its agg. */
-struct lwin {
-	int64_t		num;		/* its step, or -1: the whole trace */
-	int64_t		start, wall;	/* ns, start in the rank's time */
-	int64_t		span[NPSPAN];	/* ns of it in each kind of span */
-	size_t		off, n;
-	int		inferred;	/* its iteration's boundary, or B_NONE */
-};
 
 /*
  * Without steps, iterations are inferred from a call that starts each:
@@ -315,6 +320,24 @@ struct lslice {
 	int64_t		ns;
 };
 
+/*
+ * A window of a rank's ledger as read back (op_ledger_next()): its own
+ * row, its time in each kind of span, and its nonzero slices in v, which
+ * has room for op_lslices().
+ */
+struct lwinv {
+	struct lrow	 head;
+	int64_t		 span[NPSPAN];
+	struct lslice	*v;
+	size_t		 n;
+};
+
+/* A reader of a rank's ledger, window by window. */
+struct lread {
+	struct spillcur	 c;
+	const struct lrow *row;		/* the next, NULL at the end */
+};
+
 struct devsum {
 	struct jid	dev;
 	int64_t		window, busy, comp, comm, memcpy, xcomm, xmemcpy;
@@ -335,6 +358,7 @@ struct rtsum {
 /* Everything known about a trace, then about a rank. */
 struct agg {
 	int64_t		 rank;		/* -1: unknown */
+	struct spool	*pool;		/* of its spills; NULL: it has none */
 	struct stat	*st;		/* by name id */
 	struct stat	*pst;		/* by name id, in -p phase */
 	size_t		 nst, capst;
@@ -343,12 +367,11 @@ struct agg {
 	struct strmap	 rtcalls;	/* -> struct rtsum, by name */
 	struct strmap	 callers;	/* -> struct rtsum, op_caller_key */
 	int64_t		 ph_self[NPHASE], ph_gpu[NPHASE];
-	struct step	*steps;
-	size_t		 nsteps, capsteps;
-	struct lwin	*lw;		/* the ledger's windows */
-	size_t		 nlw, caplw;
-	struct lslice	*ls;		/* their nonzero slices */
-	size_t		 nls, capls;
+	struct spill	 steps;		/* struct step, by op_cmpstep */
+	size_t		 nsteps;
+	struct spill	 ledger;	/* struct lrow, by cmplrow */
+	size_t		 nlw;		/* its windows */
+	uint64_t	 lseq;		/* the next window's seq */
 	struct ccall	*cc;		/* communication calls, MAXCCALLS */
 	size_t		 ncc, capcc;
 	int64_t		 rt_count, rt_total, launch_count, launch;
@@ -356,6 +379,7 @@ struct agg {
 	int64_t		 traces, cpu_events, gpu_events;
 	struct strmap	 shapes;	/* -> struct shsum */
 	int64_t		 unshaped;	/* modelled calls past maxshape */
+	int64_t		 overflowed;	/* of those, shapes past 64 bits */
 	char		*gpu;		/* deviceProperties' first name */
 	char		*gpuarch;	/* its "cuda 8.0" or "rocm 9.4" */
 	int64_t		 nsys_exports;	/* traces read from nsys-extract */
@@ -530,6 +554,10 @@ struct trace {
 	struct spill	 ledges;	/* struct ledge, by op_cmpledge */
 	struct spill	 bounds;	/* struct bound, by op_cmpbound */
 	size_t		 nbound[NBOUND];
+	struct spill	 steps;		/* struct step as read, op_step_read() */
+	struct spill	 stepup;	/* what nesting found of them */
+	size_t		 nraw;
+	uint64_t	 nstepup;
 	struct spill	 pspans;	/* struct pspan, by op_cmppspan */
 	int64_t		 capbegin;	/* a capture begun; INT64_MIN: none */
 	/*
@@ -660,9 +688,16 @@ struct item {
 
 /* A step-time summary of put_sstat(). */
 struct sstat {
-	size_t	n, slow;
+	size_t	n;
+	int64_t	slowest;		/* its number */
 	int64_t	total, min, max, med2, above;
 	double	mean, std;
+};
+
+/* Step times in the order the steps ran (opstep.c). */
+struct durs {
+	struct spill	sp;
+	uint64_t	n;
 };
 
 /* opfamily.c */
@@ -693,7 +728,6 @@ void	op_trace_free(struct trace *t);
 /* opnest.c */
 int	op_cmpcev(const void *a, const void *b);
 int	op_cmprev(const void *a, const void *b);
-int	op_cmpstep(const void *a, const void *b);
 void	op_nest_open(struct nest *nb, struct trace *t);
 uint64_t	op_nest_next(const struct nest *nb);
 void	op_nest_free(struct nest *nb);
@@ -705,7 +739,6 @@ int	op_cmprcall(const void *a, const void *b);
 int	op_cmplink(const void *a, const void *b);
 int	op_cmpgev(const void *a, const void *b);
 int	op_cmpgedge(const void *a, const void *b);
-void	op_link_step(struct trace *t, const struct rev *c);
 void	op_timelines(struct trace *t);
 void	op_gpu_join(struct trace *t);
 void	op_gpu_phases(struct oprank *r);
@@ -750,16 +783,15 @@ double	op_keyval(const struct stat *s, enum key k);
 int	op_cmpclass(const void *a, const void *b);
 double	op_round3(double x);
 void	op_put_rank(struct jw *w, int64_t rank);
+void	op_put_warning(struct jw *w, int64_t rank, const char *msg);
 void	op_put_ops(struct oprank *r, struct jw *w, const struct agg *a,
 	    int cls);
 void	op_put_thread(struct jw *w, const struct thsum *ts);
 void	op_put_threads(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_families(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_phases(struct jw *w, const struct agg *a);
-void	op_step_stats(const int64_t *dur, size_t n, struct sstat *s);
-void	op_put_sstat(struct jw *w, const struct sstat *s, int64_t slowest);
-int64_t	*op_step_durs(const struct agg *a);
-void	op_put_steps(struct jw *w, const struct agg *a, int stats);
+void	op_put_sstat(struct jw *w, const struct sstat *s);
+void	op_put_steps(struct jw *w, struct agg *a, int stats);
 void	op_put_kernels(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_precision(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_put_devs(struct jw *w, const struct agg *a);
@@ -782,7 +814,7 @@ void	op_load_peaks(struct oprank *r, const char *path);
 void	op_peaks_free(struct oprank *r);
 const struct gpupeak	*op_peak_of(const struct oprank *r, const char *name);
 char	*op_lower_dup(const char *s);
-void	op_put_shapes(struct oprank *r, struct jw *w, const struct agg *a);
+void	op_put_shapes(struct oprank *r, struct jw *w, struct agg *a);
 size_t	op_put_shape_partials(struct jw *w, const struct agg *a);
 int	op_shape_partial(struct oprank *r, struct agg *a);
 
@@ -792,7 +824,7 @@ void	op_load_arch(struct oprank *r, const char *path);
 void	op_arch_free(struct oprank *r);
 void	op_put_device(struct oprank *r, struct jw *w, const struct agg *a);
 
-/* opledger.c */
+/* opslice.c */
 size_t	op_lslices(const struct oprank *r);
 const char	*op_lslice_name(const struct oprank *r, uint32_t s,
 	    struct strbuf *sb);
@@ -804,39 +836,50 @@ uint32_t	op_lslice_overhead(const char *s);
 uint32_t	op_lslice_mark(const struct oprank *r, uint32_t name);
 uint32_t	op_lslice_op(const struct oprank *r, uint32_t name);
 uint32_t	op_lslice_py(const struct oprank *r);
+uint32_t	op_lslice_none(const struct oprank *r);
+
+/* opledger.c */
 int	op_cmpledge(const void *a, const void *b);
 int	op_cmpbound(const void *a, const void *b);
 int	op_bound_of(const char *s);
-
-/* opphase.c */
-int	op_cmppspan(const void *a, const void *b);
-void	op_pspan_event(struct trace *t, int cls, const char *s, int64_t ts,
-	    int64_t end);
-void	op_pspan_windows(struct trace *t, struct cut *w, size_t n);
-int	op_window_phase(const struct oprank *r, const struct agg *a,
-	    const struct lwin *lw);
-void	op_put_phases_of(struct oprank *r, struct jw *w, const struct agg *a);
-void	op_put_periodic(struct oprank *r, struct jw *w, const struct agg *a);
 void	op_ledge(struct trace *t, uint32_t slice, uint32_t who,
 	    uint32_t thr, int64_t ts, int64_t end);
 uint32_t	op_lthr(uint64_t thr);
 void	op_ccall_add(struct agg *a, const struct ccall *c);
-int64_t	op_sat_add(int64_t a, int64_t b);
-void	op_ledger(struct oprank *r, int timed, int64_t start, int64_t end);
-void	op_ledger_merge(struct agg *dst, const struct agg *src);
-void	op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a,
+void	op_ledger(struct oprank *r, int timed, int64_t start, int64_t end,
+	    int64_t origin);
+void	op_ledger_merge(struct agg *dst, struct agg *src);
+void	op_ledger_free(struct agg *a);
+void	op_ledger_open(struct lread *lr, struct agg *a);
+int	op_ledger_next(struct lread *lr, struct lwinv *wv);
+void	op_ledger_close(struct lread *lr);
+void	op_put_ledger(struct oprank *r, struct jw *w, struct agg *a,
 	    int detail);
 size_t	op_put_ledger_partials(struct oprank *r, struct jw *w,
-	    const struct agg *a);
+	    struct agg *a);
 int	op_ledger_partial(struct oprank *r, struct agg *a);
+
+/* opphase.c */
+struct spancur;
+int	op_cmppspan(const void *a, const void *b);
+void	op_pspan_event(struct trace *t, int cls, const char *s, int64_t ts,
+	    int64_t end);
+struct spancur	*op_spans_open(struct trace *t);
+void	op_spans_of(struct spancur *sc, int64_t start, int64_t end,
+	    int64_t span[NPSPAN]);
+void	op_spans_close(struct spancur *sc);
+int	op_window_phase(const struct lwinv *wv);
+void	op_put_periodic(struct oprank *r, struct jw *w, struct agg *a);
 
 /* opblame.c */
 struct holders;
-struct holders	*op_holders_new(const struct oprank *r, const struct trace *t);
+struct holders	*op_holders_new(const struct oprank *r, struct trace *t,
+	    int64_t origin);
 void	op_holders_free(struct holders *h);
 void	op_holders_edge(struct holders *h, const struct ledge *e);
-uint32_t	op_blame(struct oprank *r, struct holders *h, uint32_t slice,
-	    int64_t ns);
+uint32_t	op_blame_resolve(struct oprank *r, struct holders *h,
+	    uint32_t slice);
+void	op_blame_commit(struct oprank *r, struct holders *h, int64_t ns);
 void	op_blame_call(struct oprank *r, struct holders *h,
 	    const struct ledge *e, int64_t prevend, int64_t start);
 void	op_put_issuers(struct oprank *r, struct jw *w, const struct agg *a);
@@ -844,7 +887,7 @@ void	op_blame_add(struct agg *a, const struct bkey *k, int64_t ns);
 void	op_blame_merge(struct agg *dst, const struct agg *src);
 void	op_blame_free(struct agg *a);
 void	op_put_blame(struct oprank *r, struct jw *w, const struct agg *a,
-	    uint32_t slice, int64_t time);
+	    uint32_t slice, int64_t wall);
 size_t	op_put_blame_partials(struct oprank *r, struct jw *w,
 	    const struct agg *a);
 int	op_blame_partial(struct oprank *r, struct agg *a, int kind);
@@ -864,8 +907,66 @@ struct collsum	*op_coll_sums(struct oprank *r);
 int	op_cmprank(const void *a, const void *b);
 void	op_output(struct oprank *r, struct jw *w);
 
+/*
+ * a + b, or past 64 bits the most either way: sums of durations, counts
+ * and bytes, from traces and partials alike, saturate.  INT64_MIN, which
+ * stands for absent (ABSENT), is never a sum.
+ */
+static inline int64_t
+op_sat_add(int64_t a, int64_t b)
+{
+	int64_t s;
+
+	if (!__builtin_add_overflow(a, b, &s) && s != INT64_MIN)
+		return s;
+	return b > 0 ? INT64_MAX : -INT64_MAX;
+}
+
+/*
+ * What a partial's integers may hold: P_TIME a time in ns (or a sum of
+ * self times, which may be negative) within 2^62 of 0, 146 years either
+ * way; P_SIZE a duration, count or size from 0 to 2^62; P_ANY any
+ * integer.  The difference or sum of any two times or sizes then fits in
+ * 64 bits, as a trace's do (tr-extract refuses a time beyond them).
+ */
+enum { P_ANY, P_TIME, P_SIZE };
+#define P_MAX	((int64_t)1 << 62)
+
+static inline int
+op_in_range(int64_t v, int range)
+{
+	switch (range) {
+	case P_TIME:
+		return v >= -P_MAX && v <= P_MAX;
+	case P_SIZE:
+		return v >= 0 && v <= P_MAX;
+	}
+	return 1;
+}
+
+/* opstep.c */
+int	op_cmpstep(const void *a, const void *b);
+void	op_step_read(struct trace *t, int64_t num, int64_t ts, int64_t end);
+void	op_step_touch(struct trace *t, int64_t ts, int64_t end, double flops);
+void	op_steps_resolve(struct trace *t, int64_t origin);
+void	op_steps_add(struct agg *a, const struct step *s);
+void	op_steps_open(struct spillcur *c, struct agg *a);
+void	op_steps_merge(struct agg *dst, struct agg *src);
+void	op_steps_free(struct agg *a);
+double	op_mean_step(struct agg *a);
+void	op_durs_init(struct durs *d, struct spool *pool);
+void	op_durs_add(struct durs *d, int64_t num, int64_t dur);
+void	op_durs_free(struct durs *d);
+void	op_step_stats(struct durs *d, struct sstat *s);
+
 /* oppartial.c */
 void	op_output_partial(struct oprank *r, struct jw *w);
+/*
+ * Member key of the partial record at hand (of object obj), an integer
+ * in range, into *v; -1 after saying which member is wrong and why.
+ */
+int	op_get_num(struct oprank *r, uint32_t obj, const char *key, int range,
+	    int64_t *v);
 int	op_merge_file(struct oprank *r, const char *path);
 int	op_reread(int argc, char *argv[]);
 int	op_merge_again(struct oprank *r, int argc, char *argv[]);

@@ -4,6 +4,7 @@
  * inputs are not there, or do not agree, has no cost rather than a wrong
  * one.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -100,6 +101,8 @@ static int	shape_of(const struct call *, int, struct shape *);
 static const char	*type_of(const struct call *, int);
 static const char	*concrete_of(const struct call *, int);
 static int	ints_of(const char *, int64_t *, int);
+static int	conv_out(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+		    int, int64_t *);
 static int	bool_of(const char *, int *);
 static double	prod(const struct shape *, int);
 static int	bpe(const char *);
@@ -153,8 +156,11 @@ opcost_eval(const char *name, const struct jdoc *d, int dims, int types,
 		rc = elem(&k, m->form, c);
 		break;
 	}
-	if (rc < 0 || !isfinite(c->flops) || !isfinite(c->bytes) ||
-	    c->flops < 0 || c->bytes <= 0)
+	if (rc < 0)
+		return rc;
+	if (!isfinite(c->flops) || !isfinite(c->bytes))
+		return OPCOST_OVERFLOW;
+	if (c->flops < 0 || c->bytes <= 0)
 		return -1;
 	return 0;
 }
@@ -229,7 +235,7 @@ concrete_of(const struct call *k, int i)
 
 /*
  * An int list as Concrete Inputs write it, "[16, 16]" or "2": the number
- * of values (at most n), or -1.
+ * of values (at most n), -1, or OPCOST_OVERFLOW for one past 64 bits.
  */
 static int
 ints_of(const char *s, int64_t *v, int n)
@@ -241,12 +247,47 @@ ints_of(const char *s, int64_t *v, int n)
 	while (*s != '\0' && *s != ']') {
 		if (m == n)
 			return -1;
+		errno = 0;
 		v[m++] = strtoll(s, &end, 10);
 		if (end == s)
 			return -1;
+		if (errno == ERANGE)
+			return OPCOST_OVERFLOW;
 		s = end + strspn(end, ", ");
 	}
 	return m;
+}
+
+/*
+ * A convolution's output size in one dimension, as PyTorch computes it
+ * (conv_output_size(), conv_input_size() when transposed), into *o; -1
+ * past 64 bits, where a shape of 2^63-1 and its stride would wrap.
+ */
+static int
+conv_out(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil,
+    int64_t opad, int transposed, int64_t *o)
+{
+	int64_t span, twopad, v;
+
+	if (__builtin_sub_overflow(k, 1, &span) ||
+	    __builtin_mul_overflow(dil, span, &span) ||
+	    __builtin_mul_overflow(pad, 2, &twopad))
+		return -1;
+	if (transposed) {
+		if (__builtin_sub_overflow(in, 1, &v) ||
+		    __builtin_mul_overflow(v, stride, &v) ||
+		    __builtin_sub_overflow(v, twopad, &v) ||
+		    __builtin_add_overflow(v, span, &v) ||
+		    __builtin_add_overflow(v, opad, &v) ||
+		    __builtin_add_overflow(v, 1, &v))
+			return -1;
+	} else if (__builtin_add_overflow(in, twopad, &v) ||
+	    __builtin_sub_overflow(v, span, &v) ||
+	    __builtin_sub_overflow(v, 1, &v) ||
+	    __builtin_add_overflow(v / stride, 1, &v))
+		return -1;
+	*o = v;
+	return 0;
 }
 
 /* "True" or "False", as Python prints a bool; "" or "None": false. */
@@ -393,6 +434,9 @@ conv(const struct call *k, enum form f, struct opcost *c)
 	np = ints_of(concrete_of(k, ci + 1), pad, MAXDIM);
 	ndl = ints_of(concrete_of(k, ci + 2), dil, MAXDIM);
 	nop = ints_of(concrete_of(k, ci + 4), opad, MAXDIM);
+	if (ns == OPCOST_OVERFLOW || np == OPCOST_OVERFLOW ||
+	    ndl == OPCOST_OVERFLOW || nop == OPCOST_OVERFLOW)
+		return OPCOST_OVERFLOW;
 	if (bool_of(concrete_of(k, ci + 3), &transposed) < 0 || ns < 0 ||
 	    np < 0 || ndl < 0 || nop < 0)
 		return -1;
@@ -410,12 +454,9 @@ conv(const struct call *k, enum form f, struct opcost *c)
 	o.v[0] = x.v[0];
 	o.v[1] = transposed ? w.v[1] : w.v[0];
 	for (i = 0; i < nd; i++) {
-		int64_t in = x.v[i + 2], kk = w.v[i + 2];
-
-		o.v[i + 2] = transposed ?
-		    (in - 1) * stride[i] - 2 * pad[i] + dil[i] * (kk - 1) +
-		    opad[i] + 1 :
-		    (in + 2 * pad[i] - dil[i] * (kk - 1) - 1) / stride[i] + 1;
+		if (conv_out(x.v[i + 2], w.v[i + 2], stride[i], pad[i], dil[i],
+		    opad[i], transposed, &o.v[i + 2]) < 0)
+			return OPCOST_OVERFLOW;
 		if (o.v[i + 2] <= 0)
 			return -1;
 	}

@@ -40,9 +40,12 @@ enum opmodel	opcost_model(const char *name);
 /*
  * The cost of one call of operator name: nodes dims, types and concrete
  * of d are its event's input_dims, input_types and concrete_inputs (-1
- * when absent).  Returns 0, or -1 when the call's shapes do not fit the
- * model (missing inputs, dimensions that do not agree, unknown types).
+ * when absent).  Returns 0; -1 when the call's shapes do not fit the
+ * model (missing inputs, dimensions that do not agree, unknown types);
+ * OPCOST_OVERFLOW when they do, but its sizes, FLOPs or bytes are past
+ * what 64 bits (or a double) hold, as only a forged shape's are.
  */
+#define OPCOST_OVERFLOW	(-2)
 int	opcost_eval(const char *name, const struct jdoc *d, int dims,
 	    int types, int concrete, struct opcost *c);
 

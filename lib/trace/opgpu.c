@@ -53,28 +53,6 @@ op_cmpgedge(const void *a, const void *b)
 	return (x->delta > y->delta) - (x->delta < y->delta);
 }
 
-/* A step ends at the last GPU work that runtime calls in it launched. */
-void
-op_link_step(struct trace *t, const struct rev *c)
-{
-	struct agg *a = &t->a;
-	size_t lo, hi, mid;
-
-	if (a->nsteps == 0)
-		return;
-	for (lo = 0, hi = a->nsteps; lo < hi;) {
-		mid = lo + (hi - lo) / 2;
-		if (a->steps[mid].ts <= c->ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || c->ts >= a->steps[lo - 1].cpu_end)
-		return;
-	if (c->end > a->steps[lo - 1].end)
-		a->steps[lo - 1].end = c->end;
-}
-
 void
 op_timelines(struct trace *t)
 {

@@ -362,17 +362,17 @@ on_event(struct oprank *r)
 		op_pspan_event(t, C_RT, s, tsns, tsns + durns);
 		op_rtsum_add(&t->a, s, len, &(struct rtsum){ 1, durns, durns });
 		t->a.rt_count++;
-		t->a.rt_total += durns;
+		t->a.rt_total = op_sat_add(t->a.rt_total, durns);
 		if (strstr(s, "Launch") != NULL) {
 			t->a.launch_count++;
-			t->a.launch += durns;
+			t->a.launch = op_sat_add(t->a.launch, durns);
 		} else if (str_is(s, "cudaDeviceSynchronize",
 		    "cudaStreamSynchronize") ||
 		    str_is(s, "cudaEventSynchronize", "cudaMemcpy") ||
 		    str_is(s, "hipDeviceSynchronize", "hipStreamSynchronize") ||
 		    str_is(s, "hipEventSynchronize", "hipMemcpy")) {
 			t->a.sync_count++;
-			t->a.sync += durns;
+			t->a.sync = op_sat_add(t->a.sync, durns);
 		}
 		if (corr >= 0) {
 			spill_add(&t->rc, &(struct rcall){ cv, tsns, durns,
@@ -452,15 +452,7 @@ on_event(struct oprank *r)
 		cls = C_ANN;
 	op_pspan_event(t, cls, s, tsns, tsns + durns);
 	if (cls == C_ANN && op_prefix(s, "ProfilerStep#")) {
-		struct step *sp;
-
-		t->a.steps = op_grow(t->a.steps, &t->a.capsteps, t->a.nsteps,
-		    sizeof(*t->a.steps));
-		sp = &t->a.steps[t->a.nsteps++];
-		sp->num = strtoll(s + 13, NULL, 10);
-		sp->ts = tsns;
-		sp->cpu_end = sp->end = tsns + durns;
-		sp->flops = 0;
+		op_step_read(t, strtoll(s + 13, NULL, 10), tsns, tsns + durns);
 		/* key_averages() groups every step under one name. */
 		s = "ProfilerStep*";
 		len = strlen(s);
@@ -510,10 +502,14 @@ shape_call(struct oprank *r, const char *name, int dims, int types,
 	struct opcost c;
 	struct shsum *sh;
 	struct cev at = *ev;
+	int rc;
 
 	if (opcost_model(name) == OM_NONE)
 		return;
-	if (opcost_eval(name, r->doc, dims, types, concrete, &c) < 0 ||
+	if ((rc = opcost_eval(name, r->doc, dims, types, concrete, &c)) ==
+	    OPCOST_OVERFLOW)
+		t->a.overflowed++;
+	if (rc < 0 ||
 	    op_shape_key(&r->shapekey, name, &c, r->doc, dims, types) < 0 ||
 	    (sh = op_shape_get(r, &t->a, &r->shapekey, name, &c, r->doc, dims,
 	    types)) == NULL) {
@@ -583,6 +579,10 @@ trace_record(struct oprank *r)
 	    jdoc_get_ns(d, 0, "end", &end) < 0)
 		return jdoc_error(r->file, d, 0, "\"trace\" record lacks \"origin_ns\","
 		    " \"start\" or \"end\"");
+	if (!op_in_range(origin, P_TIME) || !op_in_range(start, P_TIME) ||
+	    !op_in_range(end, P_TIME))
+		return jdoc_error(r->file, d, 0, "\"trace\" record's"
+		    " \"origin_ns\", \"start\" or \"end\" is beyond 2^62 ns");
 	/* A trace without events has no window. */
 	if ((jdoc_get_i64(d, 0, "events", &events) < 0 || events != 0) &&
 	    op_same_window(r, (k = jdoc_get(d, 0, "file")) >= 0 &&
@@ -652,7 +652,6 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 	memset(&nb, 0, sizeof(nb));
 	memset(&past, 0, sizeof(past));
 	op_agg_fit(&t->a, r->names.n);
-	xqsort(t->a.steps, t->a.nsteps, sizeof(*t->a.steps), op_cmpstep);
 	op_gpu_join(t);
 	ent = strmap_sorted(&t->threads);
 	for (i = 0; i < t->threads.count; i++)
@@ -677,16 +676,9 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 	t->nthv = t->capthv = 0;
 	op_gpu_phases(r);
 	op_timelines(t);
-	op_ledger(r, timed, start - origin, end - origin);
-	for (i = 0; i < t->a.nlw; i++)
-		t->a.lw[i].start += origin;
-
-	/* Steps leave the trace's time base for the rank's. */
-	for (i = 0; i < t->a.nsteps; i++) {
-		t->a.steps[i].ts += origin;
-		t->a.steps[i].cpu_end += origin;
-		t->a.steps[i].end += origin;
-	}
+	/* Steps and the ledger leave the trace's time base for the rank's. */
+	op_steps_resolve(t, origin);
+	op_ledger(r, timed, start - origin, end - origin, origin);
 	/*
 	 * Where a GPU runs the collectives, its kernels are their calls: the
 	 * host's operators only launch them.
@@ -731,6 +723,7 @@ op_rank_agg(struct oprank *r, int64_t rank)
 	a = r->ranks[r->nranks++] = xcalloc(1, sizeof(*a));
 	a->rank = rank;
 	a->maxblame = r->maxblame;
+	a->pool = &r->pool;
 	return r->cur = a;
 }
 
@@ -771,6 +764,7 @@ void
 op_trace_init(struct trace *t, struct spool *pool)
 {
 	memset(t, 0, sizeof(*t));
+	t->a.pool = pool;
 	spill_init(&t->ops, pool, sizeof(struct cev), op_cmpcev);
 	spill_init(&t->py, pool, sizeof(struct cev), op_cmpcev);
 	spill_init(&t->rt, pool, sizeof(struct rev), op_cmprev);
@@ -809,5 +803,9 @@ op_trace_free(struct trace *t)
 	spill_free(&t->bounds);
 	spill_free(&t->pspans);
 	free(t->chain);
+	if (t->nraw > 0) {
+		spill_free(&t->steps);
+		spill_free(&t->stepup);
+	}
 	op_agg_free(&t->a);
 }

@@ -4,6 +4,9 @@
  * exactly: the GPU busy by what its kernels are, and while no GPU is
  * busy, what the host was doing.  The events' ends go to one spill in
  * time order; a sweep gives each instant to the first slice open then.
+ * The windows come one at a time from the steps (or the iteration
+ * boundaries), and go as rows to a spill of the rank's: a million steps
+ * hold no more memory than ten.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -13,15 +16,37 @@
 #include "base/xalloc.h"
 #include "trace/opcore.h"
 
-#define WARMUP_CALL	(1000 * 1000)	/* ns */
-
-static const char *const fixed[L_FAMILY] = {
-	"gpu_gemm", "gpu_conv", "gpu_attention", "gpu_other", "gpu_memset",
-	"gpu_comm", "gpu_memcpy", "warm_up", "profiler", "harness", "sync",
-	"blocking_copy", "allocator", "launch", "runtime_other", "data_loading",
-	"optimizer"
+/* A window to cut: its step (-1: none) and bounds in the trace's time. */
+struct cut {
+	int64_t		 num, start, end;
+	int		 inferred;	/* B_*; B_NONE: a step or the trace */
 };
 
+/* A module call's key among the outermost ones: its thread and name. */
+struct modkey {
+	uint64_t	thr;
+	uint32_t	name;
+};
+
+/*
+ * Where the windows come from, one at a time: the steps, the iteration
+ * boundaries of kind bk, or the one window of the trace.
+ */
+struct windows {
+	enum { W_NONE, W_STEPS, W_ITER, W_TRACE } from;
+	struct spillcur	 c;
+	struct step	 next;		/* W_STEPS: the step after */
+	int		 more;
+	int64_t		 lo, origin;
+	int		 bk;		/* W_ITER */
+	struct modkey	 mod;
+	int64_t		 prev, m;
+	struct cut	 trace;		/* else, if timed: W_TRACE */
+	int		 timed;
+};
+
+static int	cmplrow(const void *, const void *);
+static void	lrow_add(struct agg *, const struct lrow *);
 
 const char *const op_boundname[NBOUND] = {
 	"DataLoader.__next__", "Optimizer.step", "outermost nn.Module"
@@ -57,54 +82,6 @@ op_cmpbound(const void *a, const void *b)
 	if (x->thr != y->thr)
 		return x->thr < y->thr ? -1 : 1;
 	return (x->name > y->name) - (x->name < y->name);
-}
-
-size_t
-op_lslices(const struct oprank *r)
-{
-	return L_FAMILY + r->tab.nfam + 1 + 2;
-}
-
-/* Python outside any operator, then nothing traced: the last two. */
-static uint32_t
-slice_py(const struct oprank *r)
-{
-	return (uint32_t)(op_lslices(r) - 2);
-}
-
-static uint32_t
-slice_none(const struct oprank *r)
-{
-	return (uint32_t)(op_lslices(r) - 1);
-}
-
-const char *
-op_lslice_name(const struct oprank *r, uint32_t s, struct strbuf *sb)
-{
-	if (s < L_FAMILY)
-		return fixed[s];
-	if (s == slice_py(r))
-		return "python";
-	if (s == slice_none(r))
-		return "untraced";
-	sb_truncate(sb, 0);
-	sb_puts(sb, "cpu:");
-	sb_puts(sb, op_family_name(r, (int)(s - L_FAMILY)));
-	return sb->s;
-}
-
-int
-op_lslice_of(const struct oprank *r, const char *name, uint32_t *s)
-{
-	struct strbuf sb = { NULL, 0, 0 };
-	size_t i, n = op_lslices(r);
-
-	for (i = 0; i < n; i++)
-		if (strcmp(op_lslice_name(r, (uint32_t)i, &sb), name) == 0)
-			break;
-	sb_free(&sb);
-	*s = (uint32_t)i;
-	return i < n ? 0 : -1;
 }
 
 int
@@ -148,160 +125,60 @@ op_ledge(struct trace *t, uint32_t slice, uint32_t who, uint32_t thr,
 	spill_add(&t->ledges, &(struct ledge){ end, slice, -1, who, thr });
 }
 
-uint32_t
-op_lslice_kernel(const struct oprank *r, uint32_t name, int memset)
-{
-	const struct name *n = &r->names.v[name];
-
-	if (n->gcls == G_COMM)
-		return L_COMM;
-	if (n->gcls == G_MEMCPY)
-		return L_MEMCPY;
-	if (memset || n->family == r->names.fammemset)
-		return L_MEMSET;
-	if (n->family == r->names.famgemm)
-		return L_GEMM;
-	if (n->family == r->names.famconv)
-		return L_CONV;
-	if (n->family == r->names.famattn)
-		return L_ATTN;
-	return L_KERNEL;
-}
-
+/* Rows in window order, a window's own first, then its slices'. */
 static int
-any_of(const char *s, const char *const *v)
+cmplrow(const void *a, const void *b)
 {
-	for (; *v != NULL; v++)
-		if (strcmp(s, *v) == 0)
-			return 1;
-	return 0;
+	const struct lrow *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->num != y->num)
+		return x->num < y->num ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return (x->slice > y->slice) - (x->slice < y->slice);
 }
 
-/*
- * A runtime call's slice by its name, CUDA's and HIP's alike: what waits
- * for the device, copies that block the host, the allocator's calls, and
- * launches.  A launch or other call takes microseconds; one that takes
- * WARMUP_CALL or more is setting up on first use: creating the context,
- * loading or compiling the kernel's module.  An asynchronous copy that
- * holds the host while no GPU work runs blocks it all the same (pageable
- * memory).
- */
-uint32_t
-op_lslice_runtime(const char *s, int64_t dur)
-{
-	static const char *const sync[] = {
-		"cudaDeviceSynchronize", "cudaStreamSynchronize",
-		"cudaEventSynchronize", "hipDeviceSynchronize",
-		"hipStreamSynchronize", "hipEventSynchronize",
-		"cuCtxSynchronize", "cuStreamSynchronize",
-		"cuEventSynchronize", NULL
-	};
-	static const char *const copy[] = {
-		"cudaMemcpy", "cudaMemcpy2D", "cudaMemcpyToSymbol",
-		"cudaMemcpyFromSymbol", "hipMemcpy", "hipMemcpyWithStream",
-		"hipMemcpy2D", "cuMemcpyDtoH_v2", "cuMemcpyHtoD_v2",
-		"cudaMemset", "hipMemset", "cudaMemcpyAsync", "hipMemcpyAsync",
-		"cuMemcpyAsync", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2",
-		NULL
-	};
-	static const char *const alloc[] = {
-		"cudaMalloc", "cudaFree", "cudaMallocHost", "cudaFreeHost",
-		"cudaHostAlloc", "cudaMallocManaged", "cudaMallocAsync",
-		"cudaFreeAsync", "hipMalloc", "hipFree", "hipHostMalloc",
-		"hipHostFree", "hipMallocManaged", "hipMallocAsync",
-		"hipFreeAsync", "hipExtMallocWithFlags", "cuMemAlloc_v2",
-		"cuMemFree_v2", "cuMemCreate", "cuMemMap", "cuMemUnmap",
-		"cuMemRelease", "cuMemAddressReserve", "cuMemAddressFree",
-		"cuMemSetAccess", "hipMemCreate", "hipMemMap", "hipMemUnmap",
-		"hipMemRelease", NULL
-	};
-
-	if (any_of(s, sync))
-		return L_SYNC;
-	if (any_of(s, copy))
-		return L_COPY;
-	if (any_of(s, alloc))
-		return L_ALLOC;
-	if (dur >= WARMUP_CALL)
-		return L_WARMUP;
-	return strstr(s, "Launch") != NULL ? L_LAUNCH : L_RUNTIME;
-}
-
-/*
- * CUPTI's overhead records (Kineto's "overhead" events, named by
- * overheadKindString()): loading a module or compiling a kernel on first
- * use is warm-up; the rest (buffer requests and flushes, instrumentation)
- * is the profiler's own time, which an unprofiled run does not pay.
- */
-uint32_t
-op_lslice_overhead(const char *s)
-{
-	static const char *const first_use[] = {
-		"Driver Compiler", "Runtime Triggered Module Loading",
-		"Lazy Function Loading", NULL
-	};
-
-	return any_of(s, first_use) ? L_WARMUP : L_PROFILER;
-}
-
-/* An operator or annotation that marks data loading or the optimizer. */
-uint32_t
-op_lslice_mark(const struct oprank *r, uint32_t name)
-{
-	switch (r->names.v[name].mark) {
-	case PH_DATA:
-		return L_DATA;
-	case PH_OPT:
-		return L_OPT;
-	default:
-		return UINT32_MAX;
-	}
-}
-
-uint32_t
-op_lslice_op(const struct oprank *r, uint32_t name)
-{
-	return L_FAMILY + (uint32_t)r->names.v[name].family;
-}
-
-uint32_t
-op_lslice_py(const struct oprank *r)
-{
-	return slice_py(r);
-}
-
-/* The window's slices, the nonzero ones in slice order, into a's ledger. */
 static void
-flush(struct agg *a, const struct cut *c, int64_t *acc, size_t n)
+lrow_add(struct agg *a, const struct lrow *row)
 {
-	struct lwin *lw;
+	if (a->ledger.pool == NULL)
+		spill_init(&a->ledger, a->pool, sizeof(struct lrow), cmplrow);
+	spill_add(&a->ledger, row);
+}
+
+/*
+ * The window's slices, the nonzero ones in slice order, then its time in
+ * each kind of span, into a's ledger, shifted by origin into the rank's
+ * time.
+ */
+static void
+flush(struct agg *a, const struct cut *c, int64_t origin, int64_t *acc,
+    size_t n, const int64_t span[NPSPAN])
+{
+	struct lrow row = { c->start + origin, c->num, a->lseq++,
+	    c->end - c->start, 0, c->inferred };
 	size_t i;
 
-	a->lw = op_grow(a->lw, &a->caplw, a->nlw, sizeof(*a->lw));
-	lw = &a->lw[a->nlw++];
-	lw->num = c->num;
-	lw->inferred = c->inferred;
-	lw->start = c->start;
-	lw->wall = c->end - c->start;
-	memcpy(lw->span, c->span, sizeof(lw->span));
-	lw->off = a->nls;
-	lw->n = 0;
+	lrow_add(a, &row);
+	a->nlw++;
 	for (i = 0; i < n; i++) {
 		if (acc[i] == 0)
 			continue;
-		a->ls = op_grow(a->ls, &a->capls, a->nls, sizeof(*a->ls));
-		a->ls[a->nls].slice = (uint32_t)i;
-		a->ls[a->nls++].ns = acc[i];
-		lw->n++;
+		row.slice = (uint32_t)i + 1;
+		row.ns = acc[i];
+		lrow_add(a, &row);
 		acc[i] = 0;
 	}
+	for (i = 0; i < NPSPAN; i++) {
+		if (span[i] == 0)
+			continue;
+		row.slice = LROW_SPAN + (uint32_t)i;
+		row.ns = span[i];
+		lrow_add(a, &row);
+	}
 }
-
-/* A module call's key among the outermost ones: its thread and name. */
-struct modkey {
-	uint64_t	thr;
-	uint32_t	name;
-};
 
 /*
  * Of the outermost module calls, the thread and module that hold the most
@@ -346,81 +223,102 @@ busiest_module(struct trace *t, struct modkey *best)
 }
 
 /*
- * Without steps, iterations from one boundary call's start to the next's,
- * of the first kind with two or more: the time before the first and after
- * the last is no whole iteration.  How many; none, 0.
+ * The windows, in order: each step from its start to its end (the last
+ * GPU work it launched), cut short where the next step starts so that no
+ * instant is counted twice; without steps, iterations from one boundary
+ * call's start to the next's, of the first kind with two or more (the
+ * time before the first and after the last is no whole iteration); else
+ * the trace's window.  The steps are in the rank's time: origin takes
+ * them back to the trace's.
  */
-static size_t
-iterations(struct trace *t, struct cut **w)
+static void
+windows_open(struct windows *w, struct trace *t, int timed, int64_t start,
+    int64_t end, int64_t origin)
 {
-	struct spillcur bc;
-	const struct bound *b;
-	struct modkey mod = { 0, 0 };
-	int64_t prev = INT64_MIN;
-	size_t m = 0;
-	int k;
+	const struct step *s;
 
-	for (k = 0; k < NBOUND && (t->nbound[k] < 2 ||
-	    (k == B_MOD && !busiest_module(t, &mod))); k++)
-		;
-	if (k == NBOUND)
-		return 0;
-	*w = xreallocarray(*w, t->nbound[k], sizeof(**w));
-	spill_open(&bc, &t->bounds);
-	while ((b = spill_next(&bc)) != NULL) {
-		if (b->kind != k || (k == B_MOD && (b->thr != mod.thr ||
-		    b->name != mod.name)))
-			continue;
-		if (prev != INT64_MIN && b->ts > prev) {
-			(*w)[m] = (struct cut){ (int64_t)m, prev, b->ts, k, {0} };
-			m++;
-		}
-		prev = b->ts;
+	memset(w, 0, sizeof(*w));
+	w->lo = INT64_MIN;
+	w->origin = origin;
+	w->prev = INT64_MIN;
+	w->timed = timed && end > start;
+	w->trace = (struct cut){ -1, start, end, B_NONE };
+	if (t->a.nsteps > 0) {
+		w->from = W_STEPS;
+		op_steps_open(&w->c, &t->a);
+		if ((w->more = (s = spill_next(&w->c)) != NULL))
+			w->next = *s;
+		return;
 	}
-	spillcur_free(&bc);
-	return m;
+	for (w->bk = 0; w->bk < NBOUND && (t->nbound[w->bk] < 2 ||
+	    (w->bk == B_MOD && !busiest_module(t, &w->mod))); w->bk++)
+		;
+	if (w->bk < NBOUND) {
+		w->from = W_ITER;
+		spill_open(&w->c, &t->bounds);
+	} else if (w->timed)
+		w->from = W_TRACE;
 }
 
-/*
- * The windows: each step from its start to its end (the last GPU work it
- * launched), cut short where the next step starts so that no instant is
- * counted twice; without steps, inferred iterations, else the trace's
- * window.
- */
-static struct cut *
-windows(struct trace *t, int timed, int64_t start, int64_t end,
-    size_t *n)
+/* The next window into *c: 1, or 0 after the last. */
+static int
+windows_next(struct windows *w, struct cut *c)
 {
-	const struct agg *a = &t->a;
-	struct cut *w;
-	int64_t lo = INT64_MIN, e;
-	size_t i, m = 0;
+	const struct step *s;
+	const struct bound *b;
+	struct step cur;
+	int64_t e;
 
-	w = xreallocarray(NULL, a->nsteps + 1, sizeof(*w));
-	if (a->nsteps == 0 && (m = iterations(t, &w)) > 0) {
-		*n = m;
-		return w;
-	}
-	for (i = 0; i < a->nsteps; i++) {
-		e = a->steps[i].end > a->steps[i].cpu_end ? a->steps[i].end :
-		    a->steps[i].cpu_end;
-		if (i + 1 < a->nsteps && a->steps[i + 1].ts < e)
-			e = a->steps[i + 1].ts;
-		w[m].num = a->steps[i].num;
-		w[m].inferred = B_NONE;
-		w[m].start = a->steps[i].ts > lo ? a->steps[i].ts : lo;
-		w[m].end = e;
-		if (w[m].end > w[m].start) {
-			lo = w[m].end;
-			m++;
+	switch (w->from) {
+	case W_STEPS:
+		while (w->more) {
+			cur = w->next;
+			if ((w->more = (s = spill_next(&w->c)) != NULL))
+				w->next = *s;
+			e = (cur.end > cur.cpu_end ? cur.end : cur.cpu_end) -
+			    w->origin;
+			if (w->more && w->next.ts - w->origin < e)
+				e = w->next.ts - w->origin;
+			c->num = cur.num;
+			c->inferred = B_NONE;
+			c->start = cur.ts - w->origin > w->lo ?
+			    cur.ts - w->origin : w->lo;
+			c->end = e;
+			if (c->end > c->start) {
+				w->lo = c->end;
+				return 1;
+			}
 		}
+		return 0;
+	case W_ITER:
+		while ((b = spill_next(&w->c)) != NULL) {
+			if (b->kind != w->bk || (w->bk == B_MOD &&
+			    (b->thr != w->mod.thr || b->name != w->mod.name)))
+				continue;
+			e = w->prev;
+			w->prev = b->ts;
+			if (e != INT64_MIN && b->ts > e) {
+				*c = (struct cut){ w->m++, e, b->ts, w->bk };
+				return 1;
+			}
+		}
+		/* Boundaries that cut no iteration: the trace's window. */
+		if (w->m > 0 || !w->timed)
+			return 0;
+		/* FALLTHROUGH */
+	case W_TRACE:
+		*c = w->trace;
+		w->from = W_NONE;
+		return 1;
+	default:
+		return 0;
 	}
-	if (a->nsteps == 0 && timed) {
-		w[0] = (struct cut){ -1, start, end, B_NONE, {0} };
-		m = end > start;
-	}
-	*n = m;
-	return w;
+}
+
+static void
+windows_close(struct windows *w)
+{
+	spillcur_free(&w->c);
 }
 
 /*
@@ -429,45 +327,52 @@ windows(struct trace *t, int timed, int64_t start, int64_t end,
  * their share, and a window is written once the sweep is past it.
  */
 struct sweep {
+	struct oprank	*r;
 	struct agg	*a;
-	struct cut	*w;
-	size_t		 nw, k, n;
-	int64_t		*acc;
+	struct windows	 w;
+	struct cut	 cur;		/* the window at hand */
+	int		 have;		/* 0: none is left */
+	size_t		 n;
+	int64_t		*acc, origin;
+	uint32_t	 none;
+	struct holders	*h;
+	struct spancur	*spans;
+	int64_t		 prevend;	/* the end of the last window written */
 };
 
-/* How much of [from, to) the windows not yet written hold. */
-static int64_t
-inside(const struct sweep *sw, int64_t from, int64_t to)
-{
-	int64_t lo, hi, in = 0;
-	size_t k;
-
-	for (k = sw->k; k < sw->nw && sw->w[k].start < to; k++) {
-		lo = from > sw->w[k].start ? from : sw->w[k].start;
-		hi = to < sw->w[k].end ? to : sw->w[k].end;
-		if (lo < hi)
-			in += hi - lo;
-	}
-	return in;
-}
-
+/*
+ * The instant's slice s: its time in the windows goes to who spent it,
+ * which may make it the profiler's or the harness's.  Who is looked for
+ * only when a window holds some of the instant.
+ */
 static void
 give(struct sweep *sw, int64_t from, int64_t to, uint32_t s)
 {
-	int64_t lo, hi;
+	int64_t lo, hi, given = 0, span[NPSPAN];
+	int blamed = 0;
 
-	while (sw->k < sw->nw) {
-		struct cut *c = &sw->w[sw->k];
+	while (sw->have) {
+		struct cut *c = &sw->cur;
 
 		lo = from > c->start ? from : c->start;
 		hi = to < c->end ? to : c->end;
-		if (lo < hi)
+		if (lo < hi) {
+			if (!blamed && s != sw->none) {
+				s = op_blame_resolve(sw->r, sw->h, s);
+				blamed = 1;
+			}
 			sw->acc[s] += hi - lo;
+			given += hi - lo;
+		}
 		if (to < c->end)
 			break;
-		flush(sw->a, c, sw->acc, sw->n);
-		sw->k++;
+		op_spans_of(sw->spans, c->start, c->end, span);
+		flush(sw->a, c, sw->origin, sw->acc, sw->n, span);
+		sw->prevend = c->end;
+		sw->have = windows_next(&sw->w, &sw->cur);
 	}
+	if (blamed)
+		op_blame_commit(sw->r, sw->h, given);
 }
 
 /* The first slice open, or nothing traced. */
@@ -483,54 +388,51 @@ first_open(const uint64_t *bits, size_t nwords, uint32_t none)
 }
 
 void
-op_ledger(struct oprank *r, int timed, int64_t start, int64_t end)
+op_ledger(struct oprank *r, int timed, int64_t start, int64_t end,
+    int64_t origin)
 {
 	struct trace *t = &r->t;
 	struct spillcur ec;
 	const struct ledge *e;
 	struct sweep sw;
-	struct holders *h;
 	int32_t *open;
 	uint64_t *bits;
 	size_t nwords;
-	int64_t prev = INT64_MIN, in;
-	uint32_t cur, s, none = slice_none(r);
+	int64_t prev = INT64_MIN;
+	uint32_t cur, none = op_lslice_none(r);
 	int spans;
 
+	sw.r = r;
 	sw.a = &t->a;
 	sw.n = op_lslices(r);
-	sw.w = windows(t, timed, start, end, &sw.nw);
-	sw.k = 0;
+	sw.origin = origin;
+	sw.none = none;
+	sw.prevend = INT64_MIN;
+	windows_open(&sw.w, t, timed, start, end, origin);
+	sw.have = windows_next(&sw.w, &sw.cur);
 	/* Else without a window of its own, the trace spans its events. */
-	if ((spans = t->a.nsteps == 0 && !timed && (sw.nw == 0 ||
-	    sw.w[0].inferred == B_NONE))) {
-		sw.w[0] = (struct cut){ -1, INT64_MAX, INT64_MAX, B_NONE, {0} };
-		sw.nw = 1;
-	} else
-		op_pspan_windows(t, sw.w, sw.nw);
+	if ((spans = t->a.nsteps == 0 && !sw.have && !timed)) {
+		sw.cur = (struct cut){ -1, INT64_MAX, INT64_MAX, B_NONE };
+		sw.have = 1;
+	}
 	sw.acc = xcalloc(sw.n, sizeof(*sw.acc));
 	open = xcalloc(sw.n, sizeof(*open));
 	nwords = (sw.n + 63) / 64;
 	bits = xcalloc(nwords, sizeof(*bits));
 	cur = none;
-	h = op_holders_new(r, t);
+	sw.h = op_holders_new(r, t, origin);
+	sw.spans = op_spans_open(t);
 	spill_open(&ec, &t->ledges);
 	while ((e = spill_next(&ec)) != NULL) {
 		if (prev == INT64_MIN && spans)
-			sw.w[0].start = e->t;
-		if (e->t > prev) {
-			s = cur;
-			if (cur != none && prev != INT64_MIN &&
-			    (in = inside(&sw, prev, e->t)) > 0)
-				s = op_blame(r, h, cur, in);
-			give(&sw, prev, e->t, s);
-		}
+			sw.cur.start = e->t;
+		if (e->t > prev)
+			give(&sw, prev, e->t, cur);
 		if (e->delta < 0 && (e->slice == L_SYNC ||
 		    e->slice == L_COPY || e->slice == L_ALLOC))
-			op_blame_call(r, h, e, sw.k > 0 ? sw.w[sw.k - 1].end :
-			    INT64_MIN, sw.k < sw.nw ? sw.w[sw.k].start :
-			    INT64_MAX);
-		op_holders_edge(h, e);
+			op_blame_call(r, sw.h, e, sw.prevend, sw.have ?
+			    sw.cur.start : INT64_MAX);
+		op_holders_edge(sw.h, e);
 		prev = e->t;
 		open[e->slice] += e->delta;
 		if (open[e->slice] > 0)
@@ -541,48 +443,47 @@ op_ledger(struct oprank *r, int timed, int64_t start, int64_t end)
 	}
 	spillcur_free(&ec);
 	if (spans) {
-		sw.w[0].end = prev;
-		if (prev == INT64_MIN || sw.w[0].end <= sw.w[0].start)
-			sw.nw = 0;
-		op_pspan_windows(t, sw.w, sw.nw);
+		sw.cur.end = prev;
+		if (prev == INT64_MIN || sw.cur.end <= sw.cur.start)
+			sw.have = 0;
 	}
 	give(&sw, prev, INT64_MAX, none);
-	op_holders_free(h);
+	op_spans_close(sw.spans);
+	op_holders_free(sw.h);
+	windows_close(&sw.w);
 	free(bits);
 	free(open);
 	free(sw.acc);
-	free(sw.w);
 }
 
-/* Windows from several traces of a rank come in start order. */
-static int
-cmplwin(const void *a, const void *b)
+/* Adds src's ledger to dst's: src's windows go after dst's of one start. */
+void
+op_ledger_merge(struct agg *dst, struct agg *src)
 {
-	const struct lwin *x = a, *y = b;
+	struct spillcur c;
+	const struct lrow *row;
+	struct lrow r;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->num > y->num) - (x->num < y->num);
+	if (src->nlw == 0)
+		return;
+	spill_open(&c, &src->ledger);
+	while ((row = spill_next(&c)) != NULL) {
+		r = *row;
+		r.seq += dst->lseq;
+		lrow_add(dst, &r);
+	}
+	spillcur_free(&c);
+	dst->nlw += src->nlw;
+	dst->lseq += src->lseq;
 }
 
 void
-op_ledger_merge(struct agg *dst, const struct agg *src)
+op_ledger_free(struct agg *a)
 {
-	struct lwin *lw;
-	size_t i, j;
-
-	for (i = 0; i < src->nlw; i++) {
-		dst->lw = op_grow(dst->lw, &dst->caplw, dst->nlw,
-		    sizeof(*dst->lw));
-		lw = &dst->lw[dst->nlw++];
-		*lw = src->lw[i];
-		lw->off = dst->nls;
-		for (j = 0; j < lw->n; j++) {
-			dst->ls = op_grow(dst->ls, &dst->capls, dst->nls,
-			    sizeof(*dst->ls));
-			dst->ls[dst->nls++] = src->ls[src->lw[i].off + j];
-		}
-	}
+	if (a->ledger.pool != NULL)
+		spill_free(&a->ledger);
+	a->nlw = 0;
+	a->lseq = 0;
 }
 
 /* A window's slices by time, longest first, then in slice order. */
@@ -646,7 +547,7 @@ put_slices(struct oprank *r, struct jw *w, const struct agg *a,
 }
 
 static const char *
-window_name(const struct lwin *lw)
+window_name(const struct lrow *lw)
 {
 	return lw->num < 0 ? "trace" : lw->inferred != B_NONE ? "iteration" :
 	    "step";
@@ -654,7 +555,7 @@ window_name(const struct lwin *lw)
 
 /* What the window is; an iteration says what it was inferred from. */
 static void
-put_window(struct jw *w, const struct lwin *lw)
+put_window(struct jw *w, const struct lrow *lw)
 {
 	jw_key(w, "window");
 	jw_cstring(w, window_name(lw));
@@ -664,48 +565,95 @@ put_window(struct jw *w, const struct lwin *lw)
 	}
 }
 
+void
+op_ledger_open(struct lread *lr, struct agg *a)
+{
+	if (a->nlw == 0) {
+		memset(lr, 0, sizeof(*lr));
+		return;
+	}
+	spill_open(&lr->c, &a->ledger);
+	lr->row = spill_next(&lr->c);
+}
+
+/* The next window into *wv: 1, or 0 after the last. */
+int
+op_ledger_next(struct lread *lr, struct lwinv *wv)
+{
+	const struct lrow *row;
+
+	if ((row = lr->row) == NULL)
+		return 0;
+	wv->head = *row;
+	memset(wv->span, 0, sizeof(wv->span));
+	wv->n = 0;
+	while ((row = lr->row = spill_next(&lr->c)) != NULL &&
+	    row->slice != 0) {
+		if (row->slice >= LROW_SPAN)
+			wv->span[row->slice - LROW_SPAN] = row->ns;
+		else {
+			wv->v[wv->n].slice = row->slice - 1;
+			wv->v[wv->n++].ns = row->ns;
+		}
+	}
+	return 1;
+}
+
+void
+op_ledger_close(struct lread *lr)
+{
+	spillcur_free(&lr->c);
+}
+
 /*
  * The ledger records, one per window of the rank, then their sum in a
- * ledger_total record; with detail (the rank whose detail the output
- * holds), who spent each slice.
+ * ledger_total record, with the phases the windows are in and any
+ * periodic work among them; with detail (the rank whose detail the
+ * output holds), who spent each slice.
  */
 void
-op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a,
-    int detail)
+op_put_ledger(struct oprank *r, struct jw *w, struct agg *a, int detail)
 {
-	struct lslice *v, *tot;
-	size_t i, j, n = op_lslices(r), ntot;
-	int64_t wall = 0;
+	struct lslice *tot;
+	struct lread lr;
+	struct lwinv wv;
+	struct lrow first;
+	size_t j, n = op_lslices(r), ntot;
+	int64_t wall = 0, count[NWPHASE] = { 0 }, pwall[NWPHASE] = { 0 };
+	int ph;
 
 	if (a->nlw == 0)
 		return;
-	v = xreallocarray(NULL, n, sizeof(*v));
+	wv.v = xreallocarray(NULL, n, sizeof(*wv.v));
 	tot = xreallocarray(NULL, n, sizeof(*tot));
 	for (j = 0; j < n; j++)
 		tot[j] = (struct lslice){ (uint32_t)j, 0 };
-	xqsort(a->lw, a->nlw, sizeof(*a->lw), cmplwin);
-	for (i = 0; i < a->nlw; i++) {
-		const struct lwin *lw = &a->lw[i];
-
-		memcpy(v, a->ls + lw->off, lw->n * sizeof(*v));
-		for (j = 0; j < lw->n; j++)
-			tot[v[j].slice].ns += v[j].ns;
-		wall += lw->wall;
-		xqsort(v, lw->n, sizeof(*v), cmplslice);
+	op_ledger_open(&lr, a);
+	first = *lr.row;
+	while (op_ledger_next(&lr, &wv)) {
+		for (j = 0; j < wv.n; j++)
+			tot[wv.v[j].slice].ns = op_sat_add(tot[wv.v[j].slice].ns,
+			    wv.v[j].ns);
+		wall = op_sat_add(wall, wv.head.ns);
+		ph = op_window_phase(&wv);
+		count[ph]++;
+		pwall[ph] = op_sat_add(pwall[ph], wv.head.ns);
+		xqsort(wv.v, wv.n, sizeof(*wv.v), cmplslice);
 		jw_record(w, "ledger");
 		op_put_rank(w, a->rank);
-		put_window(w, lw);
+		put_window(w, &wv.head);
 		jw_key(w, "phase");
-		jw_cstring(w, op_wphasename[op_window_phase(r, a, lw)]);
-		if (lw->num >= 0) {
-			jw_ckey(w, window_name(lw));
-			jw_int(w, lw->num);
+		jw_cstring(w, op_wphasename[ph]);
+		if (wv.head.num >= 0) {
+			jw_ckey(w, window_name(&wv.head));
+			jw_int(w, wv.head.num);
 		}
 		jw_key(w, "ts");
-		jw_us(w, lw->start - a->origin);
-		put_slices(r, w, a, v, lw->n, lw->wall, 0);
+		jw_us(w, wv.head.start - a->origin);
+		put_slices(r, w, a, wv.v, wv.n, wv.head.ns, 0);
 		jw_end(w);
 	}
+	op_ledger_close(&lr);
 	xqsort(tot, n, sizeof(*tot), cmplslice);
 	for (ntot = 0; ntot < n && tot[ntot].ns > 0; ntot++)
 		;
@@ -713,59 +661,77 @@ op_put_ledger(struct oprank *r, struct jw *w, const struct agg *a,
 	op_put_rank(w, a->rank);
 	jw_key(w, "windows");
 	jw_uint(w, a->nlw);
-	put_window(w, &a->lw[0]);
-	op_put_phases_of(r, w, a);
+	put_window(w, &first);
+	jw_key(w, "phases");
+	jw_begin_array(w);
+	for (ph = 0; ph < NWPHASE; ph++) {
+		if (count[ph] == 0)
+			continue;
+		jw_begin_object(w);
+		jw_key(w, "phase");
+		jw_cstring(w, op_wphasename[ph]);
+		jw_key(w, "windows");
+		jw_int(w, count[ph]);
+		jw_key(w, "wall");
+		jw_us(w, pwall[ph]);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
 	op_put_periodic(r, w, a);
 	jw_key(w, "python_frames");
 	jw_int(w, a->pyframes);
 	put_slices(r, w, a, tot, ntot, wall, detail);
 	jw_end(w);
 	free(tot);
-	free(v);
+	free(wv.v);
 }
 
 size_t
-op_put_ledger_partials(struct oprank *r, struct jw *w, const struct agg *a)
+op_put_ledger_partials(struct oprank *r, struct jw *w, struct agg *a)
 {
 	struct strbuf sb = { NULL, 0, 0 };
-	size_t i, j;
+	struct lread lr;
+	struct lwinv wv;
+	size_t j;
 
-	xqsort(a->lw, a->nlw, sizeof(*a->lw), cmplwin);
-	for (i = 0; i < a->nlw; i++) {
-		const struct lwin *lw = &a->lw[i];
-
+	if (a->nlw == 0)
+		return 0;
+	wv.v = xreallocarray(NULL, op_lslices(r), sizeof(*wv.v));
+	op_ledger_open(&lr, a);
+	while (op_ledger_next(&lr, &wv)) {
 		jw_record(w, "op_partial_ledger");
 		op_put_rank(w, a->rank);
 		jw_key(w, "step");
-		jw_int(w, lw->num);
-		if (lw->inferred != B_NONE) {
+		jw_int(w, wv.head.num);
+		if (wv.head.inferred != B_NONE) {
 			jw_key(w, "inferred_from");
-			jw_cstring(w, op_boundname[lw->inferred]);
+			jw_cstring(w, op_boundname[wv.head.inferred]);
 		}
 		jw_key(w, "start");
-		jw_int(w, lw->start);
+		jw_int(w, wv.head.start);
 		jw_key(w, "wall");
-		jw_int(w, lw->wall);
-		if (lw->span[PS_CAPTURE] > 0) {
+		jw_int(w, wv.head.ns);
+		if (wv.span[PS_CAPTURE] > 0) {
 			jw_key(w, "capture");
-			jw_int(w, lw->span[PS_CAPTURE]);
+			jw_int(w, wv.span[PS_CAPTURE]);
 		}
-		if (lw->span[PS_COMPILE] > 0) {
+		if (wv.span[PS_COMPILE] > 0) {
 			jw_key(w, "compile");
-			jw_int(w, lw->span[PS_COMPILE]);
+			jw_int(w, wv.span[PS_COMPILE]);
 		}
 		jw_key(w, "slices");
 		jw_begin_array(w);
-		for (j = 0; j < lw->n; j++) {
+		for (j = 0; j < wv.n; j++) {
 			jw_begin_array(w);
-			jw_cstring(w, op_lslice_name(r,
-			    a->ls[lw->off + j].slice, &sb));
-			jw_int(w, a->ls[lw->off + j].ns);
+			jw_cstring(w, op_lslice_name(r, wv.v[j].slice, &sb));
+			jw_int(w, wv.v[j].ns);
 			jw_end_array(w);
 		}
 		jw_end_array(w);
 		jw_end(w);
 	}
+	op_ledger_close(&lr);
+	free(wv.v);
 	sb_free(&sb);
 	return a->nlw;
 }
@@ -775,31 +741,37 @@ int
 op_ledger_partial(struct oprank *r, struct agg *a)
 {
 	const struct jdoc *d = r->doc;
-	struct lwin lw;
+	struct lrow row;
+	struct lslice *v;
 	uint32_t c, p, s;
-	int64_t ns, sum = 0;
+	int64_t ns, sum = 0, span[NPSPAN] = { 0 };
 	const char *from;
-	int i;
+	size_t nv = 0, j;
+	int i, rc = 0;
 
-	if (jdoc_get_i64(d, 0, "step", &lw.num) < 0 ||
-	    jdoc_get_i64(d, 0, "start", &lw.start) < 0 ||
-	    jdoc_get_i64(d, 0, "wall", &lw.wall) < 0 || lw.wall <= 0)
+	memset(&row, 0, sizeof(row));
+	if (jdoc_get_i64(d, 0, "step", &row.num) < 0 ||
+	    jdoc_get_i64(d, 0, "start", &row.start) < 0 ||
+	    jdoc_get_i64(d, 0, "wall", &row.ns) < 0 || row.ns <= 0)
 		return jdoc_error(r->file, d, 0, "\"op_partial_ledger\" needs"
 		    " the integers \"step\", \"start\" and a positive \"wall\"");
-	lw.inferred = B_NONE;
-	memset(lw.span, 0, sizeof(lw.span));
+	if (op_get_num(r, 0, "start", P_TIME, &row.start) < 0 ||
+	    op_get_num(r, 0, "wall", P_SIZE, &row.ns) < 0)
+		return -1;
 	if ((jdoc_get(d, 0, "capture") >= 0 && (jdoc_get_i64(d, 0, "capture",
-	    &lw.span[PS_CAPTURE]) < 0 || lw.span[PS_CAPTURE] < 0 ||
-	    lw.span[PS_CAPTURE] > lw.wall)) || (jdoc_get(d, 0, "compile") >= 0 &&
-	    (jdoc_get_i64(d, 0, "compile", &lw.span[PS_COMPILE]) < 0 ||
-	    lw.span[PS_COMPILE] < 0 || lw.span[PS_COMPILE] > lw.wall)))
+	    &span[PS_CAPTURE]) < 0 || span[PS_CAPTURE] < 0 ||
+	    span[PS_CAPTURE] > row.ns)) || (jdoc_get(d, 0, "compile") >= 0 &&
+	    (jdoc_get_i64(d, 0, "compile", &span[PS_COMPILE]) < 0 ||
+	    span[PS_COMPILE] < 0 || span[PS_COMPILE] > row.ns)))
 		return jdoc_error(r->file, d, 0, "\"capture\" and \"compile\""
 		    " must be integers from 0 to the window's \"wall\"");
+	row.inferred = B_NONE;
 	if (jdoc_get_str(d, 0, "inferred_from", &from, NULL) == 0) {
-		for (lw.inferred = 0; lw.inferred < NBOUND &&
-		    strcmp(from, op_boundname[lw.inferred]) != 0; lw.inferred++)
+		for (row.inferred = 0; row.inferred < NBOUND &&
+		    strcmp(from, op_boundname[row.inferred]) != 0;
+		    row.inferred++)
 			;
-		if (lw.inferred == B_NONE)
+		if (row.inferred == B_NONE)
 			return jdoc_error(r->file, d, 0, "no iteration"
 			    " boundary \"%s\"", from);
 	}
@@ -807,34 +779,50 @@ op_ledger_partial(struct oprank *r, struct agg *a)
 	    d->node[i].type != JT_ARRAY)
 		return jdoc_error(r->file, d, 0, "\"op_partial_ledger\" lacks"
 		    " the array \"slices\"");
-	lw.off = a->nls;
-	lw.n = 0;
-	for (c = (uint32_t)i + 1; c < d->node[i].next; c = d->node[c].next) {
+	v = xreallocarray(NULL, d->node[i].len + 1, sizeof(*v));
+	for (c = (uint32_t)i + 1; rc == 0 && c < d->node[i].next;
+	    c = d->node[c].next) {
 		p = c + 1;
 		if (d->node[c].type != JT_ARRAY || d->node[c].len != 2 ||
 		    d->node[p].type != JT_STRING ||
 		    d->node[d->node[p].next].type != JT_NUMBER ||
 		    jnum_int64(jdoc_str(d, d->node[p].next),
 		    d->node[d->node[p].next].len, &ns) < 0 || ns <= 0)
-			return jdoc_error(r->file, d, c, "a slice is not"
+			rc = jdoc_error(r->file, d, c, "a slice is not"
 			    " [name, positive ns]");
-		if (op_lslice_of(r, jdoc_str(d, p), &s) < 0)
-			return jdoc_error(r->file, d, p, "no slice \"%s\"",
+		else if (op_lslice_of(r, jdoc_str(d, p), &s) < 0)
+			rc = jdoc_error(r->file, d, p, "no slice \"%s\"",
 			    jdoc_str(d, p));
-		if (ns > lw.wall - sum)
-			return jdoc_error(r->file, d, c, "the slices add up"
+		else if (ns > row.ns - sum)
+			rc = jdoc_error(r->file, d, c, "the slices add up"
 			    " to more than the window");
-		sum += ns;
-		a->ls = op_grow(a->ls, &a->capls, a->nls, sizeof(*a->ls));
-		a->ls[a->nls].slice = s;
-		a->ls[a->nls++].ns = ns;
-		lw.n++;
+		else {
+			sum += ns;
+			v[nv].slice = s;
+			v[nv++].ns = ns;
+		}
 	}
-	if (sum != lw.wall)
-		return jdoc_error(r->file, d, (uint32_t)i, "the slices add up"
+	if (rc == 0 && sum != row.ns)
+		rc = jdoc_error(r->file, d, (uint32_t)i, "the slices add up"
 		    " to %" PRId64 " ns of a %" PRId64 " ns window", sum,
-		    lw.wall);
-	a->lw = op_grow(a->lw, &a->caplw, a->nlw, sizeof(*a->lw));
-	a->lw[a->nlw++] = lw;
-	return 0;
+		    row.ns);
+	if (rc == 0) {
+		row.seq = a->lseq++;
+		lrow_add(a, &row);
+		a->nlw++;
+		for (j = 0; j < nv; j++) {
+			row.slice = v[j].slice + 1;
+			row.ns = v[j].ns;
+			lrow_add(a, &row);
+		}
+		for (j = 0; j < NPSPAN; j++) {
+			if (span[j] == 0)
+				continue;
+			row.slice = LROW_SPAN + (uint32_t)j;
+			row.ns = span[j];
+			lrow_add(a, &row);
+		}
+	}
+	free(v);
+	return rc;
 }

@@ -76,16 +76,6 @@ op_cmprev(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-int
-op_cmpstep(const void *a, const void *b)
-{
-	const struct step *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return (x->num > y->num) - (x->num < y->num);
-}
-
 static void
 nest_fit(struct nest *nb, size_t n)
 {
@@ -358,7 +348,8 @@ nest_runtime(struct oprank *r, struct nest *nb, int bwd, int64_t until,
 		    ph });
 		a->ph_gpu[PH_COMM] += c->comm;
 		a->ph_gpu[ph] += c->sum - c->comm;
-		op_link_step(t, c);
+		/* A step ends at the last GPU work that calls in it launched. */
+		op_step_touch(t, c->ts, c->end, 0);
 	}
 	while (nb->nseg > 0 && ((c = rt_here(nb)) == NULL ||
 	    c->ts > nb->seg[0].maxend))
@@ -367,25 +358,16 @@ nest_runtime(struct oprank *r, struct nest *nb, int bwd, int64_t until,
 
 /*
  * A costed call, done: its kernels' time to its shape, its FLOPs to the
- * step it started in (the steps are sorted by start before nesting).
+ * step it started in (op_steps_resolve()).
  */
 static void
 shaped(struct trace *t, uint32_t i, int64_t ts, int64_t gpu)
 {
 	struct shsum *sh = t->shv[i];
-	size_t lo = 0, hi = t->a.nsteps, mid;
 
 	sh->count++;
 	sh->gpu += gpu;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (t->a.steps[mid].ts <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > 0 && ts < t->a.steps[lo - 1].cpu_end)
-		t->a.steps[lo - 1].flops += sh->flops;
+	op_step_touch(t, ts, INT64_MIN, sh->flops);
 }
 
 /* Adds the window's first tree to the trace and drops it from the window. */

@@ -16,13 +16,11 @@
 static size_t	ranked(const struct oprank *, const struct agg *,
 		    const struct stat *, int, enum key, struct item *);
 static size_t	threads_ranked(const struct agg *, struct item *);
-static void	put_warning(struct jw *, const struct agg *, const char *);
 static int64_t	shown(int64_t);
 static int	cmpitem(const void *, const void *);
 static double	pct(int64_t, int64_t);
 static size_t	families(const struct oprank *, const struct agg *, int64_t *,
 		    int64_t *, int64_t *, struct item *);
-static int	int64_cmp(const void *, const void *);
 
 /* Output. */
 
@@ -220,11 +218,12 @@ op_put_thread(struct jw *w, const struct thsum *ts)
 	}
 }
 
-static void
-put_warning(struct jw *w, const struct agg *a, const char *msg)
+/* A warning record of op-rank's about rank (-1: none or all). */
+void
+op_put_warning(struct jw *w, int64_t rank, const char *msg)
 {
 	jw_record(w, "warning");
-	op_put_rank(w, a->rank);
+	op_put_rank(w, rank);
 	/* op-rank's records, whichever process runs the aggregator. */
 	jw_key(w, "tool");
 	jw_cstring(w, "op-rank");
@@ -276,7 +275,7 @@ put_negself(struct oprank *r, struct jw *w, const struct agg *a,
 			    "", it[i].s, a->st[it[i].i].self);
 		if (n > TOP_N)
 			sb_printf(&sb, " and %zu more", n - TOP_N);
-		put_warning(w, a, sb.s);
+		op_put_warning(w, a->rank, sb.s);
 	}
 	sb_free(&sb);
 	free(it);
@@ -304,16 +303,24 @@ op_put_folds(struct oprank *r, struct jw *w, const struct agg *a)
 		    " did not fit in MRP_OP_RANK_MEMORY are summed as %s;"
 		    " a larger budget keeps their names", a->st[it[i].i].count,
 		    it[i].s);
-		put_warning(w, a, msg);
+		op_put_warning(w, a->rank, msg);
 	}
 	put_negself(r, w, a, it, cap);
+	if (a->overflowed > 0) {
+		snprintf(msg, sizeof(msg), "%" PRId64 " call%s of costed"
+		    " operators ha%s input shapes whose sizes, FLOPs or bytes"
+		    " are past 64 bits: left uncosted", a->overflowed,
+		    a->overflowed == 1 ? "" : "s", a->overflowed == 1 ? "s" :
+		    "ve");
+		op_put_warning(w, a->rank, msg);
+	}
 	if ((e = strmap_get(&a->threads, "-\n-", 3)) == NULL ||
 	    (ts = e->val)->threads == 0)
 		return;
 	snprintf(msg, sizeof(msg), "%" PRId64 " threads that did not fit in"
 	    " MRP_OP_RANK_MEMORY are summed as " FOLD_THREADS "; a larger"
 	    " budget keeps them apart", ts->threads);
-	put_warning(w, a, msg);
+	op_put_warning(w, a->rank, msg);
 }
 
 void
@@ -359,9 +366,11 @@ families(const struct oprank *r, const struct agg *a, int64_t *self,
 		if ((nm->cls != C_OP && nm->cls != C_ANN && nm->cls != C_RT) ||
 		    a->st[i].count == 0)
 			continue;
-		self[nm->family] += a->st[i].self;
-		count[nm->family] += a->st[i].count;
-		gpu[nm->family] += a->st[i].gpu_self;
+		self[nm->family] = op_sat_add(self[nm->family], a->st[i].self);
+		count[nm->family] = op_sat_add(count[nm->family],
+		    a->st[i].count);
+		gpu[nm->family] = op_sat_add(gpu[nm->family],
+		    a->st[i].gpu_self);
 	}
 	for (f = 0; f < nf; f++) {
 		if (count[f] == 0)
@@ -433,57 +442,9 @@ op_put_phases(struct jw *w, const struct agg *a)
 	}
 }
 
-static int
-int64_cmp(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Statistics of n step times, in the order the steps ran. */
-
-void
-op_step_stats(const int64_t *dur, size_t n, struct sstat *s)
-{
-	double var = 0, dd;
-	int64_t *durs;
-	size_t i;
-
-	memset(s, 0, sizeof(*s));
-	s->n = n;
-	for (i = 0; i < n; i++) {
-		if (i == 0 || dur[i] < s->min)
-			s->min = dur[i];
-		if (i == 0 || dur[i] > s->max) {
-			s->max = dur[i];
-			s->slow = i;
-		}
-		s->total += dur[i];
-	}
-	s->mean = (double)s->total / (double)n;
-	for (i = 0; i < n; i++) {
-		dd = (double)dur[i] - s->mean;
-		var += dd * dd;
-	}
-	s->std = sqrt(var / (double)n);
-	/*
-	 * The time above the median step is what steadier steps could give
-	 * back at most; the standard deviation says nothing of that.
-	 */
-	durs = xreallocarray(NULL, n, sizeof(*durs));
-	memcpy(durs, dur, n * sizeof(*durs));
-	xqsort(durs, n, sizeof(*durs), int64_cmp);
-	s->med2 = durs[(n - 1) / 2] + durs[n / 2];
-	for (i = 0; i < n; i++)
-		if (2 * durs[i] > s->med2)
-			s->above += 2 * durs[i] - s->med2;
-	free(durs);
-}
-
 /* A step_stats record's members after its kind and rank. */
 void
-op_put_sstat(struct jw *w, const struct sstat *s, int64_t slowest)
+op_put_sstat(struct jw *w, const struct sstat *s)
 {
 	jw_key(w, "steps");
 	jw_uint(w, s->n);
@@ -502,34 +463,25 @@ op_put_sstat(struct jw *w, const struct sstat *s, int64_t slowest)
 	jw_key(w, "above_median");
 	jw_double(w, op_round3((double)s->above / 2000));
 	jw_key(w, "slowest_step");
-	jw_int(w, slowest);
-}
-
-int64_t *
-op_step_durs(const struct agg *a)
-{
-	int64_t *d = xreallocarray(NULL, a->nsteps + 1, sizeof(*d));
-	size_t i;
-
-	for (i = 0; i < a->nsteps; i++)
-		d[i] = a->steps[i].end - a->steps[i].ts;
-	return d;
+	jw_int(w, s->slowest);
 }
 
 /* The step records, and with stats set the step_stats record. */
 void
-op_put_steps(struct jw *w, const struct agg *a, int stats)
+op_put_steps(struct jw *w, struct agg *a, int stats)
 {
+	struct spillcur c;
+	const struct step *s;
 	struct sstat ss;
-	int64_t *durs;
-	size_t i;
+	struct durs d;
 	char name[48];
 
 	if (a->nsteps == 0)
 		return;
-	for (i = 0; i < a->nsteps; i++) {
-		const struct step *s = &a->steps[i];
-
+	if (stats)
+		op_durs_init(&d, a->pool);
+	op_steps_open(&c, a);
+	while ((s = spill_next(&c)) != NULL) {
 		jw_record(w, "step");
 		op_put_rank(w, a->rank);
 		snprintf(name, sizeof(name), "ProfilerStep#%" PRId64, s->num);
@@ -548,15 +500,17 @@ op_put_steps(struct jw *w, const struct agg *a, int stats)
 			jw_double(w, s->flops);
 		}
 		jw_end(w);
+		if (stats)
+			op_durs_add(&d, s->num, s->end - s->ts);
 	}
+	spillcur_free(&c);
 	if (!stats)
 		return;
-	durs = op_step_durs(a);
-	op_step_stats(durs, a->nsteps, &ss);
-	free(durs);
+	op_step_stats(&d, &ss);
+	op_durs_free(&d);
 	jw_record(w, "step_stats");
 	op_put_rank(w, a->rank);
-	op_put_sstat(w, &ss, a->steps[ss.slow].num);
+	op_put_sstat(w, &ss);
 	jw_end(w);
 }
 
@@ -572,7 +526,7 @@ op_put_kernels(struct oprank *r, struct jw *w, const struct agg *a)
 	/* pct stays a share of all GPU event time, in a phase or not. */
 	for (i = 0; i < a->nst; i++)
 		if (r->names.v[i].cls == C_GPU)
-			total += a->st[i].total;
+			total = op_sat_add(total, a->st[i].total);
 	n = ranked(r, a, st, C_GPU, key, it);
 	if (r->limit > 0 && (size_t)r->limit < n)
 		n = (size_t)r->limit;
@@ -633,9 +587,9 @@ op_put_precision(struct oprank *r, struct jw *w, const struct agg *a)
 
 		if (nm->cls != C_GPU || !nm->mm || a->st[i].count == 0)
 			continue;
-		count[nm->prec] += a->st[i].count;
-		time[nm->prec] += a->st[i].total;
-		all += a->st[i].total;
+		count[nm->prec] = op_sat_add(count[nm->prec], a->st[i].count);
+		time[nm->prec] = op_sat_add(time[nm->prec], a->st[i].total);
+		all = op_sat_add(all, a->st[i].total);
 	}
 	for (i = 0; i <= NPREC; i++) {
 		if (count[i] == 0)
@@ -903,7 +857,7 @@ op_put_summary(struct oprank *r, struct jw *w, const struct agg *a,
 	if (a->gpu_events > 0) {
 		for (m = 0; m < a->nst; m++)
 			if (r->names.v[m].cls == C_GPU)
-				kt += a->st[m].total;
+				kt = op_sat_add(kt, a->st[m].total);
 		jw_key(w, "gpu_events");
 		jw_int(w, a->gpu_events);
 		jw_key(w, "gpu_total");

@@ -7,6 +7,7 @@
  * memory does not grow with the ranks.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,11 +20,13 @@ static void	put_class_name(struct jw *, int64_t, const struct name *);
 static void	put_i64s(struct jw *, const char *, const int64_t *, size_t);
 static int	cmpseen(const void *, const void *);
 static size_t	put_rank_partial(struct oprank *, struct jw *,
-		    const struct agg *);
+		    struct agg *);
 static void	put_partial_head(struct oprank *, struct jw *);
 static uint32_t	member(const struct jdoc *, const char *);
-static int	get_num(struct oprank *, uint32_t, const char *, int64_t *);
-static int	get_nums(struct oprank *, const char *, int64_t *, size_t);
+static int	get_nums(struct oprank *, const char *, int, int64_t *,
+		    size_t);
+static int	in_order(struct oprank *, const char *, int64_t,
+		    const char *, int64_t);
 static int	get_stat(struct oprank *, uint32_t, struct stat *);
 static int	partial_head(struct oprank *);
 static int	partial_name(struct oprank *, struct agg *);
@@ -113,9 +116,11 @@ op_put_rtsum(struct jw *w, const struct rtsum *rs)
 
 /* The rank's aggregates, in an order fixed by their keys. */
 static size_t
-put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
+put_rank_partial(struct oprank *r, struct jw *w, struct agg *a)
 {
 	struct strent **ent;
+	struct spillcur c;
+	const struct step *st;
 	size_t i, n = 0;
 
 	jw_record(w, "op_partial_rank");
@@ -149,6 +154,10 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 	if (a->unshaped > 0) {
 		jw_key(w, "uncosted");
 		jw_int(w, a->unshaped);
+	}
+	if (a->overflowed > 0) {
+		jw_key(w, "overflowed");
+		jw_int(w, a->overflowed);
 	}
 	if (a->pyframes > 0) {
 		jw_key(w, "python_frames");
@@ -266,9 +275,8 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 	}
 	free(ent);
 
-	for (i = 0; i < a->nsteps; i++) {
-		const struct step *st = &a->steps[i];
-
+	op_steps_open(&c, a);
+	while ((st = spill_next(&c)) != NULL) {
 		jw_record(w, "op_partial_step");
 		op_put_rank(w, a->rank);
 		jw_key(w, "step");
@@ -286,6 +294,7 @@ put_rank_partial(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_end(w);
 		n++;
 	}
+	spillcur_free(&c);
 	for (i = 0; i < a->ncc; i++) {
 		jw_record(w, "op_partial_collective");
 		put_class_name(w, a->rank, &r->names.v[a->cc[i].name]);
@@ -343,8 +352,6 @@ op_output_partial(struct oprank *r, struct jw *w)
 	xqsort(r->ranks, r->nranks, sizeof(*r->ranks), op_cmprank);
 	for (i = 0; i < r->nranks; i++) {
 		op_agg_fit(r->ranks[i], r->names.n);
-		xqsort(r->ranks[i]->steps, r->ranks[i]->nsteps,
-		    sizeof(*r->ranks[i]->steps), op_cmpstep);
 		n += put_rank_partial(r, w, r->ranks[i]);
 	}
 	jw_record(w, "op_partial_end");
@@ -396,14 +403,13 @@ partial_coll(struct oprank *r, struct agg *a)
 	int c;
 
 	if ((c = get_class_name(r, &s, &len)) < 0 ||
-	    get_num(r, 0, "ts", &cc.ts) < 0 ||
-	    get_num(r, 0, "dur", &cc.dur) < 0 ||
-	    (member(d, "bytes") != 0 && get_num(r, 0, "bytes", &cc.bytes) < 0) ||
+	    op_get_num(r, 0, "ts", P_TIME, &cc.ts) < 0 ||
+	    op_get_num(r, 0, "dur", P_SIZE, &cc.dur) < 0 ||
+	    (member(d, "bytes") != 0 && op_get_num(r, 0, "bytes", P_SIZE, &cc.bytes) < 0) ||
 	    (member(d, "group_size") != 0 &&
-	    get_num(r, 0, "group_size", &gs) < 0))
+	    op_get_num(r, 0, "group_size", P_SIZE, &gs) < 0))
 		return -1;
-	if ((member(d, "bytes") != 0 && cc.bytes < 0) ||
-	    (member(d, "group_size") != 0 && (gs <= 0 || gs > INT32_MAX)))
+	if (member(d, "group_size") != 0 && (gs <= 0 || gs > INT32_MAX))
 		return jdoc_error(r->file, d, 0,
 		    "\"bytes\" or \"group_size\" out of range");
 	cc.gsize = (int32_t)gs;
@@ -416,24 +422,32 @@ partial_coll(struct oprank *r, struct agg *a)
 	return 0;
 }
 
-/* Member key of the record as an integer, which it must have. */
-static int
-get_num(struct oprank *r, uint32_t obj, const char *key, int64_t *v)
+/*
+ * Member key of the record as an integer, which it must have, in the
+ * range that what it is may hold (op_in_range()).
+ */
+int
+op_get_num(struct oprank *r, uint32_t obj, const char *key, int range,
+    int64_t *v)
 {
 	const struct jdoc *d = r->doc;
 	int i;
 
-	if (jdoc_get_i64(d, obj, key, v) == 0)
-		return 0;
 	i = jdoc_get(d, obj, key);
-	return jdoc_error(r->file, d, i >= 0 ? (uint32_t)i : obj,
-	    "\"%s\" record %s \"%s\" as an integer", ndin_kind(d),
-	    i >= 0 ? "does not have" : "lacks", key);
+	if (jdoc_get_i64(d, obj, key, v) < 0)
+		return jdoc_error(r->file, d, i >= 0 ? (uint32_t)i : obj,
+		    "\"%s\" record %s \"%s\" as an integer", ndin_kind(d),
+		    i >= 0 ? "does not have" : "lacks", key);
+	if (!op_in_range(*v, range))
+		return jdoc_error(r->file, d, (uint32_t)i, "\"%s\" record's"
+		    " \"%s\" is out of range: %s", ndin_kind(d), key,
+		    jdoc_str(d, (uint32_t)i));
+	return 0;
 }
 
-/* An array member of n integers. */
+/* An array member of n integers in range. */
 static int
-get_nums(struct oprank *r, const char *key, int64_t *v, size_t n)
+get_nums(struct oprank *r, const char *key, int range, int64_t *v, size_t n)
 {
 	const struct jdoc *d = r->doc;
 	uint32_t c;
@@ -446,32 +460,46 @@ get_nums(struct oprank *r, const char *key, int64_t *v, size_t n)
 	if (d->node[i].len != n)
 		return jdoc_error(r->file, d, (uint32_t)i, "\"%s\" does not"
 		    " hold %zu integers", key, n);
-	for (c = (uint32_t)i + 1; m < n; c = d->node[c].next, m++)
+	for (c = (uint32_t)i + 1; m < n; c = d->node[c].next, m++) {
 		if (d->node[c].type != JT_NUMBER ||
 		    jnum_int64(jdoc_str(d, c), d->node[c].len, &v[m]) < 0)
 			return jdoc_error(r->file, d, c, "\"%s\" holds a"
 			    " non-integer", key);
+		if (!op_in_range(v[m], range))
+			return jdoc_error(r->file, d, c, "\"%s\" record's"
+			    " \"%s\" holds a value out of range: %s",
+			    ndin_kind(d), key, jdoc_str(d, c));
+	}
 	return 0;
+}
+
+/* -1 after saying so unless member a's value is at most member b's. */
+static int
+in_order(struct oprank *r, const char *a, int64_t va, const char *b,
+    int64_t vb)
+{
+	if (va <= vb)
+		return 0;
+	return jdoc_error(r->file, r->doc, member(r->doc, b), "\"%s\""
+	    " record's \"%s\" is before its \"%s\"", ndin_kind(r->doc), b,
+	    a);
 }
 
 static int
 get_stat(struct oprank *r, uint32_t obj, struct stat *s)
 {
-	if (get_num(r, obj, "count", &s->count) < 0 ||
-	    get_num(r, obj, "total", &s->total) < 0 ||
-	    get_num(r, obj, "self", &s->self) < 0 ||
-	    get_num(r, obj, "min", &s->min) < 0 ||
-	    get_num(r, obj, "max", &s->max) < 0 ||
-	    get_num(r, obj, "gpu_self", &s->gpu_self) < 0 ||
-	    get_num(r, obj, "gpu_total", &s->gpu_total) < 0)
+	if (op_get_num(r, obj, "count", P_SIZE, &s->count) < 0 ||
+	    op_get_num(r, obj, "total", P_SIZE, &s->total) < 0 ||
+	    op_get_num(r, obj, "self", P_TIME, &s->self) < 0 ||
+	    op_get_num(r, obj, "min", P_SIZE, &s->min) < 0 ||
+	    op_get_num(r, obj, "max", P_SIZE, &s->max) < 0 ||
+	    op_get_num(r, obj, "gpu_self", P_SIZE, &s->gpu_self) < 0 ||
+	    op_get_num(r, obj, "gpu_total", P_SIZE, &s->gpu_total) < 0)
 		return -1;
 	s->bytes = 0;
 	if (jdoc_get(r->doc, obj, "bytes") >= 0 &&
-	    get_num(r, obj, "bytes", &s->bytes) < 0)
+	    op_get_num(r, obj, "bytes", P_SIZE, &s->bytes) < 0)
 		return -1;
-	if (s->count < 0 || s->bytes < 0)
-		return jdoc_error(r->file, r->doc, obj, "negative \"%s\"",
-		    s->count < 0 ? "count" : "bytes");
 	return 0;
 }
 
@@ -490,7 +518,7 @@ partial_head(struct oprank *r)
 	if (strcmp(ndin_kind(d), "op_partial") != 0)
 		return jdoc_error(r->file, d, 0, "not an op-rank partial:"
 		    " \"%s\" record before \"op_partial\"", ndin_kind(d));
-	if (get_num(r, 0, "version", &v) < 0)
+	if (op_get_num(r, 0, "version", P_ANY, &v) < 0)
 		return -1;
 	if (v != PARTIAL_VERSION)
 		return jdoc_error(r->file, d, member(d, "version"),
@@ -502,7 +530,7 @@ partial_head(struct oprank *r)
 	if (strcmp(s, op_keyname[r->key]) != 0)
 		return jdoc_error(r->file, d, member(d, "key"),
 		    "partial made with -k %s, not -k %s", s, op_keyname[r->key]);
-	if (get_num(r, 0, "limit", &v) < 0)
+	if (op_get_num(r, 0, "limit", P_ANY, &v) < 0)
 		return -1;
 	if (v != r->limit)
 		return jdoc_error(r->file, d, member(d, "limit"),
@@ -576,7 +604,7 @@ partial_name(struct oprank *r, struct agg *a)
 	if (r->light && !r->pass2) {
 		/* Of a rank, what crosses ranks; the stats go to all. */
 		if (c == C_OP || c == C_ANN)
-			a->self += st.self;
+			a->self = op_sat_add(a->self, st.self);
 		op_kv_add(r, a, id, &st);
 		a = &r->all;
 	}
@@ -590,9 +618,9 @@ partial_name(struct oprank *r, struct agg *a)
 static int
 get_rtsum(struct oprank *r, struct rtsum *rs)
 {
-	return get_num(r, 0, "count", &rs->count) < 0 ||
-	    get_num(r, 0, "total", &rs->total) < 0 ||
-	    get_num(r, 0, "max", &rs->max) < 0 ? -1 : 0;
+	return op_get_num(r, 0, "count", P_SIZE, &rs->count) < 0 ||
+	    op_get_num(r, 0, "total", P_SIZE, &rs->total) < 0 ||
+	    op_get_num(r, 0, "max", P_SIZE, &rs->max) < 0 ? -1 : 0;
 }
 
 static int
@@ -620,26 +648,25 @@ partial_record(struct oprank *r, const char *kind)
 		return partial_name(r, a);
 	if (strcmp(kind, "op_partial_rank") == 0) {
 		memset(&one, 0, sizeof(one));
-		if (get_num(r, 0, "traces", &one.traces) < 0 ||
-		    get_num(r, 0, "events", &one.cpu_events) < 0 ||
-		    get_num(r, 0, "gpu_events", &one.gpu_events) < 0 ||
-		    get_nums(r, "phase_self", one.ph_self, NPHASE) < 0 ||
-		    get_nums(r, "phase_gpu", one.ph_gpu, NPHASE) < 0 ||
-		    get_nums(r, "runtime", v, 6) < 0)
+		if (op_get_num(r, 0, "traces", P_SIZE, &one.traces) < 0 ||
+		    op_get_num(r, 0, "events", P_SIZE, &one.cpu_events) < 0 ||
+		    op_get_num(r, 0, "gpu_events", P_SIZE, &one.gpu_events) < 0 ||
+		    get_nums(r, "phase_self", P_TIME, one.ph_self, NPHASE) < 0 ||
+		    get_nums(r, "phase_gpu", P_SIZE, one.ph_gpu, NPHASE) < 0 ||
+		    get_nums(r, "runtime", P_SIZE, v, 6) < 0)
 			return -1;
 		if (jdoc_get(d, 0, "nsys_exports") >= 0 &&
-		    get_num(r, 0, "nsys_exports", &one.nsys_exports) < 0)
+		    op_get_num(r, 0, "nsys_exports", P_SIZE, &one.nsys_exports) < 0)
 			return -1;
 		if (jdoc_get(d, 0, "uncosted") >= 0 &&
-		    get_num(r, 0, "uncosted", &one.unshaped) < 0)
+		    op_get_num(r, 0, "uncosted", P_SIZE, &one.unshaped) < 0)
+			return -1;
+		if (jdoc_get(d, 0, "overflowed") >= 0 &&
+		    op_get_num(r, 0, "overflowed", P_SIZE, &one.overflowed) < 0)
 			return -1;
 		if (jdoc_get(d, 0, "python_frames") >= 0 &&
-		    get_num(r, 0, "python_frames", &one.pyframes) < 0)
+		    op_get_num(r, 0, "python_frames", P_SIZE, &one.pyframes) < 0)
 			return -1;
-		if (jdoc_get_str(d, 0, "gpu", &s, NULL) == 0)
-			one.gpu = xstrdup(s);
-		if (jdoc_get_str(d, 0, "gpu_arch", &s, NULL) == 0)
-			one.gpuarch = xstrdup(s);
 		one.rt_count = v[0];
 		one.rt_total = v[1];
 		one.launch_count = v[2];
@@ -647,14 +674,21 @@ partial_record(struct oprank *r, const char *kind)
 		one.sync_count = v[4];
 		one.sync = v[5];
 		if (jdoc_get(d, 0, "start") >= 0) {
-			if (get_num(r, 0, "start", &one.start) < 0 ||
-			    get_num(r, 0, "end", &one.end) < 0 ||
-			    get_num(r, 0, "origin", &one.origin) < 0)
+			if (op_get_num(r, 0, "start", P_TIME, &one.start) < 0 ||
+			    op_get_num(r, 0, "end", P_TIME, &one.end) < 0 ||
+			    op_get_num(r, 0, "origin", P_TIME, &one.origin) < 0 ||
+			    in_order(r, "start", one.start, "end", one.end) < 0)
 				return -1;
 			one.have_time = 1;
 		}
+		/* Copied once nothing can fail. */
+		if (jdoc_get_str(d, 0, "gpu", &s, NULL) == 0)
+			one.gpu = xstrdup(s);
+		if (jdoc_get_str(d, 0, "gpu_arch", &s, NULL) == 0)
+			one.gpuarch = xstrdup(s);
 		op_agg_merge(a, &one, SIZE_MAX);
-		a->unshaped += one.unshaped;
+		a->unshaped = op_sat_add(a->unshaped, one.unshaped);
+		a->pyframes = op_sat_add(a->pyframes, one.pyframes);
 		op_gpu_keep(&a->gpu, one.gpu);
 		op_gpu_keep(&a->gpuarch, one.gpuarch);
 		free(one.gpu);
@@ -670,13 +704,11 @@ partial_record(struct oprank *r, const char *kind)
 			return jdoc_error(r->file, d, 0, "\"pid\" or \"tid\""
 			    " is not a number or a string");
 		memset(&one_ts, 0, sizeof(one_ts));
-		if (get_num(r, 0, "count", &one_ts.count) < 0 ||
-		    get_num(r, 0, "busy", &one_ts.busy) < 0)
+		if (op_get_num(r, 0, "count", P_SIZE, &one_ts.count) < 0 ||
+		    op_get_num(r, 0, "busy", P_SIZE, &one_ts.busy) < 0)
 			return -1;
 		/* Of threads that did not fit: how many, the busiest. */
-		if (jdoc_get(d, 0, "threads") >= 0 && (get_num(r, 0,
-		    "threads", &one_ts.threads) < 0 || get_num(r, 0,
-		    "busiest", &one_ts.top) < 0))
+		if (jdoc_get(d, 0, "threads") >= 0 && (op_get_num(r, 0, "threads", P_SIZE, &one_ts.threads) < 0 || op_get_num(r, 0, "busiest", P_SIZE, &one_ts.top) < 0))
 			return -1;
 		if (jdoc_get_str(d, 0, "name", &s, NULL) < 0)
 			s = NULL;
@@ -694,14 +726,14 @@ partial_record(struct oprank *r, const char *kind)
 		if (op_get_jid(d, jdoc_get(d, 0, "device"), &ds.dev) < 0)
 			return jdoc_error(r->file, d, 0, "\"device\" is not"
 			    " a number or a string");
-		if (get_num(r, 0, "events", &ds.events) < 0 ||
-		    get_num(r, 0, "window", &ds.window) < 0 ||
-		    get_num(r, 0, "busy", &ds.busy) < 0 ||
-		    get_num(r, 0, "computation", &ds.comp) < 0 ||
-		    get_num(r, 0, "comm", &ds.comm) < 0 ||
-		    get_num(r, 0, "memcpy", &ds.memcpy) < 0 ||
-		    get_num(r, 0, "exposed_comm", &ds.xcomm) < 0 ||
-		    get_num(r, 0, "exposed_memcpy", &ds.xmemcpy) < 0)
+		if (op_get_num(r, 0, "events", P_SIZE, &ds.events) < 0 ||
+		    op_get_num(r, 0, "window", P_SIZE, &ds.window) < 0 ||
+		    op_get_num(r, 0, "busy", P_SIZE, &ds.busy) < 0 ||
+		    op_get_num(r, 0, "computation", P_SIZE, &ds.comp) < 0 ||
+		    op_get_num(r, 0, "comm", P_SIZE, &ds.comm) < 0 ||
+		    op_get_num(r, 0, "memcpy", P_SIZE, &ds.memcpy) < 0 ||
+		    op_get_num(r, 0, "exposed_comm", P_SIZE, &ds.xcomm) < 0 ||
+		    op_get_num(r, 0, "exposed_memcpy", P_SIZE, &ds.xmemcpy) < 0)
 			return -1;
 		op_devsum_add(op_devsum_get(a, &ds.dev), &ds);
 		return 0;
@@ -742,23 +774,21 @@ partial_record(struct oprank *r, const char *kind)
 		return 0;
 	}
 	if (strcmp(kind, "op_partial_step") == 0) {
-		if (get_num(r, 0, "step", &st.num) < 0 ||
-		    get_num(r, 0, "ts", &st.ts) < 0 ||
-		    get_num(r, 0, "cpu_end", &st.cpu_end) < 0 ||
-		    get_num(r, 0, "end", &st.end) < 0)
+		if (op_get_num(r, 0, "step", P_ANY, &st.num) < 0 ||
+		    op_get_num(r, 0, "ts", P_TIME, &st.ts) < 0 ||
+		    op_get_num(r, 0, "cpu_end", P_TIME, &st.cpu_end) < 0 ||
+		    op_get_num(r, 0, "end", P_TIME, &st.end) < 0 ||
+		    in_order(r, "ts", st.ts, "cpu_end", st.cpu_end) < 0 ||
+		    in_order(r, "cpu_end", st.cpu_end, "end", st.end) < 0)
 			return -1;
 		st.flops = 0;
 		if (jdoc_get(d, 0, "flops") >= 0 &&
-		    jdoc_get_double(d, 0, "flops", &st.flops) < 0)
+		    (jdoc_get_double(d, 0, "flops", &st.flops) < 0 ||
+		    !isfinite(st.flops) || st.flops < 0))
 			return jdoc_error(r->file, d, member(d, "flops"),
-			    "\"flops\" is not a number");
-		/* From one: a merge keeps the steps of every rank. */
-		if (a->nsteps == a->capsteps) {
-			a->capsteps = a->capsteps ? a->capsteps * 2 : 1;
-			a->steps = xreallocarray(a->steps, a->capsteps,
-			    sizeof(*a->steps));
-		}
-		a->steps[a->nsteps++] = st;
+			    "\"flops\" is not a finite number of 0 or more");
+		/* A merge keeps the steps of every rank, in the budget. */
+		op_steps_add(a, &st);
 		return 0;
 	}
 	if (strcmp(kind, "op_partial_collective") == 0)
@@ -769,8 +799,9 @@ partial_record(struct oprank *r, const char *kind)
 		if (jdoc_get_str(d, 0, "file", &s, NULL) < 0)
 			return jdoc_error(r->file, d, 0, "\"op_partial_window\""
 			    " lacks \"file\"");
-		if (get_num(r, 0, "start", &v[0]) < 0 ||
-		    get_num(r, 0, "end", &v[1]) < 0)
+		if (op_get_num(r, 0, "start", P_TIME, &v[0]) < 0 ||
+		    op_get_num(r, 0, "end", P_TIME, &v[1]) < 0 ||
+		    in_order(r, "start", v[0], "end", v[1]) < 0)
 			return -1;
 		return op_same_window(r, s, rank, v[0], v[1]);
 	}
@@ -808,7 +839,7 @@ op_merge_file(struct oprank *r, const char *path)
 			rc = jdoc_error(r->file, r->doc, 0, "\"%s\" record"
 			    " after \"op_partial_end\"", kind);
 		else if (strcmp(kind, "op_partial_end") == 0) {
-			if ((rc = get_num(r, 0, "records", &want)) == 0 &&
+			if ((rc = op_get_num(r, 0, "records", P_ANY, &want)) == 0 &&
 			    (uint64_t)want != n)
 				rc = jdoc_error(r->file, r->doc, 0, "partial"
 				    " of %" PRId64 " records has %" PRIu64,
@@ -861,10 +892,10 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 	a = r->ranks[op_primary(r)];
 	keep = *a;
 	keep.st = keep.pst = NULL;
-	keep.steps = NULL;
-	keep.lw = NULL;
-	keep.ls = NULL;
-	keep.nlw = keep.caplw = keep.nls = keep.capls = 0;
+	memset(&keep.steps, 0, sizeof(keep.steps));
+	memset(&keep.ledger, 0, sizeof(keep.ledger));
+	keep.nlw = keep.nsteps = 0;
+	keep.lseq = 0;
 	keep.cc = NULL;
 	keep.ncc = keep.capcc = 0;
 	keep.rthr = NULL;
@@ -880,11 +911,12 @@ op_merge_again(struct oprank *r, int argc, char *argv[])
 	memset(&keep.shapes, 0, sizeof(keep.shapes));
 	keep.gpu = keep.gpuarch = NULL;
 	keep.unshaped = 0;
-	keep.nst = keep.capst = keep.nsteps = keep.capsteps = 0;
+	keep.nst = keep.capst = 0;
 	keep.rt_count = keep.rt_total = keep.launch_count = keep.launch = 0;
 	keep.sync_count = keep.sync = 0;
 	keep.traces = keep.cpu_events = keep.gpu_events = 0;
 	keep.nsys_exports = 0;
+	keep.overflowed = 0;
 	keep.have_time = 0;
 	keep.start = keep.end = keep.origin = 0;
 	memset(keep.ph_self, 0, sizeof(keep.ph_self));

@@ -36,10 +36,10 @@ op_cmppspan(const void *a, const void *b)
 {
 	const struct pspan *x = a, *y = b;
 
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
 	if (x->end != y->end)
 		return x->end < y->end ? -1 : 1;
 	return (x->seq > y->seq) - (x->seq < y->seq);
@@ -109,212 +109,247 @@ op_pspan_event(struct trace *t, int cls, const char *s, int64_t ts,
 }
 
 /*
- * Each window's time in each kind of span, overlapping spans counted
- * once.  The windows are in time order and do not overlap.
+ * The spans read in start order, each kind's union one interval at a
+ * time: the last one's [lo, hi), which the spans yet to come may widen.
  */
-void
-op_pspan_windows(struct trace *t, struct cut *w, size_t n)
-{
-	struct spillcur sc;
-	const struct pspan *p;
-	int64_t lo = 0, hi = INT64_MIN, a, b;
-	size_t i, k = 0;
-	int kind = -1;
+struct spancur {
+	struct spillcur	 c;
+	const struct pspan *next;
+	int64_t		 lo[NPSPAN], hi[NPSPAN];
+};
 
-	for (i = 0; i < n; i++)
-		memset(w[i].span, 0, sizeof(w[i].span));
-	spill_open(&sc, &t->pspans);
-	for (;;) {
-		p = spill_next(&sc);
-		/* A union of spans is whole: lay it over the windows. */
-		if (p == NULL || p->kind != kind || p->ts > hi) {
-			for (i = k; kind >= 0 && i < n && w[i].start < hi; i++) {
-				a = lo > w[i].start ? lo : w[i].start;
-				b = hi < w[i].end ? hi : w[i].end;
-				if (a < b)
-					w[i].span[kind] += b - a;
-			}
-			if (p == NULL)
-				break;
-			if (p->kind != kind)
-				k = 0;
-			for (; k < n && w[k].end <= p->ts; k++)
-				;
-			kind = p->kind;
-			lo = p->ts;
-			hi = p->end;
-		} else if (p->end > hi)
-			hi = p->end;
+struct spancur *
+op_spans_open(struct trace *t)
+{
+	struct spancur *sc = xcalloc(1, sizeof(*sc));
+	int k;
+
+	for (k = 0; k < NPSPAN; k++)
+		sc->lo[k] = sc->hi[k] = INT64_MIN;
+	if (t->pspans.pool != NULL) {
+		spill_open(&sc->c, &t->pspans);
+		sc->next = spill_next(&sc->c);
 	}
-	spillcur_free(&sc);
+	return sc;
 }
 
-/* A window's slice's time by name, or 0. */
 static int64_t
-slice_time(const struct oprank *r, const struct agg *a, const struct lwin *lw,
-    const char *name)
+overlap(int64_t lo, int64_t hi, int64_t start, int64_t end)
 {
-	uint32_t s;
+	if (lo < start)
+		lo = start;
+	if (hi > end)
+		hi = end;
+	return lo < hi ? hi - lo : 0;
+}
+
+/*
+ * The window [start, end)'s time in each kind of span, overlapping spans
+ * counted once.  Windows come in time order and do not overlap: a union
+ * closed before this window's start holds none of it, and a span that
+ * starts at its end or later widens a union only past it.
+ */
+void
+op_spans_of(struct spancur *sc, int64_t start, int64_t end,
+    int64_t span[NPSPAN])
+{
+	const struct pspan *p;
+	int k;
+
+	memset(span, 0, NPSPAN * sizeof(*span));
+	while ((p = sc->next) != NULL && p->ts < end) {
+		k = p->kind;
+		if (p->ts > sc->hi[k]) {
+			span[k] += overlap(sc->lo[k], sc->hi[k], start, end);
+			sc->lo[k] = p->ts;
+			sc->hi[k] = p->end;
+		} else if (p->end > sc->hi[k])
+			sc->hi[k] = p->end;
+		sc->next = spill_next(&sc->c);
+	}
+	for (k = 0; k < NPSPAN; k++)
+		span[k] += overlap(sc->lo[k], sc->hi[k], start, end);
+}
+
+void
+op_spans_close(struct spancur *sc)
+{
+	if (sc == NULL)
+		return;
+	spillcur_free(&sc->c);
+	free(sc);
+}
+
+/* A window's time in slice s. */
+static int64_t
+slice_time(const struct lwinv *wv, uint32_t s)
+{
 	size_t j;
 
-	if (op_lslice_of(r, name, &s) < 0)
-		return 0;
-	for (j = 0; j < lw->n; j++)
-		if (a->ls[lw->off + j].slice == s)
-			return a->ls[lw->off + j].ns;
+	for (j = 0; j < wv->n; j++)
+		if (wv->v[j].slice == s)
+			return wv->v[j].ns;
 	return 0;
 }
 
 int
-op_window_phase(const struct oprank *r, const struct agg *a,
-    const struct lwin *lw)
+op_window_phase(const struct lwinv *wv)
 {
-	double wall = (double)lw->wall;
+	double wall = (double)wv->head.ns;
 
-	if ((double)lw->span[PS_CAPTURE] >= SPAN_SHARE * wall)
+	if ((double)wv->span[PS_CAPTURE] >= SPAN_SHARE * wall)
 		return WP_CAPTURE;
-	if ((double)lw->span[PS_COMPILE] >= SPAN_SHARE * wall)
+	if ((double)wv->span[PS_COMPILE] >= SPAN_SHARE * wall)
 		return WP_COMPILE;
-	if ((double)slice_time(r, a, lw, "warm_up") >= WARMUP_SHARE * wall)
+	if ((double)slice_time(wv, L_WARMUP) >= WARMUP_SHARE * wall)
 		return WP_WARMUP;
-	if ((double)slice_time(r, a, lw, "profiler") >= PROFILER_SHARE * wall)
+	if ((double)slice_time(wv, L_PROFILER) >= PROFILER_SHARE * wall)
 		return WP_PROFILER;
 	return WP_STEADY;
 }
 
-/* Of a ledger_total: each phase its windows are in, with their time. */
-void
-op_put_phases_of(struct oprank *r, struct jw *w, const struct agg *a)
-{
-	int64_t wall[NWPHASE] = { 0 }, count[NWPHASE] = { 0 };
-	size_t i;
-	int ph;
+/*
+ * Whether the long ones among a rank's steady windows, read in order,
+ * come back every k-th, k from 2 to PERIOD_MAX, from one in the first k
+ * steady windows on, two or more of them, and no other is long.
+ */
+struct period {
+	int64_t		 start, first, k, nl;	/* window indices; -1: none */
+	int		 broken;
+	int64_t		 firstnum;
+};
 
-	for (i = 0; i < a->nlw; i++) {
-		ph = op_window_phase(r, a, &a->lw[i]);
-		count[ph]++;
-		wall[ph] += a->lw[i].wall;
-	}
-	jw_key(w, "phases");
-	jw_begin_array(w);
-	for (ph = 0; ph < NWPHASE; ph++) {
-		if (count[ph] == 0)
-			continue;
-		jw_begin_object(w);
-		jw_key(w, "phase");
-		jw_cstring(w, op_wphasename[ph]);
-		jw_key(w, "windows");
-		jw_int(w, count[ph]);
-		jw_key(w, "wall");
-		jw_us(w, wall[ph]);
-		jw_end_object(w);
-	}
-	jw_end_array(w);
+static void
+period_init(struct period *p)
+{
+	*p = (struct period){ -1, -1, 0, 0, 0, -1 };
 }
 
-/*
- * Of n windows, the steady ones long or not: whether the long ones are
- * every k-th steady window, k from 2 to PERIOD_MAX, from the first one
- * in the first k windows of the steady ones on, two or more, and no
- * other is long.  Sets the first, k and how many.
- */
-static int
-period(const uint8_t *steady, const uint8_t *longv, size_t n, size_t *first,
-    size_t *k, size_t *nl)
+static void
+period_see(struct period *p, int64_t i, int64_t num, int longv)
 {
-	size_t i, start = n;
-
-	*nl = *k = 0;
-	for (i = 0; i < n; i++) {
-		if (!steady[i])
-			continue;
-		if (start == n)
-			start = i;
-		if (!longv[i])
-			continue;
-		if (*nl == 0)
-			*first = i;
-		else if (*nl == 1)
-			*k = i - *first;
-		(*nl)++;
+	if (p->start < 0)
+		p->start = i;
+	if (longv) {
+		if (p->nl == 0) {
+			p->first = i;
+			p->firstnum = num;
+		} else if (p->nl == 1)
+			p->k = i - p->first;
+		p->nl++;
 	}
-	if (*nl < 2 || *k < 2 || *k > PERIOD_MAX || *first - start >= *k)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (steady[i] && longv[i] != (i >= *first &&
-		    (i - *first) % *k == 0))
-			return 0;
-	return 1;
+	/* Before the second long one, those between are short by nature. */
+	if (p->nl >= 2 && longv != ((i - p->first) % p->k == 0))
+		p->broken = 1;
+}
+
+static int
+period_holds(const struct period *p)
+{
+	return !p->broken && p->nl >= 2 && p->k >= 2 && p->k <= PERIOD_MAX &&
+	    p->first - p->start < p->k;
+}
+
+/* The median of a rank's steady windows' walls, and how many; 0: none. */
+static int64_t
+median_steady(struct agg *a, struct lwinv *wv, int64_t *m)
+{
+	struct spill walls;
+	struct spillcur c;
+	struct lread lr;
+	const int64_t *v;
+	int64_t i, med = 0;
+
+	spill_init(&walls, a->pool, sizeof(int64_t), op_cmpi64);
+	*m = 0;
+	op_ledger_open(&lr, a);
+	while (op_ledger_next(&lr, wv))
+		if (op_window_phase(wv) == WP_STEADY) {
+			spill_add(&walls, &wv->head.ns);
+			(*m)++;
+		}
+	op_ledger_close(&lr);
+	spill_open(&c, &walls);
+	for (i = 0; (v = spill_next(&c)) != NULL && i <= (*m - 1) / 2; i++)
+		med = *v;
+	spillcur_free(&c);
+	spill_free(&walls);
+	return med;
 }
 
 /*
  * Of a ledger_total of steps (or iterations), in start order: steps that
  * come back every k-th step, all PERIOD_RATIO times the median step or
- * longer while no other is, are periodic work.  Writes the period, the
- * first such step, how many, their time above the median step, and the
- * slices that hold most of it.
+ * longer while no other is, are periodic work.  Warm-up, capture and
+ * compile steps are no period's, nor a long first step when the rest
+ * make one without it: first-use work.  Writes the period, the first
+ * such step, how many, their time above the median step, and the slices
+ * that hold most of it.  Two reads of the ledger: the median, then the
+ * period with each slice's time in long and in other steps.
  */
 void
-op_put_periodic(struct oprank *r, struct jw *w, const struct agg *a)
+op_put_periodic(struct oprank *r, struct jw *w, struct agg *a)
 {
 	struct strbuf sb = { NULL, 0, 0 };
-	int64_t *wall, med, extra = 0, *add, *base;
-	size_t i, j, n = a->nlw, m = 0, nl = 0, first = 0, k = 0;
-	size_t ns = op_lslices(r);
-	uint8_t *steady, *longv;
+	struct lread lr;
+	struct lwinv wv;
+	struct period all, later, *p;
+	int64_t i, m, med, extra = 0, extra0 = 0, *add, *base, *zero;
+	size_t j, ns = op_lslices(r);
+	int steady, longv, first_long = 0;
 
-	if (n < PERIOD_MIN || a->lw[0].num < 0)
+	if (a->nlw < PERIOD_MIN)
 		return;
-	/* Warm-up, capture and compile steps are no period's. */
-	steady = xcalloc(2 * n, 1);
-	longv = steady + n;
-	wall = xreallocarray(NULL, n, sizeof(*wall));
-	for (i = 0; i < n; i++)
-		if ((steady[i] = op_window_phase(r, a, &a->lw[i]) == WP_STEADY))
-			wall[m++] = a->lw[i].wall;
-	med = m > 0 ? wall[0] : 0;
-	if (m > 0) {
-		qsort(wall, m, sizeof(*wall), op_cmpi64);
-		med = wall[(m - 1) / 2];
-	}
-	free(wall);
-	for (i = 0; i < n; i++)
-		longv[i] = (double)a->lw[i].wall >= PERIOD_RATIO * (double)med;
-	/* A first step long with first-use work is no part of the period. */
-	if (!period(steady, longv, n, &first, &k, &nl) && n > 0 && longv[0] &&
-	    steady[0]) {
-		steady[0] = 0;
-		if (!period(steady, longv, n, &first, &k, &nl))
-			k = 0;
-	}
-	for (i = m = 0; i < n; i++)
-		m += steady[i];
-	if (m < PERIOD_MIN || k == 0) {
-		free(steady);
-		return;
-	}
-	add = xcalloc(2 * ns, sizeof(*add));
+	wv.v = xreallocarray(NULL, ns, sizeof(*wv.v));
+	med = median_steady(a, &wv, &m);
+	add = xcalloc(3 * ns, sizeof(*add));
 	base = add + ns;
-	for (i = 0; i < n; i++) {
-		const struct lwin *lw = &a->lw[i];
-		int64_t *to;
-
-		if (!steady[i])
+	zero = base + ns;
+	period_init(&all);
+	period_init(&later);
+	op_ledger_open(&lr, a);
+	for (i = 0; op_ledger_next(&lr, &wv); i++) {
+		if (i == 0 && wv.head.num < 0)
+			break;
+		steady = op_window_phase(&wv) == WP_STEADY;
+		longv = (double)wv.head.ns >= PERIOD_RATIO * (double)med;
+		if (!steady)
 			continue;
-		to = i >= first && (i - first) % k == 0 ? add : base;
-		for (j = 0; j < lw->n; j++)
-			to[a->ls[lw->off + j].slice] += a->ls[lw->off + j].ns;
-		if (to == add)
-			extra += lw->wall - med;
+		period_see(&all, i, wv.head.num, longv);
+		if (i > 0)
+			period_see(&later, i, wv.head.num, longv);
+		else
+			first_long = longv;
+		for (j = 0; j < wv.n; j++)
+			(longv ? add : base)[wv.v[j].slice] += wv.v[j].ns;
+		if (longv)
+			extra += wv.head.ns - med;
+		if (i == 0 && longv) {
+			for (j = 0; j < wv.n; j++)
+				zero[wv.v[j].slice] = wv.v[j].ns;
+			extra0 = wv.head.ns - med;
+		}
 	}
+	op_ledger_close(&lr);
+	p = &all;
+	if (!period_holds(&all) && first_long) {
+		/* The first step's first-use work, set aside. */
+		p = &later;
+		m--;
+		extra -= extra0;
+		for (j = 0; j < ns; j++)
+			add[j] -= zero[j];
+	}
+	if (i < (int64_t)a->nlw || m < PERIOD_MIN || !period_holds(p))
+		goto out;
 	jw_key(w, "periodic");
 	jw_begin_object(w);
 	jw_key(w, "every");
-	jw_uint(w, k);
+	jw_int(w, p->k);
 	jw_key(w, "first");
-	jw_int(w, a->lw[first].num);
+	jw_int(w, p->firstnum);
 	jw_key(w, "windows");
-	jw_uint(w, nl);
+	jw_int(w, p->nl);
 	jw_key(w, "median");
 	jw_us(w, med);
 	jw_key(w, "extra");
@@ -324,7 +359,7 @@ op_put_periodic(struct oprank *r, struct jw *w, const struct agg *a)
 	jw_begin_object(w);
 	for (j = 0; j < ns; j++) {
 		double more = (double)add[j] - (double)base[j] *
-		    (double)nl / (double)(m - nl);
+		    (double)p->nl / (double)(m - p->nl);
 
 		if (more > 0 && more >= 0.05 * (double)extra) {
 			jw_ckey(w, op_lslice_name(r, (uint32_t)j, &sb));
@@ -333,7 +368,8 @@ op_put_periodic(struct oprank *r, struct jw *w, const struct agg *a)
 	}
 	jw_end_object(w);
 	jw_end_object(w);
+out:
 	free(add);
-	free(steady);
+	free(wv.v);
 	sb_free(&sb);
 }

@@ -185,10 +185,13 @@ put_rank_summaries(struct oprank *r, struct jw *w)
 	size_t nn = r->names.n, i, j, m;
 	struct collsum *cs = op_coll_sums(r), *top = &cs[r->nranks];
 	double *med = xreallocarray(NULL, nn + 1, sizeof(*med));
-	int64_t *v = xreallocarray(NULL, r->nranks + 1, sizeof(*v)), *durs;
+	int64_t *v = xreallocarray(NULL, r->nranks + 1, sizeof(*v));
 	struct strent **ent;
 	struct offmed off, slower;
+	struct spillcur c;
+	const struct step *s;
 	struct sstat ss;
+	struct durs sd;
 
 	for (i = 0; i < nn; i++) {
 		if (r->names.v[i].cls != C_OP && r->names.v[i].cls != C_ANN)
@@ -200,7 +203,7 @@ put_rank_summaries(struct oprank *r, struct jw *w)
 		med[i] = m == 0 ? 0 : op_median(v, m);
 	}
 	for (j = 0; j < r->nranks; j++) {
-		const struct agg *a = r->ranks[j];
+		struct agg *a = r->ranks[j];
 		struct devsum g;
 		int64_t busy;
 
@@ -211,9 +214,13 @@ put_rank_summaries(struct oprank *r, struct jw *w)
 		jw_key(w, "steps");
 		jw_uint(w, a->nsteps);
 		if (a->nsteps > 0) {
-			durs = op_step_durs(a);
-			op_step_stats(durs, a->nsteps, &ss);
-			free(durs);
+			op_durs_init(&sd, a->pool);
+			op_steps_open(&c, a);
+			while ((s = spill_next(&c)) != NULL)
+				op_durs_add(&sd, s->num, s->end - s->ts);
+			spillcur_free(&c);
+			op_step_stats(&sd, &ss);
+			op_durs_free(&sd);
 			jw_key(w, "mean_step");
 			jw_double(w, op_round3(ss.mean / 1000));
 			jw_key(w, "max_step");
@@ -290,6 +297,7 @@ struct wstep {
 	int64_t	num, dur;
 };
 
+/* By step number, the longest first. */
 static int
 cmpwstep(const void *a, const void *b)
 {
@@ -302,42 +310,56 @@ cmpwstep(const void *a, const void *b)
 
 /*
  * Step statistics across ranks: each step (by number) at its slowest
- * rank, the step's wall time.
+ * rank, the step's wall time.  The ranks' steps go through a spill by
+ * number, so that none is held whole.
  */
 static void
 put_wall_steps(struct oprank *r, struct jw *w)
 {
-	struct wstep *v = NULL;
+	struct spill all;
+	struct spillcur c;
+	const struct step *s;
+	const struct wstep *x;
 	struct sstat ss;
-	int64_t *durs;
-	size_t i, j, n = 0, cap = 0, m;
+	struct durs d;
+	struct wstep ws;
+	size_t i, n = 0;
+	int64_t last = 0;
 
+	spill_init(&all, &r->pool, sizeof(struct wstep), cmpwstep);
 	for (i = 0; i < r->nranks; i++) {
-		const struct agg *a = r->ranks[i];
+		struct agg *a = r->ranks[i];
 
-		for (j = 0; a->rank >= 0 && j < a->nsteps; j++) {
-			v = op_grow(v, &cap, n, sizeof(*v));
-			v[n].num = a->steps[j].num;
-			v[n++].dur = a->steps[j].end - a->steps[j].ts;
+		if (a->rank < 0)
+			continue;
+		op_steps_open(&c, a);
+		while ((s = spill_next(&c)) != NULL) {
+			ws = (struct wstep){ s->num, s->end - s->ts };
+			spill_add(&all, &ws);
+			n++;
 		}
+		spillcur_free(&c);
 	}
-	if (n == 0)
+	if (n == 0) {
+		spill_free(&all);
 		return;
-	xqsort(v, n, sizeof(*v), cmpwstep);
-	for (i = m = 0; i < n; i++)
-		if (i == 0 || v[i].num != v[m - 1].num)
-			v[m++] = v[i];
-	durs = xreallocarray(NULL, m, sizeof(*durs));
-	for (i = 0; i < m; i++)
-		durs[i] = v[i].dur;
-	op_step_stats(durs, m, &ss);
+	}
+	op_durs_init(&d, &r->pool);
+	spill_open(&c, &all);
+	for (n = 0; (x = spill_next(&c)) != NULL; n++)
+		if (n == 0 || x->num != last) {
+			op_durs_add(&d, x->num, x->dur);
+			last = x->num;
+		}
+	spillcur_free(&c);
+	spill_free(&all);
+	op_step_stats(&d, &ss);
+	op_durs_free(&d);
 	jw_record(w, "step_stats");
 	jw_key(w, "wall");
 	jw_bool(w, 1);
-	op_put_sstat(w, &ss, v[ss.slow].num);
+	op_put_sstat(w, &ss);
 	jw_end(w);
-	free(durs);
-	free(v);
 }
 
 /*
@@ -355,7 +377,6 @@ op_output(struct oprank *r, struct jw *w)
 	for (i = 0; i < r->nranks; i++) {
 		struct agg *a = r->ranks[i];
 
-		xqsort(a->steps, a->nsteps, sizeof(*a->steps), op_cmpstep);
 		if (r->light)
 			continue;
 		op_agg_fit(a, r->names.n);

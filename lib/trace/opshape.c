@@ -26,6 +26,7 @@ static int	put_types(struct strbuf *, const struct jdoc *, int);
 static void	copy_shapes(struct shsum *, const struct jdoc *, int, int);
 static int	cmpshape(const void *, const void *);
 static double	peak_for(const struct gpupeak *, const char *);
+static double	decimal(const char *);
 static void	put_shape_fields(struct jw *, const struct shsum *);
 static const char	*model_name(int);
 
@@ -201,17 +202,18 @@ op_shape_merge(struct agg *dst, const struct agg *src, size_t max)
 		if ((e = strmap_get(&dst->shapes, ent[i]->key,
 		    ent[i]->len)) == NULL) {
 			if (dst->shapes.count >= max) {
-				dst->unshaped += s->count;
+				dst->unshaped = op_sat_add(dst->unshaped,
+				    s->count);
 				continue;
 			}
 			e = strmap_put(&dst->shapes, ent[i]->key, ent[i]->len);
 			e->val = shape_dup(s);
 		}
 		t = e->val;
-		t->count += s->count;
-		t->gpu += s->gpu;
+		t->count = op_sat_add(t->count, s->count);
+		t->gpu = op_sat_add(t->gpu, s->gpu);
 	}
-	dst->unshaped += src->unshaped;
+	dst->unshaped = op_sat_add(dst->unshaped, src->unshaped);
 	free(ent);
 }
 
@@ -260,21 +262,21 @@ void
 op_load_peaks(struct oprank *r, const char *path)
 {
 	FILE *fp;
-	char *line = NULL, *f[NPEAK + 4], *end;
+	char *line = NULL, *f[NPEAK + 4];
 	size_t cap = 0;
 	unsigned long lineno = 0;
 	struct gpupeak *g;
 	int i;
 
 	if ((fp = fopen(path, "r")) == NULL)
-		die("%s: %s", path, strerror(errno));
+		die_usage("%s: %s", path, strerror(errno));
 	while (getline(&line, &cap, fp) != -1) {
 		lineno++;
 		line[strcspn(line, "\r\n")] = '\0';
 		if (line[0] == '#' || line[0] == '\0')
 			continue;
 		if (op_tab_split(line, f, NPEAK + 4) != NPEAK + 4)
-			die("%s:%lu: want %d tab-separated fields", path,
+			die_usage("%s:%lu: want %d tab-separated fields", path,
 			    lineno, NPEAK + 4);
 		r->peaks = xreallocarray(r->peaks, r->npeaks + 1,
 		    sizeof(*r->peaks));
@@ -288,16 +290,37 @@ op_load_peaks(struct oprank *r, const char *path)
 			*v = NAN;
 			if (strcmp(f[i + 2], "-") == 0)
 				continue;
-			*v = strtod(f[i + 2], &end);
-			if (end == f[i + 2] || *end != '\0' || !(*v > 0))
-				die("%s:%lu: not a peak: %s", path, lineno,
+			if ((*v = decimal(f[i + 2])) <= 0)
+				die_usage("%s:%lu: not a peak (a finite positive"
+				    " decimal, or -): %s", path, lineno,
 				    f[i + 2]);
 		}
 	}
 	if (ferror(fp))
-		die("%s: %s", path, strerror(errno));
+		die_usage("%s: %s", path, strerror(errno));
 	free(line);
 	fclose(fp);
+}
+
+/*
+ * A peak as the table writes it: digits, and a fraction after one point;
+ * no sign, exponent, hex, inf or nan, which strtod() takes.  0 or less
+ * (the caller refuses it) for anything else, or a value past a double.
+ */
+static double
+decimal(const char *s)
+{
+	size_t n = strspn(s, "0123456789"), m = 0;
+	double v;
+
+	if (n == 0)
+		return 0;
+	if (s[n] == '.' && (m = strspn(s + n + 1, "0123456789")) == 0)
+		return 0;
+	if (s[n + (m > 0 ? m + 1 : 0)] != '\0')
+		return 0;
+	v = strtod(s, NULL);
+	return isfinite(v) ? v : 0;
 }
 
 void
@@ -440,9 +463,11 @@ put_ratio(struct jw *w, double num, double den)
  * operators against the peak of the precision with the most FLOPs.
  */
 void
-op_put_shapes(struct oprank *r, struct jw *w, const struct agg *a)
+op_put_shapes(struct oprank *r, struct jw *w, struct agg *a)
 {
 	struct strent **ent;
+	struct spillcur c;
+	const struct step *s;
 	const struct gpupeak *g = op_peak_of(r, a->gpu);
 	double fl[NPEAK + 1] = { 0 }, total = 0, gpu = 0, peak, pk, ach;
 	double mfu = 0;
@@ -507,14 +532,16 @@ op_put_shapes(struct oprank *r, struct jw *w, const struct agg *a)
 		if (fl[j] > 0 && (best < 0 || fl[j] > fl[best]))
 			best = j;
 	peak = best >= 0 && g != NULL ? g->tflops[best] : NAN;
-	for (i = 0; i < a->nsteps; i++) {
-		double d = (double)(a->steps[i].end - a->steps[i].ts) / 1e3;
+	op_steps_open(&c, a);
+	while ((s = spill_next(&c)) != NULL) {
+		double d = (double)(s->end - s->ts) / 1e3;
 
-		if (a->steps[i].flops > 0 && d > 0) {
-			mfu += a->steps[i].flops / 1e6 / d;
+		if (s->flops > 0 && d > 0) {
+			mfu += s->flops / 1e6 / d;
 			nsteps++;
 		}
 	}
+	spillcur_free(&c);
 	jw_record(w, "compute_summary");
 	op_put_rank(w, a->rank);
 	jw_key(w, "gpu");
@@ -591,13 +618,20 @@ op_shape_partial(struct oprank *r, struct agg *a)
 	    jdoc_get_str(d, 0, "model", &s, NULL) < 0 ||
 	    jdoc_get_double(d, 0, "flops", &c.flops) < 0 ||
 	    jdoc_get_double(d, 0, "bytes", &c.bytes) < 0 ||
-	    jdoc_get_i64(d, 0, "count", &count) < 0 ||
-	    jdoc_get_i64(d, 0, "gpu", &gpu) < 0 ||
+	    jdoc_get(d, 0, "count") < 0 || jdoc_get(d, 0, "gpu") < 0 ||
 	    (dims = jdoc_get(d, 0, "dims")) < 0 ||
 	    (types = jdoc_get(d, 0, "types")) < 0)
 		return jdoc_error(r->file, d, 0, "\"op_partial_shape\" lacks"
 		    " \"name\", \"model\", \"dims\", \"types\", \"flops\","
 		    " \"bytes\", \"count\" or \"gpu\"");
+	if (op_get_num(r, 0, "count", P_SIZE, &count) < 0 ||
+	    op_get_num(r, 0, "gpu", P_SIZE, &gpu) < 0)
+		return -1;
+	if (!isfinite(c.flops) || c.flops < 0 || !isfinite(c.bytes) ||
+	    c.bytes < 0)
+		return jdoc_error(r->file, d, 0, "\"op_partial_shape\" record's"
+		    " \"%s\" is not a finite number of 0 or more",
+		    !isfinite(c.flops) || c.flops < 0 ? "flops" : "bytes");
 	for (c.model = OM_GEMM; c.model <= OM_ELEM; c.model++)
 		if (strcmp(s, model_name(c.model)) == 0)
 			break;
@@ -615,10 +649,10 @@ op_shape_partial(struct oprank *r, struct agg *a)
 		    " of strings");
 	if ((sh = op_shape_get(r, a, &r->shapekey, name, &c, d, dims,
 	    types)) == NULL) {
-		a->unshaped += count;
+		a->unshaped = op_sat_add(a->unshaped, count);
 		return 0;
 	}
-	sh->count += count;
-	sh->gpu += gpu;
+	sh->count = op_sat_add(sh->count, count);
+	sh->gpu = op_sat_add(sh->gpu, gpu);
 	return 0;
 }

@@ -1,8 +1,11 @@
 /*
- * escape: the escaping of two destinations, each against its rules.
+ * escape: the escaping of three destinations, each against its rules.
  *  - A terminal (lib/io/textout): no C0 control but tab and newline, no
  *    DEL and no C1 control reaches it; each is written as \xNN or \uNNNN
  *    and every other byte as it is.
+ *  - A message (lib/base/err, on stderr): the same, with tab and newline
+ *    escaped too, after "escape: ", in one line of at most 4096 bytes
+ *    (a longer one is cut, its last escape whole).
  *  - XML (lib/io/xmltext, the SVG charts): the text is XML 1.0 character
  *    data and attribute value alike: valid UTF-8 of XML characters only,
  *    no < > " ' and no & but as one of the five predefined references;
@@ -19,6 +22,7 @@
 #include <jv.h>
 
 #include "base/strbuf.h"
+#include "base/termesc.h"
 #include "io/textout.h"
 #include "io/xmltext.h"
 
@@ -37,34 +41,79 @@ decode(const unsigned char *s, size_t *len)
 	return c;
 }
 
+/* What the rules make of s: lines keeps tab and newline. */
+static void
+escaped(struct strbuf *want, const char *s, size_t n, int lines)
+{
+	size_t i, len;
+	uint32_t c;
+
+	for (i = 0; i < n; i += len) {
+		c = decode((const unsigned char *)s + i, &len);
+		if ((c < 0x20 && !(lines && (c == '\t' || c == '\n'))) ||
+		    c == 0x7f)
+			sb_printf(want, "\\x%02x", (unsigned)c);
+		else if (c >= 0x80 && c <= 0x9f)
+			sb_printf(want, "\\u%04x", (unsigned)c);
+		else
+			sb_put(want, s + i, len);
+	}
+}
+
 static void
 check_terminal(const char *s, size_t n)
 {
 	struct strbuf want = { 0 };
 	char *got = NULL;
-	size_t gotlen = 0, i, len;
+	size_t gotlen = 0;
 	FILE *fp;
-	uint32_t c;
 
 	if ((fp = open_memstream(&got, &gotlen)) == NULL)
 		abort();
 	textout_escape(fp, s, n);
 	fclose(fp);
-	for (i = 0; i < n; i += len) {
-		c = decode((const unsigned char *)s + i, &len);
-		if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
-			sb_printf(&want, "\\x%02x", (unsigned)c);
-		else if (c >= 0x80 && c <= 0x9f)
-			sb_printf(&want, "\\u%04x", (unsigned)c);
-		else
-			sb_put(&want, s + i, len);
-	}
+	escaped(&want, s, n, 1);
 	if (gotlen != want.len || (gotlen > 0 && memcmp(got, want.s,
 	    gotlen) != 0)) {
 		fprintf(stderr, "escape: the terminal gets \"%s\"\n", got);
 		abort();
 	}
 	free(got);
+	sb_free(&want);
+}
+
+/* s, up to its first NUL, as warnmsg() writes it. */
+static void
+check_message(const char *s, size_t n)
+{
+	struct strbuf want = { 0 };
+	char got[8192];
+	ssize_t len;
+	size_t k;
+	FILE *fp = fuzz_memfile("message");
+	int saved = dup(STDERR_FILENO);
+
+	n = strnlen(s, n);
+	fflush(stderr);
+	if (saved == -1 || dup2(fileno(fp), STDERR_FILENO) == -1)
+		abort();
+	warnmsg("%.*s", (int)n, s);
+	if (dup2(saved, STDERR_FILENO) == -1)
+		abort();
+	close(saved);
+	if ((len = pread(fileno(fp), got, sizeof(got), 0)) <= 0)
+		abort();
+	fclose(fp);
+	sb_puts(&want, "escape: ");
+	escaped(&want, s, n, 0);
+	/* Whole, or cut where an escape ends, and a newline after it. */
+	k = (size_t)len - 1;
+	if (got[k] != '\n' || k > 4095 || memcmp(got, want.s, k) != 0 ||
+	    (k < want.len && k + TERMESC_MAX < 4095)) {
+		fprintf(stderr, "escape: the message is \"%.*s\"\n", (int)len,
+		    got);
+		abort();
+	}
 	sb_free(&want);
 }
 
@@ -152,6 +201,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	max = (size_t)data[0] + 1;
 	text = jv_string_sized((const char *)data + 1, (int)(size - 1));
 	check_terminal(jv_string_value(text),
+	    (size_t)jv_string_length_bytes(jv_copy(text)));
+	check_message(jv_string_value(text),
 	    (size_t)jv_string_length_bytes(jv_copy(text)));
 	s = jv_string_value(text);
 	n = (size_t)jv_string_length_bytes(jv_copy(text));

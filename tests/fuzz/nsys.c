@@ -9,7 +9,10 @@
  * statement that fails ends the script, and what it built is read all
  * the same.  The records go to a document writer that checks
  * each: a known kind, times that are numbers, the "trace" record last
- * and once.  A crash replays with "sqlite3 db < FILE; nsys-extract db".
+ * and once; and no more event and instant records than the tables they
+ * come from have rows (a join that repeats a row, on a string id given
+ * twice, writes more).  A crash replays with "sqlite3 db < FILE;
+ * nsys-extract db".
  */
 #include <sqlite3.h>
 
@@ -19,6 +22,7 @@
 
 struct seen {
 	int	traces;
+	int64_t	events;
 };
 
 static int
@@ -46,6 +50,33 @@ allow(void *arg, int action, const char *a, const char *b, const char *c,
 	return SQLITE_DENY;
 }
 
+/* The rows of the tables whose rows become event and instant records. */
+static int64_t
+rows(sqlite3 *db)
+{
+	static const char *const tables[] = {
+		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+		"CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME",
+		"CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+		"NVTX_EVENTS"
+	};
+	sqlite3_stmt *st;
+	char sql[256];
+	int64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM main.\"%s\""
+		    " WHERE (SELECT type FROM sqlite_master WHERE name = '%s')"
+		    " = 'table'", tables[i], tables[i]);
+		if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW)
+			n += sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	return n;
+}
+
 /* A script's statements stop after this many steps: no loop runs forever. */
 static int
 enough(void *arg)
@@ -69,6 +100,8 @@ check(void *arg, const struct jdoc *d)
 	if (strcmp(kind, "event") != 0 && strcmp(kind, "instant") != 0 &&
 	    strcmp(kind, "process") != 0 && strcmp(kind, "thread") != 0)
 		abort();
+	if (strcmp(kind, "event") == 0 || strcmp(kind, "instant") == 0)
+		s->events++;
 	if (strcmp(kind, "event") == 0 &&
 	    ((i = jdoc_get(d, 0, "ts")) < 0 || d->node[i].type != JT_NUMBER ||
 	    (i = jdoc_get(d, 0, "dur")) < 0 || d->node[i].type != JT_NUMBER ||
@@ -80,7 +113,8 @@ check(void *arg, const struct jdoc *d)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct seen s = { 0 };
+	struct seen s = { 0, 0 };
+	int64_t most;
 	sqlite3 *db;
 	struct jw *w;
 	char *sql;
@@ -103,10 +137,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(sql);
 	sqlite3_set_authorizer(db, NULL, NULL);
 	sqlite3_progress_handler(db, 0, NULL, NULL);
+	most = rows(db);
 	w = jw_new_doc(check, &s);
 	rc = nsys_extract_db(db, "fuzz.sqlite", w, NULL);
 	jw_free(w);
-	if (rc == 0 && s.traces != 1)
+	if ((rc == 0 && s.traces != 1) || s.events > most)
 		abort();
 	sqlite3_close(db);
 	return 0;

@@ -1,0 +1,11 @@
+CREATE TABLE StringIds (id, value);
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 10) INSERT INTO StringIds SELECT 1, 'k' || i FROM c;
+INSERT INTO StringIds VALUES (2, 'cudaLaunchKernel_v7000'), (2, 'other'), ('3', 'text'), (3.0, 'real');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, streamId, correlationId, demangledName, shortName, mangledName);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 2000, 0, 7, 1, 1, 1, 1), (3000, 4000, 0, 7, 2, '1', 2, 3);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start, end, globalTid, correlationId, nameId);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (900, 950, 281474976710657, 1, 2), (960, 970, 1, 2, 3);
+CREATE TABLE NVTX_EVENTS (start, end, eventType, textId, globalTid);
+INSERT INTO NVTX_EVENTS VALUES (800, 4500, 59, 1, 1);
+CREATE TABLE ThreadNames (nameId, globalTid);
+INSERT INTO ThreadNames VALUES (1, 1), (2, 281474976710657);
