@@ -307,6 +307,30 @@ big_nvtx() {
 	assert_stderr 'nsys-extract: /dev/zero: not a regular file: SQLite reads an export from a file'
 }
 
+@test "an export's schema runs nothing: a view is no table, a generated column no column" {
+	local db=$BATS_TEST_TMPDIR/view.sqlite
+	# A view that never ends in place of the kernels.
+	sqlite3 "$db" "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+	    INSERT INTO StringIds VALUES (1, 'k');
+	    CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS WITH RECURSIVE c(i) AS
+	        (SELECT 1 UNION ALL SELECT i + 1 FROM c)
+	        SELECT i AS start, i + 1 AS end, 7 AS streamId, 1 AS shortName FROM c"
+	run -1 --separate-stderr timeout 30 nsys-extract "$db"
+	assert_stderr --partial "not an Nsight Systems export"
+	# A start column computed on every read, 2,000 comparisons a row.
+	db=$BATS_TEST_TMPDIR/generated.sqlite
+	sqlite3 "$db" "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+	    INSERT INTO StringIds VALUES (1, 'k');
+	    CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (s INTEGER, end INTEGER,
+	        streamId INTEGER, shortName INTEGER, start INTEGER GENERATED ALWAYS
+	        AS (CASE s $(printf 'WHEN -%d THEN 0 ' $(seq 2000)) ELSE s END) VIRTUAL);
+	    INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (s, end, streamId, shortName)
+	        VALUES (1000, 2000, 7, 1)"
+	run -0 --separate-stderr timeout 30 nsys-extract "$db"
+	refute_output --partial '"cat":"kernel"'
+	assert_stderr --partial "CUPTI_ACTIVITY_KIND_KERNEL: 1 row skipped"
+}
+
 @test "an export with a write-ahead log beside it is refused, not read in part" {
 	cd "$BATS_TEST_TMPDIR"
 	sqlite3 w.sqlite "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER);
