@@ -51,7 +51,7 @@
 #define TOP_CALLERS	3	/* runtime_caller records a slice gets */
 #define MAXORPHANS	65536	/* such calls a thread holds for its frames */
 #define MAXCCALLS	4096	/* communication calls a rank keeps, the first */
-#define PARTIAL_VERSION	2	/* of the op_partial records */
+#define PARTIAL_VERSION	3	/* of the op_partial records */
 #define MEMORY		(16 << 20)	/* bytes of events held, by default */
 #define MINSHARE	(16 << 20)	/* names' or threads' least share */
 #define NAME_COST	256	/* bytes a name takes, besides its text */
@@ -195,8 +195,17 @@ struct step {
 };
 
 /*
- * The calls of one operator with one set of input shapes and types, and
- * what opcost gives each: an op_shape record.  Keyed by op_shape_key().
+ * The nodes of a call's shapes in its record: input_dims, input_types,
+ * input_strides and concrete_inputs (-1 where absent).
+ */
+struct shapenodes {
+	int	dims, types, strides, concrete;
+};
+
+/*
+ * The calls of one operator with one set of input shapes, types, strides
+ * and scalar arguments, as TraceLens groups them, and what opcost gives
+ * each: an op_shape record.  Keyed by op_shape_key().
  */
 struct shsum {
 	char		*name;
@@ -206,10 +215,17 @@ struct shsum {
 	int		 causal;
 	double		 flops, bytes;	/* per call */
 	int64_t		 count, gpu;	/* calls; their kernels' time, ns */
+	int64_t		 self;		/* their self CPU time, µs */
 	size_t		 nin, ntype;
 	int		*rank;		/* dimensions of each input */
 	int64_t		*dim;		/* every input's, in a row */
 	char		**type;
+	/* The strides as the dims, and the scalars, where the trace has them. */
+	int		 has_str, has_con;
+	size_t		 nstr, ncon;
+	int		*srank;
+	int64_t		*stride;
+	char		**con;
 };
 
 /* The precisions of gpu-peaks.tsv's columns, in their order. */
@@ -770,10 +786,11 @@ void	op_put_summary(struct oprank *r, struct jw *w, const struct agg *a,
 
 /* opshape.c */
 int	op_shape_key(struct strbuf *key, const char *name,
-	    const struct opcost *c, const struct jdoc *d, int dims, int types);
+	    const struct opcost *c, const struct jdoc *d,
+	    const struct shapenodes *in);
 struct shsum	*op_shape_get(struct oprank *r, struct agg *a,
 	    const struct strbuf *key, const char *name, const struct opcost *c,
-	    const struct jdoc *d, int dims, int types);
+	    const struct jdoc *d, const struct shapenodes *in);
 void	op_shape_free(void *p);
 void	op_shape_merge(struct agg *dst, const struct agg *src, size_t max);
 void	op_gpu_keep(char **dst, const char *src);
