@@ -29,6 +29,7 @@
 #include "snippet/pysrc.h"
 #include "snippet/snipcfg.h"
 #include "snippet/snipin.h"
+#include "snippet/snipout.h"
 
 #define DEFAULT_DIR	"inference_profiling/snippets"
 #define RANGE_TABLE	"snippet-ranges.tsv"
@@ -134,8 +135,6 @@ static int	dotted_identifiers(const char *);
 static int	has_control(const char *);
 static char	*profile_of(const char *);
 static int	valid_profile(const char *);
-static int	yaml_plain(const char *);
-static void	yaml_scalar(struct strbuf *, const char *);
 static char	*class_of(const char *);
 static void	load_rules(struct rules *);
 static void	params(struct snip *);
@@ -197,17 +196,6 @@ static void	api_keys(const struct snip *, struct strbuf *);
 static void	needs(const struct snip *, struct strbuf *);
 static int	needs_images(const struct snip *);
 static const char *user_sets(const struct snipin *);
-static void	md_code(struct strbuf *, const char *);
-static void	md_text(struct strbuf *, const char *);
-static void	py_text(struct strbuf *, const char *);
-static void	yaml_comment(struct strbuf *, const char *);
-static int	write_file(const char *, const struct strbuf *);
-static int	replace_files(const struct snip *, const struct strbuf *,
-		    const struct strbuf *, const struct strbuf *);
-static char	*stage_file(const char *, const struct strbuf *);
-static void	new_folder(const struct snip *, const struct strbuf *,
-		    const struct strbuf *, const struct strbuf *);
-static size_t	make_dirs(const char *, char ***);
 static void	put_record(const struct snip *, struct jw *);
 
 static const struct optdoc options[] = {
@@ -248,6 +236,7 @@ main(int argc, char *argv[])
 	struct rules rules;
 	struct sha256 h;
 	struct strbuf py = { 0 }, cfg = { 0 }, md = { 0 };
+	struct snipfiles files;
 	struct stat st;
 	struct jw *w;
 	uint32_t first = 0, last = 0;
@@ -426,14 +415,16 @@ main(int argc, char *argv[])
 	config_yaml(&sn, &cfg);
 	readme(&sn, &cfg, &md);
 
+	files = (struct snipfiles){ sn.odir, sn.profile, sn.folder, sn.target,
+	    sn.config, sn.readme, &py, &cfg, &md };
 	if (stat(sn.folder, &st) == 0) {
 		if (!fflag)
 			die("%s: exists; -f replaces its target.py, config.yaml"
 			    " and README.md", sn.folder);
-		if (replace_files(&sn, &py, &cfg, &md) < 0)
+		if (snip_replace_files(&files) < 0)
 			exit(1);
-	} else
-		new_folder(&sn, &py, &cfg, &md);
+	} else if (snip_new_folder(&files) < 0)
+		exit(1);
 
 	w = jw_new(stdout);
 	put_record(&sn, w);
@@ -894,56 +885,6 @@ class_of(const char *profile)
 }
 
 /*
- * 1 when PyYAML reads s back as the same string unquoted: no YAML 1.1
- * boolean, null or number, nothing that starts an indicator.
- */
-static int
-yaml_plain(const char *s)
-{
-	static const char *const words[] = {
-		"y", "n", "yes", "no", "true", "false", "on", "off", "null",
-		NULL
-	};
-	char low[8];
-	size_t i, n = strlen(s);
-
-	if (n == 0 || strchr("0123456789-.:+~", s[0]) != NULL ||
-	    s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789_./:-")] != '\0')
-		return 0;
-	if (n < sizeof(low)) {
-		for (i = 0; i <= n; i++)
-			low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ?
-			    s[i] - 'A' + 'a' : s[i]);
-		for (i = 0; words[i] != NULL; i++)
-			if (strcmp(low, words[i]) == 0)
-				return 0;
-	}
-	return 1;
-}
-
-static void
-yaml_scalar(struct strbuf *b, const char *s)
-{
-	if (yaml_plain(s)) {
-		sb_puts(b, s);
-		return;
-	}
-	sb_puts(b, "\"");
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			sb_printf(b, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			sb_printf(b, "\\x%02x", c);
-		else
-			sb_put(b, s, 1);
-	}
-	sb_puts(b, "\"");
-}
-
-/*
  * -r, else snippet-ranges.tsv in $MRP_RUBRIC, else in ../rubric beside
  * the binary (the source tree) or ../share/mrp (an installed one).
  */
@@ -1163,7 +1104,7 @@ method_kind(struct snip *sn)
 
 			if (sn->dropped.len > 0)
 				sb_puts(&sn->dropped, ", ");
-			md_code(&sn->dropped, text);
+			snip_md_code(&sn->dropped, text);
 			free(text);
 		}
 	if (f->parent < 0 || s->def[f->parent].type != PD_CLASS)
@@ -1971,9 +1912,9 @@ target_py(struct snip *sn, struct strbuf *b)
 	imports(sn, &future, &imp, &blocks);
 	coding(s, b);
 	sb_puts(b, "\"\"\"Profiling target for ");
-	py_text(b, f->qualname);
+	snip_py_text(b, f->qualname);
 	sb_puts(b, ".\n\nCopied from ");
-	py_text(b, s->name);
+	snip_py_text(b, s->name);
 	sb_printf(b, " lines %u-%u by snip-new;\nREADME.md says where the code"
 	    " comes from and what was assumed.  The\nproduction module is"
 	    " imported, never edited.\n\"\"\"\n", sn->first_line,
@@ -2019,7 +1960,7 @@ target_py(struct snip *sn, struct strbuf *b)
 	sb_printf(b, "# The device the NVTX ranges below are recorded for;"
 	    " prepare() sets it.\n%s: Any = None\n\n\n", sn->devvar);
 	sb_puts(b, "# Copied from ");
-	py_text(b, s->name);
+	snip_py_text(b, s->name);
 	sb_printf(b, " lines %u-%u", sn->first_line, sn->last_line);
 	sb_puts(b, sn->nreg > 0 ? "; NVTX ranges added.\n" : ".\n");
 	copy_def(sn, b);
@@ -2578,27 +2519,14 @@ target_class(const struct snip *sn, struct strbuf *b)
 static void
 config_yaml(const struct snip *sn, struct strbuf *b)
 {
-	sb_puts(b, "profile_name: ");
-	yaml_scalar(b, sn->profile);
-	sb_puts(b, "\ntarget:\n  name: ");
-	yaml_scalar(b, sn->profile);
-	sb_puts(b, "\n  import_path: ");
-	{
-		struct strbuf ip = { 0 };
+	struct snipconf c = { sn->profile, NULL, Dflag, NULL, NULL, 10, 100 };
+	struct strbuf ip = { 0 }, p = { 0 };
+	char cwd[PATH_MAX], *images = NULL;
+	const char *home = getenv("HOME");
 
-		sb_printf(&ip, "%s:%s", sn->target, sn->tvar);
-		yaml_scalar(b, ip.s);
-		free(ip.s);
-	}
-	sb_puts(b, "\n  profile_prepare: false\ndata_source:\n");
-	if (iflag == NULL)
-		sb_puts(b, "  name: dummy            # or: images +"
-		    " directory/decode/limit/repeat\n");
-	else {
-		char cwd[PATH_MAX], *abs;
-		const char *home = getenv("HOME");
-		struct strbuf p = { 0 };
-
+	sb_printf(&ip, "%s:%s", sn->target, sn->tvar);
+	c.import_path = ip.s;
+	if (iflag != NULL) {
 		/* The runner expands neither "~" nor a relative path well. */
 		if (strncmp(iflag, "~/", 2) == 0 && home != NULL)
 			sb_printf(&p, "%s/%s", home, iflag + 2);
@@ -2606,30 +2534,16 @@ config_yaml(const struct snip *sn, struct strbuf *b)
 			sb_printf(&p, "%s/%s", cwd, iflag);
 		else
 			sb_puts(&p, iflag);
-		abs = snip_path(p.s);
-		sb_puts(b, "  name: images\n  directory: ");
-		yaml_scalar(b, abs);
-		/* The skill's template: the first 4 images, cycled. */
-		sb_puts(b, "\n  decode: true\n  limit: 4\n  repeat: 100\n");
-		free(abs);
-		free(p.s);
+		c.images = images = snip_path(p.s);
 	}
-	sb_puts(b, "device: ");
-	yaml_scalar(b, Dflag);
-	sb_puts(b, "\nwarmup: 10\niterations: 100\nrecord_loading: eager\n"
-	    "seed: 0\ncapture_range: profile-target\n");
-	if (strcmp(sn->odir, DEFAULT_DIR) != 0) {
-		sb_puts(b, "output_dir: ");
-		yaml_scalar(b, sn->odir);
-		sb_puts(b, "\n");
-	}
-	sb_puts(b, "cuda: {synchronize_before_warmup: true,"
-	    " synchronize_after_warmup: true,\n"
-	    "       synchronize_before_capture: true,"
-	    " synchronize_after_capture: true,\n"
-	    "       synchronize_each_iteration: false}\n");
+	if (strcmp(sn->odir, DEFAULT_DIR) != 0)
+		c.output_dir = sn->odir;
+	snip_config_yaml(b, &c);
 	if (sn->nin > 0)
 		inputs_yaml(sn, b);
+	free(images);
+	free(ip.s);
+	free(p.s);
 }
 
 /* The inputs section: see snipin.h. */
@@ -2653,12 +2567,12 @@ inputs_yaml(const struct snip *sn, struct strbuf *b)
 		    in->kind == SI_DEVICE)
 			continue;
 		sb_puts(b, "  ");
-		yaml_scalar(b, sn->par[i].name);
+		snip_yaml_scalar(b, sn->par[i].name);
 		sb_puts(b, ":\n");
 		switch (in->kind) {
 		case SI_FIELD:
 			sb_puts(b, "    from: ");
-			yaml_scalar(b, in->field);
+			snip_yaml_scalar(b, in->field);
 			break;
 		case SI_TENSOR:
 			sb_puts(b, "    shape: null");
@@ -2669,14 +2583,14 @@ inputs_yaml(const struct snip *sn, struct strbuf *b)
 		case SI_OBJECT:
 			sb_puts(b, "    call: ");
 			if (in->call != NULL)
-				yaml_scalar(b, in->call);
+				snip_yaml_scalar(b, in->call);
 			else
 				sb_puts(b, "null");
 			break;
 		}
 		if (in->hint != NULL) {
 			sb_puts(b, "  # ");
-			yaml_comment(b, in->hint);
+			snip_yaml_comment(b, in->hint);
 		}
 		sb_puts(b, "\n");
 		if (in->kind == SI_TENSOR)
@@ -2721,13 +2635,13 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	}
 
 	sb_printf(b, "# %s\n\nProfiles `%s` from ", sn->profile, f->qualname);
-	md_code(b, s->name);
+	snip_md_code(b, s->name);
 	sb_puts(b, " in isolation, with the roboflow/inference\nprofiling"
 	    " runner (`development/profiling/main.py`).\n\n## Provenance\n\n"
 	    "- source: ");
-	md_code(b, s->name);
+	snip_md_code(b, s->name);
 	sb_printf(b, " (module `%s`, package root ", sn->module);
-	md_code(b, sn->root);
+	snip_md_code(b, sn->root);
 	sb_puts(b, ")\n");
 	if (sn->mod_first != 0)
 		sb_printf(b, "- lines: %u-%u, at module level, made the body of"
@@ -2828,7 +2742,7 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	sb_puts(b, "## Required files\n\n");
 	if (iflag != NULL) {
 		sb_puts(b, "- The image directory named in `config.yaml` (");
-		md_code(b, iflag);
+		snip_md_code(b, iflag);
 		sb_puts(b, ").\n");
 	} else if (!needs_images(sn))
 		sb_puts(b, "- None for the `dummy` data source.\n");
@@ -2844,11 +2758,11 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	{
 		sb_printf(b, "- The production module `%s`, importable from its"
 		    " package root ", sn->module);
-		md_code(b, sn->root);
+		snip_md_code(b, sn->root);
 		sb_puts(b, ",\n  which the commands below put on `PYTHONPATH`"
 		    " (or install it: ");
 		sb_printf(&cmd, "uv pip install -e %s", pyq);
-		md_code(b, cmd.s);
+		snip_md_code(b, cmd.s);
 		sb_puts(b, ").\n\n");
 	}
 	models(sn, b);
@@ -2860,7 +2774,7 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	    "    %s uv run python development/profiling/main.py --config %s"
 	    " --run-id smoke\n\n", pythonpath, q);
 	sb_puts(b, "## Nsight Systems\n\nWith ");
-	md_code(b, pythonpath);
+	snip_md_code(b, pythonpath);
 	sb_puts(b, " exported, as for the smoke run:\n\n");
 	for (a = nsys; *a != '\0'; ) {
 		size_t n = strcspn(a, "\n");
@@ -3095,7 +3009,7 @@ needs(const struct snip *sn, struct strbuf *b)
 		sb_printf(b, "- `inputs.%s.%s`", name, key);
 		if (in->hint != NULL) {
 			sb_puts(b, ": ");
-			md_text(b, in->hint);
+			snip_md_text(b, in->hint);
 		}
 		sb_puts(b, ".\n");
 	}
@@ -3137,233 +3051,6 @@ needs_images(const struct snip *sn)
 }
 
 /*
- * s as a Markdown code span: a fence longer than any run of backticks in
- * it, padded when it would lose a space or touch a backtick; a control
- * character, which could end the paragraph, as U+FFFD.
- */
-static void
-md_code(struct strbuf *b, const char *s)
-{
-	size_t run = 0, longest = 0, i, n = strlen(s);
-	int pad;
-
-	for (i = 0; i < n; i++) {
-		run = s[i] == '`' ? run + 1 : 0;
-		if (run > longest)
-			longest = run;
-	}
-	pad = longest > 0 || (n > 0 && (s[0] == ' ' || s[n - 1] == ' '));
-	for (i = 0; i <= longest; i++)
-		sb_puts(b, "`");
-	if (pad)
-		sb_puts(b, " ");
-	for (i = 0; i < n; i++) {
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			sb_puts(b, "\xef\xbf\xbd");
-		else
-			sb_put(b, s + i, 1);
-	}
-	if (pad)
-		sb_puts(b, " ");
-	for (i = 0; i <= longest; i++)
-		sb_puts(b, "`");
-}
-
-/*
- * s as Markdown text in the middle of a line: each character that could
- * start inline syntax there (emphasis, code, links, HTML, entities,
- * strikethrough) escaped with a backslash, a control character, which
- * could end the paragraph, as a space.
- */
-static void
-md_text(struct strbuf *b, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			sb_puts(b, " ");
-		else if (strchr("\\`*_[]<>&~", *s) != NULL)
-			sb_printf(b, "\\%c", *s);
-		else
-			sb_put(b, s, 1);
-	}
-}
-
-/*
- * s for a Python comment or docstring: printable ASCII as it is, but for
- * backslash and '"', which are escaped, and every other byte as \xNN, so
- * that no name from the source can end the comment or the string.
- */
-static void
-py_text(struct strbuf *b, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '\\' || c == '"')
-			sb_printf(b, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			sb_printf(b, "\\x%02x", c);
-		else
-			sb_put(b, s, 1);
-	}
-}
-
-/* s for a YAML comment: a line break or control character as a space. */
-static void
-yaml_comment(struct strbuf *b, const char *s)
-{
-	for (; *s != '\0'; s++)
-		sb_put(b, (unsigned char)*s < 0x20 || *s == 0x7f ? " " : s, 1);
-}
-
-/*
- * Writes b to path through a temporary file renamed into place.  Returns 0,
- * or -1 after a message, with nothing left behind.
- */
-static int
-write_file(const char *path, const struct strbuf *b)
-{
-	char *tmp;
-	int rc = 0;
-
-	if ((tmp = stage_file(path, b)) == NULL)
-		return -1;
-	if (rename(tmp, path) < 0) {
-		warnmsg("%s:", path);
-		unlink(tmp);
-		rc = -1;
-	}
-	free(tmp);
-	return rc;
-}
-
-/*
- * -f: the three files are written whole beside their places first, and
- * renamed into place only then, so that a failed write (a full disk)
- * leaves the snippet as it was; runs/ is kept.  Returns 0, or -1 after a
- * message.
- */
-static int
-replace_files(const struct snip *sn, const struct strbuf *py,
-    const struct strbuf *cfg, const struct strbuf *md)
-{
-	const char *path[] = { sn->target, sn->config, sn->readme };
-	const struct strbuf *b[] = { py, cfg, md };
-	char *tmp[3] = { NULL, NULL, NULL };
-	int i, rc = 0;
-
-	for (i = 0; i < 3 && rc == 0; i++)
-		if ((tmp[i] = stage_file(path[i], b[i])) == NULL)
-			rc = -1;
-	for (i = 0; i < 3 && rc == 0; i++) {
-		if (rename(tmp[i], path[i]) < 0) {
-			warnmsg("%s:", path[i]);
-			rc = -1;
-		} else {
-			free(tmp[i]);
-			tmp[i] = NULL;
-		}
-	}
-	for (i = 0; i < 3; i++) {
-		if (tmp[i] != NULL)
-			unlink(tmp[i]);
-		free(tmp[i]);
-	}
-	return rc;
-}
-
-/*
- * Writes b whole to a new file beside path, with the mode a new file gets.
- * Returns its name, which the caller frees, or NULL after a message, with
- * nothing left behind.
- */
-static char *
-stage_file(const char *path, const struct strbuf *b)
-{
-	struct strbuf tmp = { 0 };
-	mode_t mask;
-	int fd, rc = -1;
-	FILE *f;
-
-	sb_printf(&tmp, "%s.XXXXXX", path);
-	if ((fd = mkstemp(tmp.s)) < 0) {
-		warnmsg("%s:", tmp.s);
-		free(tmp.s);
-		return NULL;
-	}
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) < 0 || (f = fdopen(fd, "w")) == NULL) {
-		warnmsg("%s:", tmp.s);
-		close(fd);
-	} else if (fwrite(b->s, 1, b->len, f) != b->len || fflush(f) != 0 ||
-	    ferror(f)) {
-		warnmsg("%s: write failed:", tmp.s);
-		fclose(f);
-	} else if (fclose(f) != 0)
-		warnmsg("%s: write failed:", tmp.s);
-	else
-		rc = 0;
-	if (rc < 0) {
-		unlink(tmp.s);
-		free(tmp.s);
-		return NULL;
-	}
-	return tmp.s;
-}
-
-/*
- * A new snippet folder appears whole or not at all: the files are written
- * into a temporary folder beside it, which is renamed into place.  On a
- * failure (a full disk) nothing is left, so that a rerun needs no -f;
- * folders made above it are removed too.
- */
-static void
-new_folder(const struct snip *sn, const struct strbuf *py,
-    const struct strbuf *cfg, const struct strbuf *md)
-{
-	struct strbuf tmp = { 0 }, t = { 0 }, c = { 0 }, r = { 0 };
-	char **made;
-	size_t nmade, i;
-	int ok;
-
-	nmade = make_dirs(sn->odir, &made);
-	sb_printf(&tmp, "%s/.%s.XXXXXX", sn->odir, sn->profile);
-	ok = mkdtemp(tmp.s) != NULL;
-	if (!ok)
-		warnmsg("%s:", tmp.s);
-	else {
-		sb_printf(&t, "%s/target.py", tmp.s);
-		sb_printf(&c, "%s/config.yaml", tmp.s);
-		sb_printf(&r, "%s/README.md", tmp.s);
-		ok = write_file(t.s, py) == 0 && write_file(c.s, cfg) == 0 &&
-		    write_file(r.s, md) == 0;
-		if (ok && rename(tmp.s, sn->folder) < 0) {
-			warnmsg("%s:", sn->folder);
-			ok = 0;
-		}
-		if (!ok) {
-			unlink(t.s);
-			unlink(c.s);
-			unlink(r.s);
-			rmdir(tmp.s);
-		}
-	}
-	for (i = nmade; i-- > 0;) {
-		if (!ok)
-			rmdir(made[i]);
-		free(made[i]);
-	}
-	free(made);
-	free(tmp.s);
-	free(t.s);
-	free(c.s);
-	free(r.s);
-	if (!ok)
-		exit(1);
-}
-
-/*
  * base, or base with underscores after it, so that it is none of the
  * production names the copy takes from its module: target.py's own
  * `target` must not hide the module's `target`, which the copy means.
@@ -3383,35 +3070,6 @@ own_name(const struct snip *sn, const char *base)
 			return b.s;
 		sb_puts(&b, "_");
 	}
-}
-
-/*
- * mkdir -p.  Returns how many folders it made, with their paths, outermost
- * first, in *made; the caller frees them and the array.
- */
-static size_t
-make_dirs(const char *dir, char ***made)
-{
-	char *p = xstrdup(dir), *c, save;
-	size_t n = 0;
-
-	*made = NULL;
-	for (c = p + 1; ; c++) {
-		if (*c != '/' && *c != '\0')
-			continue;
-		save = *c;
-		*c = '\0';
-		if (mkdir(p, 0777) == 0) {
-			*made = xreallocarray(*made, n + 1, sizeof(**made));
-			(*made)[n++] = xstrdup(p);
-		} else if (errno != EEXIST)
-			die("%s:", p);
-		*c = save;
-		if (*c == '\0')
-			break;
-	}
-	free(p);
-	return n;
 }
 
 static void
