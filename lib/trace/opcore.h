@@ -41,6 +41,7 @@
 #include "io/json.h"
 #include "io/ndjson.h"
 #include "io/spill.h"
+#include "trace/callshape.h"
 #include "trace/opcost.h"
 #include "trace/oprank.h"
 
@@ -195,17 +196,9 @@ struct step {
 };
 
 /*
- * The nodes of a call's shapes in its record: input_dims, input_types,
- * input_strides and concrete_inputs (-1 where absent).
- */
-struct shapenodes {
-	int	dims, types, strides, concrete;
-};
-
-/*
  * The calls of one operator with one set of input shapes, types, strides
- * and scalar arguments, as TraceLens groups them, and what opcost gives
- * each: an op_shape record.  Keyed by op_shape_key().
+ * and scalar arguments (callshape.h), and what opcost gives each: an
+ * op_shape record.  Keyed by op_shape_key().
  */
 struct shsum {
 	char		*name;
@@ -216,16 +209,7 @@ struct shsum {
 	double		 flops, bytes;	/* per call */
 	int64_t		 count, gpu;	/* calls; their kernels' time, ns */
 	int64_t		 self;		/* their self CPU time, µs */
-	size_t		 nin, ntype;
-	int		*rank;		/* dimensions of each input */
-	int64_t		*dim;		/* every input's, in a row */
-	char		**type;
-	/* The strides as the dims, and the scalars, where the trace has them. */
-	int		 has_str, has_con;
-	size_t		 nstr, ncon;
-	int		*srank;
-	int64_t		*stride;
-	char		**con;
+	struct callshape shape;
 };
 
 /* The precisions of gpu-peaks.tsv's columns, in their order. */

@@ -21,28 +21,15 @@
 #include "base/xalloc.h"
 #include "trace/opcore.h"
 
-static int	put_dims(struct strbuf *, const struct jdoc *, int);
-static int	put_types(struct strbuf *, const struct jdoc *, int);
-static void	put_optional(struct strbuf *, const struct jdoc *, int,
-		    int (*)(struct strbuf *, const struct jdoc *, int));
-static size_t	copy_ints(const struct jdoc *, int, int **, int64_t **);
-static size_t	copy_strings(const struct jdoc *, int, char ***);
-static void	copy_shapes(struct shsum *, const struct jdoc *,
-		    const struct shapenodes *);
 static int	cmpshape(const void *, const void *);
 static double	peak_for(const struct gpupeak *, const char *);
 static void	put_shape_fields(struct jw *, const struct shsum *);
-static void	put_ints(struct jw *, size_t, const int *, const int64_t *);
 static const char	*model_name(int);
 
 /*
- * The key of a shape: the operator's name, its inputs' dimensions and
- * types, their strides and the scalar arguments where the trace has them
- * (TraceLens groups calls by all four), and its cost, each length-prefixed
- * or numeric so that no two shapes share one.  -1 when a dimension is not
- * a whole number (a list of tensors, say): such calls are not costed by
- * shape.  Strides or scalars that cannot be read are left out of the key,
- * as absent ones are.
+ * The key of a shape: the operator's name, its call's shapes (callshape.h)
+ * and its cost, so that no two shapes share one.  -1 when the call has no
+ * shape (a list of tensors, say): such calls are not costed by shape.
  */
 int
 op_shape_key(struct strbuf *key, const char *name, const struct opcost *c,
@@ -50,70 +37,9 @@ op_shape_key(struct strbuf *key, const char *name, const struct opcost *c,
 {
 	sb_truncate(key, 0);
 	sb_printf(key, "%zu:%s|", strlen(name), name);
-	if (put_dims(key, d, in->dims) < 0 ||
-	    put_types(key, d, in->types) < 0)
+	if (callshape_key(key, d, in) < 0)
 		return -1;
-	put_optional(key, d, in->strides, put_dims);
-	put_optional(key, d, in->concrete, put_types);
 	sb_printf(key, "|%a|%a|%d", c->flops, c->bytes, c->causal);
-	return 0;
-}
-
-/* "|-" for what is absent or cannot be read, else what put() writes. */
-static void
-put_optional(struct strbuf *key, const struct jdoc *d, int i,
-    int (*put)(struct strbuf *, const struct jdoc *, int))
-{
-	size_t at = key->len;
-
-	sb_puts(key, "|");
-	if (i >= 0 && put(key, d, i) == 0)
-		return;
-	sb_truncate(key, at);
-	sb_puts(key, "|-");
-}
-
-static int
-put_dims(struct strbuf *key, const struct jdoc *d, int dims)
-{
-	uint32_t i, j;
-	int64_t v;
-
-	if (dims < 0 || d->node[dims].type != JT_ARRAY)
-		return -1;
-	for (i = (uint32_t)dims + 1; i < d->node[dims].next;
-	    i = d->node[i].next) {
-		if (d->node[i].type != JT_ARRAY)
-			return -1;
-		sb_puts(key, "[");
-		for (j = i + 1; j < d->node[i].next; j = d->node[j].next) {
-			if (d->node[j].type != JT_NUMBER ||
-			    jnum_int64(jdoc_str(d, j), d->node[j].len, &v) < 0)
-				return -1;
-			sb_printf(key, "%" PRId64 ",", v);
-		}
-		sb_puts(key, "]");
-	}
-	return 0;
-}
-
-static int
-put_types(struct strbuf *key, const struct jdoc *d, int types)
-{
-	uint32_t i;
-
-	sb_puts(key, "|");
-	if (types < 0)
-		return 0;
-	if (d->node[types].type != JT_ARRAY)
-		return -1;
-	for (i = (uint32_t)types + 1; i < d->node[types].next;
-	    i = d->node[i].next) {
-		if (d->node[i].type != JT_STRING)
-			return -1;
-		sb_printf(key, "%" PRIu32 ":", d->node[i].len);
-		sb_put(key, jdoc_str(d, i), d->node[i].len);
-	}
 	return 0;
 }
 
@@ -142,118 +68,18 @@ op_shape_get(struct oprank *r, struct agg *a, const struct strbuf *key,
 	sh->causal = c->causal;
 	sh->flops = c->flops;
 	sh->bytes = c->bytes;
-	copy_shapes(sh, d, in);
+	callshape_copy(&sh->shape, d, in);
 	return sh;
-}
-
-/*
- * The lists of whole numbers in node i, their lengths in *rank and their
- * numbers in a row in *num: how many lists.  The caller checked them
- * (put_dims()).
- */
-static size_t
-copy_ints(const struct jdoc *d, int i, int **rank, int64_t **num)
-{
-	uint32_t j, k;
-	size_t nl = 0, n = 0;
-
-	*rank = NULL;
-	*num = NULL;
-	for (j = (uint32_t)i + 1; j < d->node[i].next; j = d->node[j].next) {
-		*rank = xreallocarray(*rank, nl + 1, sizeof(**rank));
-		(*rank)[nl++] = (int)d->node[j].len;
-		for (k = j + 1; k < d->node[j].next; k = d->node[k].next) {
-			*num = xreallocarray(*num, n + 1, sizeof(**num));
-			jnum_int64(jdoc_str(d, k), d->node[k].len, &(*num)[n++]);
-		}
-	}
-	return nl;
-}
-
-/* The strings of node i (put_types() checked them): how many. */
-static size_t
-copy_strings(const struct jdoc *d, int i, char ***v)
-{
-	uint32_t j;
-	size_t n = 0;
-
-	*v = NULL;
-	for (j = (uint32_t)i + 1; j < d->node[i].next; j = d->node[j].next) {
-		*v = xreallocarray(*v, n + 1, sizeof(**v));
-		(*v)[n++] = xstrdup(jdoc_str(d, j));
-	}
-	return n;
-}
-
-static void
-copy_shapes(struct shsum *sh, const struct jdoc *d,
-    const struct shapenodes *in)
-{
-	struct strbuf check = { 0 };
-
-	sh->nin = copy_ints(d, in->dims, &sh->rank, &sh->dim);
-	if (in->types >= 0)
-		sh->ntype = copy_strings(d, in->types, &sh->type);
-	/* What the key left out stays out. */
-	if (in->strides >= 0 && put_dims(&check, d, in->strides) == 0) {
-		sh->has_str = 1;
-		sh->nstr = copy_ints(d, in->strides, &sh->srank, &sh->stride);
-	}
-	sb_truncate(&check, 0);
-	if (in->concrete >= 0 && put_types(&check, d, in->concrete) == 0) {
-		sh->has_con = 1;
-		sh->ncon = copy_strings(d, in->concrete, &sh->con);
-	}
-	free(check.s);
 }
 
 void
 op_shape_free(void *p)
 {
 	struct shsum *sh = p;
-	size_t i;
 
-	for (i = 0; i < sh->ntype; i++)
-		free(sh->type[i]);
-	for (i = 0; i < sh->ncon; i++)
-		free(sh->con[i]);
-	free(sh->type);
-	free(sh->con);
-	free(sh->rank);
-	free(sh->dim);
-	free(sh->srank);
-	free(sh->stride);
+	callshape_free(&sh->shape);
 	free(sh->name);
 	free(sh);
-}
-
-/* n lists of rank[i] numbers from num: a copy, never NULL. */
-static void
-dup_ints(size_t n, const int *rank, const int64_t *num, int **trank,
-    int64_t **tnum)
-{
-	size_t i, total = 0;
-
-	for (i = 0; i < n; i++)
-		total += (size_t)rank[i];
-	/* A call may have no inputs, or inputs of no dimensions. */
-	*trank = xreallocarray(NULL, n + 1, sizeof(**trank));
-	if (n > 0)
-		memcpy(*trank, rank, n * sizeof(**trank));
-	*tnum = xreallocarray(NULL, total + 1, sizeof(**tnum));
-	if (total > 0)
-		memcpy(*tnum, num, total * sizeof(**tnum));
-}
-
-static char **
-dup_strings(size_t n, char *const *v)
-{
-	char **t = xreallocarray(NULL, n + 1, sizeof(*t));
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		t[i] = xstrdup(v[i]);
-	return t;
 }
 
 static struct shsum *
@@ -265,15 +91,7 @@ shape_dup(const struct shsum *s)
 	t->name = xstrdup(s->name);
 	t->idx = NOSHAPE;
 	t->count = t->gpu = t->self = 0;
-	dup_ints(s->nin, s->rank, s->dim, &t->rank, &t->dim);
-	t->type = dup_strings(s->ntype, s->type);
-	t->srank = NULL;
-	t->stride = NULL;
-	t->con = NULL;
-	if (s->has_str)
-		dup_ints(s->nstr, s->srank, s->stride, &t->srank, &t->stride);
-	if (s->has_con)
-		t->con = dup_strings(s->ncon, s->con);
+	callshape_dup(&t->shape, &s->shape);
 	return t;
 }
 
@@ -483,36 +301,17 @@ cmpshape(const void *a, const void *b)
 }
 
 /*
- * name, model, dims, types, strides and concrete (where the trace has
- * them), precision, causal, flops, bytes.
+ * name, model, dims, types, strides and concrete (callshape_put()),
+ * precision, causal, flops, bytes.
  */
 static void
 put_shape_fields(struct jw *w, const struct shsum *sh)
 {
-	size_t i;
-
 	jw_key(w, "name");
 	jw_cstring(w, sh->name);
 	jw_key(w, "model");
 	jw_cstring(w, model_name(sh->model));
-	jw_key(w, "dims");
-	put_ints(w, sh->nin, sh->rank, sh->dim);
-	jw_key(w, "types");
-	jw_begin_array(w);
-	for (i = 0; i < sh->ntype; i++)
-		jw_string_valid(w, sh->type[i], strlen(sh->type[i]));
-	jw_end_array(w);
-	if (sh->has_str) {
-		jw_key(w, "strides");
-		put_ints(w, sh->nstr, sh->srank, sh->stride);
-	}
-	if (sh->has_con) {
-		jw_key(w, "concrete");
-		jw_begin_array(w);
-		for (i = 0; i < sh->ncon; i++)
-			jw_string_valid(w, sh->con[i], strlen(sh->con[i]));
-		jw_end_array(w);
-	}
+	callshape_put(w, &sh->shape);
 	jw_key(w, "precision");
 	jw_cstring_or_null(w, sh->prec);
 	if (sh->model == OM_ATTN) {
@@ -523,23 +322,6 @@ put_shape_fields(struct jw *w, const struct shsum *sh)
 	jw_double(w, sh->flops);
 	jw_key(w, "bytes");
 	jw_double(w, sh->bytes);
-}
-
-/* n lists of rank[i] numbers from num, as an array of arrays. */
-static void
-put_ints(struct jw *w, size_t n, const int *rank, const int64_t *num)
-{
-	size_t i, k = 0;
-	int j;
-
-	jw_begin_array(w);
-	for (i = 0; i < n; i++) {
-		jw_begin_array(w);
-		for (j = 0; j < rank[i]; j++)
-			jw_int(w, num[k++]);
-		jw_end_array(w);
-	}
-	jw_end_array(w);
 }
 
 static void
@@ -717,13 +499,10 @@ op_shape_partial(struct oprank *r, struct agg *a)
 	    jdoc_get_i64(d, 0, "count", &count) < 0 ||
 	    jdoc_get_i64(d, 0, "gpu", &gpu) < 0 ||
 	    jdoc_get_i64(d, 0, "self", &self) < 0 ||
-	    (in.dims = jdoc_get(d, 0, "dims")) < 0 ||
-	    (in.types = jdoc_get(d, 0, "types")) < 0)
+	    (callshape_nodes(d, 0, &in), in.dims) < 0 || in.types < 0)
 		return jdoc_error(r->file, d, 0, "\"op_partial_shape\" lacks"
 		    " \"name\", \"model\", \"dims\", \"types\", \"flops\","
 		    " \"bytes\", \"count\", \"gpu\" or \"self\"");
-	in.strides = jdoc_get(d, 0, "strides");
-	in.concrete = jdoc_get(d, 0, "concrete");
 	for (c.model = OM_GEMM; c.model <= OM_ELEM; c.model++)
 		if (strcmp(s, model_name(c.model)) == 0)
 			break;
