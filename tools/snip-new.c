@@ -23,16 +23,24 @@
 #include "base/strbuf.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
+#include "io/inputrec.h"
 #include "io/ndjson.h"
 #include "snippet/pyenv.h"
 #include "snippet/pyscope.h"
 #include "snippet/pysrc.h"
+#include "snippet/replay.h"
 #include "snippet/snipcfg.h"
 #include "snippet/snipin.h"
 #include "snippet/snipout.h"
+#include "trace/callshape.h"
+#include "trace/extract.h"
+#include "trace/opcalls.h"
+#include "trace/opcost.h"
+#include "trace/oprank.h"
 
 #define DEFAULT_DIR	"inference_profiling/snippets"
 #define RANGE_TABLE	"snippet-ranges.tsv"
+#define REPLAY_TABLE	"replay-ops.tsv"
 /* An environment module read for its constants is smaller than this. */
 #define MAX_MODULE	(16 << 20)
 
@@ -118,6 +126,22 @@ struct snip {
 static int fflag;
 static const char *Dflag = "cuda", *iflag, *lflag, *mflag, *nflag;
 static const char *oflag = DEFAULT_DIR, *pflag, *rflag;
+/* --from-trace, --op, --nth: a replay of an operator from a trace. */
+static const char *tflag, *opflag;
+static long long nthflag = 1;
+
+/* The op_shape records of a trace, of one operator or all, in order. */
+struct shapes {
+	const char	*name;		/* NULL: every operator's */
+	struct jdoc	*v;
+	size_t		 n;
+};
+
+/* What feeds op-rank in process: its aggregator and the trace's name. */
+struct rankfeed {
+	struct oprank	*op;
+	const char	*file;
+};
 
 static void	usage(void) __attribute__((noreturn));
 static size_t	pick(const struct pysrc *, uint32_t *, uint32_t *);
@@ -197,6 +221,16 @@ static void	needs(const struct snip *, struct strbuf *);
 static int	needs_images(const struct snip *);
 static const char *user_sets(const struct snipin *);
 static void	put_record(const struct snip *, struct jw *);
+static char	*open_table(const char *, FILE **);
+static int	from_trace(void);
+static void	trace_shapes(const char *, struct shapes *);
+static int	feed_rank(void *, const struct jdoc *);
+static int	keep_shape(void *, const struct jdoc *);
+static int	keep_doc(void *, const struct jdoc *);
+static char	*replay_profile(const char *, long long);
+static void	put_replay(struct jw *, const char *, const char *,
+		    const struct replay *, const struct opcalls *,
+		    const struct opgroup *, long long);
 
 static const struct optdoc options[] = {
 	{ "-D device", "the config's device, such as cuda:0" },
@@ -207,14 +241,20 @@ static const struct optdoc options[] = {
 	{ "-n qualname", "copy the function with this qualified name" },
 	{ "-o dir", "the snippets directory" },
 	{ "-p profile", "the profile and folder name" },
-	{ "-r table", "the range table" },
+	{ "-r table", "the range table (with --from-trace, the operator table)" },
+	{ "--from-trace trace", "replay one operator shape of a trace" },
+	{ "--op name", "the operator to replay (default: the costliest)" },
+	{ "--nth k", "its k-th costliest shape (default: 1)" },
 	OPTDOC_HELP,
 	OPTDOC_END
 };
 static const struct usage use = {
 	"[-f] [-D device] [-i images] [-l lines] [-m module] [-n qualname] "
-	    "[-o dir] [-p profile] [-r table] file",
-	"scaffold a profiling snippet from one Python function",
+	    "[-o dir] [-p profile] [-r table] file\n"
+	    "[-f] [-D device] [-o dir] [-p profile] [-r table] --from-trace "
+	    "trace [--op name] [--nth k]",
+	"scaffold a profiling snippet from one Python function, or from one"
+	    " operator of a trace",
 	options
 };
 
@@ -229,6 +269,9 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "from-trace", required_argument, NULL, 'T' },
+		{ "op", required_argument, NULL, 'O' },
+		{ "nth", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct pysrc src;
@@ -290,6 +333,15 @@ main(int argc, char *argv[])
 		case 'r':
 			rflag = optarg;
 			break;
+		case 'T':
+			tflag = optarg;
+			break;
+		case 'O':
+			opflag = optarg;
+			break;
+		case 'N':
+			nthflag = parse_num(optarg, 1, INT_MAX, "--nth");
+			break;
 		case 'h':
 			usage_help(&use);
 		default:
@@ -298,6 +350,17 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if (tflag != NULL) {
+		if (argc != 0 || iflag != NULL || lflag != NULL ||
+		    mflag != NULL || nflag != NULL)
+			die_usage("--from-trace takes no file and none of -i,"
+			    " -l, -m, -n");
+		if (*oflag == '\0')
+			die_usage("-o: directory is empty");
+		return finish(from_trace());
+	}
+	if (opflag != NULL || nthflag != 1)
+		die_usage("--op and --nth go with --from-trace");
 	if (argc != 1)
 		usage();
 	if (nflag == NULL && lflag == NULL)
@@ -885,46 +948,60 @@ class_of(const char *profile)
 }
 
 /*
- * -r, else snippet-ranges.tsv in $MRP_RUBRIC, else in ../rubric beside
- * the binary (the source tree) or ../share/mrp (an installed one).
+ * A table of the rubric: -r when given, else name in $MRP_RUBRIC, else in
+ * rubric/ beside the binary's directory (the source tree) or in
+ * share/mrp/rubric/ (where make install puts it).  Opens it into *f;
+ * returns the path tried, which the caller frees.
  */
+static char *
+open_table(const char *name, FILE **f)
+{
+	char exe[PATH_MAX], *dir;
+	const char *env;
+	struct strbuf path = { 0 };
+	ssize_t n;
+
+	*f = NULL;
+	if (rflag != NULL) {
+		if ((*f = fopen(rflag, "r")) == NULL)
+			die("%s:", rflag);
+		return xstrdup(rflag);
+	}
+	if ((env = getenv("MRP_RUBRIC")) != NULL && *env != '\0') {
+		sb_printf(&path, "%s/%s", env, name);
+		if ((*f = fopen(path.s, "r")) == NULL)
+			die("%s:", path.s);
+		return path.s;
+	}
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+		exe[n] = '\0';
+		if ((dir = strrchr(exe, '/')) != NULL)
+			*dir = '\0';
+		sb_printf(&path, "%s/../rubric/%s", exe, name);
+		if ((*f = fopen(path.s, "r")) == NULL) {
+			sb_truncate(&path, 0);
+			sb_printf(&path, "%s/../share/mrp/rubric/%s", exe, name);
+			*f = fopen(path.s, "r");
+		}
+	}
+	if (*f == NULL)
+		die("no %s found beside the binary: give -r or set"
+		    " MRP_RUBRIC", name);
+	return path.s;
+}
+
+/* The range table: see open_table(). */
 static void
 load_rules(struct rules *r)
 {
-	char exe[PATH_MAX], path[PATH_MAX + 64], *dir, *line, *next, *paren;
-	const char *env, *tried = NULL;
+	char *line, *next, *paren, *tried;
 	struct strbuf text = { 0 };
-	FILE *f = NULL;
-	ssize_t n;
+	FILE *f;
 	size_t lineno = 0, got, plen;
 	char chunk[4096];
 
 	memset(r, 0, sizeof(*r));
-	if (rflag != NULL) {
-		if ((f = fopen(rflag, "r")) == NULL)
-			die("%s:", rflag);
-		tried = rflag;
-	} else if ((env = getenv("MRP_RUBRIC")) != NULL && *env != '\0') {
-		snprintf(path, sizeof(path), "%s/%s", env, RANGE_TABLE);
-		if ((f = fopen(path, "r")) == NULL)
-			die("%s:", path);
-		tried = path;
-	} else if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
-		exe[n] = '\0';
-		if ((dir = strrchr(exe, '/')) != NULL)
-			*dir = '\0';
-		snprintf(path, sizeof(path), "%s/../rubric/%s", exe,
-		    RANGE_TABLE);
-		if ((f = fopen(path, "r")) == NULL) {
-			snprintf(path, sizeof(path), "%s/../share/mrp/%s", exe,
-			    RANGE_TABLE);
-			f = fopen(path, "r");
-		}
-		tried = path;
-	}
-	if (f == NULL)
-		die("no %s found beside the binary: give -r or set"
-		    " MRP_RUBRIC", RANGE_TABLE);
+	tried = open_table(RANGE_TABLE, &f);
 	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
 		sb_put(&text, chunk, got);
 	if (ferror(f))
@@ -981,6 +1058,7 @@ load_rules(struct rules *r)
 		}
 		r->n++;
 	}
+	free(tried);
 }
 
 /* The parameters of the def, from its parenthesized list. */
@@ -3146,4 +3224,304 @@ put_record(const struct snip *sn, struct jw *w)
 	}
 	jw_end_array(w);
 	jw_end(w);
+}
+
+/*
+ * --from-trace: a snippet that replays one shape of an operator's calls.
+ * The shape is op-rank's: the nth op_shape record (of --op), ranked by
+ * GPU time and then self CPU time, as the report's Compute efficiency
+ * table ranks them; an operator op-rank does not cost is ranked by the
+ * same among the shapes of its calls.  Its kernels come from the calls
+ * themselves (opcalls).  Returns the exit status.
+ */
+static int
+from_trace(void)
+{
+	struct replay_table tab;
+	struct replay rp;
+	struct opcalls oc;
+	struct opcalls_opts oo = { NULL, NULL, 0, 0 };
+	struct shapes sh = { opflag, NULL, 0 };
+	struct shapenodes in;
+	struct jdoc calls, *shape = NULL;
+	struct strbuf key = { 0 }, py = { 0 }, cfg = { 0 }, md = { 0 };
+	struct strbuf cmd = { 0 }, ip = { 0 }, ranked = { 0 };
+	struct snipfiles files;
+	struct snipconf conf;
+	struct replay_src src;
+	struct replay_out out;
+	const struct opgroup *g;
+	const char *name = opflag;
+	char *table, *err, *profile, *odir, *folder, *config, *target, *readme;
+	char *q, sha[65];
+	uint64_t size;
+	struct stat st;
+	struct jw *w;
+	FILE *f;
+	double us;
+	size_t i;
+	int rc, gpu;
+
+	table = open_table(REPLAY_TABLE, &f);
+	replay_table_load(&tab, f, table);
+	fclose(f);
+	if (inputrec_hash(tflag, &size, sha) < 0)
+		die("%s:", tflag);
+	/* An operator op-rank costs is ranked as the report ranks it. */
+	if (opflag == NULL || opcost_model(opflag) != OM_NONE) {
+		trace_shapes(tflag, &sh);
+		if (sh.n == 0)
+			die("%s: no shapes of %s%s: op-rank costs the calls of"
+			    " a trace recorded with record_shapes=True", tflag,
+			    opflag != NULL ? opflag : "the operators op-rank"
+			    " costs", opflag != NULL ? " to cost" : "");
+		if ((size_t)nthflag > sh.n)
+			die("%s: %s has %zu shape%s; --nth %lld is past them",
+			    tflag, opflag != NULL ? opflag : "the trace", sh.n,
+			    sh.n == 1 ? "" : "s", nthflag);
+		shape = &sh.v[nthflag - 1];
+		jdoc_get_str(shape, 0, "name", &name, NULL);
+		callshape_nodes(shape, 0, &in);
+		if (callshape_key(&key, shape, &in) < 0)
+			die("%s: op_shape record without shapes", tflag);
+		oo.key = key.s;
+		oo.keylen = key.len;
+	}
+	oo.name = name;
+	if ((rc = opcalls_read(&oc, tflag, &oo)) != 0)
+		exit(1);
+	if (oc.ng == 0)
+		die("%s: no call of %s%s", tflag, name, shape != NULL ?
+		    " with that shape" : "");
+	if (shape == NULL && (size_t)nthflag > oc.ng)
+		die("%s: %s has %zu shape%s; --nth %lld is past them", tflag,
+		    name, oc.ng, oc.ng == 1 ? "" : "s", nthflag);
+	g = shape != NULL ? &oc.g[0] : &oc.g[nthflag - 1];
+	memset(&calls, 0, sizeof(calls));
+	w = jw_new_doc(keep_doc, &calls);
+	opcalls_put(w, &oc, g);
+	jw_free(w);
+	if (replay_plan(&rp, &tab, &calls, &err) < 0)
+		die("%s: %s cannot be replayed: %s", tflag, name, err);
+
+	profile = pflag != NULL ? xstrdup(pflag) :
+	    replay_profile(name, nthflag);
+	odir = snip_path(oflag);
+	folder = snip_path_join(odir, profile);
+	config = snip_path_join(folder, "config.yaml");
+	target = snip_path_join(folder, "target.py");
+	readme = snip_path_join(folder, "README.md");
+	sb_printf(&ip, "%s:target", target);
+	/* The runner's passes: each run() makes WARMUP and CALLS calls. */
+	conf = (struct snipconf){ profile, ip.s, Dflag, NULL, NULL, 1, 5 };
+	if (strcmp(odir, DEFAULT_DIR) != 0)
+		conf.output_dir = odir;
+	snip_config_yaml(&cfg, &conf);
+
+	q = snip_quote(tflag);
+	sb_printf(&cmd, "snip-new --from-trace %s", q);
+	free(q);
+	if (opflag != NULL) {
+		q = snip_quote(opflag);
+		sb_printf(&cmd, " --op %s", q);
+		free(q);
+	}
+	sb_printf(&cmd, " --nth %lld", nthflag);
+	for (i = 0, gpu = 0; i < sh.n; i++)
+		gpu |= jdoc_get_double(&sh.v[i], 0, "gpu_us", &us) == 0 &&
+		    us > 0;
+	for (i = 0; i < oc.ng; i++)
+		gpu |= shape == NULL && oc.g[i].gpu > 0;
+	sb_printf(&ranked, "%s among %s", gpu ? "GPU time" : "self CPU time"
+	    " (the trace has no GPU work)", shape == NULL ? "the shapes of"
+	    " its calls" : opflag == NULL ? "the shapes of every operator"
+	    " op-rank costs" : "its shapes op-rank costs");
+	src = (struct replay_src){ tflag, sha, oc.gpu, &calls, shape,
+	    (int)nthflag, ranked.s, cmd.s };
+	{
+		char *tclass = class_of(profile);
+
+		out = (struct replay_out){ profile, config, tclass };
+		replay_target_py(&py, &rp, &src, &out);
+		replay_readme(&md, &rp, &src, &out, &cfg);
+		files = (struct snipfiles){ odir, profile, folder, target,
+		    config, readme, &py, &cfg, &md };
+		if (stat(folder, &st) == 0) {
+			if (!fflag)
+				die("%s: exists; -f replaces its target.py,"
+				    " config.yaml and README.md", folder);
+			if (snip_replace_files(&files) < 0)
+				exit(1);
+		} else if (snip_new_folder(&files) < 0)
+			exit(1);
+		free(tclass);
+	}
+	w = jw_new(stdout);
+	put_replay(w, folder, sha, &rp, &oc, g, nthflag);
+	jw_free(w);
+
+	replay_free(&rp);
+	opcalls_free(&oc);
+	replay_table_free(&tab);
+	for (i = 0; i < sh.n; i++)
+		jdoc_free(&sh.v[i]);
+	free(sh.v);
+	jdoc_free(&calls);
+	free(key.s);
+	free(py.s);
+	free(cfg.s);
+	free(md.s);
+	free(cmd.s);
+	free(ip.s);
+	free(ranked.s);
+	free(table);
+	free(profile);
+	free(odir);
+	free(folder);
+	free(config);
+	free(target);
+	free(readme);
+	return 0;
+}
+
+/* op-rank over the trace, in process: its op_shape records, in order. */
+static void
+trace_shapes(const char *path, struct shapes *sh)
+{
+	struct oprank_opts o = { NULL, 0, 0, -1, 0, NULL };
+	struct extract_opts xo = { 0, NULL };
+	struct rankfeed feed = { NULL, path };
+	struct jw *w;
+
+	feed.op = oprank_new(&o);
+	w = jw_new_doc(feed_rank, &feed);
+	if (extract_trace(path, w, &xo) != 0)
+		exit(1);
+	jw_free(w);
+	w = jw_new_doc(keep_shape, sh);
+	oprank_write(feed.op, w, 0);
+	jw_free(w);
+	oprank_free(feed.op);
+}
+
+static int
+feed_rank(void *arg, const struct jdoc *d)
+{
+	struct rankfeed *feed = arg;
+
+	return oprank_record(feed->op, feed->file, d);
+}
+
+static int
+keep_shape(void *arg, const struct jdoc *d)
+{
+	struct shapes *sh = arg;
+	const char *kind, *name;
+
+	if (jdoc_get_str(d, 0, "kind", &kind, NULL) < 0 ||
+	    strcmp(kind, "op_shape") != 0 ||
+	    jdoc_get_str(d, 0, "name", &name, NULL) < 0 ||
+	    (sh->name != NULL && strcmp(name, sh->name) != 0))
+		return 0;
+	sh->v = xreallocarray(sh->v, sh->n + 1, sizeof(*sh->v));
+	memset(&sh->v[sh->n], 0, sizeof(sh->v[sh->n]));
+	jdoc_copy(&sh->v[sh->n++], d);
+	return 0;
+}
+
+static int
+keep_doc(void *arg, const struct jdoc *d)
+{
+	jdoc_copy(arg, d);
+	return 0;
+}
+
+/* "replay-addmm-1": the operator's name after "::", as a profile name. */
+static char *
+replay_profile(const char *name, long long nth)
+{
+	const char *colons = strstr(name, "::");
+	struct strbuf b = { 0 };
+	size_t len;
+	char *p;
+
+	sb_puts(&b, "replay-");
+	for (p = (char *)(colons != NULL ? colons + 2 : name); *p != '\0';
+	    p++) {
+		if (isalnum((unsigned char)*p))
+			sb_printf(&b, "%c", tolower((unsigned char)*p));
+		else if (b.s[b.len - 1] != '-')
+			sb_puts(&b, "-");
+	}
+	len = b.len;
+	while (len > 0 && b.s[len - 1] == '-')
+		len--;
+	sb_truncate(&b, len);
+	sb_printf(&b, "-%lld", nth);
+	return b.s;
+}
+
+/* The "snippet" record of a replay. */
+static void
+put_replay(struct jw *w, const char *folder, const char *sha,
+    const struct replay *rp, const struct opcalls *oc,
+    const struct opgroup *g, long long nth)
+{
+	struct strbuf call = { 0 };
+	size_t i;
+
+	jw_record(w, "snippet");
+	jw_key(w, "dir");
+	jw_cstring(w, folder);
+	jw_key(w, "profile_name");
+	jw_cstring(w, snip_path_name(folder));
+	jw_key(w, "config");
+	{
+		char *p = snip_path_join(folder, "config.yaml");
+
+		jw_cstring(w, p);
+		free(p);
+		p = snip_path_join(folder, "target.py");
+		jw_key(w, "target");
+		jw_cstring(w, p);
+		free(p);
+		p = snip_path_join(folder, "README.md");
+		jw_key(w, "readme");
+		jw_cstring(w, p);
+		free(p);
+	}
+	jw_key(w, "trace");
+	jw_cstring(w, tflag);
+	jw_key(w, "sha256");
+	jw_cstring(w, sha);
+	jw_key(w, "operator");
+	jw_cstring(w, rp->op);
+	jw_key(w, "nth");
+	jw_int(w, nth);
+	jw_key(w, "call");
+	if (rp->row != NULL) {
+		sb_printf(&call, "torch.ops.%s.%s.%s", rp->row->ns,
+		    rp->row->name, rp->row->overload);
+		jw_cstring(w, call.s);
+	} else
+		jw_null(w);
+	jw_key(w, "range");
+	jw_cstring(w, rp->range);
+	if (g->has_shape)
+		callshape_put(w, &g->shape);
+	jw_key(w, "calls");
+	jw_int(w, g->calls);
+	jw_key(w, "gpu_us");
+	jw_us(w, g->gpu);
+	jw_key(w, "self_us");
+	jw_us(w, g->self > 0 ? g->self : 0);
+	jw_key(w, "gpu");
+	jw_cstring_or_null(w, oc->gpu);
+	jw_key(w, "kernels");
+	jw_begin_array(w);
+	for (i = 0; i < g->nk; i++)
+		jw_cstring(w, g->k[i].name);
+	jw_end_array(w);
+	jw_end(w);
+	free(call.s);
 }
