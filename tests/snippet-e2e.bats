@@ -490,6 +490,13 @@ replayed_as_traced() {
 	assert_output '["aten::convolution", 20, [4, 768, 14, 14], "torch.bfloat16", "the CPU'"'"'s clock: this ran on the CPU, not a GPU"]'
 	run -0 awk '!seen[$0]++' ranges.log
 	assert_output $'aten::convolution 4x3x224x224 768x3x16x16 768 bf16\nprofile-target\niteration 0\niteration 1'
+	# And through snippet.mk: linted, its nsys command printed, run.
+	run -0 env STANDIN_EXEC=1 PYTHONPATH=./ make --no-print-directory \
+	    -f "$TOP/pipelines/snippet.mk" BIN="${BUILD:-$TOP}/bin" \
+	    SNIPPETS="$SNIPS/mi300-3" RUNNER="$TORCH_PY development/profiling/main.py" \
+	    lint nsys smoke
+	grep -qF -- '--nvtx-capture=profile-target@*' "snippet-out/$SNIPS/mi300-3/nsys.sh"
+	grep -qF '"manifest_ok":true}' "snippet-out/$SNIPS/mi300-3/run.ndjson"
 }
 
 @test "a fused attention kernel with no CPU kernel says so on the CPU" {
