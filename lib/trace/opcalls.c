@@ -71,7 +71,6 @@ opcalls_read(struct opcalls *oc, const char *path,
 
 	memset(oc, 0, sizeof(*oc));
 	oc->o = o;
-	oc->file = path;
 	for (oc->pass = 1; oc->pass <= 3 && rc == 0; oc->pass++) {
 		if (oc->pass == 2)
 			outermost(oc);

@@ -77,7 +77,6 @@ struct opcalls {
 	size_t		 nch, capch;
 	struct olaunch	*l;
 	size_t		 nl, capl;
-	const char	*file;
 	int		 pass;
 };
 
