@@ -178,6 +178,28 @@ def comm_kind:
     elif ($n | endswith("::send") or endswith("::recv") or endswith(":send") or endswith(":recv")) then "send_recv"
     else null end;
 
+# An operator shape this far below its peak (a fraction of it) gets the
+# command that replays it alone (snip-new --from-trace), as a GEMM this
+# far below is slow to the gemm-below-peak rule.
+def far_from_peak: 0.3;
+
+# A word for a POSIX shell as Python's shlex.quote() writes it; with a
+# control character, as bash's $'...' with \xNN escapes, so that no line
+# break reaches the report's code block.  explode, not test(): libjq 1.6
+# leaks in test().
+def shq:
+  def plain: (. >= 48 and . <= 57) or (. >= 65 and . <= 90)
+    or (. >= 97 and . <= 122) or IN(95, 64, 37, 43, 61, 58, 44, 46, 47, 45);
+  def control: . < 32 or . == 127;
+  def hex2: [(. / 16 | floor), . % 16] | map("0123456789abcdef"[.:. + 1]) | join("");
+  explode as $c
+  | if ($c | length) > 0 and all($c[]; plain) then .
+    elif any($c[]; control) then
+      "$'" + ($c | map(if control then "\\x" + hex2 elif . == 39 then "\\'"
+        elif . == 92 then "\\\\" else [.] | implode end) | join("")) + "'"
+    else "'" + ($c | map(if . == 39 then "'\"'\"'" else [.] | implode end) | join("")) + "'"
+    end;
+
 def median_of: sort | if length == 0 then null
   elif length % 2 == 1 then .[length / 2 | floor]
   else (.[length / 2 - 1] + .[length / 2]) / 2 end;
@@ -256,6 +278,7 @@ def facts:
   | (recs("gpu_device") | of_rank($r) | .[0]) as $device
   | (recs("op") | of_rank($r)) as $all_ops
   | (recs("op_shape") | of_rank($r)) as $shapes
+  | (recs("input") | map(select(.role == "trace"))) as $traces
   | ($shapes | map(select(.model == "gemm" and .gpu_us > 0))) as $gemms
   | ($gemms | map(select(.of_peak != null and .of_peak < 0.3))) as $slow_gemms
   | ($gemms | map(select(.precision == "fp32") | .gpu_us) | add) as $fp32_gemm_us
@@ -448,7 +471,17 @@ def facts:
       fragmentation: $mem.fragmentation,
       # FLOPs from the shapes (op-rank's op_shape and compute_summary).
       compute: $compute,
-      shapes: $shapes,
+      # Each shape's rank among its operator's (snip-new --nth), and the
+      # command that replays one far below its peak; TRACE where the
+      # report has several traces (the rank's own is the one).
+      shapes: ($shapes
+        | [foreach .[] as $s ({}; .[$s.name] += 1; $s + {nth: .[$s.name]})]
+        | map(. + {replay: (if .of_peak != null and .of_peak < far_from_peak
+            and (.gpu_us // 0) > 0
+            then "snip-new --from-trace "
+              + (if ($traces | length) == 1 then $traces[0].path | shq else "TRACE" end)
+              + " --op " + (.name | shq) + " --nth \(.nth)"
+            else null end)})),
       # GEMM shapes far below the peak of their precision, by GPU time:
       # what running them at half the peak would give back, at most.
       slow_gemms: ($slow_gemms | sort_by(-.gpu_us)),

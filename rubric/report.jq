@@ -294,6 +294,14 @@ def md_compute($f):
             (.precision // "n/a"), (.count | count), (.gpu_us | us),
             (.tflops | if . == null then "n/a" else dec(1) end),
             (.of_peak | pct), (.intensity | if . == null then "n/a" else dec(1) end), .bound]])
+      + ([$f.shapes[0:10][] | .replay // empty] as $cmds
+         | if ($cmds | length) == 0 then ""
+           else "\nFar from their peak (under " + (far_from_peak | pct)
+             + "), each of these replays alone from the snippet its command makes, to be"
+             + " profiled under Nsight Systems and compared with this trace by replay-check"
+             + (if (inputs | map(select(.role == "trace")) | length) == 1 then ""
+                else " (TRACE: the trace of rank " + ($f.rank // 0 | tostring) + ")" end)
+             + ":\n\n```sh\n" + ($cmds | map(. + "\n") | join("")) + "```\n" end)
       + chart_links("Compute efficiency")
     end;
 

@@ -69,6 +69,13 @@ snippet() {
 	    inference_profiling/snippets/alpha/runs/smoke/report.json; do
 		cmp "tree/$f" "inst/$f"
 	done
+	# snip-new finds its tables in share/mrp/rubric, as the tools do.
+	cd "$BATS_TEST_TMPDIR/inst"
+	printf 'def double(x):\n    return 2 * x\n' >m.py
+	run -0 env -u MRP_RUBRIC "$d/usr/local/bin/snip-new" -n double m.py
+	run -0 env -u MRP_RUBRIC "$d/usr/local/bin/snip-new" --from-trace run/trace.json.gz
+	assert_output --partial '"call":"torch.ops.aten.addmm.default"'
+	cd "$BATS_TEST_TMPDIR"
 
 	run -0 make -C "$TOP" uninstall DESTDIR="$d" PREFIX=/usr/local
 	run -0 find "$d" -type f

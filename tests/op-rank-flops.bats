@@ -23,20 +23,60 @@ setup() {
 @test "golden op_shape and compute_summary on the H100 trace" {
 	run -0 bats_pipe tr-extract "$F/h100.json.gz" \| op-rank \| \
 	    jq -c 'select(.kind == "op_shape" or .kind == "compute_summary")
-	    | del(.types)'
+	    | del(.types, .strides, .concrete)'
 	assert_output - <<-'EOF'
-	{"kind":"op_shape","name":"aten::addmm","model":"gemm","dims":[[768],[788,768],[768,768],[],[]],"precision":"bf16","flops":930167808,"bytes":3601920,"count":48,"gpu_us":399.136,"tflops":111.862,"tbps":0.433,"intensity":258.242,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.113}
-	{"kind":"op_shape","name":"aten::addmm","model":"gemm","dims":[[3072],[788,768],[768,3072],[],[]],"precision":"bf16","flops":3720671232,"bytes":10776576,"count":12,"gpu_us":166.59,"tflops":268.012,"tbps":0.776,"intensity":345.255,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.271}
-	{"kind":"op_shape","name":"aten::addmm","model":"gemm","dims":[[768],[788,3072],[3072,768],[],[]],"precision":"bf16","flops":3718855680,"bytes":10771968,"count":12,"gpu_us":162.432,"tflops":274.738,"tbps":0.796,"intensity":345.235,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.278}
-	{"kind":"op_shape","name":"aten::convolution","model":"conv","dims":[[4,3,224,224],[768,3,16,16],[768],[],[],[],[],[],[]],"precision":"bf16","flops":925446144,"bytes":3589632,"count":1,"gpu_us":129.6,"tflops":7.141,"tbps":0.028,"intensity":257.811,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.007}
-	{"kind":"op_shape","name":"aten::_scaled_dot_product_flash_attention","model":"attention","dims":[[4,12,197,64],[4,12,197,64],[4,12,197,64],[],[],[],[]],"precision":"bf16","causal":false,"flops":476884992,"bytes":4841472,"count":12,"gpu_us":122.848,"tflops":46.583,"tbps":0.473,"intensity":98.5,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.047}
-	{"kind":"op_shape","name":"aten::layer_norm","model":"norm","dims":[[4,197,768],[],[768],[768],[],[]],"precision":"bf16","flops":3030528,"bytes":2423808,"count":25,"gpu_us":111.201,"tflops":0.681,"tbps":0.545,"intensity":1.25,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.163}
-	{"kind":"op_shape","name":"aten::gelu","model":"elementwise","dims":[[4,197,3072],[]],"precision":"bf16","flops":2420736,"bytes":9682944,"count":12,"gpu_us":60.542,"tflops":0.48,"tbps":1.919,"intensity":0.25,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.573}
-	{"kind":"op_shape","name":"aten::add","model":"elementwise","dims":[[4,197,768],[4,197,768],[]],"precision":"bf16","flops":605184,"bytes":3631104,"count":24,"gpu_us":53.536,"tflops":0.271,"tbps":1.628,"intensity":0.167,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.486}
-	{"kind":"op_shape","name":"aten::addmm","model":"gemm","dims":[[768],[4,768],[768,768],[],[]],"precision":"bf16","flops":4721664,"bytes":1193472,"count":1,"gpu_us":6.879,"tflops":0.686,"tbps":0.173,"intensity":3.956,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.001}
-	{"kind":"op_shape","name":"aten::add","model":"elementwise","dims":[[4,197,768],[1,197,768],[]],"precision":"bf16","flops":605184,"bytes":2723328,"count":1,"gpu_us":3.777,"tflops":0.16,"tbps":0.721,"intensity":0.222,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.215}
-	{"kind":"op_shape","name":"aten::tanh","model":"elementwise","dims":[[4,768]],"precision":"bf16","flops":3072,"bytes":12288,"count":1,"gpu_us":1.505,"tflops":0.002,"tbps":0.008,"intensity":0.25,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.002}
+	{"kind":"op_shape","name":"aten::addmm","model":"gemm","dims":[[768],[788,768],[768,768],[],[]],"precision":"bf16","flops":930167808,"bytes":3601920,"count":48,"gpu_us":399.136,"self_us":844,"tflops":111.862,"tbps":0.433,"intensity":258.242,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.113}
+	{"kind":"op_shape","name":"aten::addmm","model":"gemm","dims":[[3072],[788,768],[768,3072],[],[]],"precision":"bf16","flops":3720671232,"bytes":10776576,"count":12,"gpu_us":166.59,"self_us":343,"tflops":268.012,"tbps":0.776,"intensity":345.255,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.271}
+	{"kind":"op_shape","name":"aten::addmm","model":"gemm","dims":[[768],[788,3072],[3072,768],[],[]],"precision":"bf16","flops":3718855680,"bytes":10771968,"count":12,"gpu_us":162.432,"self_us":309,"tflops":274.738,"tbps":0.796,"intensity":345.235,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.278}
+	{"kind":"op_shape","name":"aten::convolution","model":"conv","dims":[[4,3,224,224],[768,3,16,16],[768],[],[],[],[],[],[]],"precision":"bf16","flops":925446144,"bytes":3589632,"count":1,"gpu_us":129.6,"self_us":4,"tflops":7.141,"tbps":0.028,"intensity":257.811,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.007}
+	{"kind":"op_shape","name":"aten::_scaled_dot_product_flash_attention","model":"attention","dims":[[4,12,197,64],[4,12,197,64],[4,12,197,64],[],[],[],[]],"precision":"bf16","causal":false,"flops":476884992,"bytes":4841472,"count":12,"gpu_us":122.848,"self_us":83,"tflops":46.583,"tbps":0.473,"intensity":98.5,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.047}
+	{"kind":"op_shape","name":"aten::layer_norm","model":"norm","dims":[[4,197,768],[],[768],[768],[],[]],"precision":"bf16","flops":3030528,"bytes":2423808,"count":25,"gpu_us":111.201,"self_us":59,"tflops":0.681,"tbps":0.545,"intensity":1.25,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.163}
+	{"kind":"op_shape","name":"aten::gelu","model":"elementwise","dims":[[4,197,3072],[]],"precision":"bf16","flops":2420736,"bytes":9682944,"count":12,"gpu_us":60.542,"self_us":90,"tflops":0.48,"tbps":1.919,"intensity":0.25,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.573}
+	{"kind":"op_shape","name":"aten::add","model":"elementwise","dims":[[4,197,768],[4,197,768],[]],"precision":"bf16","flops":605184,"bytes":3631104,"count":24,"gpu_us":53.536,"self_us":188,"tflops":0.271,"tbps":1.628,"intensity":0.167,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.486}
+	{"kind":"op_shape","name":"aten::addmm","model":"gemm","dims":[[768],[4,768],[768,768],[],[]],"precision":"bf16","flops":4721664,"bytes":1193472,"count":1,"gpu_us":6.879,"self_us":23,"tflops":0.686,"tbps":0.173,"intensity":3.956,"bound":"compute","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.001}
+	{"kind":"op_shape","name":"aten::add","model":"elementwise","dims":[[4,197,768],[1,197,768],[]],"precision":"bf16","flops":605184,"bytes":2723328,"count":1,"gpu_us":3.777,"self_us":7,"tflops":0.16,"tbps":0.721,"intensity":0.222,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.215}
+	{"kind":"op_shape","name":"aten::tanh","model":"elementwise","dims":[[4,768]],"precision":"bf16","flops":3072,"bytes":12288,"count":1,"gpu_us":1.505,"self_us":8,"tflops":0.002,"tbps":0.008,"intensity":0.25,"bound":"memory","peak_tflops":989.4,"peak_tbps":3.35,"of_peak":0.002}
 	{"kind":"compute_summary","gpu":"H100-SXM","device_name":"NVIDIA H100 80GB HBM3","precision":"bf16","peak_tflops":989.4,"flops":140695110144,"gpu_us":1218.046,"tflops":115.509,"peaks":{"fp64":67,"fp32":67,"tf32":494.7,"fp16":989.4,"bf16":989.4,"fp8":1978.9,"fp4":null,"int8":1978.9},"steps":1,"mfu":0.018,"uncosted":0}
+	EOF
+}
+
+@test "shapes are grouped by strides and scalar arguments too, as TraceLens groups them" {
+	# The pooler's input is the CLS token, a strided slice of the last
+	# hidden state: its own shape.
+	run -0 bats_pipe tr-extract "$F/h100.json.gz" \| op-rank \| \
+	    jq -c 'select(.kind == "op_shape" and .name == "aten::addmm")
+	    | [.dims[1:3], .strides[1:3], .concrete[3:], .count]'
+	assert_output - <<-'EOF'
+	[[[788,768],[768,768]],[[768,1],[1,768]],["1","1"],48]
+	[[[788,768],[768,3072]],[[768,1],[1,768]],["1","1"],12]
+	[[[788,3072],[3072,768]],[[3072,1],[1,3072]],["1","1"],12]
+	[[[4,768],[768,768]],[[151296,1],[1,768]],["1","1"],1]
+	EOF
+	# Two calls of one shape apart by their strides are two shapes; a
+	# trace without strides or scalars keeps its shapes whole.
+	run -0 bats_pipe printf '%s\n' \
+	    '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":0,"dur":5,"input_dims":[[2,3],[3,4]],"input_types":["float","float"],"input_strides":[[3,1],[4,1]]}' \
+	    '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":10,"dur":7,"input_dims":[[2,3],[3,4]],"input_types":["float","float"],"input_strides":[[3,1],[1,3]]}' \
+	    '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":20,"dur":3,"input_dims":[[2,3],[3,4]],"input_types":["float","float"]}' \
+	    '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":30,"dur":2,"input_dims":[[2,3],[3,4]],"input_types":["float","float"],"input_strides":"bad"}' \
+	    '{"kind":"trace","file":"strides","origin_ns":0,"start":0,"end":35,"events":4}' \
+	    \| op-rank \| jq -c 'select(.kind == "op_shape") | [.strides, .count, .self_us]'
+	assert_output - <<-'EOF'
+	[[[3,1],[1,3]],1,7]
+	[null,2,5]
+	[[[3,1],[4,1]],1,5]
+	EOF
+}
+
+@test "on a trace without GPU work the shapes are ranked by their self CPU time" {
+	run -0 bats_pipe printf '%s\n' \
+	    '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":0,"dur":5,"input_dims":[[64,64],[64,64]],"input_types":["float","float"]}' \
+	    '{"kind":"event","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":10,"dur":50,"input_dims":[[2,3],[3,4]],"input_types":["float","float"]}' \
+	    '{"kind":"trace","file":"cpu","origin_ns":0,"start":0,"end":60,"events":2}' \
+	    \| op-rank \| jq -c 'select(.kind == "op_shape") | [.dims[0], .gpu_us, .self_us]'
+	assert_output - <<-'EOF'
+	[[2,3],0,50]
+	[[64,64],0,5]
 	EOF
 }
 
@@ -68,8 +108,8 @@ setup() {
 	    jq -c 'select(.kind == "compute_summary") | [.gpu, .peak_tflops]'
 	assert_output '["A100-SXM4-80GB",312]'
 	run -0 bats_pipe op-rank -g 'Imaginary GPU 9000' "$BATS_TEST_TMPDIR/in" \
-	    \| jq -c 'select(.kind == "op_shape")' \| head -n 1 \| \
-	    jq -c '[.tflops, .peak_tflops, .of_peak]'
+	    \| jq -sc 'map(select(.kind == "op_shape"))[0]
+	    | [.tflops, .peak_tflops, .of_peak]'
 	assert_output '[111.862,null,null]'
 }
 

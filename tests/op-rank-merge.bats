@@ -251,7 +251,7 @@ partials() {
 
 @test "empty input: a partial of nothing merges into nothing" {
 	run -0 op-rank --partial </dev/null
-	assert_line --index 0 --partial '{"kind":"op_partial","version":2,'
+	assert_line --index 0 --partial '{"kind":"op_partial","version":3,'
 	assert_line --index 1 '{"kind":"op_partial_end","records":0}'
 	op-rank --partial </dev/null >"$T/empty.ndjson"
 	run -0 op-rank --merge "$T/empty.ndjson"
@@ -449,9 +449,9 @@ refused() {
 	op-rank --partial -n 5 <"$T/r0.ndjson" >"$T/n5.ndjson"
 	op-rank --partial -p forward <"$T/r0.ndjson" >"$T/fwd.ndjson"
 	op-rank --partial -k self <"$T/r0.ndjson" >"$T/self.ndjson"
-	sed '1s/"version":2/"version":3/' "$T/p.ndjson" >"$T/v3.ndjson"
-	run -1 --separate-stderr op-rank --merge "$T/v3.ndjson"
-	assert_stderr "op-rank: $T/v3.ndjson:1:32: partial of version 3, not 2"
+	sed '1s/"version":3/"version":4/' "$T/p.ndjson" >"$T/v4.ndjson"
+	run -1 --separate-stderr op-rank --merge "$T/v4.ndjson"
+	assert_stderr "op-rank: $T/v4.ndjson:1:32: partial of version 4, not 3"
 	run -1 --separate-stderr op-rank --merge "$T/p.ndjson" "$T/n5.ndjson"
 	assert_stderr "op-rank: $T/n5.ndjson:1:56: partial made with -n 5, not -n 0"
 	run -1 --separate-stderr op-rank -n 5 --merge "$T/n5.ndjson" "$T/p.ndjson"

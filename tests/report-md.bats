@@ -288,3 +288,44 @@ JSON
 	run -2 --separate-stderr report-md -I a -I b
 	assert_stderr --partial 'report-md: -I: one list at most'
 }
+
+@test "report-md: each operator far from its peak carries the command that replays its shape" {
+	cd "$FIXTURES"
+	run -0 bats_pipe report-md "${inputs[@]}" records.ndjson findings.ndjson \| \
+	    sed -n '/^Far from their peak/,/^```$/p'
+	assert_line --index 0 --partial 'Far from their peak (under 30.0 %), each of these replays alone'
+	assert_line --index 2 'snip-new --from-trace ../example/trace.json.gz --op aten::addmm --nth 1'
+	assert_line --index 5 'snip-new --from-trace ../example/trace.json.gz --op aten::addmm --nth 3'
+	# The command of the table's row 4 (addmm 141x512x2048) makes the
+	# snippet of that shape.
+	local cmd
+	cmd=$(report-md -j "${inputs[@]}" records.ndjson findings.ndjson |
+	    jq -r '.compute.top_shapes[3].replay')
+	run -0 bash -c "$cmd -o '$BATS_TEST_TMPDIR/s' | jq -c .dims"
+	assert_output "$(report-md -j "${inputs[@]}" records.ndjson findings.ndjson |
+	    jq -c '.compute.top_shapes[3].dims')"
+	# Near its peak, or of a trace without GPU time: no command.
+	run -0 bats_pipe report-md -j "${inputs[@]}" records.ndjson findings.ndjson \| \
+	    jq -c '[.compute.top_shapes[] | .replay != null] | all'
+	assert_output 'true'
+	run -0 bats_pipe jq -c 'select(.kind == "op_shape") |= (.of_peak = 0.5)' records.ndjson \| \
+	    report-md "${inputs[@]}" - findings.ndjson
+	refute_output --partial 'snip-new --from-trace'
+}
+
+@test "report-md: a trace's name in the replay command is quoted for the shell, a line break as \\x0a" {
+	cd "$FIXTURES"
+	local odd=$BATS_TEST_TMPDIR/$'trace of it\'s\nrank 0.json.gz'
+	cp ../example/trace.json.gz "$odd"
+	run -0 bats_pipe report-md -i "$odd" records.ndjson findings.ndjson \| grep -c -- '--op aten::addmm --nth 1$'
+	assert_output 1
+	run -0 bats_pipe report-md -j -i "$odd" records.ndjson findings.ndjson \| \
+	    jq -r '.compute.top_shapes[0].replay'
+	assert_output "snip-new --from-trace \$'$BATS_TEST_TMPDIR/trace of it\\'s\\x0arank 0.json.gz' --op aten::addmm --nth 1"
+	# What the shell makes of it is the file.
+	run -0 bash -c "set -- ${output#snip-new --from-trace }; cmp \"\$1\" ../example/trace.json.gz"
+	# Two traces: the rank's is TRACE.
+	run -0 bats_pipe report-md "${inputs[@]}" -i ../example/trace.json.gz records.ndjson findings.ndjson \| \
+	    grep -c '^snip-new --from-trace TRACE --op'
+	assert_output 10
+}

@@ -8,6 +8,8 @@ setup() {
 
 SRC=inference/core/utils/postprocessing.py
 SNIPS=inference_profiling/snippets
+# The H100 trace of a ViT recorded with record_shapes=True.
+TRACE="$BATS_TEST_DIRNAME/../fixtures/replay-check/trace.json.gz"
 
 # Checks by parsing, never importing, that target.py compiles and defines
 # "target" as an instance of a class with the five ProfileTarget members.
@@ -951,7 +953,7 @@ print([type(n).__name__ for n in tree.body if not isinstance(n, (ast.Import, ast
 @test "man page EXAMPLES run" {
 	mkdir images
 	mapfile -t ex < <(man_examples snip-new.1)
-	[ "${#ex[@]}" -eq 3 ]
+	[ "${#ex[@]}" -eq 5 ]
 	run -0 bash -c "${ex[0]}"
 	assert_output $'non_max_suppression sort\nnon_max_suppression nms'
 	run -0 bash -c "${ex[1]}"
@@ -959,6 +961,11 @@ print([type(n).__name__ for n in tree.body if not isinstance(n, (ast.Import, ast
 	snip-new -n letterbox_image -p letterbox "$SRC"
 	run -0 bash -c "${ex[2]}"
 	assert_output '[{"name":"letterbox_image lines 48-50","first":48,"last":50}]'
+	cp "$TRACE" trace.json.gz
+	run -0 bash -c "${ex[3]}"
+	assert_output $'torch.ops.aten.addmm.default\naten::addmm 768 788x768 768x768 bf16'
+	run -0 bash -c "${ex[4]}"
+	assert_output '[[3072],[788,768],[768,3072],[],[]]'
 }
 
 # The part of target.py copied from the source, before the target class.
@@ -1152,4 +1159,128 @@ OUT
 	run -0 grep -c 'return x + 2' "$SNIPS/plain/target.py"
 	run -0 ls -A "$SNIPS/plain"
 	assert_output $'README.md\nconfig.yaml\nruns\ntarget.py'
+}
+
+@test "--from-trace: usage errors exit 2" {
+	run -2 --separate-stderr snip-new --op aten::mm "$SRC"
+	assert_stderr 'snip-new: --op and --nth go with --from-trace'
+	run -2 --separate-stderr snip-new --from-trace "$TRACE" "$SRC"
+	assert_stderr 'snip-new: --from-trace takes no file and none of -i, -l, -m, -n'
+	run -2 --separate-stderr snip-new --from-trace "$TRACE" -n nms
+	run -2 --separate-stderr snip-new --from-trace "$TRACE" --nth 0
+	assert_stderr --partial '--nth'
+	run -2 --separate-stderr snip-new --from-trace
+	assert_stderr --partial 'usage: snip-new'
+	assert_stderr --partial '--from-trace trace [--op name] [--nth k]'
+	[ ! -e "$SNIPS" ]
+}
+
+@test "--from-trace: golden snippets of the ViT's costliest addmm, its next addmm and its patch convolution" {
+	cp "$TRACE" trace.json.gz
+	run -0 snip-new --from-trace trace.json.gz
+	assert_output - < "$FIXTURES/expected/replay-addmm-1.ndjson"
+	run -0 snip-new --from-trace trace.json.gz --op aten::addmm --nth 2
+	assert_output - < "$FIXTURES/expected/replay-addmm-2.ndjson"
+	run -0 snip-new --from-trace trace.json.gz --op aten::convolution
+	assert_output - < "$FIXTURES/expected/replay-convolution-1.ndjson"
+	for p in replay-addmm-1 replay-addmm-2 replay-convolution-1; do
+		for f in target.py config.yaml README.md; do
+			diff -u "$FIXTURES/expected/$p/$f" "$SNIPS/$p/$f"
+		done
+		run -0 check_target "$SNIPS/$p/target.py"
+		run -0 snip-lint "$SNIPS/$p/config.yaml"
+		assert_output ''
+	done
+	# The shapes the issue names: 788x768x768 and 788x3072x768 (MxNxK),
+	# the convolution's stride 16 among its scalars.
+	run -0 jq -c '[.range, .strides[1], .concrete[3:]]' "$FIXTURES/expected/replay-addmm-2.ndjson"
+	assert_output '["aten::addmm 3072 788x768 768x3072 bf16",[768,1],["1","1"]]'
+	grep -qxF '    ("value", [16, 16]),  # stride' "$SNIPS/replay-convolution-1/target.py"
+}
+
+@test "--from-trace: a gzip trace and its plain copy give the same snippet" {
+	gzip -dc "$TRACE" > plain.json
+	cp "$TRACE" trace.json.gz
+	snip-new -p gz --from-trace trace.json.gz > /dev/null
+	snip-new -p plain --from-trace plain.json > /dev/null
+	diff <(sed 's/trace\.json\.gz/TRACE/g; s/gz/P/g; s/Gz/P/g' "$SNIPS/gz/target.py") \
+	    <(sed 's/plain\.json/TRACE/g; s/plain/P/g; s/Plain/P/g' "$SNIPS/plain/target.py")
+}
+
+@test "--from-trace: a trace without GPU work ranks shapes by self CPU time" {
+	run -0 snip-new -p cpu --from-trace "$TOP/fixtures/replay-check/replay-addmm-cpu.json.gz"
+	run -0 jq -c '[.operator, .gpu, .gpu_us, .kernels, .range]' <<< "$output"
+	assert_output '["aten::addmm",null,0,[],"aten::addmm 768 788x768 768x768 bf16"]'
+	grep -qF 'the shape ranked 1 by self CPU time (the trace has no GPU work) among the shapes of every operator op-rank costs' "$SNIPS/cpu/README.md"
+	grep -qF 'The trace records no GPU work under these calls' "$SNIPS/cpu/README.md"
+}
+
+@test "--from-trace: an operator op-rank does not cost, and one no row of the table fits, go the generic way" {
+	cp "$TRACE" trace.json.gz
+	run -0 snip-new --from-trace trace.json.gz --op aten::transpose
+	run -0 jq -c '[.profile_name, .call, .dims, .concrete]' <<< "$output"
+	assert_output '["replay-transpose-1",null,[[768,768],[],[]],["","0","1"]]'
+	t="$SNIPS/replay-transpose-1/target.py"
+	grep -qxF '    op = torch._C._jit_get_operation(OPERATOR)' "$t"
+	grep -qxF '    ("value", 0),' "$t"
+	grep -qF 'the operator table has no row for it' "$SNIPS/replay-transpose-1/README.md"
+	run -0 check_target "$t"
+}
+
+@test "--from-trace: hostile names and arguments are refused or written as inert data" {
+	local ev='{"ph":"X","cat":"cpu_op","pid":1,"tid":1,"dur":5'
+	cat > hostile.json <<-EOF
+	{"traceEvents":[
+	$ev,"ts":10,"name":"aten::x\\"); __import__('os').system('id') #","args":{"Input Dims":[[2]],"Input type":["float"],"Concrete Inputs":[""]}},
+	$ev,"ts":20,"name":"aten::add","args":{"Input Dims":[[2],[],[]],"Input type":["float","Scalar","Scalar"],"Concrete Inputs":["","__import__('os')","1"]}},
+	$ev,"ts":30,"name":"aten::abs","args":{"Input Dims":[[2]],"Input type":["float'); import os #"],"Concrete Inputs":[""]}},
+	$ev,"ts":40,"name":"aten::pow","args":{"Input Dims":[[2],[]],"Input type":["float","Scalar"],"Concrete Inputs":["","1e5); import os"]}},
+	$ev,"ts":50,"name":"aten::clamp_min","args":{"Input Dims":[[2],[]],"Input type":["float","Scalar"],"Concrete Inputs":["","007"]}},
+	$ev,"ts":60,"name":"aten::cat","args":{"Input Dims":[[[2],[2]],[]],"Input type":["TensorList","Scalar"],"Concrete Inputs":["","0"]}},
+	$ev,"ts":70,"name":"aten::mm","args":{"Input Dims":[[1e400,2],[2,2]],"Input type":["float","float"],"Concrete Inputs":["",""]}}]}
+	EOF
+	run -1 --separate-stderr snip-new --from-trace hostile.json --op "aten::x\"); __import__('os').system('id') #"
+	assert_stderr --partial "cannot be replayed: the operator's name \"aten::x\\\"); __import__('os').system('id') #\" is not NAMESPACE::NAME of Python identifiers"
+	run -1 --separate-stderr snip-new --from-trace hostile.json --op aten::add
+	assert_stderr "snip-new: hostile.json: aten::add cannot be replayed: input 1: Scalar \"__import__('os')\" is no number, bool or list of them"
+	run -1 --separate-stderr snip-new --from-trace hostile.json --op aten::abs
+	assert_stderr --partial "aten::abs cannot be replayed: input 0: float'); import os # is not replayed"
+	run -1 --separate-stderr snip-new --from-trace hostile.json --op aten::pow
+	assert_stderr --partial 'aten::pow cannot be replayed: input 1: Scalar "1e5); import os" is no number'
+	run -1 --separate-stderr snip-new --from-trace hostile.json --op aten::cat
+	assert_stderr --partial 'the trace recorded no input shapes of this operator'
+	run -1 --separate-stderr snip-new --from-trace hostile.json --op aten::mm
+	assert_stderr --partial 'no shapes of aten::mm to cost'
+	# A number with leading zeros is written as the number it is.
+	run -0 snip-new --from-trace hostile.json --op aten::clamp_min
+	grep -qxF '    ("value", 7),  # min' "$SNIPS/replay-clamp-min-1/target.py"
+	[ ! -e "$SNIPS/replay-add-1" ] && [ ! -e "$SNIPS/replay-abs-1" ]
+}
+
+@test "--from-trace: bad input exits 1 and writes nothing" {
+	run -1 --separate-stderr snip-new --from-trace nonexistent.json
+	assert_stderr --partial 'nonexistent.json'
+	printf '{"traceEvents": [' > cut.json
+	run -1 --separate-stderr snip-new --from-trace cut.json
+	assert_stderr --regexp '^snip-new: cut.json:1:[0-9]+: '
+	run -1 --separate-stderr snip-new --from-trace "$TOP/fixtures/tr-extract/torchcpu_cnn_sgd_head.json"
+	assert_stderr --partial 'no shapes of the operators op-rank costs: op-rank costs the calls of a trace recorded with record_shapes=True'
+	run -1 --separate-stderr snip-new --from-trace "$TRACE" --op aten::convolution --nth 2
+	assert_stderr "snip-new: $TRACE: aten::convolution has 1 shape; --nth 2 is past them"
+	run -1 --separate-stderr snip-new --from-trace "$TRACE" --op aten::softmax
+	assert_stderr "snip-new: $TRACE: no call of aten::softmax"
+	[ ! -e "$SNIPS" ]
+}
+
+@test "--from-trace: an existing snippet is replaced only with -f; a failed write exits 1" {
+	snip-new --from-trace "$TRACE" > /dev/null
+	run -1 --separate-stderr snip-new --from-trace "$TRACE"
+	assert_stderr "snip-new: $SNIPS/replay-addmm-1: exists; -f replaces its target.py, config.yaml and README.md"
+	run -0 snip-new -f -D cpu --from-trace "$TRACE"
+	grep -qx 'device: cpu' "$SNIPS/replay-addmm-1/config.yaml"
+	run -1 --separate-stderr bash -c 'snip-new -p full --from-trace "$1" > /dev/full' _ "$TRACE"
+	assert_stderr --partial 'snip-new: <stdout>: write failed'
+	printf 'aten::mm\tmm.default(self:tensor)\tsometimes\n' > bad.tsv
+	run -2 --separate-stderr snip-new -r bad.tsv -p bad --from-trace "$TRACE"
+	assert_stderr --partial 'snip-new: bad.tsv:1: expected NS::NAME<TAB>NAME.OVERLOAD(name:kind, ...)<TAB>any or cuda'
 }

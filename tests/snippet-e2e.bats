@@ -420,3 +420,123 @@ lint_errors() {
 	run -0 bats_pipe awk '!seen[$0]++' ranges.log \| head -2
 	assert_output $'run_nms_for_object_detection filter\nrun_nms_for_object_detection nms'
 }
+
+# Replays made by snip-new --from-trace run here on the CPU: the stand-in
+# runner runs each as run_profile() does, and fixtures/snippet-e2e/
+# profile_replay.py profiles its run() under torch.profiler with
+# record_shapes=True; replay-check then says whether the replay called the
+# operator with the trace's dims, types, strides and scalars.
+
+replay_repo() {
+	need_torch
+	cd "$BATS_TEST_TMPDIR"
+	cp -R "$TOP/fixtures/snip-run/development" .
+	cp "$TOP/fixtures/snip-run/runner.py" development/profiling/main.py
+	SNIPS=inference_profiling/snippets
+}
+
+# replayed_as_traced SNIPPET TRACE [CALLS]: the snippet's own profile
+# holds the trace's shape of the operator: each tensor input's dims, type
+# and strides, and each scalar argument the profiler here records.  Torch
+# 1.13's profiler records no list argument (stride=[16, 16]), which
+# PyTorch 2 records as a "ScalarList": such an input is left out, as are
+# strides where the trace has none (PyTorch before 2.1).
+replayed_as_traced() {
+	PYTHONPATH=./ "$TORCH_PY" "$FIXTURES/profile_replay.py" "$SNIPS/$1" "$1.json" ${3-}
+	run -0 bats_pipe replay-check -j "$2" "$1.json" \| jq -c '.replay as $r
+	    | (.trace.strides != null) as $strided
+	    | def tensors: [.types, .dims, (if $strided then .strides else [] end)]
+	        | transpose
+	        | map(select(.[0] | IN("", "Scalar", "ScalarList") | not));
+	      def scalars: [.types, .concrete, $r.types] | transpose
+	        | map(select(.[2] == "Scalar") | .[0:2]);
+	    [.verdict, (.trace | tensors) == ($r | tensors),
+	     (.trace | scalars) == ($r | scalars), (.trace | tensors | length) > 0]'
+	assert_output '["no-gpu",true,true,true]'
+}
+
+@test "replays of the ViT's costliest operators, from the H100 and the MI300X trace, run on the CPU with the traces' shapes" {
+	need_shared flops
+	replay_repo
+	local g trace n spec
+	for g in h100 mi300; do
+		trace=$(echo "$SHARED/flops/${g}__"*.json.gz)
+		# Not i: bats-assert's functions set it.
+		n=0
+		# The costliest shape, the patch convolution (4,3,224,224) by
+		# (768,3,16,16) stride 16, and the three large addmm shapes:
+		# 788x768x768, 788x3072x768 and 788x768x3072 (MxNxK), bf16.
+		for spec in "" "--op aten::convolution" "--op aten::addmm" \
+		    "--op aten::addmm --nth 2" "--op aten::addmm --nth 3"; do
+			n=$((n + 1))
+			# shellcheck disable=SC2086 # spec is words
+			snip-new -D cpu -p "$g-$n" --from-trace "$trace" $spec > /dev/null
+			run -0 snip-lint "$SNIPS/$g-$n/config.yaml"
+			assert_output ''
+			replayed_as_traced "$g-$n" "$trace"
+		done
+		run -0 jq -c '.strides[0]' < <(snip-new -D cpu -p "$g-conv" \
+		    --from-trace "$trace" --op aten::convolution)
+		assert_output '[150528,50176,224,1]'
+	done
+	# One through the stand-in runner as its README says: the manifest's
+	# summary says the calls ran on the CPU, with the output's shape.
+	run -0 env STANDIN_EXEC=1 STANDIN_RANGES="$PWD/ranges.log" PYTHONPATH=./ \
+	    snip-run -i smoke --warmup 1 --iterations 2 -r "$TORCH_PY development/profiling/main.py" \
+	    "$SNIPS/h100-2/config.yaml"
+	assert_output --partial '"manifest_ok":true}'
+	run -0 "$TORCH_PY" -c 'import json, sys, yaml; s = yaml.safe_load(open(sys.argv[1]))["output_summaries"][0]; print(json.dumps([s["operator"], s["calls"], s["shape"], s["dtype"], s["timer"]]))' \
+	    "$SNIPS/h100-2/runs/smoke/manifest.yaml"
+	assert_output '["aten::convolution", 20, [4, 768, 14, 14], "torch.bfloat16", "the CPU'"'"'s clock: this ran on the CPU, not a GPU"]'
+	run -0 awk '!seen[$0]++' ranges.log
+	assert_output $'aten::convolution 4x3x224x224 768x3x16x16 768 bf16\nprofile-target\niteration 0\niteration 1'
+	# And through snippet.mk: linted, its nsys command printed, run.
+	run -0 env STANDIN_EXEC=1 PYTHONPATH=./ make --no-print-directory \
+	    -f "$TOP/pipelines/snippet.mk" BIN="${BUILD:-$TOP}/bin" \
+	    SNIPPETS="$SNIPS/mi300-3" RUNNER="$TORCH_PY development/profiling/main.py" \
+	    lint nsys smoke
+	grep -qF -- '--nvtx-capture=profile-target@*' "snippet-out/$SNIPS/mi300-3/nsys.sh"
+	grep -qF '"manifest_ok":true}' "snippet-out/$SNIPS/mi300-3/run.ndjson"
+}
+
+@test "a fused attention kernel with no CPU kernel says so on the CPU" {
+	need_shared flops
+	replay_repo
+	snip-new -D cpu -p attn --from-trace "$(echo "$SHARED/flops/h100__"*.json.gz)" \
+	    --op aten::_scaled_dot_product_flash_attention > /dev/null
+	grep -qx 'CUDA_ONLY = True' "$SNIPS/attn/target.py"
+	run -1 env STANDIN_EXEC=1 PYTHONPATH=./ "$TORCH_PY" development/profiling/main.py \
+	    --config "$SNIPS/attn/config.yaml" --run-id smoke
+	assert_output --partial 'ValueError: aten::_scaled_dot_product_flash_attention has no CPU kernel: run it on a CUDA device (--device cuda), not cpu'
+}
+
+@test "held-out traces give faithful replays: BERT, Qwen, OWLv2, a norm test, a PyTorch 1.x trace without strides" {
+	need_shared traces
+	replay_repo
+	local t n=0
+	for t in tracelens/h100_bert-small.json.gz realworld/tl_h100_qwen1.5-0.5b.json.gz \
+	    tracelens/h100_owlv2-large.json.gz realworld/tl_normalization_layer_test.json.gz \
+	    hta/backward_thread.json; do
+		n=$((n + 1))
+		snip-new -D cpu -p "held-$n" --from-trace "$SHARED/traces/$t" > /dev/null
+		run -0 snip-lint "$SNIPS/held-$n/config.yaml"
+		# The shapes are large for a CPU: one timed call.
+		replayed_as_traced "held-$n" "$SHARED/traces/$t" 1
+	done
+	grep -qx '    ("tensor", (2048, 2048), None, "float32", "normal"),  # self' "$SNIPS/held-5/target.py"
+}
+
+@test "the table's other paths: an out= tensor the generic way, no dtype, an argument not recorded, a list of dims, an overwritten tensor" {
+	replay_repo
+	local op
+	for op in mm softmax gelu sum copy_; do
+		snip-new -D cpu -p "$op" --from-trace "$FIXTURES/calls.json" --op "aten::$op" > /dev/null
+		replayed_as_traced "$op" "$FIXTURES/calls.json"
+	done
+	grep -qxF '    op = torch._C._jit_get_operation(OPERATOR)' "$SNIPS/mm/target.py"
+	grep -qxF '    ("none",),  # dtype' "$SNIPS/softmax/target.py"
+	grep -qxF 'KEYWORDS: list[Any] = [None]' "$SNIPS/gelu/target.py"
+	grep -qxF '    ("value", [0]),  # dim' "$SNIPS/sum/target.py"
+	grep -qxF '    ("tensor", (8, 10), (10, 1), "float32", "none"),  # self' "$SNIPS/copy_/target.py"
+	grep -qxF '    ("tensor", (8, 10), (10, 1), "int64", "zeros"),  # src' "$SNIPS/copy_/target.py"
+}

@@ -23,15 +23,24 @@
 #include "base/strbuf.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
+#include "io/inputrec.h"
 #include "io/ndjson.h"
 #include "snippet/pyenv.h"
 #include "snippet/pyscope.h"
 #include "snippet/pysrc.h"
+#include "snippet/replay.h"
 #include "snippet/snipcfg.h"
 #include "snippet/snipin.h"
+#include "snippet/snipout.h"
+#include "trace/callshape.h"
+#include "trace/extract.h"
+#include "trace/opcalls.h"
+#include "trace/opcost.h"
+#include "trace/oprank.h"
 
 #define DEFAULT_DIR	"inference_profiling/snippets"
 #define RANGE_TABLE	"snippet-ranges.tsv"
+#define REPLAY_TABLE	"replay-ops.tsv"
 /* An environment module read for its constants is smaller than this. */
 #define MAX_MODULE	(16 << 20)
 
@@ -117,6 +126,22 @@ struct snip {
 static int fflag;
 static const char *Dflag = "cuda", *iflag, *lflag, *mflag, *nflag;
 static const char *oflag = DEFAULT_DIR, *pflag, *rflag;
+/* --from-trace, --op, --nth: a replay of an operator from a trace. */
+static const char *tflag, *opflag;
+static long long nthflag = 1;
+
+/* The op_shape records of a trace, of one operator or all, in order. */
+struct shapes {
+	const char	*name;		/* NULL: every operator's */
+	struct jdoc	*v;
+	size_t		 n;
+};
+
+/* What feeds op-rank in process: its aggregator and the trace's name. */
+struct rankfeed {
+	struct oprank	*op;
+	const char	*file;
+};
 
 static void	usage(void) __attribute__((noreturn));
 static size_t	pick(const struct pysrc *, uint32_t *, uint32_t *);
@@ -134,8 +159,6 @@ static int	dotted_identifiers(const char *);
 static int	has_control(const char *);
 static char	*profile_of(const char *);
 static int	valid_profile(const char *);
-static int	yaml_plain(const char *);
-static void	yaml_scalar(struct strbuf *, const char *);
 static char	*class_of(const char *);
 static void	load_rules(struct rules *);
 static void	params(struct snip *);
@@ -197,18 +220,17 @@ static void	api_keys(const struct snip *, struct strbuf *);
 static void	needs(const struct snip *, struct strbuf *);
 static int	needs_images(const struct snip *);
 static const char *user_sets(const struct snipin *);
-static void	md_code(struct strbuf *, const char *);
-static void	md_text(struct strbuf *, const char *);
-static void	py_text(struct strbuf *, const char *);
-static void	yaml_comment(struct strbuf *, const char *);
-static int	write_file(const char *, const struct strbuf *);
-static int	replace_files(const struct snip *, const struct strbuf *,
-		    const struct strbuf *, const struct strbuf *);
-static char	*stage_file(const char *, const struct strbuf *);
-static void	new_folder(const struct snip *, const struct strbuf *,
-		    const struct strbuf *, const struct strbuf *);
-static size_t	make_dirs(const char *, char ***);
 static void	put_record(const struct snip *, struct jw *);
+static char	*open_table(const char *, FILE **);
+static int	from_trace(void);
+static void	trace_shapes(const char *, struct shapes *);
+static int	feed_rank(void *, const struct jdoc *);
+static int	keep_shape(void *, const struct jdoc *);
+static int	keep_doc(void *, const struct jdoc *);
+static char	*replay_profile(const char *, long long);
+static void	put_replay(struct jw *, const char *, const char *,
+		    const struct replay *, const struct opcalls *,
+		    const struct opgroup *, long long);
 
 static const struct optdoc options[] = {
 	{ "-D device", "the config's device, such as cuda:0" },
@@ -219,14 +241,20 @@ static const struct optdoc options[] = {
 	{ "-n qualname", "copy the function with this qualified name" },
 	{ "-o dir", "the snippets directory" },
 	{ "-p profile", "the profile and folder name" },
-	{ "-r table", "the range table" },
+	{ "-r table", "the range table (with --from-trace, the operator table)" },
+	{ "--from-trace trace", "replay one operator shape of a trace" },
+	{ "--op name", "the operator to replay (default: the costliest)" },
+	{ "--nth k", "its k-th costliest shape (default: 1)" },
 	OPTDOC_HELP,
 	OPTDOC_END
 };
 static const struct usage use = {
 	"[-f] [-D device] [-i images] [-l lines] [-m module] [-n qualname] "
-	    "[-o dir] [-p profile] [-r table] file",
-	"scaffold a profiling snippet from one Python function",
+	    "[-o dir] [-p profile] [-r table] file\n"
+	    "[-f] [-D device] [-o dir] [-p profile] [-r table] --from-trace "
+	    "trace [--op name] [--nth k]",
+	"scaffold a profiling snippet from one Python function, or from one"
+	    " operator of a trace",
 	options
 };
 
@@ -241,6 +269,9 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "from-trace", required_argument, NULL, 'T' },
+		{ "op", required_argument, NULL, 'O' },
+		{ "nth", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct pysrc src;
@@ -248,6 +279,7 @@ main(int argc, char *argv[])
 	struct rules rules;
 	struct sha256 h;
 	struct strbuf py = { 0 }, cfg = { 0 }, md = { 0 };
+	struct snipfiles files;
 	struct stat st;
 	struct jw *w;
 	uint32_t first = 0, last = 0;
@@ -301,6 +333,15 @@ main(int argc, char *argv[])
 		case 'r':
 			rflag = optarg;
 			break;
+		case 'T':
+			tflag = optarg;
+			break;
+		case 'O':
+			opflag = optarg;
+			break;
+		case 'N':
+			nthflag = parse_num(optarg, 1, INT_MAX, "--nth");
+			break;
 		case 'h':
 			usage_help(&use);
 		default:
@@ -309,6 +350,17 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if (tflag != NULL) {
+		if (argc != 0 || iflag != NULL || lflag != NULL ||
+		    mflag != NULL || nflag != NULL)
+			die_usage("--from-trace takes no file and none of -i,"
+			    " -l, -m, -n");
+		if (*oflag == '\0')
+			die_usage("-o: directory is empty");
+		return finish(from_trace());
+	}
+	if (opflag != NULL || nthflag != 1)
+		die_usage("--op and --nth go with --from-trace");
 	if (argc != 1)
 		usage();
 	if (nflag == NULL && lflag == NULL)
@@ -426,14 +478,16 @@ main(int argc, char *argv[])
 	config_yaml(&sn, &cfg);
 	readme(&sn, &cfg, &md);
 
+	files = (struct snipfiles){ sn.odir, sn.profile, sn.folder, sn.target,
+	    sn.config, sn.readme, &py, &cfg, &md };
 	if (stat(sn.folder, &st) == 0) {
 		if (!fflag)
 			die("%s: exists; -f replaces its target.py, config.yaml"
 			    " and README.md", sn.folder);
-		if (replace_files(&sn, &py, &cfg, &md) < 0)
+		if (snip_replace_files(&files) < 0)
 			exit(1);
-	} else
-		new_folder(&sn, &py, &cfg, &md);
+	} else if (snip_new_folder(&files) < 0)
+		exit(1);
 
 	w = jw_new(stdout);
 	put_record(&sn, w);
@@ -894,96 +948,60 @@ class_of(const char *profile)
 }
 
 /*
- * 1 when PyYAML reads s back as the same string unquoted: no YAML 1.1
- * boolean, null or number, nothing that starts an indicator.
+ * A table of the rubric: -r when given, else name in $MRP_RUBRIC, else in
+ * rubric/ beside the binary's directory (the source tree) or in
+ * share/mrp/rubric/ (where make install puts it).  Opens it into *f;
+ * returns the path tried, which the caller frees.
  */
-static int
-yaml_plain(const char *s)
+static char *
+open_table(const char *name, FILE **f)
 {
-	static const char *const words[] = {
-		"y", "n", "yes", "no", "true", "false", "on", "off", "null",
-		NULL
-	};
-	char low[8];
-	size_t i, n = strlen(s);
+	char exe[PATH_MAX], *dir;
+	const char *env;
+	struct strbuf path = { 0 };
+	ssize_t n;
 
-	if (n == 0 || strchr("0123456789-.:+~", s[0]) != NULL ||
-	    s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789_./:-")] != '\0')
-		return 0;
-	if (n < sizeof(low)) {
-		for (i = 0; i <= n; i++)
-			low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ?
-			    s[i] - 'A' + 'a' : s[i]);
-		for (i = 0; words[i] != NULL; i++)
-			if (strcmp(low, words[i]) == 0)
-				return 0;
+	*f = NULL;
+	if (rflag != NULL) {
+		if ((*f = fopen(rflag, "r")) == NULL)
+			die("%s:", rflag);
+		return xstrdup(rflag);
 	}
-	return 1;
+	if ((env = getenv("MRP_RUBRIC")) != NULL && *env != '\0') {
+		sb_printf(&path, "%s/%s", env, name);
+		if ((*f = fopen(path.s, "r")) == NULL)
+			die("%s:", path.s);
+		return path.s;
+	}
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+		exe[n] = '\0';
+		if ((dir = strrchr(exe, '/')) != NULL)
+			*dir = '\0';
+		sb_printf(&path, "%s/../rubric/%s", exe, name);
+		if ((*f = fopen(path.s, "r")) == NULL) {
+			sb_truncate(&path, 0);
+			sb_printf(&path, "%s/../share/mrp/rubric/%s", exe, name);
+			*f = fopen(path.s, "r");
+		}
+	}
+	if (*f == NULL)
+		die("no %s found beside the binary: give -r or set"
+		    " MRP_RUBRIC", name);
+	return path.s;
 }
 
-static void
-yaml_scalar(struct strbuf *b, const char *s)
-{
-	if (yaml_plain(s)) {
-		sb_puts(b, s);
-		return;
-	}
-	sb_puts(b, "\"");
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			sb_printf(b, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			sb_printf(b, "\\x%02x", c);
-		else
-			sb_put(b, s, 1);
-	}
-	sb_puts(b, "\"");
-}
-
-/*
- * -r, else snippet-ranges.tsv in $MRP_RUBRIC, else in ../rubric beside
- * the binary (the source tree) or ../share/mrp (an installed one).
- */
+/* The range table: see open_table(). */
 static void
 load_rules(struct rules *r)
 {
-	char exe[PATH_MAX], path[PATH_MAX + 64], *dir, *line, *next, *paren;
-	const char *env, *tried = NULL;
+	char *line, *next, *paren, *tried;
 	struct strbuf text = { 0 };
-	FILE *f = NULL;
-	ssize_t n;
+	FILE *f;
 	size_t lineno = 0, got, plen;
 	char chunk[4096];
 
 	memset(r, 0, sizeof(*r));
-	if (rflag != NULL) {
-		if ((f = fopen(rflag, "r")) == NULL)
-			die("%s:", rflag);
-		tried = rflag;
-	} else if ((env = getenv("MRP_RUBRIC")) != NULL && *env != '\0') {
-		snprintf(path, sizeof(path), "%s/%s", env, RANGE_TABLE);
-		if ((f = fopen(path, "r")) == NULL)
-			die("%s:", path);
-		tried = path;
-	} else if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
-		exe[n] = '\0';
-		if ((dir = strrchr(exe, '/')) != NULL)
-			*dir = '\0';
-		snprintf(path, sizeof(path), "%s/../rubric/%s", exe,
-		    RANGE_TABLE);
-		if ((f = fopen(path, "r")) == NULL) {
-			snprintf(path, sizeof(path), "%s/../share/mrp/%s", exe,
-			    RANGE_TABLE);
-			f = fopen(path, "r");
-		}
-		tried = path;
-	}
-	if (f == NULL)
-		die("no %s found beside the binary: give -r or set"
-		    " MRP_RUBRIC", RANGE_TABLE);
+	tried = open_table(RANGE_TABLE, &f);
 	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
 		sb_put(&text, chunk, got);
 	if (ferror(f))
@@ -1040,6 +1058,7 @@ load_rules(struct rules *r)
 		}
 		r->n++;
 	}
+	free(tried);
 }
 
 /* The parameters of the def, from its parenthesized list. */
@@ -1163,7 +1182,7 @@ method_kind(struct snip *sn)
 
 			if (sn->dropped.len > 0)
 				sb_puts(&sn->dropped, ", ");
-			md_code(&sn->dropped, text);
+			snip_md_code(&sn->dropped, text);
 			free(text);
 		}
 	if (f->parent < 0 || s->def[f->parent].type != PD_CLASS)
@@ -1971,9 +1990,9 @@ target_py(struct snip *sn, struct strbuf *b)
 	imports(sn, &future, &imp, &blocks);
 	coding(s, b);
 	sb_puts(b, "\"\"\"Profiling target for ");
-	py_text(b, f->qualname);
+	snip_py_text(b, f->qualname);
 	sb_puts(b, ".\n\nCopied from ");
-	py_text(b, s->name);
+	snip_py_text(b, s->name);
 	sb_printf(b, " lines %u-%u by snip-new;\nREADME.md says where the code"
 	    " comes from and what was assumed.  The\nproduction module is"
 	    " imported, never edited.\n\"\"\"\n", sn->first_line,
@@ -2019,7 +2038,7 @@ target_py(struct snip *sn, struct strbuf *b)
 	sb_printf(b, "# The device the NVTX ranges below are recorded for;"
 	    " prepare() sets it.\n%s: Any = None\n\n\n", sn->devvar);
 	sb_puts(b, "# Copied from ");
-	py_text(b, s->name);
+	snip_py_text(b, s->name);
 	sb_printf(b, " lines %u-%u", sn->first_line, sn->last_line);
 	sb_puts(b, sn->nreg > 0 ? "; NVTX ranges added.\n" : ".\n");
 	copy_def(sn, b);
@@ -2578,27 +2597,14 @@ target_class(const struct snip *sn, struct strbuf *b)
 static void
 config_yaml(const struct snip *sn, struct strbuf *b)
 {
-	sb_puts(b, "profile_name: ");
-	yaml_scalar(b, sn->profile);
-	sb_puts(b, "\ntarget:\n  name: ");
-	yaml_scalar(b, sn->profile);
-	sb_puts(b, "\n  import_path: ");
-	{
-		struct strbuf ip = { 0 };
+	struct snipconf c = { sn->profile, NULL, Dflag, NULL, NULL, 10, 100 };
+	struct strbuf ip = { 0 }, p = { 0 };
+	char cwd[PATH_MAX], *images = NULL;
+	const char *home = getenv("HOME");
 
-		sb_printf(&ip, "%s:%s", sn->target, sn->tvar);
-		yaml_scalar(b, ip.s);
-		free(ip.s);
-	}
-	sb_puts(b, "\n  profile_prepare: false\ndata_source:\n");
-	if (iflag == NULL)
-		sb_puts(b, "  name: dummy            # or: images +"
-		    " directory/decode/limit/repeat\n");
-	else {
-		char cwd[PATH_MAX], *abs;
-		const char *home = getenv("HOME");
-		struct strbuf p = { 0 };
-
+	sb_printf(&ip, "%s:%s", sn->target, sn->tvar);
+	c.import_path = ip.s;
+	if (iflag != NULL) {
 		/* The runner expands neither "~" nor a relative path well. */
 		if (strncmp(iflag, "~/", 2) == 0 && home != NULL)
 			sb_printf(&p, "%s/%s", home, iflag + 2);
@@ -2606,30 +2612,16 @@ config_yaml(const struct snip *sn, struct strbuf *b)
 			sb_printf(&p, "%s/%s", cwd, iflag);
 		else
 			sb_puts(&p, iflag);
-		abs = snip_path(p.s);
-		sb_puts(b, "  name: images\n  directory: ");
-		yaml_scalar(b, abs);
-		/* The skill's template: the first 4 images, cycled. */
-		sb_puts(b, "\n  decode: true\n  limit: 4\n  repeat: 100\n");
-		free(abs);
-		free(p.s);
+		c.images = images = snip_path(p.s);
 	}
-	sb_puts(b, "device: ");
-	yaml_scalar(b, Dflag);
-	sb_puts(b, "\nwarmup: 10\niterations: 100\nrecord_loading: eager\n"
-	    "seed: 0\ncapture_range: profile-target\n");
-	if (strcmp(sn->odir, DEFAULT_DIR) != 0) {
-		sb_puts(b, "output_dir: ");
-		yaml_scalar(b, sn->odir);
-		sb_puts(b, "\n");
-	}
-	sb_puts(b, "cuda: {synchronize_before_warmup: true,"
-	    " synchronize_after_warmup: true,\n"
-	    "       synchronize_before_capture: true,"
-	    " synchronize_after_capture: true,\n"
-	    "       synchronize_each_iteration: false}\n");
+	if (strcmp(sn->odir, DEFAULT_DIR) != 0)
+		c.output_dir = sn->odir;
+	snip_config_yaml(b, &c);
 	if (sn->nin > 0)
 		inputs_yaml(sn, b);
+	free(images);
+	free(ip.s);
+	free(p.s);
 }
 
 /* The inputs section: see snipin.h. */
@@ -2653,12 +2645,12 @@ inputs_yaml(const struct snip *sn, struct strbuf *b)
 		    in->kind == SI_DEVICE)
 			continue;
 		sb_puts(b, "  ");
-		yaml_scalar(b, sn->par[i].name);
+		snip_yaml_scalar(b, sn->par[i].name);
 		sb_puts(b, ":\n");
 		switch (in->kind) {
 		case SI_FIELD:
 			sb_puts(b, "    from: ");
-			yaml_scalar(b, in->field);
+			snip_yaml_scalar(b, in->field);
 			break;
 		case SI_TENSOR:
 			sb_puts(b, "    shape: null");
@@ -2669,14 +2661,14 @@ inputs_yaml(const struct snip *sn, struct strbuf *b)
 		case SI_OBJECT:
 			sb_puts(b, "    call: ");
 			if (in->call != NULL)
-				yaml_scalar(b, in->call);
+				snip_yaml_scalar(b, in->call);
 			else
 				sb_puts(b, "null");
 			break;
 		}
 		if (in->hint != NULL) {
 			sb_puts(b, "  # ");
-			yaml_comment(b, in->hint);
+			snip_yaml_comment(b, in->hint);
 		}
 		sb_puts(b, "\n");
 		if (in->kind == SI_TENSOR)
@@ -2721,13 +2713,13 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	}
 
 	sb_printf(b, "# %s\n\nProfiles `%s` from ", sn->profile, f->qualname);
-	md_code(b, s->name);
+	snip_md_code(b, s->name);
 	sb_puts(b, " in isolation, with the roboflow/inference\nprofiling"
 	    " runner (`development/profiling/main.py`).\n\n## Provenance\n\n"
 	    "- source: ");
-	md_code(b, s->name);
+	snip_md_code(b, s->name);
 	sb_printf(b, " (module `%s`, package root ", sn->module);
-	md_code(b, sn->root);
+	snip_md_code(b, sn->root);
 	sb_puts(b, ")\n");
 	if (sn->mod_first != 0)
 		sb_printf(b, "- lines: %u-%u, at module level, made the body of"
@@ -2828,7 +2820,7 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	sb_puts(b, "## Required files\n\n");
 	if (iflag != NULL) {
 		sb_puts(b, "- The image directory named in `config.yaml` (");
-		md_code(b, iflag);
+		snip_md_code(b, iflag);
 		sb_puts(b, ").\n");
 	} else if (!needs_images(sn))
 		sb_puts(b, "- None for the `dummy` data source.\n");
@@ -2844,11 +2836,11 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	{
 		sb_printf(b, "- The production module `%s`, importable from its"
 		    " package root ", sn->module);
-		md_code(b, sn->root);
+		snip_md_code(b, sn->root);
 		sb_puts(b, ",\n  which the commands below put on `PYTHONPATH`"
 		    " (or install it: ");
 		sb_printf(&cmd, "uv pip install -e %s", pyq);
-		md_code(b, cmd.s);
+		snip_md_code(b, cmd.s);
 		sb_puts(b, ").\n\n");
 	}
 	models(sn, b);
@@ -2860,7 +2852,7 @@ readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
 	    "    %s uv run python development/profiling/main.py --config %s"
 	    " --run-id smoke\n\n", pythonpath, q);
 	sb_puts(b, "## Nsight Systems\n\nWith ");
-	md_code(b, pythonpath);
+	snip_md_code(b, pythonpath);
 	sb_puts(b, " exported, as for the smoke run:\n\n");
 	for (a = nsys; *a != '\0'; ) {
 		size_t n = strcspn(a, "\n");
@@ -3095,7 +3087,7 @@ needs(const struct snip *sn, struct strbuf *b)
 		sb_printf(b, "- `inputs.%s.%s`", name, key);
 		if (in->hint != NULL) {
 			sb_puts(b, ": ");
-			md_text(b, in->hint);
+			snip_md_text(b, in->hint);
 		}
 		sb_puts(b, ".\n");
 	}
@@ -3137,233 +3129,6 @@ needs_images(const struct snip *sn)
 }
 
 /*
- * s as a Markdown code span: a fence longer than any run of backticks in
- * it, padded when it would lose a space or touch a backtick; a control
- * character, which could end the paragraph, as U+FFFD.
- */
-static void
-md_code(struct strbuf *b, const char *s)
-{
-	size_t run = 0, longest = 0, i, n = strlen(s);
-	int pad;
-
-	for (i = 0; i < n; i++) {
-		run = s[i] == '`' ? run + 1 : 0;
-		if (run > longest)
-			longest = run;
-	}
-	pad = longest > 0 || (n > 0 && (s[0] == ' ' || s[n - 1] == ' '));
-	for (i = 0; i <= longest; i++)
-		sb_puts(b, "`");
-	if (pad)
-		sb_puts(b, " ");
-	for (i = 0; i < n; i++) {
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			sb_puts(b, "\xef\xbf\xbd");
-		else
-			sb_put(b, s + i, 1);
-	}
-	if (pad)
-		sb_puts(b, " ");
-	for (i = 0; i <= longest; i++)
-		sb_puts(b, "`");
-}
-
-/*
- * s as Markdown text in the middle of a line: each character that could
- * start inline syntax there (emphasis, code, links, HTML, entities,
- * strikethrough) escaped with a backslash, a control character, which
- * could end the paragraph, as a space.
- */
-static void
-md_text(struct strbuf *b, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			sb_puts(b, " ");
-		else if (strchr("\\`*_[]<>&~", *s) != NULL)
-			sb_printf(b, "\\%c", *s);
-		else
-			sb_put(b, s, 1);
-	}
-}
-
-/*
- * s for a Python comment or docstring: printable ASCII as it is, but for
- * backslash and '"', which are escaped, and every other byte as \xNN, so
- * that no name from the source can end the comment or the string.
- */
-static void
-py_text(struct strbuf *b, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '\\' || c == '"')
-			sb_printf(b, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			sb_printf(b, "\\x%02x", c);
-		else
-			sb_put(b, s, 1);
-	}
-}
-
-/* s for a YAML comment: a line break or control character as a space. */
-static void
-yaml_comment(struct strbuf *b, const char *s)
-{
-	for (; *s != '\0'; s++)
-		sb_put(b, (unsigned char)*s < 0x20 || *s == 0x7f ? " " : s, 1);
-}
-
-/*
- * Writes b to path through a temporary file renamed into place.  Returns 0,
- * or -1 after a message, with nothing left behind.
- */
-static int
-write_file(const char *path, const struct strbuf *b)
-{
-	char *tmp;
-	int rc = 0;
-
-	if ((tmp = stage_file(path, b)) == NULL)
-		return -1;
-	if (rename(tmp, path) < 0) {
-		warnmsg("%s:", path);
-		unlink(tmp);
-		rc = -1;
-	}
-	free(tmp);
-	return rc;
-}
-
-/*
- * -f: the three files are written whole beside their places first, and
- * renamed into place only then, so that a failed write (a full disk)
- * leaves the snippet as it was; runs/ is kept.  Returns 0, or -1 after a
- * message.
- */
-static int
-replace_files(const struct snip *sn, const struct strbuf *py,
-    const struct strbuf *cfg, const struct strbuf *md)
-{
-	const char *path[] = { sn->target, sn->config, sn->readme };
-	const struct strbuf *b[] = { py, cfg, md };
-	char *tmp[3] = { NULL, NULL, NULL };
-	int i, rc = 0;
-
-	for (i = 0; i < 3 && rc == 0; i++)
-		if ((tmp[i] = stage_file(path[i], b[i])) == NULL)
-			rc = -1;
-	for (i = 0; i < 3 && rc == 0; i++) {
-		if (rename(tmp[i], path[i]) < 0) {
-			warnmsg("%s:", path[i]);
-			rc = -1;
-		} else {
-			free(tmp[i]);
-			tmp[i] = NULL;
-		}
-	}
-	for (i = 0; i < 3; i++) {
-		if (tmp[i] != NULL)
-			unlink(tmp[i]);
-		free(tmp[i]);
-	}
-	return rc;
-}
-
-/*
- * Writes b whole to a new file beside path, with the mode a new file gets.
- * Returns its name, which the caller frees, or NULL after a message, with
- * nothing left behind.
- */
-static char *
-stage_file(const char *path, const struct strbuf *b)
-{
-	struct strbuf tmp = { 0 };
-	mode_t mask;
-	int fd, rc = -1;
-	FILE *f;
-
-	sb_printf(&tmp, "%s.XXXXXX", path);
-	if ((fd = mkstemp(tmp.s)) < 0) {
-		warnmsg("%s:", tmp.s);
-		free(tmp.s);
-		return NULL;
-	}
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) < 0 || (f = fdopen(fd, "w")) == NULL) {
-		warnmsg("%s:", tmp.s);
-		close(fd);
-	} else if (fwrite(b->s, 1, b->len, f) != b->len || fflush(f) != 0 ||
-	    ferror(f)) {
-		warnmsg("%s: write failed:", tmp.s);
-		fclose(f);
-	} else if (fclose(f) != 0)
-		warnmsg("%s: write failed:", tmp.s);
-	else
-		rc = 0;
-	if (rc < 0) {
-		unlink(tmp.s);
-		free(tmp.s);
-		return NULL;
-	}
-	return tmp.s;
-}
-
-/*
- * A new snippet folder appears whole or not at all: the files are written
- * into a temporary folder beside it, which is renamed into place.  On a
- * failure (a full disk) nothing is left, so that a rerun needs no -f;
- * folders made above it are removed too.
- */
-static void
-new_folder(const struct snip *sn, const struct strbuf *py,
-    const struct strbuf *cfg, const struct strbuf *md)
-{
-	struct strbuf tmp = { 0 }, t = { 0 }, c = { 0 }, r = { 0 };
-	char **made;
-	size_t nmade, i;
-	int ok;
-
-	nmade = make_dirs(sn->odir, &made);
-	sb_printf(&tmp, "%s/.%s.XXXXXX", sn->odir, sn->profile);
-	ok = mkdtemp(tmp.s) != NULL;
-	if (!ok)
-		warnmsg("%s:", tmp.s);
-	else {
-		sb_printf(&t, "%s/target.py", tmp.s);
-		sb_printf(&c, "%s/config.yaml", tmp.s);
-		sb_printf(&r, "%s/README.md", tmp.s);
-		ok = write_file(t.s, py) == 0 && write_file(c.s, cfg) == 0 &&
-		    write_file(r.s, md) == 0;
-		if (ok && rename(tmp.s, sn->folder) < 0) {
-			warnmsg("%s:", sn->folder);
-			ok = 0;
-		}
-		if (!ok) {
-			unlink(t.s);
-			unlink(c.s);
-			unlink(r.s);
-			rmdir(tmp.s);
-		}
-	}
-	for (i = nmade; i-- > 0;) {
-		if (!ok)
-			rmdir(made[i]);
-		free(made[i]);
-	}
-	free(made);
-	free(tmp.s);
-	free(t.s);
-	free(c.s);
-	free(r.s);
-	if (!ok)
-		exit(1);
-}
-
-/*
  * base, or base with underscores after it, so that it is none of the
  * production names the copy takes from its module: target.py's own
  * `target` must not hide the module's `target`, which the copy means.
@@ -3383,35 +3148,6 @@ own_name(const struct snip *sn, const char *base)
 			return b.s;
 		sb_puts(&b, "_");
 	}
-}
-
-/*
- * mkdir -p.  Returns how many folders it made, with their paths, outermost
- * first, in *made; the caller frees them and the array.
- */
-static size_t
-make_dirs(const char *dir, char ***made)
-{
-	char *p = xstrdup(dir), *c, save;
-	size_t n = 0;
-
-	*made = NULL;
-	for (c = p + 1; ; c++) {
-		if (*c != '/' && *c != '\0')
-			continue;
-		save = *c;
-		*c = '\0';
-		if (mkdir(p, 0777) == 0) {
-			*made = xreallocarray(*made, n + 1, sizeof(**made));
-			(*made)[n++] = xstrdup(p);
-		} else if (errno != EEXIST)
-			die("%s:", p);
-		*c = save;
-		if (*c == '\0')
-			break;
-	}
-	free(p);
-	return n;
 }
 
 static void
@@ -3488,4 +3224,304 @@ put_record(const struct snip *sn, struct jw *w)
 	}
 	jw_end_array(w);
 	jw_end(w);
+}
+
+/*
+ * --from-trace: a snippet that replays one shape of an operator's calls.
+ * The shape is op-rank's: the nth op_shape record (of --op), ranked by
+ * GPU time and then self CPU time, as the report's Compute efficiency
+ * table ranks them; an operator op-rank does not cost is ranked by the
+ * same among the shapes of its calls.  Its kernels come from the calls
+ * themselves (opcalls).  Returns the exit status.
+ */
+static int
+from_trace(void)
+{
+	struct replay_table tab;
+	struct replay rp;
+	struct opcalls oc;
+	struct opcalls_opts oo = { NULL, NULL, 0, 0 };
+	struct shapes sh = { opflag, NULL, 0 };
+	struct shapenodes in;
+	struct jdoc calls, *shape = NULL;
+	struct strbuf key = { 0 }, py = { 0 }, cfg = { 0 }, md = { 0 };
+	struct strbuf cmd = { 0 }, ip = { 0 }, ranked = { 0 };
+	struct snipfiles files;
+	struct snipconf conf;
+	struct replay_src src;
+	struct replay_out out;
+	const struct opgroup *g;
+	const char *name = opflag;
+	char *table, *err, *profile, *odir, *folder, *config, *target, *readme;
+	char *q, sha[65];
+	uint64_t size;
+	struct stat st;
+	struct jw *w;
+	FILE *f;
+	double us;
+	size_t i;
+	int rc, gpu;
+
+	table = open_table(REPLAY_TABLE, &f);
+	replay_table_load(&tab, f, table);
+	fclose(f);
+	if (inputrec_hash(tflag, &size, sha) < 0)
+		die("%s:", tflag);
+	/* An operator op-rank costs is ranked as the report ranks it. */
+	if (opflag == NULL || opcost_model(opflag) != OM_NONE) {
+		trace_shapes(tflag, &sh);
+		if (sh.n == 0)
+			die("%s: no shapes of %s%s: op-rank costs the calls of"
+			    " a trace recorded with record_shapes=True", tflag,
+			    opflag != NULL ? opflag : "the operators op-rank"
+			    " costs", opflag != NULL ? " to cost" : "");
+		if ((size_t)nthflag > sh.n)
+			die("%s: %s has %zu shape%s; --nth %lld is past them",
+			    tflag, opflag != NULL ? opflag : "the trace", sh.n,
+			    sh.n == 1 ? "" : "s", nthflag);
+		shape = &sh.v[nthflag - 1];
+		jdoc_get_str(shape, 0, "name", &name, NULL);
+		callshape_nodes(shape, 0, &in);
+		if (callshape_key(&key, shape, &in) < 0)
+			die("%s: op_shape record without shapes", tflag);
+		oo.key = key.s;
+		oo.keylen = key.len;
+	}
+	oo.name = name;
+	if ((rc = opcalls_read(&oc, tflag, &oo)) != 0)
+		exit(1);
+	if (oc.ng == 0)
+		die("%s: no call of %s%s", tflag, name, shape != NULL ?
+		    " with that shape" : "");
+	if (shape == NULL && (size_t)nthflag > oc.ng)
+		die("%s: %s has %zu shape%s; --nth %lld is past them", tflag,
+		    name, oc.ng, oc.ng == 1 ? "" : "s", nthflag);
+	g = shape != NULL ? &oc.g[0] : &oc.g[nthflag - 1];
+	memset(&calls, 0, sizeof(calls));
+	w = jw_new_doc(keep_doc, &calls);
+	opcalls_put(w, &oc, g);
+	jw_free(w);
+	if (replay_plan(&rp, &tab, &calls, &err) < 0)
+		die("%s: %s cannot be replayed: %s", tflag, name, err);
+
+	profile = pflag != NULL ? xstrdup(pflag) :
+	    replay_profile(name, nthflag);
+	odir = snip_path(oflag);
+	folder = snip_path_join(odir, profile);
+	config = snip_path_join(folder, "config.yaml");
+	target = snip_path_join(folder, "target.py");
+	readme = snip_path_join(folder, "README.md");
+	sb_printf(&ip, "%s:target", target);
+	/* The runner's passes: each run() makes WARMUP and CALLS calls. */
+	conf = (struct snipconf){ profile, ip.s, Dflag, NULL, NULL, 1, 5 };
+	if (strcmp(odir, DEFAULT_DIR) != 0)
+		conf.output_dir = odir;
+	snip_config_yaml(&cfg, &conf);
+
+	q = snip_quote(tflag);
+	sb_printf(&cmd, "snip-new --from-trace %s", q);
+	free(q);
+	if (opflag != NULL) {
+		q = snip_quote(opflag);
+		sb_printf(&cmd, " --op %s", q);
+		free(q);
+	}
+	sb_printf(&cmd, " --nth %lld", nthflag);
+	for (i = 0, gpu = 0; i < sh.n; i++)
+		gpu |= jdoc_get_double(&sh.v[i], 0, "gpu_us", &us) == 0 &&
+		    us > 0;
+	for (i = 0; i < oc.ng; i++)
+		gpu |= shape == NULL && oc.g[i].gpu > 0;
+	sb_printf(&ranked, "%s among %s", gpu ? "GPU time" : "self CPU time"
+	    " (the trace has no GPU work)", shape == NULL ? "the shapes of"
+	    " its calls" : opflag == NULL ? "the shapes of every operator"
+	    " op-rank costs" : "its shapes op-rank costs");
+	src = (struct replay_src){ tflag, sha, oc.gpu, &calls, shape,
+	    (int)nthflag, ranked.s, cmd.s };
+	{
+		char *tclass = class_of(profile);
+
+		out = (struct replay_out){ profile, config, tclass };
+		replay_target_py(&py, &rp, &src, &out);
+		replay_readme(&md, &rp, &src, &out, &cfg);
+		files = (struct snipfiles){ odir, profile, folder, target,
+		    config, readme, &py, &cfg, &md };
+		if (stat(folder, &st) == 0) {
+			if (!fflag)
+				die("%s: exists; -f replaces its target.py,"
+				    " config.yaml and README.md", folder);
+			if (snip_replace_files(&files) < 0)
+				exit(1);
+		} else if (snip_new_folder(&files) < 0)
+			exit(1);
+		free(tclass);
+	}
+	w = jw_new(stdout);
+	put_replay(w, folder, sha, &rp, &oc, g, nthflag);
+	jw_free(w);
+
+	replay_free(&rp);
+	opcalls_free(&oc);
+	replay_table_free(&tab);
+	for (i = 0; i < sh.n; i++)
+		jdoc_free(&sh.v[i]);
+	free(sh.v);
+	jdoc_free(&calls);
+	free(key.s);
+	free(py.s);
+	free(cfg.s);
+	free(md.s);
+	free(cmd.s);
+	free(ip.s);
+	free(ranked.s);
+	free(table);
+	free(profile);
+	free(odir);
+	free(folder);
+	free(config);
+	free(target);
+	free(readme);
+	return 0;
+}
+
+/* op-rank over the trace, in process: its op_shape records, in order. */
+static void
+trace_shapes(const char *path, struct shapes *sh)
+{
+	struct oprank_opts o = { NULL, 0, 0, -1, 0, NULL };
+	struct extract_opts xo = { 0, NULL };
+	struct rankfeed feed = { NULL, path };
+	struct jw *w;
+
+	feed.op = oprank_new(&o);
+	w = jw_new_doc(feed_rank, &feed);
+	if (extract_trace(path, w, &xo) != 0)
+		exit(1);
+	jw_free(w);
+	w = jw_new_doc(keep_shape, sh);
+	oprank_write(feed.op, w, 0);
+	jw_free(w);
+	oprank_free(feed.op);
+}
+
+static int
+feed_rank(void *arg, const struct jdoc *d)
+{
+	struct rankfeed *feed = arg;
+
+	return oprank_record(feed->op, feed->file, d);
+}
+
+static int
+keep_shape(void *arg, const struct jdoc *d)
+{
+	struct shapes *sh = arg;
+	const char *kind, *name;
+
+	if (jdoc_get_str(d, 0, "kind", &kind, NULL) < 0 ||
+	    strcmp(kind, "op_shape") != 0 ||
+	    jdoc_get_str(d, 0, "name", &name, NULL) < 0 ||
+	    (sh->name != NULL && strcmp(name, sh->name) != 0))
+		return 0;
+	sh->v = xreallocarray(sh->v, sh->n + 1, sizeof(*sh->v));
+	memset(&sh->v[sh->n], 0, sizeof(sh->v[sh->n]));
+	jdoc_copy(&sh->v[sh->n++], d);
+	return 0;
+}
+
+static int
+keep_doc(void *arg, const struct jdoc *d)
+{
+	jdoc_copy(arg, d);
+	return 0;
+}
+
+/* "replay-addmm-1": the operator's name after "::", as a profile name. */
+static char *
+replay_profile(const char *name, long long nth)
+{
+	const char *colons = strstr(name, "::");
+	struct strbuf b = { 0 };
+	size_t len;
+	char *p;
+
+	sb_puts(&b, "replay-");
+	for (p = (char *)(colons != NULL ? colons + 2 : name); *p != '\0';
+	    p++) {
+		if (isalnum((unsigned char)*p))
+			sb_printf(&b, "%c", tolower((unsigned char)*p));
+		else if (b.s[b.len - 1] != '-')
+			sb_puts(&b, "-");
+	}
+	len = b.len;
+	while (len > 0 && b.s[len - 1] == '-')
+		len--;
+	sb_truncate(&b, len);
+	sb_printf(&b, "-%lld", nth);
+	return b.s;
+}
+
+/* The "snippet" record of a replay. */
+static void
+put_replay(struct jw *w, const char *folder, const char *sha,
+    const struct replay *rp, const struct opcalls *oc,
+    const struct opgroup *g, long long nth)
+{
+	struct strbuf call = { 0 };
+	size_t i;
+
+	jw_record(w, "snippet");
+	jw_key(w, "dir");
+	jw_cstring(w, folder);
+	jw_key(w, "profile_name");
+	jw_cstring(w, snip_path_name(folder));
+	jw_key(w, "config");
+	{
+		char *p = snip_path_join(folder, "config.yaml");
+
+		jw_cstring(w, p);
+		free(p);
+		p = snip_path_join(folder, "target.py");
+		jw_key(w, "target");
+		jw_cstring(w, p);
+		free(p);
+		p = snip_path_join(folder, "README.md");
+		jw_key(w, "readme");
+		jw_cstring(w, p);
+		free(p);
+	}
+	jw_key(w, "trace");
+	jw_cstring(w, tflag);
+	jw_key(w, "sha256");
+	jw_cstring(w, sha);
+	jw_key(w, "operator");
+	jw_cstring(w, rp->op);
+	jw_key(w, "nth");
+	jw_int(w, nth);
+	jw_key(w, "call");
+	if (rp->row != NULL) {
+		sb_printf(&call, "torch.ops.%s.%s.%s", rp->row->ns,
+		    rp->row->name, rp->row->overload);
+		jw_cstring(w, call.s);
+	} else
+		jw_null(w);
+	jw_key(w, "range");
+	jw_cstring(w, rp->range);
+	if (g->has_shape)
+		callshape_put(w, &g->shape);
+	jw_key(w, "calls");
+	jw_int(w, g->calls);
+	jw_key(w, "gpu_us");
+	jw_us(w, g->gpu);
+	jw_key(w, "self_us");
+	jw_us(w, g->self > 0 ? g->self : 0);
+	jw_key(w, "gpu");
+	jw_cstring_or_null(w, oc->gpu);
+	jw_key(w, "kernels");
+	jw_begin_array(w);
+	for (i = 0; i < g->nk; i++)
+		jw_cstring(w, g->k[i].name);
+	jw_end_array(w);
+	jw_end(w);
+	free(call.s);
 }

@@ -1323,8 +1323,11 @@ jdoc_copy(struct jdoc *dst, const struct jdoc *src)
 		    sizeof(*dst->where));
 	}
 	memcpy(dst->node, src->node, src->n * sizeof(*src->node));
-	memcpy(dst->arena, src->arena, src->used);
-	memcpy(dst->text, src->text, src->textlen);
+	/* A writer's document (jw_new_doc) may have no arena or no text. */
+	if (src->used > 0)
+		memcpy(dst->arena, src->arena, src->used);
+	if (src->textlen > 0)
+		memcpy(dst->text, src->text, src->textlen);
 	if (src->nwhere > 0)
 		memcpy(dst->where, src->where,
 		    src->nwhere * sizeof(*src->where));

@@ -53,7 +53,7 @@ struct ev {
 	int	stream, correlation, external_id, device;	/* in args */
 	int	bytes;						/* in args */
 	int	coll, in_nelems, out_nelems, group_size, dtype, pg; /* in args */
-	int	dims, types, concrete;				/* in args */
+	int	dims, types, strides, concrete;			/* in args */
 	int64_t	ts_ns, dur_ns;
 };
 
@@ -392,6 +392,8 @@ fields(struct trace *t, struct ev *e)
 				e->dims = (int)i;
 			else if (KEY_IS(d, i, "Input type"))
 				e->types = (int)i;
+			else if (KEY_IS(d, i, "Input Strides"))
+				e->strides = (int)i;
 			else if (KEY_IS(d, i, "Concrete Inputs"))
 				e->concrete = (int)i;
 			else if (KEY_IS(d, i, "Collective name"))
@@ -579,6 +581,7 @@ emit_complete(struct trace *t, const struct jdoc *d, const struct ev *e,
 	    opcost_model(jdoc_str(d, (uint32_t)e->name)) != OM_NONE) {
 		put_member(w, d, e->dims, JW_KEY("input_dims"));
 		put_member(w, d, e->types, JW_KEY("input_types"));
+		put_member(w, d, e->strides, JW_KEY("input_strides"));
 		put_member(w, d, e->concrete, JW_KEY("concrete_inputs"));
 	}
 	/*

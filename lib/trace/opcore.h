@@ -49,6 +49,7 @@
 #include "io/json.h"
 #include "io/ndjson.h"
 #include "io/spill.h"
+#include "trace/callshape.h"
 #include "trace/opcost.h"
 #include "trace/oprank.h"
 
@@ -59,7 +60,7 @@
 #define TOP_CALLERS	3	/* runtime_caller records a slice gets */
 #define MAXORPHANS	65536	/* such calls a thread holds for its frames */
 #define MAXCCALLS	4096	/* communication calls a rank keeps, the first */
-#define PARTIAL_VERSION	2	/* of the op_partial records */
+#define PARTIAL_VERSION	3	/* of the op_partial records */
 #define MEMORY		(16 << 20)	/* bytes of events held, by default */
 #define MINSHARE	(16 << 20)	/* names' or threads' least share */
 #define NAME_COST	256	/* bytes a name takes, besides its text */
@@ -203,8 +204,9 @@ struct step {
 };
 
 /*
- * The calls of one operator with one set of input shapes and types, and
- * what opcost gives each: an op_shape record.  Keyed by op_shape_key().
+ * The calls of one operator with one set of input shapes, types, strides
+ * and scalar arguments (callshape.h), and what opcost gives each: an
+ * op_shape record.  Keyed by op_shape_key().
  */
 struct shsum {
 	char		*name;
@@ -214,10 +216,8 @@ struct shsum {
 	int		 causal;
 	double		 flops, bytes;	/* per call */
 	int64_t		 count, gpu;	/* calls; their kernels' time, ns */
-	size_t		 nin, ntype;
-	int		*rank;		/* dimensions of each input */
-	int64_t		*dim;		/* every input's, in a row */
-	char		**type;
+	int64_t		 self;		/* their self CPU time, µs */
+	struct callshape shape;
 };
 
 /* The precisions of gpu-peaks.tsv's columns, in their order. */
@@ -802,10 +802,11 @@ void	op_put_summary(struct oprank *r, struct jw *w, const struct agg *a,
 
 /* opshape.c */
 int	op_shape_key(struct strbuf *key, const char *name,
-	    const struct opcost *c, const struct jdoc *d, int dims, int types);
+	    const struct opcost *c, const struct jdoc *d,
+	    const struct shapenodes *in);
 struct shsum	*op_shape_get(struct oprank *r, struct agg *a,
 	    const struct strbuf *key, const char *name, const struct opcost *c,
-	    const struct jdoc *d, int dims, int types);
+	    const struct jdoc *d, const struct shapenodes *in);
 void	op_shape_free(void *p);
 void	op_shape_merge(struct agg *dst, const struct agg *src, size_t max);
 void	op_gpu_keep(char **dst, const char *src);

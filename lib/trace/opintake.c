@@ -25,7 +25,8 @@ static void	on_trace(struct oprank *, int64_t, int, int64_t, int64_t,
 		    int64_t);
 static int	trace_record(struct oprank *);
 static uint64_t	thr_id(struct oprank *, int, int);
-static void	shape_call(struct oprank *, const char *, int, int, int,
+static void	shape_call(struct oprank *, const char *,
+		    const struct shapenodes *,
 		    const struct cev *);
 static size_t	jid_key(char *, size_t, const struct jid *);
 static uint64_t	key_lead(const void *);
@@ -205,7 +206,7 @@ on_event(struct oprank *r)
 	struct trace *t = &r->t;
 	int name = -1, cat = -1, pid = -1, tid = -1, ts = -1, dur = -1;
 	int corr = -1, device = -1, bytes = -1, cls, gcls = -1, memset = 0;
-	int dims = -1, types = -1, concrete = -1;
+	struct shapenodes sn = { -1, -1, -1, -1 };
 	struct collargs ca = { -1, -1, -1, -1, -1, -1 };
 	const char *k, *c, *s;
 	int64_t tsns, durns, cv = 0;
@@ -236,7 +237,7 @@ on_event(struct oprank *r)
 			else if (strcmp(k, "correlation") == 0)
 				corr = (int)i;
 			else if (strcmp(k, "concrete_inputs") == 0)
-				concrete = (int)i;
+				sn.concrete = (int)i;
 			else if (strcmp(k, "collective") == 0)
 				ca.coll = (int)i;
 			break;
@@ -248,9 +249,11 @@ on_event(struct oprank *r)
 			break;
 		case 'i':
 			if (strcmp(k, "input_dims") == 0)
-				dims = (int)i;
+				sn.dims = (int)i;
 			else if (strcmp(k, "input_types") == 0)
-				types = (int)i;
+				sn.types = (int)i;
+			else if (strcmp(k, "input_strides") == 0)
+				sn.strides = (int)i;
 			else if (strcmp(k, "in_nelems") == 0)
 				ca.in = (int)i;
 			break;
@@ -465,9 +468,9 @@ on_event(struct oprank *r)
 	if (op_lslice_mark(r, id) != UINT32_MAX)
 		op_ledge(t, op_lslice_mark(r, id), id, op_lthr(thr), tsns,
 		    tsns + durns);
-	if (cls == C_OP && dims >= 0)
-		shape_call(r, s, dims, types, concrete,
-		    &(struct cev){ tsns, durns, 0, t->seq, thr });
+	if (cls == C_OP && sn.dims >= 0)
+		shape_call(r, s, &sn, &(struct cev){ tsns, durns, 0, t->seq,
+		    thr });
 	/*
 	 * ProcessGroupGloo's work ("gloo:all_reduce") starts on the thread
 	 * that issues it and ends on a worker's once every rank has sent its
@@ -495,8 +498,8 @@ on_event(struct oprank *r)
  * meet it again while nesting.
  */
 static void
-shape_call(struct oprank *r, const char *name, int dims, int types,
-    int concrete, const struct cev *ev)
+shape_call(struct oprank *r, const char *name, const struct shapenodes *in,
+    const struct cev *ev)
 {
 	struct trace *t = &r->t;
 	struct opcost c;
@@ -506,13 +509,12 @@ shape_call(struct oprank *r, const char *name, int dims, int types,
 
 	if (opcost_model(name) == OM_NONE)
 		return;
-	if ((rc = opcost_eval(name, r->doc, dims, types, concrete, &c)) ==
-	    OPCOST_OVERFLOW)
+	if ((rc = opcost_eval(name, r->doc, in->dims, in->types, in->concrete,
+	    &c)) == OPCOST_OVERFLOW)
 		t->a.overflowed++;
-	if (rc < 0 ||
-	    op_shape_key(&r->shapekey, name, &c, r->doc, dims, types) < 0 ||
-	    (sh = op_shape_get(r, &t->a, &r->shapekey, name, &c, r->doc, dims,
-	    types)) == NULL) {
+	if (rc < 0 || op_shape_key(&r->shapekey, name, &c, r->doc, in) < 0 ||
+	    (sh = op_shape_get(r, &t->a, &r->shapekey, name, &c, r->doc,
+	    in)) == NULL) {
 		t->a.unshaped++;
 		return;
 	}

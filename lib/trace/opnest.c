@@ -19,7 +19,7 @@ static void	nest_fit(struct nest *, size_t);
 static void	nest_add(struct nest *, const struct cev *);
 static void	nest_built(struct oprank *, struct nest *, size_t);
 static const struct rev *rt_here(const struct nest *);
-static void	shaped(struct trace *, uint32_t, int64_t, int64_t);
+static void	shaped(struct trace *, uint32_t, int64_t, int64_t, int64_t);
 static void	nest_runtime(struct oprank *, struct nest *, int, int64_t,
 		    int);
 static void	ledger_self(struct oprank *, struct nest *,
@@ -357,16 +357,17 @@ nest_runtime(struct oprank *r, struct nest *nb, int bwd, int64_t until,
 }
 
 /*
- * A costed call, done: its kernels' time to its shape, its FLOPs to the
- * step it started in (op_steps_resolve()).
+ * A costed call, done: its kernels' time and its self time (µs) to its
+ * shape, its FLOPs to the step it started in (op_steps_resolve()).
  */
 static void
-shaped(struct trace *t, uint32_t i, int64_t ts, int64_t gpu)
+shaped(struct trace *t, uint32_t i, int64_t ts, int64_t gpu, int64_t self)
 {
 	struct shsum *sh = t->shv[i];
 
 	sh->count++;
 	sh->gpu += gpu;
+	sh->self += self;
 	op_step_touch(t, ts, INT64_MIN, sh->flops);
 }
 
@@ -445,7 +446,8 @@ nest_finish(struct oprank *r, struct nest *nb, int bwd)
 		    nm[v[w].name].cls == C_OP ? PH_FWD : PH_OTHER;
 		a->ph_self[ph] += self;
 		if (nb->shape[w] < INCOST)
-			shaped(&r->t, nb->shape[w], v[w].ts, nb->gsub[w]);
+			shaped(&r->t, nb->shape[w], v[w].ts, nb->gsub[w],
+			    self);
 		if (ph == r->phase) {
 			struct stat *ps = &a->pst[v[w].name];
 

@@ -21,9 +21,6 @@
 #include "base/xalloc.h"
 #include "trace/opcore.h"
 
-static int	put_dims(struct strbuf *, const struct jdoc *, int);
-static int	put_types(struct strbuf *, const struct jdoc *, int);
-static void	copy_shapes(struct shsum *, const struct jdoc *, int, int);
 static int	cmpshape(const void *, const void *);
 static double	peak_for(const struct gpupeak *, const char *);
 static double	decimal(const char *);
@@ -31,75 +28,30 @@ static void	put_shape_fields(struct jw *, const struct shsum *);
 static const char	*model_name(int);
 
 /*
- * The key of a shape: the operator's name, its inputs' dimensions and
- * types, and its cost, each length-prefixed or numeric so that no two
- * shapes share one.  -1 when a dimension is not a whole number (a list of
- * tensors, say): such calls are not costed by shape.
+ * The key of a shape: the operator's name, its call's shapes (callshape.h)
+ * and its cost, so that no two shapes share one.  -1 when the call has no
+ * shape (a list of tensors, say): such calls are not costed by shape.
  */
 int
 op_shape_key(struct strbuf *key, const char *name, const struct opcost *c,
-    const struct jdoc *d, int dims, int types)
+    const struct jdoc *d, const struct shapenodes *in)
 {
 	sb_truncate(key, 0);
 	sb_printf(key, "%zu:%s|", strlen(name), name);
-	if (put_dims(key, d, dims) < 0 || put_types(key, d, types) < 0)
+	if (callshape_key(key, d, in) < 0)
 		return -1;
 	sb_printf(key, "|%a|%a|%d", c->flops, c->bytes, c->causal);
 	return 0;
 }
 
-static int
-put_dims(struct strbuf *key, const struct jdoc *d, int dims)
-{
-	uint32_t i, j;
-	int64_t v;
-
-	if (dims < 0 || d->node[dims].type != JT_ARRAY)
-		return -1;
-	for (i = (uint32_t)dims + 1; i < d->node[dims].next;
-	    i = d->node[i].next) {
-		if (d->node[i].type != JT_ARRAY)
-			return -1;
-		sb_puts(key, "[");
-		for (j = i + 1; j < d->node[i].next; j = d->node[j].next) {
-			if (d->node[j].type != JT_NUMBER ||
-			    jnum_int64(jdoc_str(d, j), d->node[j].len, &v) < 0)
-				return -1;
-			sb_printf(key, "%" PRId64 ",", v);
-		}
-		sb_puts(key, "]");
-	}
-	return 0;
-}
-
-static int
-put_types(struct strbuf *key, const struct jdoc *d, int types)
-{
-	uint32_t i;
-
-	sb_puts(key, "|");
-	if (types < 0)
-		return 0;
-	if (d->node[types].type != JT_ARRAY)
-		return -1;
-	for (i = (uint32_t)types + 1; i < d->node[types].next;
-	    i = d->node[i].next) {
-		if (d->node[i].type != JT_STRING)
-			return -1;
-		sb_printf(key, "%" PRIu32 ":", d->node[i].len);
-		sb_put(key, jdoc_str(d, i), d->node[i].len);
-	}
-	return 0;
-}
-
 /*
- * The sums of shape key in a, made from the call's dims and types when
- * new; NULL when a holds r->maxshape shapes already.
+ * The sums of shape key in a, made from the call's shapes when new; NULL
+ * when a holds r->maxshape shapes already.
  */
 struct shsum *
 op_shape_get(struct oprank *r, struct agg *a, const struct strbuf *key,
-    const char *name, const struct opcost *c, const struct jdoc *d, int dims,
-    int types)
+    const char *name, const struct opcost *c, const struct jdoc *d,
+    const struct shapenodes *in)
 {
 	struct strent *e;
 	struct shsum *sh;
@@ -117,48 +69,16 @@ op_shape_get(struct oprank *r, struct agg *a, const struct strbuf *key,
 	sh->causal = c->causal;
 	sh->flops = c->flops;
 	sh->bytes = c->bytes;
-	copy_shapes(sh, d, dims, types);
+	callshape_copy(&sh->shape, d, in);
 	return sh;
-}
-
-static void
-copy_shapes(struct shsum *sh, const struct jdoc *d, int dims, int types)
-{
-	uint32_t i, j;
-	size_t n = 0;
-
-	for (i = (uint32_t)dims + 1; i < d->node[dims].next;
-	    i = d->node[i].next) {
-		sh->rank = xreallocarray(sh->rank, sh->nin + 1,
-		    sizeof(*sh->rank));
-		sh->rank[sh->nin++] = (int)d->node[i].len;
-		for (j = i + 1; j < d->node[i].next; j = d->node[j].next) {
-			sh->dim = xreallocarray(sh->dim, n + 1,
-			    sizeof(*sh->dim));
-			jnum_int64(jdoc_str(d, j), d->node[j].len, &sh->dim[n++]);
-		}
-	}
-	if (types < 0)
-		return;
-	for (i = (uint32_t)types + 1; i < d->node[types].next;
-	    i = d->node[i].next) {
-		sh->type = xreallocarray(sh->type, sh->ntype + 1,
-		    sizeof(*sh->type));
-		sh->type[sh->ntype++] = xstrdup(jdoc_str(d, i));
-	}
 }
 
 void
 op_shape_free(void *p)
 {
 	struct shsum *sh = p;
-	size_t i;
 
-	for (i = 0; i < sh->ntype; i++)
-		free(sh->type[i]);
-	free(sh->type);
-	free(sh->rank);
-	free(sh->dim);
+	callshape_free(&sh->shape);
 	free(sh->name);
 	free(sh);
 }
@@ -167,24 +87,12 @@ static struct shsum *
 shape_dup(const struct shsum *s)
 {
 	struct shsum *t = xcalloc(1, sizeof(*t));
-	size_t i, n = 0;
 
 	*t = *s;
 	t->name = xstrdup(s->name);
 	t->idx = NOSHAPE;
-	t->count = t->gpu = 0;
-	for (i = 0; i < s->nin; i++)
-		n += (size_t)s->rank[i];
-	/* A call may have no inputs, or inputs of no dimensions: NULL. */
-	t->rank = xreallocarray(NULL, s->nin + 1, sizeof(*t->rank));
-	if (s->nin > 0)
-		memcpy(t->rank, s->rank, s->nin * sizeof(*t->rank));
-	t->dim = xreallocarray(NULL, n + 1, sizeof(*t->dim));
-	if (n > 0)
-		memcpy(t->dim, s->dim, n * sizeof(*t->dim));
-	t->type = xreallocarray(NULL, s->ntype + 1, sizeof(*t->type));
-	for (i = 0; i < s->ntype; i++)
-		t->type[i] = xstrdup(s->type[i]);
+	t->count = t->gpu = t->self = 0;
+	callshape_dup(&t->shape, &s->shape);
 	return t;
 }
 
@@ -212,6 +120,7 @@ op_shape_merge(struct agg *dst, const struct agg *src, size_t max)
 		t = e->val;
 		t->count = op_sat_add(t->count, s->count);
 		t->gpu = op_sat_add(t->gpu, s->gpu);
+		t->self = op_sat_add(t->self, s->self);
 	}
 	dst->unshaped = op_sat_add(dst->unshaped, src->unshaped);
 	free(ent);
@@ -393,7 +302,7 @@ model_name(int m)
 	return name[m];
 }
 
-/* By GPU time, then FLOPs, then name and key: a total order. */
+/* By GPU time, then self CPU time, FLOPs, name and key: a total order. */
 static int
 cmpshape(const void *a, const void *b)
 {
@@ -404,6 +313,9 @@ cmpshape(const void *a, const void *b)
 
 	if (s->gpu != t->gpu)
 		return s->gpu > t->gpu ? -1 : 1;
+	/* On the CPU alone, the costliest is that which holds it longest. */
+	if (s->self != t->self)
+		return s->self > t->self ? -1 : 1;
 	if (fs != ft)
 		return fs > ft ? -1 : 1;
 	return x->len != y->len || memcmp(x->key, y->key, x->len) != 0 ?
@@ -411,31 +323,18 @@ cmpshape(const void *a, const void *b)
 	    memcmp(x->key, y->key, x->len)) : 0;
 }
 
-/* name, model, dims, types, precision, causal, flops, bytes. */
+/*
+ * name, model, dims, types, strides and concrete (callshape_put()),
+ * precision, causal, flops, bytes.
+ */
 static void
 put_shape_fields(struct jw *w, const struct shsum *sh)
 {
-	size_t i, n = 0;
-	int j;
-
 	jw_key(w, "name");
 	jw_cstring(w, sh->name);
 	jw_key(w, "model");
 	jw_cstring(w, model_name(sh->model));
-	jw_key(w, "dims");
-	jw_begin_array(w);
-	for (i = 0; i < sh->nin; i++) {
-		jw_begin_array(w);
-		for (j = 0; j < sh->rank[i]; j++)
-			jw_int(w, sh->dim[n++]);
-		jw_end_array(w);
-	}
-	jw_end_array(w);
-	jw_key(w, "types");
-	jw_begin_array(w);
-	for (i = 0; i < sh->ntype; i++)
-		jw_string_valid(w, sh->type[i], strlen(sh->type[i]));
-	jw_end_array(w);
+	callshape_put(w, &sh->shape);
 	jw_key(w, "precision");
 	jw_cstring_or_null(w, sh->prec);
 	if (sh->model == OM_ATTN) {
@@ -502,6 +401,9 @@ op_put_shapes(struct oprank *r, struct jw *w, struct agg *a)
 		jw_int(w, sh->count);
 		jw_key(w, "gpu_us");
 		jw_us(w, sh->gpu);
+		/* Summed as key_averages() sums it; less than nothing is 0. */
+		jw_key(w, "self_us");
+		jw_us(w, sh->self > 0 ? sh->self * 1000 : 0);
 		jw_key(w, "tflops");
 		put_ratio(w, f / 1e6, us);
 		jw_key(w, "tbps");
@@ -595,6 +497,8 @@ op_put_shape_partials(struct jw *w, const struct agg *a)
 		jw_int(w, sh->count);
 		jw_key(w, "gpu");
 		jw_int(w, sh->gpu);
+		jw_key(w, "self");
+		jw_int(w, sh->self);
 		jw_end(w);
 		n++;
 	}
@@ -609,9 +513,10 @@ op_shape_partial(struct oprank *r, struct agg *a)
 	const struct jdoc *d = r->doc;
 	struct opcost c;
 	struct shsum *sh;
+	struct shapenodes in;
 	const char *name, *s;
-	int64_t count, gpu;
-	int i, dims, types;
+	int64_t count, gpu, self;
+	int i;
 
 	memset(&c, 0, sizeof(c));
 	if (jdoc_get_str(d, 0, "name", &name, NULL) < 0 ||
@@ -619,13 +524,14 @@ op_shape_partial(struct oprank *r, struct agg *a)
 	    jdoc_get_double(d, 0, "flops", &c.flops) < 0 ||
 	    jdoc_get_double(d, 0, "bytes", &c.bytes) < 0 ||
 	    jdoc_get(d, 0, "count") < 0 || jdoc_get(d, 0, "gpu") < 0 ||
-	    (dims = jdoc_get(d, 0, "dims")) < 0 ||
-	    (types = jdoc_get(d, 0, "types")) < 0)
+	    jdoc_get(d, 0, "self") < 0 ||
+	    (callshape_nodes(d, 0, &in), in.dims) < 0 || in.types < 0)
 		return jdoc_error(r->file, d, 0, "\"op_partial_shape\" lacks"
 		    " \"name\", \"model\", \"dims\", \"types\", \"flops\","
-		    " \"bytes\", \"count\" or \"gpu\"");
+		    " \"bytes\", \"count\", \"gpu\" or \"self\"");
 	if (op_get_num(r, 0, "count", P_SIZE, &count) < 0 ||
-	    op_get_num(r, 0, "gpu", P_SIZE, &gpu) < 0)
+	    op_get_num(r, 0, "gpu", P_SIZE, &gpu) < 0 ||
+	    op_get_num(r, 0, "self", P_SIZE, &self) < 0)
 		return -1;
 	if (!isfinite(c.flops) || c.flops < 0 || !isfinite(c.bytes) ||
 	    c.bytes < 0)
@@ -643,16 +549,17 @@ op_shape_partial(struct oprank *r, struct agg *a)
 				c.prec = op_peakname[i];
 	i = jdoc_get(d, 0, "causal");
 	c.causal = i >= 0 && d->node[i].type == JT_TRUE;
-	if (op_shape_key(&r->shapekey, name, &c, d, dims, types) < 0)
-		return jdoc_error(r->file, d, (uint32_t)dims, "\"dims\" is not"
-		    " a list of lists of whole numbers, or \"types\" not one"
-		    " of strings");
-	if ((sh = op_shape_get(r, a, &r->shapekey, name, &c, d, dims,
-	    types)) == NULL) {
+	if (op_shape_key(&r->shapekey, name, &c, d, &in) < 0)
+		return jdoc_error(r->file, d, (uint32_t)in.dims, "\"dims\" is"
+		    " not a list of lists of whole numbers, or \"types\" not"
+		    " one of strings");
+	if ((sh = op_shape_get(r, a, &r->shapekey, name, &c, d, &in)) ==
+	    NULL) {
 		a->unshaped = op_sat_add(a->unshaped, count);
 		return 0;
 	}
 	sh->count = op_sat_add(sh->count, count);
 	sh->gpu = op_sat_add(sh->gpu, gpu);
+	sh->self = op_sat_add(sh->self, self);
 	return 0;
 }
