@@ -286,7 +286,8 @@ OUT
 	done
 	[ "$n" -ge 130 ]
 	# Nothing else was left there: no temporary file.
-	[ "$(ls -A "$d/plain" "$d/gz" | grep -c .)" -eq $((n + 1)) ]
+	[ "$(find "$d/plain" "$d/gz" -type f | wc -l)" -eq "$n" ]
+	[ -z "$(find "$d/plain" "$d/gz" -name '.*')" ]
 }
 
 @test "rubric-apply -o: names that collide or are an input are refused before anything is written" {
