@@ -2,20 +2,22 @@ bats_require_minimum_version 1.5.0
 setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 
 @test "rubric-apply: usage error" {
+	local d=$BATS_TEST_TMPDIR/out
 	run -2 --separate-stderr rubric-apply -Z
 	assert_stderr --partial 'usage: rubric-apply [-l] [-r rubric] [file ...]'
 	assert_stderr --partial '       rubric-apply -o dir [-r rubric] file ...'
 	run -2 --separate-stderr rubric-apply -l "$FIXTURES/example.ndjson"
 	# -o: files, each with a name; no -l.
-	run -2 --separate-stderr rubric-apply -o "$BATS_TEST_TMPDIR"
+	mkdir "$d"
+	run -2 --separate-stderr rubric-apply -o "$d"
 	assert_stderr --partial 'usage: rubric-apply'
-	run -2 --separate-stderr rubric-apply -l -o "$BATS_TEST_TMPDIR"
-	run -2 --separate-stderr rubric-apply -o "$BATS_TEST_TMPDIR" - \
+	run -2 --separate-stderr rubric-apply -l -o "$d"
+	run -2 --separate-stderr rubric-apply -o "$d" - \
 	    <"$FIXTURES/example.ndjson"
 	assert_stderr 'rubric-apply: -: standard input has no name to name its output after'
-	run -2 --separate-stderr rubric-apply -o "$BATS_TEST_TMPDIR" "$FIXTURES/"
+	run -2 --separate-stderr rubric-apply -o "$d" "$FIXTURES/"
 	assert_stderr "rubric-apply: $FIXTURES/: names a directory, not a file"
-	[ -z "$(ls -A "$BATS_TEST_TMPDIR")" ]
+	[ -z "$(ls -A "$d")" ]
 }
 
 @test "rubric-apply: empty input gives no findings" {
