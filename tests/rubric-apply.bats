@@ -165,15 +165,16 @@ OUT
 }
 
 @test "rubric-apply: the ledger's findings never claim more than their slice, nor together the window" {
-	local f id
+	local f id d=$BATS_TEST_TMPDIR
 	# (profiler-overhead claims none: the profiler's time is no step's.)
-	for f in "$FIXTURES"/cases/{warm-up,device-synchronize,blocking-copy,allocator-calls,python-between-ops,many-tiny-ops,dtype-conversion,time-slice}.fire.ndjson; do
+	rubric-apply -o "$d" "$FIXTURES"/cases/{warm-up,device-synchronize,blocking-copy,allocator-calls,python-between-ops,many-tiny-ops,dtype-conversion,time-slice}.fire.ndjson
+	for f in "$d"/*.fire.ndjson; do
 		id=$(basename "$f" .fire.ndjson)
-		run -0 bats_pipe rubric-apply "$f" \| jq -sc --arg id "$id" '
+		run -0 jq -sc --arg id "$id" '
 		    map(select(.kind == "finding" and .impact.basis == "step_time"))
 		    | [(map(.impact.fraction) | add) <= 1.0001,
 		       (map(select(.rule == $id))[0] | .impact.fraction <=
-		        ([.evidence | to_entries[] | select(.key | endswith("share")) | .value] | max) + 0.0001)]'
+		        ([.evidence | to_entries[] | select(.key | endswith("share")) | .value] | max) + 0.0001)]' "$f"
 		assert_output '[true,true]'
 	done
 }
