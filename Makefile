@@ -118,10 +118,26 @@ rubric/interpretation.md: $(RUBRIC_SRC) $(BUILD)/bin/rubric-apply \
 deps:
 	@.ci/deps build
 
+# The bats files run side by side, JOBS tests at a time (bats --jobs, with
+# GNU parallel, which .ci/deps test installs; one at a time without it or
+# with JOBS=1), and make check says how long it took, passed or not.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
 check: all testbins
 	@.ci/deps test html
-	tests/layers
-	BUILD=$(abspath $(BUILD)) $(BATS) tests
+	@t0=$$(date +%s); \
+	trap 's=$$(($$(date +%s) - t0)); \
+	    printf "make check: %dm%02ds\n" $$((s / 60)) $$((s % 60))' EXIT; \
+	set -e; \
+	jobs=; \
+	if [ "$(JOBS)" -gt 1 ] && command -v parallel >/dev/null; then \
+		jobs="--jobs $(JOBS)"; \
+	fi; \
+	echo tests/layers; \
+	tests/layers; \
+	echo "BUILD=$(abspath $(BUILD)) $(BATS) $$jobs tests"; \
+	BUILD=$(abspath $(BUILD)) $(BATS) $$jobs tests; \
+	echo "$(MANDOC) -T lint -W warning $(MAN1) $(MAN5)"; \
 	$(MANDOC) -T lint -W warning $(MAN1) $(MAN5)
 
 # report.mk's stages through srun on a single-node Slurm cluster that

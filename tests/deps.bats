@@ -34,7 +34,7 @@ setup() {
 	ln -s "$nobrowser/id" "$BATS_TEST_TMPDIR/bare/"
 	# sh itself, by its path: nothing else on PATH.
 	run -1 --separate-stderr env PATH="$BATS_TEST_TMPDIR/bare" /bin/sh "$TOP/.ci/deps" build test
-	assert_stderr 'deps: missing packages: make gcc pigz jq bats mandoc python3 sqlite3 cmark-gfm zsh strace (on Debian: sudo apt-get install make gcc pigz jq bats mandoc python3 sqlite3 cmark-gfm zsh strace)'
+	assert_stderr 'deps: missing packages: make gcc pigz jq bats parallel mandoc python3 sqlite3 cmark-gfm zsh strace (on Debian: sudo apt-get install make gcc pigz jq bats parallel mandoc python3 sqlite3 cmark-gfm zsh strace)'
 }
 
 @test "make example without a browser, as a user: the report and nothing of the build" {

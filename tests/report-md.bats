@@ -9,6 +9,21 @@ inputs=(-i ../example/trace.json.gz -i ../example/memory_snapshot.json.gz)
 	run -2 --separate-stderr report-md -j -J out.json
 	assert_stderr --partial 'report-md: -j and -J: one JSON report at most'
 	[ ! -e out.json ]
+	assert_stderr --partial '       report-md -o dir [-j] [-r rubric] file ...'
+	# -o: files, each with a name, and no option of one report.
+	mkdir "$BATS_TEST_TMPDIR/out"
+	cd "$BATS_TEST_TMPDIR/out"
+	run -2 --separate-stderr report-md -o .
+	assert_stderr --partial 'usage: report-md'
+	run -2 --separate-stderr report-md -o . -J out.json "$FIXTURES/records.ndjson"
+	assert_stderr --partial 'report-md: -o and -J: -o writes one report a file'
+	run -2 --separate-stderr report-md -o . -i "$FIXTURES/records.ndjson" "$FIXTURES/records.ndjson"
+	assert_stderr --partial 'report-md: -o and -i or -I: they name the inputs of one report'
+	run -2 --separate-stderr report-md -o . -I /dev/null "$FIXTURES/records.ndjson"
+	assert_stderr --partial 'report-md: -o and -i or -I: they name the inputs of one report'
+	run -2 --separate-stderr report-md -o . - <"$FIXTURES/records.ndjson"
+	assert_stderr 'report-md: -: standard input has no name to name its output after'
+	[ -z "$(ls -A)" ]
 }
 
 @test "report-md: empty input gives empty output" {
@@ -156,6 +171,69 @@ print(len(tables), sum(len(set(t)) != 1 for t in tables))
 	assert_output --partial '```python'
 }
 
+@test "report-md -o: each file's report is the bytes of a run on it alone, on every fixture" {
+	local d=$BATS_TEST_TMPDIR/out f n=0 ext opt out
+	local files=("$FIXTURES/records.ndjson" "$FIXTURES/findings.ndjson"
+	    "$TOP"/fixtures/rubric-apply/{example,base-memory,base-trace,base-ranks}.ndjson)
+	mkdir -p "$d/gz"
+	for ext in md json; do
+		opt=()
+		[ "$ext" = md ] || opt=(-j)
+		report-md "${opt[@]}" -o "$d" "${files[@]}"
+		report-md "${opt[@]}" -o "$d/gz" "$FIXTURES/records.ndjson.gz"
+		for f in "${files[@]}" "$FIXTURES/records.ndjson.gz"; do
+			out=$d/$(basename "${f%.gz}" .ndjson).$ext
+			case $f in *.gz) out=$d/gz/records.$ext ;; esac
+			report-md "${opt[@]}" "$f" | cmp - "$out" ||
+			    fail "report-md ${opt[*]} -o differs on $f"
+			n=$((n + 1))
+		done
+	done
+	[ "$n" -eq 14 ]
+	# Nothing else was left there: no temporary file.
+	[ "$(find "$d" -type f | wc -l)" -eq 14 ]
+	[ -z "$(find "$d" -name '.*')" ]
+}
+
+@test "report-md -o: names that collide or are an input are refused before anything is written" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir "$d/out"
+	run -2 --separate-stderr report-md -o "$d/out" "$FIXTURES/records.ndjson" "$FIXTURES/records.ndjson.gz"
+	assert_stderr "report-md: $FIXTURES/records.ndjson and $FIXTURES/records.ndjson.gz would both be written to $d/out/records.md"
+	# The JSON reports' names: a.json and a.ndjson give one.
+	cp "$FIXTURES/records.ndjson" "$d/records.json"
+	run -2 --separate-stderr report-md -j -o "$d/out" "$d/records.json" "$FIXTURES/records.ndjson"
+	assert_stderr --partial "would both be written to $d/out/records.json"
+	[ -z "$(ls -A "$d/out")" ]
+	run -2 --separate-stderr report-md -j -o "$d" "$d/records.json"
+	assert_stderr "report-md: $d/records.json: its output, $d/records.json, would be written over it"
+	cmp "$FIXTURES/records.ndjson" "$d/records.json"
+}
+
+@test "report-md -o: a bad input among good ones is reported, gets nothing, and the others are written" {
+	local d=$BATS_TEST_TMPDIR/out
+	mkdir "$d"
+	run -1 --separate-stderr report-md -o "$d" "$FIXTURES/malformed.ndjson" \
+	    "$FIXTURES/nonexistent.ndjson" "$FIXTURES/records.ndjson"
+	assert_output ''
+	assert_stderr "$(report-md "$FIXTURES/malformed.ndjson" 2>&1)
+report-md: $FIXTURES/nonexistent.ndjson: No such file or directory"
+	assert_stderr --regexp "^report-md: $FIXTURES/malformed\.ndjson:2:[0-9]+: "
+	report-md "$FIXTURES/records.ndjson" | cmp - "$d/records.md"
+	[ "$(ls -A "$d")" = records.md ]
+}
+
+@test "report-md -o: a failed write exits 1 at once, leaving no file half-written" {
+	local d=$BATS_TEST_TMPDIR/out
+	mkdir "$d"
+	# Files of 4 KiB at most, and reports larger.
+	run -1 --separate-stderr bash -c 'trap "" XFSZ; ulimit -f 4;
+	    exec report-md -j -o "$1" "$2" "$3"' _ "$d" \
+	    "$FIXTURES/records.ndjson" "$FIXTURES/findings.ndjson"
+	assert_stderr --partial "report-md: $d/records.json: write failed: File too large"
+	[ -z "$(ls -A "$d")" ]
+}
+
 @test "report-md: malformed input is an error with file:line:col" {
 	run -1 --separate-stderr report-md "$FIXTURES/malformed.ndjson"
 	assert_stderr --regexp 'malformed\.ndjson:2:[0-9]+: '
@@ -200,6 +278,16 @@ print(len(tables), sum(len(set(t)) != 1 for t in tables))
 	run -0 bats_pipe report-md -j records.ndjson findings.ndjson \| \
 	    jq -c '[.memory.fragmentation_ratio, .cpu.dominant_family, .actions[0].rule]'
 	assert_output '[0.9916110681416389,"python","python-between-ops"]'
+	mkdir "$BATS_TEST_TMPDIR/runs"
+	cat records.ndjson findings.ndjson >"$BATS_TEST_TMPDIR/runs/a.ndjson"
+	cp "$TOP/fixtures/rubric-apply/base-trace.ndjson" "$BATS_TEST_TMPDIR/runs/b.ndjson"
+	cd "$BATS_TEST_TMPDIR"
+	mkdir reports
+	report-md -o reports runs/*.ndjson
+	run -0 ls reports
+	assert_output $'a.md\nb.md'
+	report-md "$FIXTURES/records.ndjson" "$FIXTURES/findings.ndjson" | cmp - reports/a.md
+	report-md runs/b.ndjson | cmp - reports/b.md
 }
 
 # renamed_addmm NAME: op-rank's records of the example trace, aten::addmm

@@ -2,9 +2,22 @@ bats_require_minimum_version 1.5.0
 setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 
 @test "rubric-apply: usage error" {
+	local d=$BATS_TEST_TMPDIR/out
 	run -2 --separate-stderr rubric-apply -Z
 	assert_stderr --partial 'usage: rubric-apply [-l] [-r rubric] [file ...]'
+	assert_stderr --partial '       rubric-apply -o dir [-r rubric] file ...'
 	run -2 --separate-stderr rubric-apply -l "$FIXTURES/example.ndjson"
+	# -o: files, each with a name; no -l.
+	mkdir "$d"
+	run -2 --separate-stderr rubric-apply -o "$d"
+	assert_stderr --partial 'usage: rubric-apply'
+	run -2 --separate-stderr rubric-apply -l -o "$d"
+	run -2 --separate-stderr rubric-apply -o "$d" - \
+	    <"$FIXTURES/example.ndjson"
+	assert_stderr 'rubric-apply: -: standard input has no name to name its output after'
+	run -2 --separate-stderr rubric-apply -o "$d" "$FIXTURES/"
+	assert_stderr "rubric-apply: $FIXTURES/: names a directory, not a file"
+	[ -z "$(ls -A "$d")" ]
 }
 
 @test "rubric-apply: empty input gives no findings" {
@@ -152,15 +165,16 @@ OUT
 }
 
 @test "rubric-apply: the ledger's findings never claim more than their slice, nor together the window" {
-	local f id
+	local f id d=$BATS_TEST_TMPDIR
 	# (profiler-overhead claims none: the profiler's time is no step's.)
-	for f in "$FIXTURES"/cases/{warm-up,device-synchronize,blocking-copy,allocator-calls,python-between-ops,many-tiny-ops,dtype-conversion,time-slice}.fire.ndjson; do
+	rubric-apply -o "$d" "$FIXTURES"/cases/{warm-up,device-synchronize,blocking-copy,allocator-calls,python-between-ops,many-tiny-ops,dtype-conversion,time-slice}.fire.ndjson
+	for f in "$d"/*.fire.ndjson; do
 		id=$(basename "$f" .fire.ndjson)
-		run -0 bats_pipe rubric-apply "$f" \| jq -sc --arg id "$id" '
+		run -0 jq -sc --arg id "$id" '
 		    map(select(.kind == "finding" and .impact.basis == "step_time"))
 		    | [(map(.impact.fraction) | add) <= 1.0001,
 		       (map(select(.rule == $id))[0] | .impact.fraction <=
-		        ([.evidence | to_entries[] | select(.key | endswith("share")) | .value] | max) + 0.0001)]'
+		        ([.evidence | to_entries[] | select(.key | endswith("share")) | .value] | max) + 0.0001)]' "$f"
 		assert_output '[true,true]'
 	done
 }
@@ -230,24 +244,127 @@ OUT
 	done
 }
 
+# The cases through one rubric-apply -o, whose outputs are those of one run
+# a case (tested below).
 @test "rubric-apply: each rule fires on its firing cases" {
+	local d=$BATS_TEST_TMPDIR f id
+	rubric-apply -o "$d" "$FIXTURES"/cases/*.fire*.ndjson
 	for f in "$FIXTURES"/cases/*.fire*.ndjson; do
-		id=$(basename "$f")
-		id=${id%%.fire*}
-		rubric-apply "$f" | jq -se --arg id "$id" \
-		    'any(.[]; .rule == $id)' >/dev/null ||
-		    fail "$id does not fire on $f"
+		f=$(basename "$f" .ndjson)
+		id=${f%%.fire*}
+		jq -se --arg id "$id" 'any(.[]; .rule == $id)' \
+		    "$d/$f.ndjson" >/dev/null || fail "$id does not fire on $f"
 	done
 }
 
 @test "rubric-apply: each rule stays quiet on its quiet cases" {
+	local d=$BATS_TEST_TMPDIR f id n
+	rubric-apply -o "$d" "$FIXTURES"/cases/*.quiet*.ndjson
 	for f in "$FIXTURES"/cases/*.quiet*.ndjson; do
-		id=$(basename "$f")
-		id=${id%%.quiet*}
-		n=$(rubric-apply "$f" | jq -c --arg id "$id" \
-		    'select(.kind == "finding" and .rule == $id)' | wc -l)
+		f=$(basename "$f" .ndjson)
+		id=${f%%.quiet*}
+		n=$(jq -c --arg id "$id" \
+		    'select(.kind == "finding" and .rule == $id)' \
+		    "$d/$f.ndjson" | wc -l)
 		[ "$n" -eq 0 ] || fail "$id fires on $f"
 	done
+}
+
+@test "rubric-apply -o: each file's findings are the bytes of a run on it alone, on every fixture" {
+	local d=$BATS_TEST_TMPDIR f n=0 plain=()
+	mkdir "$d/plain" "$d/gz"
+	for f in "$FIXTURES"/*.ndjson "$FIXTURES"/cases/*.ndjson; do
+		[ "$f" = "$FIXTURES/malformed.ndjson" ] || plain+=("$f")
+	done
+	# base-memory.ndjson.gz would give base-memory.ndjson's name.
+	rubric-apply -o "$d/plain" "${plain[@]}"
+	rubric-apply -o "$d/gz" "$FIXTURES"/*.ndjson.gz
+	for f in "${plain[@]}" "$FIXTURES"/*.ndjson.gz; do
+		case $f in
+		*.gz) out=$d/gz/$(basename "$f" .ndjson.gz).ndjson ;;
+		*) out=$d/plain/$(basename "$f" .ndjson).ndjson ;;
+		esac
+		rubric-apply "$f" | cmp - "$out" || fail "-o differs on $f"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 130 ]
+	# Nothing else was left there: no temporary file.
+	[ "$(find "$d/plain" "$d/gz" -type f | wc -l)" -eq "$n" ]
+	[ -z "$(find "$d/plain" "$d/gz" -name '.*')" ]
+}
+
+@test "rubric-apply -o: names that collide or are an input are refused before anything is written" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir "$d/out" "$d/a" "$d/b"
+	cp "$FIXTURES/example.ndjson" "$d/a/run.ndjson"
+	cp "$FIXTURES/base-memory.ndjson" "$d/b/run.ndjson"
+	run -2 --separate-stderr rubric-apply -o "$d/out" "$d/a/run.ndjson" "$d/b/run.ndjson"
+	assert_stderr "rubric-apply: $d/a/run.ndjson and $d/b/run.ndjson would both be written to $d/out/run.ndjson"
+	# A file and its gzip copy alike.
+	run -2 --separate-stderr rubric-apply -o "$d/out/" "$FIXTURES/base-memory.ndjson" "$FIXTURES/base-memory.ndjson.gz"
+	assert_stderr --partial "would both be written to $d/out/base-memory.ndjson"
+	[ -z "$(ls -A "$d/out")" ]
+	# Its own output would replace an input, which stays as it was.
+	run -2 --separate-stderr rubric-apply -o "$d/a" "$d/a/run.ndjson"
+	assert_stderr "rubric-apply: $d/a/run.ndjson: its output, $d/a/run.ndjson, would be written over it"
+	cmp "$FIXTURES/example.ndjson" "$d/a/run.ndjson"
+	# So would a hard link's.
+	ln "$d/a/run.ndjson" "$d/out/run.ndjson"
+	run -2 --separate-stderr rubric-apply -o "$d/out" "$d/a/run.ndjson"
+	assert_stderr --partial 'would be written over it'
+	cmp "$FIXTURES/example.ndjson" "$d/a/run.ndjson"
+	rm "$d/out/run.ndjson"
+	# A directory named is no input's output; a file is no directory.
+	run -1 --separate-stderr rubric-apply -o "$d/a/run.ndjson" "$d/b/run.ndjson"
+	assert_stderr "rubric-apply: $d/a/run.ndjson: Not a directory"
+	run -1 --separate-stderr rubric-apply -o "$d/nonesuch" "$d/b/run.ndjson"
+	assert_stderr "rubric-apply: $d/nonesuch: No such file or directory"
+}
+
+@test "rubric-apply -o: an output stays in its directory: a name from afar, a symbolic link replaced" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir -p "$d/out" "$d/x/y"
+	cp "$FIXTURES/example.ndjson" "$d/x/y/run.ndjson"
+	echo keep >"$d/victim"
+	ln -s ../victim "$d/out/run.ndjson"
+	cd "$d/out"
+	run -0 rubric-apply -o . ../x/y/run.ndjson
+	cd "$d"
+	[ "$(cat victim)" = keep ]
+	[ -f out/run.ndjson ] && [ ! -L out/run.ndjson ]
+	cmp "$FIXTURES/example.findings.ndjson" out/run.ndjson
+	[ "$(ls -A out)" = run.ndjson ]
+	[ "$(ls -A x/y)" = run.ndjson ]
+}
+
+@test "rubric-apply -o: a bad input among good ones is reported, gets nothing, and the others are written" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir "$d/out"
+	echo before >"$d/out/malformed.ndjson"
+	run -1 --separate-stderr rubric-apply -o "$d/out" "$FIXTURES/example.ndjson" \
+	    "$FIXTURES/malformed.ndjson" "$FIXTURES/nonexistent.ndjson" \
+	    "$FIXTURES/base-memory.ndjson"
+	assert_output ''
+	# The message of a run on the malformed file alone, then the other's.
+	assert_stderr "$(rubric-apply "$FIXTURES/malformed.ndjson" 2>&1)
+rubric-apply: $FIXTURES/nonexistent.ndjson: No such file or directory"
+	assert_stderr --regexp "^rubric-apply: $FIXTURES/malformed\.ndjson:2:[0-9]+: "
+	cmp "$FIXTURES/example.findings.ndjson" "$d/out/example.ndjson"
+	rubric-apply "$FIXTURES/base-memory.ndjson" | cmp - "$d/out/base-memory.ndjson"
+	[ "$(cat "$d/out/malformed.ndjson")" = before ]
+	[ "$(ls -A "$d/out" | tr '\n' ' ')" = 'base-memory.ndjson example.ndjson malformed.ndjson ' ]
+}
+
+@test "rubric-apply -o: a failed write exits 1 at once, leaving no file half-written" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir "$d/out"
+	# Files of 4 KiB at most: the example's findings are larger, the
+	# base memory's not.  An ignored SIGXFSZ makes write(2) fail instead.
+	run -1 --separate-stderr bash -c 'trap "" XFSZ; ulimit -f 4;
+	    exec rubric-apply -o "$1" "$2" "$3"' _ "$d/out" \
+	    "$FIXTURES/example.ndjson" "$FIXTURES/base-memory.ndjson"
+	assert_stderr --partial "rubric-apply: $d/out/example.ndjson: write failed: File too large"
+	[ -z "$(ls -A "$d/out")" ]
 }
 
 @test "rubric-apply: a finding carries evidence, texts and the hypothesis flag" {
@@ -333,7 +450,7 @@ rules:
   - id: divides-strings
     area: step
     confidence: low
-    when: '.cpu.dominant_family / 2 > 0'
+    when: '(.cpu.dominant_family // 0) / 2 > 0'
     impact: '1'
     basis: step_time
     recovers: r
@@ -345,6 +462,13 @@ YAML
 	run -1 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" \
 	    "$FIXTURES/example.ndjson"
 	assert_stderr --partial 'zz-runtime.yaml:2: rule divides-strings: '
+	# -o names the file as well, and goes on with the next.
+	mkdir "$BATS_TEST_TMPDIR/out"
+	run -1 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" \
+	    -o "$BATS_TEST_TMPDIR/out" "$FIXTURES/example.ndjson" \
+	    "$FIXTURES/base-memory.ndjson"
+	assert_stderr --regexp "^rubric-apply: $FIXTURES/example.ndjson: $BATS_TEST_TMPDIR/r/zz-runtime.yaml:2: rule divides-strings: "
+	[ "$(ls "$BATS_TEST_TMPDIR/out")" = base-memory.ndjson ]
 }
 
 @test "rubric-apply: the rubric reference is generated from the rules" {
@@ -359,6 +483,16 @@ YAML
 	assert_line --index 0 "$(printf '1\tpython-between-ops\tstep_time\t0.4463')"
 	run -0 bats_pipe rubric-apply -l \| jq -r '[.id, .area] | @tsv'
 	assert_line "$(printf 'oom\tmemory')"
+	cd "$BATS_TEST_TMPDIR"
+	mkdir runs
+	cp "$FIXTURES/example.ndjson" runs/a.ndjson
+	cp "$FIXTURES/base-trace.ndjson" runs/b.ndjson
+	mkdir findings
+	rubric-apply -o findings runs/*.ndjson
+	run -0 ls findings
+	assert_output $'a.ndjson\nb.ndjson'
+	cmp "$FIXTURES/example.findings.ndjson" findings/a.ndjson
+	rubric-apply runs/b.ndjson | cmp - findings/b.ndjson
 }
 
 @test "rubric-apply: an estimate must say of what, and why that much" {

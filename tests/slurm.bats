@@ -39,6 +39,8 @@ start() {
 }
 
 setup_file() {
+	# One cluster for every test here: they take their turns on it.
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
 	export SLURM_SKIP=
 	if [ "${MRP_SLURM_TEST:-}" != 1 ]; then
 		SLURM_SKIP='run by make check-slurm'

@@ -16,6 +16,7 @@
 #include "base/xalloc.h"
 #include "io/inputrec.h"
 #include "io/ndjson.h"
+#include "io/outdir.h"
 #include "io/runnames.h"
 #include "io/textout.h"
 #include "memory/memsnap.h"
@@ -28,7 +29,10 @@
 
 static void	usage(void);
 static jv	input_record(const char *, jv *);
-static void	put_report(FILE *, const char *, jv, int json);
+static int	put_report(FILE *, const char *, jv, int json,
+		    const char *input);
+static int	render_each(struct jqx *, struct outdir *, char *inputs[],
+		    int json);
 
 static struct jqx *compile(const char *dir, const char *call);
 
@@ -37,12 +41,14 @@ static const struct optdoc options[] = {
 	{ "-I list", "name each file that list names, one a line" },
 	{ "-j", "write the JSON report instead" },
 	{ "-J file", "also write the JSON report to file" },
+	{ "-o dir", "write the report of each file into dir, on its own" },
 	{ "-r rubric", "the rubric directory" },
 	OPTDOC_HELP,
 	OPTDOC_END
 };
 static const struct usage use = {
-	"[-j | -J file] [-i file] [-I list] [-r rubric] [file ...]",
+	"[-j | -J file] [-i file] [-I list] [-r rubric] [file ...]\n"
+	"-o dir [-j] [-r rubric] file ...",
 	"render profile records and findings as a Markdown or JSON report",
 	options
 };
@@ -62,8 +68,9 @@ main(int argc, char *argv[])
 	};
 	struct recset rs;
 	struct oplist inputs;
+	struct outdir od;
 	struct jqx *x;
-	const char *rflag = NULL, *Iflag = NULL, *Jflag = NULL;
+	const char *oflag = NULL, *rflag = NULL, *Iflag = NULL, *Jflag = NULL;
 	char **iflag, *dir, *msg;
 	size_t ni = 0, i;
 	int ch, jflag = 0, status = 0, rc;
@@ -72,7 +79,7 @@ main(int argc, char *argv[])
 
 	setprogname(argv[0]);
 	iflag = xcalloc((size_t)argc, sizeof(*iflag));
-	while ((ch = getopt_long(argc, argv, "i:I:jJ:r:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "i:I:jJ:o:r:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'i':
 			iflag[ni++] = optarg;
@@ -90,6 +97,9 @@ main(int argc, char *argv[])
 		case 'J':
 			Jflag = optarg;
 			break;
+		case 'o':
+			oflag = optarg;
+			break;
 		case 'r':
 			rflag = optarg;
 			break;
@@ -106,6 +116,21 @@ main(int argc, char *argv[])
 		warnmsg("-j and -J: one JSON report at most");
 		usage();
 	}
+	if (oflag != NULL) {
+		if (Jflag != NULL) {
+			warnmsg("-o and -J: -o writes one report a file");
+			usage();
+		}
+		if (ni > 0 || Iflag != NULL) {
+			warnmsg("-o and -i or -I: they name the inputs of one "
+			    "report");
+			usage();
+		}
+		if (argc == 0)
+			usage();
+		outdir_init(&od, oflag, argv, (size_t)argc,
+		    jflag ? ".json" : ".md");
+	}
 
 	dir = rubric_dir(rflag);
 	/*
@@ -116,6 +141,13 @@ main(int argc, char *argv[])
 	    "[report(\"markdown\"), report(\"json\")]" :
 	    jflag ? "report(\"json\")" : "report(\"markdown\")");
 	free(dir);
+	if (oflag != NULL) {
+		status = render_each(x, &od, argv, jflag);
+		outdir_free(&od);
+		free(iflag);
+		jqx_free(x);
+		return finish(status != 0);
+	}
 	if (Jflag != NULL && (jf = fopen(Jflag, "w")) == NULL)
 		die("%s:", Jflag);
 	recset_init(&rs, KEEP);
@@ -144,15 +176,15 @@ main(int argc, char *argv[])
 	if (rc < 0)
 		die("report.jq: %s", msg);
 	if (jf != NULL) {
-		if (rc > 0) {
-			put_report(stdout, NULL,
-			    jv_array_get(jv_copy(out), 0), 0);
-			put_report(jf, Jflag, jv_array_get(jv_copy(out), 1), 1);
-		}
+		if (rc > 0 && (put_report(stdout, NULL,
+		    jv_array_get(jv_copy(out), 0), 0, NULL) != 0 ||
+		    put_report(jf, Jflag, jv_array_get(jv_copy(out), 1), 1,
+		    NULL) != 0))
+			exit(1);
 		if (close_out(jf, Jflag) != 0)
 			status = 1;
-	} else
-		put_report(stdout, NULL, jv_copy(out), jflag);
+	} else if (put_report(stdout, NULL, jv_copy(out), jflag, NULL) != 0)
+		exit(1);
 	jv_free(out);
 	jqx_free(x);
 	recset_free(&rs);
@@ -179,14 +211,56 @@ compile(const char *dir, const char *call)
 }
 
 /*
+ * -o: the report of each input, apart, into its own file in the
+ * directory, the program compiled once for them all.  An input that
+ * cannot be read, or that the report fails on, is reported and gets no
+ * file (status 1), and the next is read; a failed write ends the run
+ * (-1).
+ */
+static int
+render_each(struct jqx *x, struct outdir *od, char *inputs[], int json)
+{
+	struct recset rs;
+	size_t i;
+	char *msg;
+	int rc, status = 0;
+	jv out;
+
+	for (i = 0; i < od->n; i++) {
+		recset_init(&rs, KEEP);
+		rc = recset_read(&rs, inputs[i]);
+		if (rc == 0 && jqx_run(x, recset_take(&rs), &out, &msg) < 0) {
+			rc = error("%s: report.jq: %s", inputs[i], msg);
+			free(msg);
+		}
+		recset_free(&rs);
+		if (rc != 0) {
+			status = 1;
+			continue;
+		}
+		if (put_report(outdir_begin(od), od->path[i], out, json,
+		    inputs[i]) != 0) {
+			outdir_discard(od);
+			status = 1;
+		} else if (outdir_commit(od, i) != 0)
+			return -1;
+	}
+	return status;
+}
+
+/*
  * Writes a report (consumed) to f, named name unless it is stdout: the
  * Markdown text, or with json the record; null, from nothing gathered,
- * writes nothing.
+ * writes nothing.  Returns 0, or -1 after a message, having written
+ * nothing, when the report is neither; input names the file of the
+ * records in the message under -o, NULL otherwise.
  */
-static void
-put_report(FILE *f, const char *name, jv report, int json)
+static int
+put_report(FILE *f, const char *name, jv report, int json,
+    const char *input)
 {
 	struct jw *w;
+	int rc = 0;
 
 	if (json && jv_get_kind(report) == JV_KIND_OBJECT) {
 		w = jw_new(f);
@@ -198,9 +272,11 @@ put_report(FILE *f, const char *name, jv report, int json)
 		textout_write(f, jqx_str(report),
 		    (size_t)jv_string_length_bytes(jv_copy(report)));
 	else if (jv_get_kind(report) != JV_KIND_NULL)
-		die("report.jq: the report is not a %s",
+		rc = error("%s%sreport.jq: the report is not a %s",
+		    input != NULL ? input : "", input != NULL ? ": " : "",
 		    json ? "JSON object" : "string");
 	jv_free(report);
+	return rc;
 }
 
 /*

@@ -18,6 +18,7 @@
 #include "base/usage.h"
 #include "base/xalloc.h"
 #include "io/ndjson.h"
+#include "io/outdir.h"
 #include "report/jqx.h"
 #include "report/recset.h"
 #include "report/rubric.h"
@@ -40,12 +41,17 @@ struct hit {
 };
 
 static void	usage(void);
+static int	apply(const struct rubric *, struct jqx *, jv records,
+		    struct jw *, const char *input);
+static int	apply_each(const struct rubric *, struct jqx *,
+		    struct outdir *, char *inputs[]);
 static int	confidence_rank(const char *);
 static int	group_of(const struct rule *, int has_impact,
 		    const char *objective, const char *phase);
 static int	in_phase(const char *area, const char *phase);
 static int	hit_cmp(const void *, const void *);
-static size_t	collect(const struct rubric *, jv results, struct hit *);
+static int	collect(const struct rubric *, jv results, struct hit *,
+		    const char *input, size_t *);
 static size_t	attribute(const struct rubric *, struct hit *, size_t);
 static void	put_finding(struct jw *, const struct rubric *,
 		    const struct hit *, size_t place, jv measures);
@@ -53,12 +59,14 @@ static void	put_measure(struct jw *, const struct rule *, jv value);
 
 static const struct optdoc options[] = {
 	{ "-l", "read no input; write one rule record per rule" },
+	{ "-o dir", "write the findings of each file into dir, on its own" },
 	{ "-r rubric", "the rubric directory" },
 	OPTDOC_HELP,
 	OPTDOC_END
 };
 static const struct usage use = {
-	"[-l] [-r rubric] [file ...]",
+	"[-l] [-r rubric] [file ...]\n"
+	"-o dir [-r rubric] file ...",
 	"turn profile records into ranked findings with a reviewable rubric",
 	options
 };
@@ -78,20 +86,22 @@ main(int argc, char *argv[])
 	};
 	struct rubric r;
 	struct recset rs;
+	struct outdir od;
 	struct jqx *x;
 	struct jw *w;
-	struct hit *hits;
-	const char *rflag = NULL;
-	char *dir, *msg;
-	size_t i, n;
+	const char *oflag = NULL, *rflag = NULL;
+	char *dir;
+	size_t i;
 	int ch, lflag = 0, status = 0, rc;
-	jv out, objective, phase, measures;
 
 	setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "lr:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "lo:r:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'l':
 			lflag = 1;
+			break;
+		case 'o':
+			oflag = optarg;
 			break;
 		case 'r':
 			rflag = optarg;
@@ -104,15 +114,19 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (lflag && argc > 0)
+	if (lflag && (argc > 0 || oflag != NULL))
 		usage();
+	if (oflag != NULL && argc == 0)
+		usage();
+	if (oflag != NULL)
+		outdir_init(&od, oflag, argv, (size_t)argc, ".ndjson");
 
 	dir = rubric_dir(rflag);
 	memset(&r, 0, sizeof(r));
 	rubric_load(&r, dir);
 	free(dir);
-	w = jw_new(stdout);
 	if (lflag) {
+		w = jw_new(stdout);
 		for (i = 0; i < r.n; i++)
 			rubric_write_rule(w, &r, i);
 		jw_free(w);
@@ -121,29 +135,114 @@ main(int argc, char *argv[])
 	}
 	x = rubric_compile(&r);
 
-	recset_init(&rs, KEEP);
-	if ((rc = recset_read_operands(&rs, argc, argv)) < 0)
-		exit(1);
-	status |= rc;
+	if (oflag != NULL) {
+		status = apply_each(&r, x, &od, argv);
+		outdir_free(&od);
+	} else {
+		recset_init(&rs, KEEP);
+		if ((rc = recset_read_operands(&rs, argc, argv)) < 0)
+			exit(1);
+		status |= rc;
+		w = jw_new(stdout);
+		if (apply(&r, x, recset_take(&rs), w, NULL) != 0)
+			exit(1);
+		jw_free(w);
+		recset_free(&rs);
+	}
+	jqx_free(x);
+	rubric_free(&r);
+	return finish(status != 0);
+}
 
-	rc = jqx_run(x, recset_take(&rs), &out, &msg);
-	if (rc < 0)
-		die("%s/facts.jq: %s", r.dir, msg);
+/*
+ * -o: the findings of each input, apart, into its own file in the
+ * directory, the program compiled once for them all.  An input that
+ * cannot be read, or that the rules fail on, is reported and gets no
+ * file (status 1), and the next is read; a failed write ends the run
+ * (-1).
+ */
+static int
+apply_each(const struct rubric *r, struct jqx *x, struct outdir *od,
+    char *inputs[])
+{
+	struct recset rs;
+	struct jw *w;
+	size_t i;
+	int rc, status = 0;
+
+	for (i = 0; i < od->n; i++) {
+		recset_init(&rs, KEEP);
+		if ((rc = recset_read(&rs, inputs[i])) == 0) {
+			w = jw_new(outdir_begin(od));
+			jw_name(w, od->path[i]);
+			rc = apply(r, x, recset_take(&rs), w, inputs[i]);
+			jw_free(w);
+		}
+		recset_free(&rs);
+		if (rc != 0) {
+			outdir_discard(od);
+			status = 1;
+		} else if (outdir_commit(od, i) != 0)
+			return -1;
+	}
+	return status;
+}
+
+/*
+ * Writes the findings, then the measures, of the gathered records
+ * (consumed).  Returns 0, or -1 after a message, having written nothing:
+ * the rules gave nothing or failed.  input names the file the records
+ * came from, for the message, under -o; NULL otherwise.
+ */
+static int
+apply(const struct rubric *r, struct jqx *x, jv records, struct jw *w,
+    const char *input)
+{
+	const char *in = input != NULL ? input : "",
+	    *sep = input != NULL ? ": " : "";
+	struct hit *hits;
+	char *msg;
+	size_t i, n;
+	int rc;
+	jv out, objective, phase, measures;
+
+	rc = jqx_run(x, records, &out, &msg);
+	if (rc < 0) {
+		error("%s%s%s/facts.jq: %s", in, sep, r->dir, msg);
+		free(msg);
+		return -1;
+	}
 	/* No results: nothing was gathered, so there is nothing to say. */
-	if (rc == 0 || jv_get_kind(out) != JV_KIND_OBJECT)
-		die("%s: the rules gave no result", r.dir);
+	if (rc == 0 || jv_get_kind(out) != JV_KIND_OBJECT) {
+		jv_free(out);
+		return error("%s%s%s: the rules gave no result", in, sep,
+		    r->dir);
+	}
 	objective = jv_object_get(jv_copy(out), jv_string("objective"));
 	phase = jv_object_get(jv_copy(out), jv_string("phase"));
 	measures = jv_object_get(jv_copy(out), jv_string("measures"));
 	out = jv_object_get(out, jv_string("results"));
 	if (jv_get_kind(out) != JV_KIND_ARRAY ||
-	    (jv_array_length(jv_copy(out)) != (int)r.n &&
-	    jv_array_length(jv_copy(out)) != 0))
-		die("%s: the rules gave no result", r.dir);
-	hits = xcalloc(r.n, sizeof(*hits));
-	n = attribute(&r, hits, collect(&r, out, hits));
+	    (jv_array_length(jv_copy(out)) != (int)r->n &&
+	    jv_array_length(jv_copy(out)) != 0)) {
+		jv_free(out);
+		jv_free(objective);
+		jv_free(phase);
+		jv_free(measures);
+		return error("%s%s%s: the rules gave no result", in, sep,
+		    r->dir);
+	}
+	hits = xcalloc(r->n, sizeof(*hits));
+	if (collect(r, out, hits, input, &n) != 0) {
+		free(hits);
+		jv_free(objective);
+		jv_free(phase);
+		jv_free(measures);
+		return -1;
+	}
+	n = attribute(r, hits, n);
 	for (i = 0; i < n; i++)
-		hits[i].group = group_of(&r.rule[hits[i].rule],
+		hits[i].group = group_of(&r->rule[hits[i].rule],
 		    hits[i].has_impact, jv_get_kind(objective) ==
 		    JV_KIND_STRING ? jv_string_value(objective) : NULL,
 		    jv_get_kind(phase) == JV_KIND_STRING ?
@@ -152,31 +251,30 @@ main(int argc, char *argv[])
 	jv_free(phase);
 	xqsort(hits, n, sizeof(*hits), hit_cmp);
 	for (i = 0; i < n; i++) {
-		put_finding(w, &r, &hits[i], i + 1, measures);
+		put_finding(w, r, &hits[i], i + 1, measures);
 		jv_free(hits[i].v);
 	}
 	/* Every rule's measure, fired or not, for report-diff. */
 	if (jv_get_kind(measures) == JV_KIND_ARRAY &&
-	    jv_array_length(jv_copy(measures)) == (int)r.n)
-		for (i = 0; i < r.n; i++)
-			if (r.rule[i].measure != NULL)
-				put_measure(w, &r.rule[i], jv_array_get(
+	    jv_array_length(jv_copy(measures)) == (int)r->n)
+		for (i = 0; i < r->n; i++)
+			if (r->rule[i].measure != NULL)
+				put_measure(w, &r->rule[i], jv_array_get(
 				    jv_copy(measures), (int)i));
 	jv_free(measures);
 	free(hits);
-	jw_free(w);
-	jqx_free(x);
-	recset_free(&rs);
-	rubric_free(&r);
-	return finish(status != 0);
+	return 0;
 }
 
 /*
- * Keeps the rules that fired; a rule that failed on this data is a data
- * error naming the rule.
+ * Keeps the rules that fired, in *n of hits; results is consumed.  A rule
+ * that failed on this data is a data error naming the rule (and input,
+ * the file of the records, under -o): -1 after the message, with nothing
+ * kept.
  */
-static size_t
-collect(const struct rubric *r, jv results, struct hit *hits)
+static int
+collect(const struct rubric *r, jv results, struct hit *hits,
+    const char *input, size_t *np)
 {
 	size_t i, n = 0;
 	jv v, e, imp;
@@ -191,8 +289,17 @@ collect(const struct rubric *r, jv results, struct hit *hits)
 		if (jv_get_kind(e) != JV_KIND_INVALID) {
 			if (jv_get_kind(e) != JV_KIND_STRING)
 				e = jv_dump_string(e, 0);
-			die("%s/%s:%u: rule %s: %s", r->dir, r->rule[i].file,
-			    r->rule[i].line, r->rule[i].id, jqx_str(e));
+			error("%s%s%s/%s:%u: rule %s: %s",
+			    input != NULL ? input : "",
+			    input != NULL ? ": " : "", r->dir,
+			    r->rule[i].file, r->rule[i].line, r->rule[i].id,
+			    jqx_str(e));
+			jv_free(e);
+			jv_free(v);
+			while (n > 0)
+				jv_free(hits[--n].v);
+			jv_free(results);
+			return -1;
 		}
 		jv_free(e);
 		imp = jv_object_get(jv_copy(v), jv_string("impact"));
@@ -215,7 +322,8 @@ collect(const struct rubric *r, jv results, struct hit *hits)
 		n++;
 	}
 	jv_free(results);
-	return n;
+	*np = n;
+	return 0;
 }
 
 /*

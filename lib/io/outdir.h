@@ -1,0 +1,73 @@
+/*
+ * outdir: one output file per input file, in a directory: the -o dir of
+ * rubric-apply and report-md, which compile their jq program once and
+ * apply it to each input in turn.
+ *
+ * An output is named after its input's last component, less a final
+ * ".gz", then less its extension (the last '.' and what follows, unless
+ * the name starts with that '.'), plus the tool's suffix: dir/a.md for
+ * runs/1/a.ndjson.gz.  The name never holds a '/', so no output lands
+ * outside dir.  outdir_init() refuses, before anything is read or
+ * written, the operands that would lose data: standard input ("-", which
+ * has no name), a path that ends in '/', two inputs that give one name,
+ * and an output that is one of the inputs (it would be replaced before
+ * it is read, or read after).
+ *
+ * An output is made in memory (the stream of outdir_begin()) and
+ * published whole, as git's lockfile publishes a file: written into a new
+ * temporary file beside its name (".name.XXXXXX", made with O_EXCL) and
+ * renamed onto the name once closed without error.  A reader sees the old
+ * file or the new one, never half of one; a name that is a symbolic link
+ * is replaced, not followed; a failure leaves the name as it was and no
+ * temporary file.  SIGHUP, SIGINT and SIGTERM wait for the few calls
+ * between making the temporary file and renaming it.  The outputs of
+ * these tools are bounded (a report, the findings of a rubric), so memory
+ * stays small.
+ *
+ * Ownership: the outdir owns its paths and the stream; outdir_free()
+ * frees them.  dir and the inputs are borrowed for outdir_init() only.
+ */
+#ifndef OUTDIR_H
+#define OUTDIR_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct outdir {
+	char	**path;		/* path[i]: the output of input i */
+	size_t	  n;
+	mode_t	  mode;		/* a new file's: 0666 less the umask */
+	FILE	 *fp;		/* the output being made, or NULL */
+	char	 *buf;		/* fp's bytes */
+	size_t	  len;
+};
+
+/*
+ * Names the outputs in dir of the n inputs, each ending in suffix (".md").
+ * A dir that is no directory is an error (exit 1); the operands refused
+ * above are usage errors (exit 2), naming them.
+ */
+void outdir_init(struct outdir *, const char *dir, char *const inputs[],
+    size_t n, const char *suffix);
+
+/*
+ * Starts an output: a stream into memory, the outdir's, open until
+ * outdir_commit() or outdir_discard().
+ */
+FILE *outdir_begin(struct outdir *);
+
+/*
+ * Publishes what was written to the stream as the output of input i, and
+ * closes the stream.  Returns 0, or -1 after a message naming the output
+ * ("dir/a.md: write failed: File too large"), with the output as it was
+ * and no temporary file left.
+ */
+int outdir_commit(struct outdir *, size_t i);
+
+/* Closes the stream and drops what was written to it. */
+void outdir_discard(struct outdir *);
+
+void outdir_free(struct outdir *);
+
+#endif
