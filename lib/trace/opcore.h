@@ -30,6 +30,10 @@
  *			call, and the model, its harness or the profiler
  *	opphase.c	what each window is (capture, compile, warm-up,
  *			steady) and periodic steps
+ *	opgraph.c	GPU work by the runtime call that launched it: CUDA
+ *			and HIP graph replays, their kernels and queue time
+ *	opserve.c	serving engines' steps from their labels: phase,
+ *			batch, tokens and GPU step time, stats by phase
  *	opdevice.c	the rank's GPU and the precisions it runs fast:
  *			gpu_device records
  *
@@ -51,6 +55,7 @@
 #include "io/spill.h"
 #include "trace/opcost.h"
 #include "trace/oprank.h"
+#include "trace/servelabel.h"
 
 #define TABLE_NAME	"op-families.tsv"
 #define PREC_NAME	"kernel-precision.tsv"
@@ -68,6 +73,7 @@
 #define PEAKS_NAME	"gpu-peaks.tsv"
 #define FRAMES_NAME	"python-frames.tsv"
 #define ARCH_NAME	"gpu-arch.tsv"
+#define SERVE_NAME	"serve-steps.tsv"
 
 /* What a name is; the class is part of the interned key. */
 enum { C_OP, C_ANN, C_PY, C_GPU, C_RT, NCLASS };
@@ -84,16 +90,19 @@ enum { G_COMP, G_COMM, G_MEMCPY, NGCLS };
 
 /*
  * The ledger's slices, in the order that one open at an instant takes it
- * from the rest: the GPU busy, then what the host waits on or does.  A
- * CPU operator family's slice is L_FAMILY plus the family; Python outside
- * any operator and nothing traced come after the last (op_lslices()).
+ * from the rest: the GPU busy, a graph's replay first, then by kernel
+ * class; then what the host waits on or does.  A CPU operator family's
+ * slice is L_FAMILY plus the family; Python outside any operator, a graph
+ * launch queued before its first kernel, and nothing traced come after
+ * the last (op_lslices()).
  */
 enum {
-	L_GEMM, L_CONV, L_ATTN, L_KERNEL, L_MEMSET, L_COMM, L_MEMCPY,
+	L_GRAPH, L_GEMM, L_CONV, L_ATTN, L_KERNEL, L_MEMSET, L_COMM, L_MEMCPY,
 	L_WARMUP, L_PROFILER, L_HARNESS, L_SYNC, L_COPY, L_ALLOC, L_LAUNCH,
 	L_RUNTIME, L_DATA, L_OPT, L_FAMILY
 };
 #define L_GPU_END	L_WARMUP	/* the GPU's slices are those before */
+#define NKCLS		(L_GPU_END - L_GEMM)	/* kernel classes: L_GEMM on */
 
 /*
  * Who spends a slice's time (opblame.c): the process's own code, the
@@ -355,6 +364,35 @@ struct rtsum {
 	int64_t		count, total, max;
 };
 
+/*
+ * A rank's CUDA or HIP graph replays (opgraph.c): the launch calls and
+ * those that ran kernels, their kernels and the kernels' time, the delay
+ * from each launch's return to its first kernel, the host's time in the
+ * launch calls; all in ns.
+ */
+struct graphsum {
+	int64_t		launches, ran, kernels, kernel_time;
+	int64_t		delay, delay_max, host, host_max;
+};
+
+/*
+ * A serving engine's step (opserve.c), in the rank's time: its label's
+ * start and length, the GPU work launched under it (first start, last
+ * end, how many events, their time by kernel class: L_GEMM + i), its GPU
+ * step time (-1: no GPU work), and what its label says.
+ */
+struct sstep {
+	int64_t		ts, host;
+	int64_t		first, last, dur, kernels;
+	int64_t		cls[NKCLS];
+	int64_t		f[NSFIELD];
+	int64_t		requests, prefill_requests, decode_requests;
+	int64_t		tokens, prefill_tokens, decode_tokens;
+	int32_t		engine, phase;
+	uint32_t	seq;
+	char		mode[SERVE_MODE];
+};
+
 /* Everything known about a trace, then about a rank. */
 struct agg {
 	int64_t		 rank;		/* -1: unknown */
@@ -388,6 +426,11 @@ struct agg {
 	struct strmap	 frames;	/* a frame's id -> struct fsum */
 	struct strmap	 issuers;	/* struct bkey -> struct rtsum */
 	int64_t		 pyframes;	/* Python frames read */
+	struct graphsum	 graph;
+	struct spill	 serve;		/* struct sstep, by ts */
+	size_t		 nserve;
+	int64_t		 serve_bad;	/* labels like a step's that are none */
+	char		*serve_badlabel;	/* the first of them */
 	int		 have_time;
 	int64_t		 start, end, origin;	/* absolute ns */
 	/*
@@ -466,6 +509,7 @@ struct rcall {
 	int64_t		corr, ts, dur;
 	uint32_t	seq, slice;
 	uint64_t	thr;
+	uint32_t	name;
 };
 
 /*
@@ -525,7 +569,7 @@ struct dev {
 struct gev {
 	int64_t		corr, dur, end;
 	uint32_t	name, seq;
-	int		comm;
+	int		comm, memset;
 };
 
 /*
@@ -560,6 +604,9 @@ struct trace {
 	uint64_t	 nstepup;
 	struct spill	 pspans;	/* struct pspan, by op_cmppspan */
 	int64_t		 capbegin;	/* a capture begun; INT64_MIN: none */
+	struct spill	 slabels;	/* struct slabel: serving steps' labels */
+	size_t		 nslabel;
+	struct spill	 launches;	/* struct lsum, with serving labels */
 	/*
 	 * The frames around every outermost module call (op_nest_py()):
 	 * the model's step runs in the last, the harness in those before.
@@ -606,6 +653,7 @@ struct oprank {
 	size_t		 npeaks;
 	struct gpuarch	*arch;
 	size_t		 narch;
+	struct servetab	*serve;		/* serve-steps.tsv */
 	const char	*gpu;		/* -g */
 	struct strbuf	 shapekey;	/* a shape's, while reading */
 	struct strbuf	 callerkey;	/* a caller's, while nesting */
@@ -836,6 +884,7 @@ uint32_t	op_lslice_overhead(const char *s);
 uint32_t	op_lslice_mark(const struct oprank *r, uint32_t name);
 uint32_t	op_lslice_op(const struct oprank *r, uint32_t name);
 uint32_t	op_lslice_py(const struct oprank *r);
+uint32_t	op_lslice_queued(const struct oprank *r);
 uint32_t	op_lslice_none(const struct oprank *r);
 
 /* opledger.c */
@@ -892,6 +941,35 @@ size_t	op_put_blame_partials(struct oprank *r, struct jw *w,
 	    const struct agg *a);
 int	op_blame_partial(struct oprank *r, struct agg *a, int kind);
 void	op_nest_chain(struct trace *t, const struct pyopen *ps, size_t n);
+
+/* opgraph.c */
+int	op_is_graph_launch(const char *s);
+void	op_graph_join(struct oprank *r);
+void	op_graph_merge(struct graphsum *dst, const struct graphsum *src);
+void	op_put_graph(struct oprank *r, struct jw *w, struct agg *a);
+size_t	op_put_graph_partial(struct jw *w, const struct agg *a);
+int	op_graph_partial(struct oprank *r, struct agg *a);
+
+/*
+ * opserve.c.  The GPU work of one runtime call, for the serving steps:
+ * its thread and start, and its GPU events' first start, last end, count
+ * and time by kernel class.
+ */
+struct lsum {
+	uint64_t	thr;
+	int64_t		ts, first, last, kernels;
+	uint32_t	seq;
+	int64_t		cls[NKCLS];
+};
+int	op_cmplsum(const void *a, const void *b);
+void	op_serve_label(struct oprank *r, const char *s, size_t len,
+	    int64_t ts, int64_t end, uint64_t thr);
+void	op_serve_steps(struct oprank *r, int64_t origin);
+void	op_serve_merge(struct agg *dst, struct agg *src);
+void	op_serve_free(struct agg *a);
+void	op_put_serve(struct oprank *r, struct jw *w, struct agg *a);
+size_t	op_put_serve_partials(struct oprank *r, struct jw *w, struct agg *a);
+int	op_serve_partial(struct oprank *r, struct agg *a);
 
 /* opcoll.c */
 int	op_coll_kind(const char *s, size_t len);
@@ -967,6 +1045,9 @@ void	op_output_partial(struct oprank *r, struct jw *w);
  */
 int	op_get_num(struct oprank *r, uint32_t obj, const char *key, int range,
 	    int64_t *v);
+/* The array member key of n integers in range, into v; or -1 so. */
+int	op_get_nums(struct oprank *r, const char *key, int range, int64_t *v,
+	    size_t n);
 int	op_merge_file(struct oprank *r, const char *path);
 int	op_reread(int argc, char *argv[]);
 int	op_merge_again(struct oprank *r, int argc, char *argv[]);

@@ -258,6 +258,17 @@ servetab_engine(const struct servetab *t, int engine)
 	return t->engines[engine];
 }
 
+int
+servetab_engine_index(const struct servetab *t, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < t->nengines; i++)
+		if (strcmp(t->engines[i], s) == 0)
+			return (int)i;
+	return -1;
+}
+
 /* A field's digits at s[*i], below SERVE_MAXV, no leading zero: 0 or -1. */
 static int
 get_int(const char *s, size_t n, size_t *i, int64_t *v)

@@ -69,6 +69,9 @@ void		 servetab_free(struct servetab *);
 /* The engine named by a step's engine index; borrowed from the table. */
 const char	*servetab_engine(const struct servetab *, int engine);
 
+/* The index of the engine named s, or -1 when no row names it. */
+int		 servetab_engine_index(const struct servetab *, const char *s);
+
 /*
  * What the label s (len bytes, not NUL-terminated) is: SL_STEP, a step,
  * into *st; SL_NONE, a label of a row whose phase is "none"; SL_OTHER,
