@@ -275,7 +275,13 @@ def md_compute($f):
       + (if $c.peak_tflops != null
          then "against the dense " + ($c.precision // "") + " peak of " + ($c.gpu | md)
            + ", " + ($c.peak_tflops | dec(1)) + " TFLOPS"
+           + (if $c.device_inferred != null
+              then " (the trace names no GPU: " + ($c.device_inferred | md)
+                + ", inferred from its compute capability, SM count and memory)"
+              else "" end)
          elif $c.device_name != null then "on " + ($c.device_name | md) + ", whose peaks are not known"
+         elif $c.device_inferred != null then "on a GPU the trace does not name, inferred to be "
+           + ($c.device_inferred | md) + ", whose peaks are not known (--set gpu= names it)"
          else "on a GPU the trace does not name (--set gpu= names it)" end)
       + ". The costed operators did " + ($c.flops / 1e9 | dec(1)) + " GFLOP in "
       + ($c.gpu_us | us) + " of GPU time, "

@@ -252,6 +252,18 @@ struct gpuarch {
 };
 
 /*
+ * A model line of gpu-arch.tsv: a GPU without a name is the model whose
+ * platform and capability it has, its SMs (CUs) and memory in the range
+ * (GiB); peaks names its gpu-peaks.tsv row, NULL for none.
+ */
+struct gpumodel {
+	int		 rocm, major, minor;
+	long		 sms;
+	double		 memlo, memhi;
+	char		*name, *peaks;
+};
+
+/*
  * A row of a rank's ledger: a window's own (slice 0: its wall), then one
  * per nonzero slice (slice s + 1: its time), in the order of their
  * window's start, number and seq, the order windows were cut in.
@@ -419,7 +431,11 @@ struct agg {
 	int64_t		 unshaped;	/* modelled calls past maxshape */
 	int64_t		 overflowed;	/* of those, shapes past 64 bits */
 	char		*gpu;		/* deviceProperties' first name */
-	char		*gpuarch;	/* its "cuda 8.0" or "rocm 9.4" */
+	/*
+	 * Its "cuda 8.0" or "rocm 9.4", and when it has no name its SMs and
+	 * memory too, "rocm 9.4 304 206141652992", to infer it by.
+	 */
+	char		*gpuarch;
 	int64_t		 nsys_exports;	/* traces read from nsys-extract */
 	struct strmap	 blame;		/* struct bkey -> ns in n */
 	size_t		 maxblame;	/* kept apart; 0: all */
@@ -653,6 +669,8 @@ struct oprank {
 	size_t		 npeaks;
 	struct gpuarch	*arch;
 	size_t		 narch;
+	struct gpumodel	*models;
+	size_t		 nmodels;
 	struct servetab	*serve;		/* serve-steps.tsv */
 	const char	*gpu;		/* -g */
 	struct strbuf	 shapekey;	/* a shape's, while reading */
@@ -871,6 +889,10 @@ void	op_device_keep(struct agg *a, const struct jdoc *d, int props);
 void	op_load_arch(struct oprank *r, const char *path);
 void	op_arch_free(struct oprank *r);
 void	op_put_device(struct oprank *r, struct jw *w, const struct agg *a);
+const struct gpumodel	*op_model_of(const struct oprank *r,
+	    const struct agg *a);
+const struct gpupeak	*op_rank_peak(const struct oprank *r,
+	    const struct agg *a);
 
 /* opslice.c */
 size_t	op_lslices(const struct oprank *r);

@@ -468,7 +468,8 @@ op_put_shapes(struct oprank *r, struct jw *w, struct agg *a)
 	struct strent **ent;
 	struct spillcur c;
 	const struct step *s;
-	const struct gpupeak *g = op_peak_of(r, a->gpu);
+	const struct gpupeak *g = op_rank_peak(r, a);
+	const struct gpumodel *m = op_model_of(r, a);
 	double fl[NPEAK + 1] = { 0 }, total = 0, gpu = 0, peak, pk, ach;
 	double mfu = 0;
 	size_t i, nsteps = 0, n = 0;
@@ -545,9 +546,15 @@ op_put_shapes(struct oprank *r, struct jw *w, struct agg *a)
 	jw_record(w, "compute_summary");
 	op_put_rank(w, a->rank);
 	jw_key(w, "gpu");
-	jw_cstring_or_null(w, g != NULL ? g->gpu : a->gpu);
+	jw_cstring_or_null(w, g != NULL ? g->gpu : a->gpu != NULL &&
+	    a->gpu[0] != '\0' ? a->gpu : NULL);
 	jw_key(w, "device_name");
-	jw_cstring_or_null(w, a->gpu);
+	jw_cstring_or_null(w, a->gpu != NULL && a->gpu[0] != '\0' ? a->gpu :
+	    NULL);
+	if (m != NULL) {
+		jw_key(w, "device_inferred");
+		jw_cstring(w, m->name);
+	}
 	jw_key(w, "precision");
 	jw_cstring_or_null(w, best >= 0 ? op_peakname[best] : NULL);
 	jw_key(w, "peak_tflops");
