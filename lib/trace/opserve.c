@@ -415,6 +415,8 @@ op_put_serve(struct oprank *r, struct jw *w, struct agg *a)
 	int64_t req[NSPHASE] = { 0 }, tok[NSPHASE] = { 0 };
 	int64_t mn[NSPHASE], mx[NSPHASE], cls[NSPHASE][NKCLS];
 	int64_t ntok[NSPHASE] = { 0 }, tottok = 0, tottime = 0, nttft = 0;
+	int64_t nattn[NSPHASE] = { 0 };
+	double attn[NSPHASE][3];
 	int64_t wsum = 0, cum = 0, extra = 0, nextra = 0, bound = -1;
 	double tpot = 0;
 	const struct wdur *wd;
@@ -434,6 +436,7 @@ op_put_serve(struct oprank *r, struct jw *w, struct agg *a)
 	if (a->nserve == 0)
 		return;
 	memset(cls, 0, sizeof(cls));
+	memset(attn, 0, sizeof(attn));
 	for (p = 0; p < NSPHASE; p++) {
 		spill_init(&durs[p], a->pool, sizeof(struct wdur), cmpwdur);
 		mn[p] = INT64_MAX;
@@ -462,6 +465,14 @@ op_put_serve(struct oprank *r, struct jw *w, struct agg *a)
 		}
 		for (i = 0; i < NKCLS; i++)
 			cls[p][i] = op_sat_add(cls[p][i], st->cls[i]);
+		/* Attention's sums, for its FLOPs (TraceLens's formulas). */
+		if (st->f[SF_C_SQSK] >= 0 && st->f[SF_C_SQSQ] >= 0 &&
+		    st->f[SF_G_SQSK] >= 0) {
+			attn[p][0] += (double)st->f[SF_C_SQSK];
+			attn[p][1] += (double)st->f[SF_C_SQSQ];
+			attn[p][2] += (double)st->f[SF_G_SQSK];
+			nattn[p]++;
+		}
 		if (p == SP_DECODE && (b = batch_of(batches, &nbatch,
 		    st->requests)) != NULL) {
 			b->steps++;
@@ -549,6 +560,17 @@ op_put_serve(struct oprank *r, struct jw *w, struct agg *a)
 			else
 				jw_null(w);
 			put_classes(w, cls[p]);
+			if (nattn[p] == timed[p]) {
+				jw_key(w, "attention_sums");
+				jw_begin_object(w);
+				jw_key(w, "c_sqsk");
+				jw_double(w, attn[p][0]);
+				jw_key(w, "c_sqsq");
+				jw_double(w, attn[p][1]);
+				jw_key(w, "g_sqsk");
+				jw_double(w, attn[p][2]);
+				jw_end_object(w);
+			}
 			if (ntok[p] == timed[p]) {
 				tottok = op_sat_add(tottok, tok[p]);
 				tottime = op_sat_add(tottime, time[p]);
