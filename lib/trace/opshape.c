@@ -387,7 +387,8 @@ static const char *
 model_name(int m)
 {
 	static const char *const name[] = {
-		"none", "gemm", "conv", "attention", "norm", "elementwise"
+		"none", "gemm", "conv", "attention", "norm", "elementwise",
+		"fused"
 	};
 
 	return name[m];
@@ -483,7 +484,8 @@ op_put_shapes(struct oprank *r, struct jw *w, struct agg *a)
 		const struct shsum *sh = ent[i]->val;
 		double us = (double)sh->gpu / 1000, f = sh->flops *
 		    (double)sh->count, b = sh->bytes * (double)sh->count;
-		int mem = sh->model == OM_NORM || sh->model == OM_ELEM;
+		int mem = sh->model == OM_NORM || sh->model == OM_ELEM ||
+		    sh->model == OM_FUSED;
 
 		/* Every call of it ran inside another costed one. */
 		if (sh->count == 0)
@@ -639,10 +641,10 @@ op_shape_partial(struct oprank *r, struct agg *a)
 		return jdoc_error(r->file, d, 0, "\"op_partial_shape\" record's"
 		    " \"%s\" is not a finite number of 0 or more",
 		    !isfinite(c.flops) || c.flops < 0 ? "flops" : "bytes");
-	for (c.model = OM_GEMM; c.model <= OM_ELEM; c.model++)
+	for (c.model = OM_GEMM; c.model <= OM_FUSED; c.model++)
 		if (strcmp(s, model_name(c.model)) == 0)
 			break;
-	if (c.model > OM_ELEM)
+	if (c.model > OM_FUSED)
 		return jdoc_error(r->file, d, 0, "unknown model: %s", s);
 	if (jdoc_get_str(d, 0, "precision", &s, NULL) == 0)
 		for (i = 0; i < NPEAK; i++)
