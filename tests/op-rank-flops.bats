@@ -211,7 +211,8 @@ setup() {
 }
 
 @test "Inductor's fused Triton kernels: bytes from their input shapes, as TraceLens moves them, in the roofline" {
-	tr-extract "$F/torch_compile_triton.json.gz" | op-rank > "$BATS_TEST_TMPDIR/out"
+	tr-extract "$TOP/fixtures/tr-extract/tracelens_torch_compile_triton.json.gz" |
+	    op-rank > "$BATS_TEST_TMPDIR/out"
 	jq -c 'select(.kind == "op_shape" and .model == "fused") | [.name, .bytes, .tbps, .bound]' \
 	    "$BATS_TEST_TMPDIR/out" > "$BATS_TEST_TMPDIR/ours"
 	[ "$(wc -l < "$BATS_TEST_TMPDIR/ours")" -eq 4 ]
