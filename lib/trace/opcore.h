@@ -34,6 +34,8 @@
  *			and HIP graph replays, their kernels and queue time
  *	opserve.c	serving engines' steps from their labels: phase,
  *			batch, tokens and GPU step time, stats by phase
+ *	opcompile.c	torch.compile: compiled regions by compile id,
+ *			recompiles, graph breaks, guards, compile time
  *	opdevice.c	the rank's GPU and the precisions it runs fast:
  *			gpu_device records
  *
@@ -405,6 +407,17 @@ struct sstep {
 	char		mode[SERVE_MODE];
 };
 
+/*
+ * A rank's torch.compile (opcompile.c): dynamo's guard evaluations, the
+ * compiled regions' calls and time, by compile id "F/C" (-> struct rtsum),
+ * regions inside regions and regions split into graphs; times in ns.
+ */
+struct compsum {
+	int64_t		guard_calls, guard_time, region_calls, region_time;
+	int64_t		nested, splits;
+	struct strmap	regions;
+};
+
 /* Everything known about a trace, then about a rank. */
 struct agg {
 	int64_t		 rank;		/* -1: unknown */
@@ -443,6 +456,7 @@ struct agg {
 	struct strmap	 issuers;	/* struct bkey -> struct rtsum */
 	int64_t		 pyframes;	/* Python frames read */
 	struct graphsum	 graph;
+	struct compsum	 compile;
 	struct spill	 serve;		/* struct sstep, by ts */
 	size_t		 nserve;
 	int64_t		 serve_bad;	/* labels like a step's that are none */
@@ -623,6 +637,8 @@ struct trace {
 	struct spill	 slabels;	/* struct slabel: serving steps' labels */
 	size_t		 nslabel;
 	struct spill	 launches;	/* struct lsum, with serving labels */
+	struct spill	 cpevs;		/* compiled regions and graph calls */
+	size_t		 ncpev;
 	/*
 	 * The frames around every outermost module call (op_nest_py()):
 	 * the model's step runs in the last, the harness in those before.
@@ -992,6 +1008,16 @@ void	op_serve_free(struct agg *a);
 void	op_put_serve(struct oprank *r, struct jw *w, struct agg *a);
 size_t	op_put_serve_partials(struct oprank *r, struct jw *w, struct agg *a);
 int	op_serve_partial(struct oprank *r, struct agg *a);
+
+/* opcompile.c */
+void	op_compile_event(struct oprank *r, const char *s, size_t len,
+	    int64_t ts, int64_t end, uint64_t thr);
+void	op_compile_nest(struct oprank *r);
+void	op_compile_merge(struct agg *dst, const struct agg *src);
+void	op_compile_free(struct agg *a);
+void	op_put_compile(struct oprank *r, struct jw *w, struct agg *a);
+size_t	op_put_compile_partials(struct jw *w, const struct agg *a);
+int	op_compile_partial(struct oprank *r, struct agg *a);
 
 /* opcoll.c */
 int	op_coll_kind(const char *s, size_t len);

@@ -454,6 +454,7 @@ on_event(struct oprank *r)
 	op_pspan_event(t, cls, s, tsns, tsns + durns);
 	if (cls == C_ANN)
 		op_serve_label(r, s, len, tsns, tsns + durns, thr);
+	op_compile_event(r, s, len, tsns, tsns + durns, thr);
 	if (cls == C_ANN && op_prefix(s, "ProfilerStep#")) {
 		op_step_read(t, strtoll(s + 13, NULL, 10), tsns, tsns + durns);
 		/* key_averages() groups every step under one name. */
@@ -682,6 +683,7 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 	/* Graph replays' slices before the ledger, then the serving steps. */
 	op_graph_join(r);
 	op_serve_steps(r, origin);
+	op_compile_nest(r);
 	/* Steps and the ledger leave the trace's time base for the rank's. */
 	op_steps_resolve(t, origin);
 	op_ledger(r, timed, start - origin, end - origin, origin);
@@ -812,6 +814,8 @@ op_trace_free(struct trace *t)
 	spill_free(&t->launches);
 	if (t->nslabel > 0)
 		spill_free(&t->slabels);
+	if (t->ncpev > 0)
+		spill_free(&t->cpevs);
 	free(t->chain);
 	if (t->nraw > 0) {
 		spill_free(&t->steps);

@@ -306,7 +306,8 @@ put_rank_partial(struct oprank *r, struct jw *w, struct agg *a)
 	}
 	return n + op_put_ledger_partials(r, w, a) +
 	    op_put_blame_partials(r, w, a) + op_put_shape_partials(w, a) +
-	    op_put_graph_partial(w, a) + op_put_serve_partials(r, w, a);
+	    op_put_graph_partial(w, a) + op_put_serve_partials(r, w, a) +
+	    op_put_compile_partials(w, a);
 }
 
 static void
@@ -747,12 +748,17 @@ partial_record(struct oprank *r, const char *kind)
 	    strcmp(kind, "op_partial_graph") == 0 ||
 	    strcmp(kind, "op_partial_serve") == 0 ||
 	    strcmp(kind, "op_partial_serve_step") == 0 ||
+	    strcmp(kind, "op_partial_compile") == 0 ||
+	    strcmp(kind, "op_partial_compile_region") == 0 ||
 	    strcmp(kind, "op_partial_blame") == 0 ||
 	    strcmp(kind, "op_partial_issuer") == 0 ||
 	    strcmp(kind, "op_partial_frame") == 0))
 		return 0;
 	if (strcmp(kind, "op_partial_graph") == 0)
 		return op_graph_partial(r, a);
+	if (strcmp(kind, "op_partial_compile") == 0 ||
+	    strcmp(kind, "op_partial_compile_region") == 0)
+		return op_compile_partial(r, a);
 	if (strcmp(kind, "op_partial_serve") == 0 ||
 	    strcmp(kind, "op_partial_serve_step") == 0)
 		return op_serve_partial(r, a);

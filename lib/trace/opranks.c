@@ -134,6 +134,7 @@ put_detail(struct oprank *r, struct jw *w, struct agg *a)
 	op_put_device(r, w, a);
 	op_put_runtime(r, w, a);
 	op_put_graph(r, w, a);
+	op_put_compile(r, w, a);
 	op_put_shapes(r, w, a);
 	op_put_summary(r, w, a, 1);
 }
