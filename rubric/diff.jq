@@ -118,6 +118,12 @@ def graph_pair($b; $a):
   else {before_coverage: $b.cuda_graphs.coverage, after_coverage: $a.cuda_graphs.coverage,
         before_launches: $b.cuda_graphs.launches, after_launches: $a.cuda_graphs.launches} end;
 
+# torch.compile on both runs: graph breaks, recompiles, guard time.
+def compiled_pair($b; $a):
+  if $b.compiled == null and $a.compiled == null then null
+  else reduce ("graph_breaks", "recompiles", "guard_time", "compile_time") as $k
+    ({}; .[$k] = {before: $b.compiled[$k], after: $a.compiled[$k]}) end;
+
 def diff_record($b; $a):
   {
     before_version: $b.version, after_version: $a.version,
@@ -144,7 +150,8 @@ def diff_record($b; $a):
   }
   # Only where a report has them, so that other diffs keep their bytes.
   + (serving_pairs($b; $a) | if . == null then {} else {serving: .} end)
-  + (graph_pair($b; $a) | if . == null then {} else {cuda_graphs: .} end);
+  + (graph_pair($b; $a) | if . == null then {} else {cuda_graphs: .} end)
+  + (compiled_pair($b; $a) | if . == null then {} else {compiled: .} end);
 
 def mval: if . == null then "n/a" elif . == floor then dec(0) else dec(4) end;
 
@@ -201,6 +208,14 @@ def md_diff($d):
                  or $d.serving.tpot.before_us == 0 then "n/a"
               else (($d.serving.tpot.after_us - $d.serving.tpot.before_us) / $d.serving.tpot.before_us)
                 | (sign + pct) end)]]) end)
+  + (if $d.compiled == null then ""
+     else "\n### Compiled regions\n\n"
+       + table(["Measure", "Before", "After"]; ["l", "r", "r"];
+           [["Graph breaks", ($d.compiled.graph_breaks.before | count), ($d.compiled.graph_breaks.after | count)],
+            ["Recompiles", ($d.compiled.recompiles.before | count), ($d.compiled.recompiles.after | count)],
+            ["Guard time", ($d.compiled.guard_time.before | us), ($d.compiled.guard_time.after | us)],
+            ["Compile spans in the windows", ($d.compiled.compile_time.before | us),
+             ($d.compiled.compile_time.after | us)]]) end)
   + (if $d.cuda_graphs == null then ""
      else "\n### CUDA graphs\n\n"
        + table(["Measure", "Before", "After"]; ["l", "r", "r"];

@@ -481,6 +481,9 @@ def facts:
         | map(if (.gpu_total // 0) > 0 then .gpu_total else .total end) | add; $step_time),
       have_trace: ($cpu != null),
       have_snapshot: ($mem != null),
+      # torch.compile (op-rank's compile): regions, recompiles, graph
+      # breaks, guards and compile time.
+      compile: (recs("compile") | of_rank($r) | .[0]),
       # CUDA or HIP graph replays (op-rank's graph_replay): their kernels
       # run under the launch's correlation id, linked to no operator.
       graph: (recs("graph_replay") | of_rank($r) | .[0]),
@@ -538,6 +541,14 @@ def facts:
   # The graphs' share of the GPU's busy time: above half, the operator
   # tables and FLOPs speak for the eager rest only.
   | .graph_coverage = .graph.coverage
+  # Dynamo's guard evaluations and the compiler's spans inside steady
+  # windows, over the ledger's wall; graph breaks a window.
+  | .guard_share = (if .compile == null or .ledger == null then null
+      else share(.compile.guard_time; .ledger.wall) end)
+  | .compile_steady_share = (if .compile == null or .ledger == null then null
+      else share(.compile.compile_in_steady; .ledger.wall) end)
+  | .breaks_per_window = (if .compile == null or .ledger == null then null
+      else .compile.graph_breaks / .ledger.windows end)
   | .graph_queued_share = .ledger.by.graph_queued.share
   | .python_share = (if .ledger == null then null
       else [(.python_slice_share // 0) + (if .has_steps then .untraced_slice_share // 0 else 0 end)

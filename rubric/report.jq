@@ -304,6 +304,29 @@ def md_compute($f):
       + chart_links("Compute efficiency")
     end;
 
+# torch.compile's regions: only where op-rank found them.
+def md_compiled($f):
+  $f.compile as $c
+  | if $c == null then ""
+    else "## Compiled regions" + rank_label($f) + "\n\n"
+      + "\($c.region_calls | count) call\(if $c.region_calls == 1 then "" else "s" end) of "
+      + "\($c.frames | count) compiled frame\(if $c.frames == 1 then "" else "s" end) ("
+      + ($c.region_time | us) + " on the host); "
+      + (if $c.recompiled_frames > 0
+         then "\($c.recompiled_frames | count) frame\(if $c.recompiled_frames == 1 then "" else "s" end) recompiled"
+         else "no recompilation" end)
+      + ", " + (if $c.graph_breaks > 0 then "\($c.graph_breaks | count) graph break\(if $c.graph_breaks == 1 then "" else "s" end)"
+                else "no graph break" end)
+      + "; guards " + ($c.guard_time | us) + " in \($c.guard_calls | count) call\(if $c.guard_calls == 1 then "" else "s" end)"
+      + "; compile spans in the windows " + ($c.compile_time | us)
+      + (if $c.inductor_share != null
+         then "; Inductor's Triton kernels " + ($c.inductor_gpu_time | us) + ", "
+           + ($c.inductor_share | pct) + " of the GPU's kernel time" else "" end)
+      + ".\n\n"
+      + table(["Compile id", "Calls", "Time", "Longest"]; ["l", "r", "r", "r"];
+          [$c.regions[] | [.compile_id, (.count | count), (.time | us), (.max | us)]])
+    end;
+
 # CUDA or HIP graph replays: only where op-rank found graph launches.
 def md_graphs($f):
   $f.graph as $g
@@ -609,6 +632,7 @@ def json_report:
     + (if $f.compute == null then {}
        else {compute: {summary: ($f.compute | nokind),
                        top_shapes: [$f.shapes[0:10][] | nokind]}} end)
+    + (if $f.compile == null then {} else {compiled: ($f.compile | nokind)} end)
     + (if $f.graph == null then {} else {cuda_graphs: ($f.graph | nokind)} end)
     + (if $f.serving == null then {}
        else {serving: ($f.serving | {summary, phases})} end) end;
@@ -654,6 +678,7 @@ def markdown:
       "# Profile report\n\n"
       + md_context($f) + md_summary($f) + "\n" + md_quality($f) + md_ranks($f) + md_bottlenecks($f)
       + (md_compute($f) | if . == "" then "" else "\n" + . end)
+      + (md_compiled($f) | if . == "" then "" else "\n" + . end)
       + (md_graphs($f) | if . == "" then "" else "\n" + . end)
       + (md_serving($f) | if . == "" then "" else "\n" + . end)
       + "\n" + md_diagnosis($f) + "\n" + md_actions($f) + "\n" + md_baseline + md_inputs

@@ -500,3 +500,26 @@ END
 	run -0 grep -F 'Attention FLOPs from the labels' "$BATS_TEST_TMPDIR/r.md"
 	assert_output --partial "decode $(printf '%.1f' "$(jq -n '24 * 64 * 64 * 4 * 55086 / 1e9')") GFLOP in 1 step, $(printf '%.1f' "$(jq -n '24 * 64 * 64 * 4 * 55086 / 10743.181 / 1e6')") TFLOPS"
 }
+
+@test "diagnosis: torch.compile's regions: a recompiled frame named with the switch that says why, Inductor's share of the GPU" {
+	need_shared traces/tracelens/b200_eager_trace.json.gz
+	# TraceLens's B200 trace runs frame 0's second compilation, 0/1.
+	report --cpu-trace "$SHARED/traces/tracelens/b200_eager_trace.json.gz"
+	run -0 plan
+	assert_output --regexp '(^| )recompile '
+	refute_output --regexp 'graph-break|guard-overhead|compile-in-window'
+	run -0 jq -r '.actions[] | select(.rule == "recompile") | .observation, .action' "$BATS_TEST_TMPDIR/r.json"
+	assert_line --index 0 --partial 'compile ids 0/1'
+	assert_line --index 1 --partial 'TORCH_LOGS=recompiles'
+	assert_line --index 1 --partial 'torch._dynamo.mark_dynamic'
+	run -0 jq -c '.compiled | [.frames, .recompiled_frames, .graph_breaks]' "$BATS_TEST_TMPDIR/r.json"
+	assert_output '[1,1,0]'
+	run -0 grep -A1 '^## Compiled regions (rank 0)' "$BATS_TEST_TMPDIR/r.md"
+	report --cpu-trace "$TOP/fixtures/tr-extract/tracelens_torch_compile_triton.json.gz"
+	run -0 plan
+	refute_output --regexp 'recompile|graph-break'
+	run -0 cat "$BATS_TEST_TMPDIR/r.md"
+	assert_output --partial "1 call of 1 compiled frame (856.3 µs on the host); no recompilation, no graph break; guards 22.5 µs in 1 call"
+	assert_output --partial "Inductor's Triton kernels 836.0 µs, 6.7 % of the GPU's kernel time."
+	assert_line '| 0/0        |     1 | 856.3 µs | 856.3 µs |'
+}
