@@ -76,9 +76,11 @@ for l in labels:
                   "first": min(g["ts"] for g in work),
                   "last": max(g["ts"] + g["dur"] for g in work)})
 launches = [c for c in rt if "GraphLaunch" in c["name"]]
-# What the ledger sees: every event but the labels, which hold no time.
+# What the ledger sees: every event but the labels, which hold no time,
+# and the profiler's own span of the whole trace.
 every = [(e["ts"], e["ts"] + e["dur"]) for e in ev
-         if e.get("cat") not in ("user_annotation", "gpu_user_annotation")]
+         if e.get("cat") not in ("user_annotation", "gpu_user_annotation",
+                                 "Trace")]
 window = (min(e["ts"] for e in ev), max(e["ts"] + e["dur"] for e in ev))
 graph, delays, waits = [], [], []
 for c in launches:
@@ -317,4 +319,25 @@ hand_made() {
 	run -0 "${BUILD:-$TOP}/testbin/serve-check" "$TOP/rubric/serve-steps.tsv" "$TOP"/tests/fuzz/corpus/serve/*
 	printf '%s\n' 'step[DECODE bs=32 g_sq=31]' 'execute_2_context_1(sq1sk1sqsq1sqsk1)_generation_1(sq1sk1sqsq1sqsk1)' > "$T/labels"
 	run -0 "${BUILD:-$TOP}/testbin/serve-check" "$TOP/rubric/serve-steps.tsv" "$T/labels"
+}
+
+@test "HTA's A100 training rank: 70 CUDA graph replays in five steps, their kernels and delays as the raw events give them" {
+	need_shared traces/hta/a100_ws16_rank0.json.gz
+	local f=$SHARED/traces/hta/a100_ws16_rank0.json.gz want g
+	want=$(raw "$f")
+	run -0 bats_pipe tr-extract "$f" \| op-rank
+	g=$(printf '%s\n' "$output" | jq -c 'select(.kind == "graph_replay")')
+	[ "$(jq -r '[.call, .launches, .launches_with_kernels, .kernels] | @tsv' <<<"$g")" = \
+	    "$(jq -r '["cudaGraphLaunch", .launches, .launches, .kernels] | @tsv' <<<"$want")" ]
+	[ "$(jq -r .launches <<<"$g")" = 70 ]
+	near "$(jq -r .kernel_time <<<"$g")" "$(jq -r .kernel_time <<<"$want")"
+	# Means in whole ns, as op-rank divides.
+	near "$(jq -r .launch_delay.mean <<<"$g")" "$(jq -r '.delay / 70' <<<"$want")"
+	near "$(jq -r .launch_delay.max <<<"$g")" "$(jq -r .delay_max <<<"$want")"
+	near "$(jq -r .host_per_launch.mean <<<"$g")" "$(jq -r '.host / 70' <<<"$want")"
+	# The steps' windows hold some of the trace: at most what all of it has.
+	jq -e --argjson w "$want" '.gpu_time <= $w.graph_union + 0.001 and .queued <= $w.queued + 0.001 and .coverage < 0.5' <<<"$g"
+	# Below half the GPU's time: the eager part is most of it, no finding.
+	printf '%s\n' "$output" | rubric-apply | jq -e 'select(.kind == "finding") | .rule' > "$T/rules" || true
+	run -1 grep -x '"graph-replay"' "$T/rules"
 }
