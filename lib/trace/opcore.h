@@ -40,7 +40,8 @@
  *			gpu_device records
  *
  * What one file gives another (functions, and the name tables) is named
- * op_*; the rest is static.  Ownership is as oprank.h says: a struct
+ * op_*; the rest is static.  opdevice, opgraph, opserve and opcompile
+ * declare theirs in headers of their own, which this one includes.  Ownership is as oprank.h says: a struct
  * oprank owns everything reachable from it (tables, names, spills, sums)
  * and oprank_free() frees it all.
  */
@@ -55,7 +56,10 @@
 #include "io/json.h"
 #include "io/ndjson.h"
 #include "io/spill.h"
+#include "trace/opcompile.h"
 #include "trace/opcost.h"
+#include "trace/opdevice.h"
+#include "trace/opgraph.h"
 #include "trace/oprank.h"
 #include "trace/servelabel.h"
 
@@ -242,30 +246,6 @@ struct gpupeak {
 };
 
 /*
- * A row of gpu-arch.tsv: a platform's capability from this minor on, and
- * its tensor-core precisions as bits of tf32, fp16, bf16, fp8, fp4, int8.
- */
-#define ARCH_UNKNOWN	(1u << 30)	/* "?": the capability does not say */
-#define ARCH_BAD	(1u << 31)
-struct gpuarch {
-	int		 rocm, major, minor;
-	char		*name;
-	unsigned	 fast;
-};
-
-/*
- * A model line of gpu-arch.tsv: a GPU without a name is the model whose
- * platform and capability it has, its SMs (CUs) and memory in the range
- * (GiB); peaks names its gpu-peaks.tsv row, NULL for none.
- */
-struct gpumodel {
-	int		 rocm, major, minor;
-	long		 sms;
-	double		 memlo, memhi;
-	char		*name, *peaks;
-};
-
-/*
  * A row of a rank's ledger: a window's own (slice 0: its wall), then one
  * per nonzero slice (slice s + 1: its time), in the order of their
  * window's start, number and seq, the order windows were cut in.
@@ -376,46 +356,6 @@ struct devsum {
 #define RT_OTHER	"(other runtime calls)"
 struct rtsum {
 	int64_t		count, total, max;
-};
-
-/*
- * A rank's CUDA or HIP graph replays (opgraph.c): the launch calls and
- * those that ran kernels, their kernels and the kernels' time, the delay
- * from each launch's return to its first kernel, the host's time in the
- * launch calls; all in ns.
- */
-struct graphsum {
-	int64_t		launches, ran, kernels, kernel_time;
-	int64_t		delay, delay_max, host, host_max;
-};
-
-/*
- * A serving engine's step (opserve.c), in the rank's time: its label's
- * start and length, the GPU work launched under it (first start, last
- * end, how many events, their time by kernel class: L_GEMM + i), its GPU
- * step time (-1: no GPU work), and what its label says.
- */
-struct sstep {
-	int64_t		ts, host;
-	int64_t		first, last, dur, kernels;
-	int64_t		cls[NKCLS];
-	int64_t		f[NSFIELD];
-	int64_t		requests, prefill_requests, decode_requests;
-	int64_t		tokens, prefill_tokens, decode_tokens;
-	int32_t		engine, phase;
-	uint32_t	seq;
-	char		mode[SERVE_MODE];
-};
-
-/*
- * A rank's torch.compile (opcompile.c): dynamo's guard evaluations, the
- * compiled regions' calls and time, by compile id "F/C" (-> struct rtsum),
- * regions inside regions and regions split into graphs; times in ns.
- */
-struct compsum {
-	int64_t		guard_calls, guard_time, region_calls, region_time;
-	int64_t		nested, splits;
-	struct strmap	regions;
 };
 
 /* Everything known about a trace, then about a rank. */
@@ -900,16 +840,6 @@ void	op_put_shapes(struct oprank *r, struct jw *w, struct agg *a);
 size_t	op_put_shape_partials(struct jw *w, const struct agg *a);
 int	op_shape_partial(struct oprank *r, struct agg *a);
 
-/* opdevice.c */
-void	op_device_keep(struct agg *a, const struct jdoc *d, int props);
-void	op_load_arch(struct oprank *r, const char *path);
-void	op_arch_free(struct oprank *r);
-void	op_put_device(struct oprank *r, struct jw *w, const struct agg *a);
-const struct gpumodel	*op_model_of(const struct oprank *r,
-	    const struct agg *a);
-const struct gpupeak	*op_rank_peak(const struct oprank *r,
-	    const struct agg *a);
-
 /* opslice.c */
 size_t	op_lslices(const struct oprank *r);
 const char	*op_lslice_name(const struct oprank *r, uint32_t s,
@@ -979,45 +909,6 @@ size_t	op_put_blame_partials(struct oprank *r, struct jw *w,
 	    const struct agg *a);
 int	op_blame_partial(struct oprank *r, struct agg *a, int kind);
 void	op_nest_chain(struct trace *t, const struct pyopen *ps, size_t n);
-
-/* opgraph.c */
-int	op_is_graph_launch(const char *s);
-void	op_graph_join(struct oprank *r);
-void	op_graph_merge(struct graphsum *dst, const struct graphsum *src);
-void	op_put_graph(struct oprank *r, struct jw *w, struct agg *a);
-size_t	op_put_graph_partial(struct jw *w, const struct agg *a);
-int	op_graph_partial(struct oprank *r, struct agg *a);
-
-/*
- * opserve.c.  The GPU work of one runtime call, for the serving steps:
- * its thread and start, and its GPU events' first start, last end, count
- * and time by kernel class.
- */
-struct lsum {
-	uint64_t	thr;
-	int64_t		ts, first, last, kernels;
-	uint32_t	seq;
-	int64_t		cls[NKCLS];
-};
-int	op_cmplsum(const void *a, const void *b);
-void	op_serve_label(struct oprank *r, const char *s, size_t len,
-	    int64_t ts, int64_t end, uint64_t thr);
-void	op_serve_steps(struct oprank *r, int64_t origin);
-void	op_serve_merge(struct agg *dst, struct agg *src);
-void	op_serve_free(struct agg *a);
-void	op_put_serve(struct oprank *r, struct jw *w, struct agg *a);
-size_t	op_put_serve_partials(struct oprank *r, struct jw *w, struct agg *a);
-int	op_serve_partial(struct oprank *r, struct agg *a);
-
-/* opcompile.c */
-void	op_compile_event(struct oprank *r, const char *s, size_t len,
-	    int64_t ts, int64_t end, uint64_t thr);
-void	op_compile_nest(struct oprank *r);
-void	op_compile_merge(struct agg *dst, const struct agg *src);
-void	op_compile_free(struct agg *a);
-void	op_put_compile(struct oprank *r, struct jw *w, struct agg *a);
-size_t	op_put_compile_partials(struct jw *w, const struct agg *a);
-int	op_compile_partial(struct oprank *r, struct agg *a);
 
 /* opcoll.c */
 int	op_coll_kind(const char *s, size_t len);
@@ -1099,5 +990,8 @@ int	op_get_nums(struct oprank *r, const char *key, int range, int64_t *v,
 int	op_merge_file(struct oprank *r, const char *path);
 int	op_reread(int argc, char *argv[]);
 int	op_merge_again(struct oprank *r, int argc, char *argv[]);
+
+/* The serving steps' interface: it needs the slices' and labels' sizes. */
+#include "trace/opserve.h"
 
 #endif
