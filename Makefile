@@ -191,8 +191,10 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/lib/libutil.a | deps
 # with cmark-gfm, GitHub's parser.
 $(BUILD)/fuzz/markdown: CPPFLAGS += -DRUBRIC_DIR='"$(abspath rubric)"'
 $(BUILD)/fuzz/markdown: LDLIBS += -lcmark-gfm-extensions -lcmark-gfm
-# The partials' harness reads op-rank's tables from the rubric.
-$(BUILD)/fuzz/partial: CPPFLAGS += -DRUBRIC_DIR='"$(abspath rubric)"'
+# The partials' and the step labels' harnesses read op-rank's tables from
+# the rubric.
+$(BUILD)/fuzz/partial $(BUILD)/fuzz/serve: \
+    CPPFLAGS += -DRUBRIC_DIR='"$(abspath rubric)"'
 
 # The harnesses' checks without libFuzzer, compiled like the tools (and
 # with the sanitizers under make asan), run by bats on named files.

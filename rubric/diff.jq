@@ -95,6 +95,35 @@ def not_compared($b; $a):
        + "their sites are compared all the same" else empty end),
     both("measures"; $b.measures; $a.measures) ];
 
+# A serving engine's steps on both runs (the reports' serving): each
+# phase's mean GPU step time and tokens a second, and the time per output
+# token; null when neither report has serving steps.
+def serving_pairs($b; $a):
+  def phases($r): ($r.serving.phases // []) | map({key: .phase, value: .}) | from_entries;
+  if $b.serving == null and $a.serving == null then null
+  else phases($b) as $x | phases($a) as $y
+    | {phases: [($x + $y) | keys_unsorted[] as $p
+         | {phase: $p, before_us: $x[$p].mean, after_us: $y[$p].mean,
+            change: (if $x[$p].mean == null or $y[$p].mean == null or $x[$p].mean == 0 then null
+                     else ($y[$p].mean - $x[$p].mean) / $x[$p].mean end),
+            before_tokens_per_s: $x[$p].tokens_per_s, after_tokens_per_s: $y[$p].tokens_per_s}]
+         | sort_by({prefill: 0, decode: 1, mixed: 2}[.phase] // 9),
+       tpot: {before_us: $b.serving.summary.tpot, after_us: $a.serving.summary.tpot},
+       ttft_lower_bound: {before_us: $b.serving.summary.ttft_lower_bound,
+                          after_us: $a.serving.summary.ttft_lower_bound}} end;
+
+# The graph replays' share of the GPU's busy time on both runs.
+def graph_pair($b; $a):
+  if $b.cuda_graphs == null and $a.cuda_graphs == null then null
+  else {before_coverage: $b.cuda_graphs.coverage, after_coverage: $a.cuda_graphs.coverage,
+        before_launches: $b.cuda_graphs.launches, after_launches: $a.cuda_graphs.launches} end;
+
+# torch.compile on both runs: graph breaks, recompiles, guard time.
+def compiled_pair($b; $a):
+  if $b.compiled == null and $a.compiled == null then null
+  else reduce ("graph_breaks", "recompiles", "guard_time", "compile_time") as $k
+    ({}; .[$k] = {before: $b.compiled[$k], after: $a.compiled[$k]}) end;
+
 def diff_record($b; $a):
   {
     before_version: $b.version, after_version: $a.version,
@@ -118,7 +147,11 @@ def diff_record($b; $a):
       | {rule: $r, metric, measure_before: $mb.value, measure_after: $ma.value,
          better: $better, verdict: verdict($mb.value; $ma.value; $better)}],
     not_compared: not_compared($b; $a)
-  };
+  }
+  # Only where a report has them, so that other diffs keep their bytes.
+  + (serving_pairs($b; $a) | if . == null then {} else {serving: .} end)
+  + (graph_pair($b; $a) | if . == null then {} else {cuda_graphs: .} end)
+  + (compiled_pair($b; $a) | if . == null then {} else {compiled: .} end);
 
 def mval: if . == null then "n/a" elif . == floor then dec(0) else dec(4) end;
 
@@ -165,6 +198,30 @@ def md_diff($d):
            [$d.memory_sites[0:10][] | [(.site | clip(80)), (.before_bytes | bytes), (.after_bytes | bytes),
              (if .change_bytes == null then "n/a" else (.change_bytes | sign) + (.change_bytes | bytes) end),
              (.before_blocks | count), (.after_blocks | count)]]) end)
+  + (if $d.serving == null then ""
+     else "\n### Serving steps\n\n"
+       + table(["Measure", "Before", "After", "Change"]; ["l", "r", "r", "r"];
+           [($d.serving.phases[] | [.phase + " step, mean", (.before_us | us), (.after_us | us),
+              (if .change == null then "n/a" else (.change | sign) + (.change | pct) end)]),
+            ["Time per output token", ($d.serving.tpot.before_us | us), ($d.serving.tpot.after_us | us),
+             (if $d.serving.tpot.before_us == null or $d.serving.tpot.after_us == null
+                 or $d.serving.tpot.before_us == 0 then "n/a"
+              else (($d.serving.tpot.after_us - $d.serving.tpot.before_us) / $d.serving.tpot.before_us)
+                | (sign + pct) end)]]) end)
+  + (if $d.compiled == null then ""
+     else "\n### Compiled regions\n\n"
+       + table(["Measure", "Before", "After"]; ["l", "r", "r"];
+           [["Graph breaks", ($d.compiled.graph_breaks.before | count), ($d.compiled.graph_breaks.after | count)],
+            ["Recompiles", ($d.compiled.recompiles.before | count), ($d.compiled.recompiles.after | count)],
+            ["Guard time", ($d.compiled.guard_time.before | us), ($d.compiled.guard_time.after | us)],
+            ["Compile spans in the windows", ($d.compiled.compile_time.before | us),
+             ($d.compiled.compile_time.after | us)]]) end)
+  + (if $d.cuda_graphs == null then ""
+     else "\n### CUDA graphs\n\n"
+       + table(["Measure", "Before", "After"]; ["l", "r", "r"];
+           [["Graph launches", ($d.cuda_graphs.before_launches | count), ($d.cuda_graphs.after_launches | count)],
+            ["Share of GPU busy in replays", ($d.cuda_graphs.before_coverage | pct),
+             ($d.cuda_graphs.after_coverage | pct)]]) end)
   + (if ($d.not_compared | length) == 0 then ""
      else "\n### Not compared\n\n" + ($d.not_compared | map("- " + md + "\n") | join("")) end);
 
@@ -189,9 +246,14 @@ def worse_by($before; $after; $better):
 # Each is {name, before, after, better}; better is null for a name that
 # neither report measures.
 def gate_figures($b; $a; $only):
+  def phase_mean($r; $p): ($r.serving.phases // []) | map(select(.phase == $p)) | .[0].mean // null;
   ($only // (["step_time"] + ([($b.actions // [])[], ($a.actions // [])[] | .rule] | unique)))
   | map(if . == "step_time"
         then {name: ., before: $b.summary.steps.mean, after: $a.summary.steps.mean, better: "lower"}
+        elif . == "tpot"
+        then {name: ., before: $b.serving.summary.tpot, after: $a.serving.summary.tpot, better: "lower"}
+        elif . == "prefill_step" or . == "decode_step" or . == "mixed_step"
+        then {name: ., before: phase_mean($b; .[:-5]), after: phase_mean($a; .[:-5]), better: "lower"}
         else {name: ., before: ($b.measures[.].value // null), after: ($a.measures[.].value // null),
               better: ($b.measures[.].better // $a.measures[.].better // null)} end);
 

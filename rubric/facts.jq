@@ -113,7 +113,7 @@ def align_of($p): {"fp8": 16, "int8": 16, "fp16": 8, "bf16": 8, "tf32": 4, "fp32
 # These are judged by how near the hardware's limit they run, never by
 # their size.
 def useful_slices($gpu):
-  if $gpu then ["gpu_gemm", "gpu_conv", "gpu_attention", "gpu_other"]
+  if $gpu then ["gpu_graph", "gpu_gemm", "gpu_conv", "gpu_attention", "gpu_other"]
   else ["cpu:matmul/linear", "cpu:convolution", "cpu:attention",
         "cpu:normalization", "cpu:activation", "cpu:elementwise",
         "cpu:reduction", "cpu:embedding"] end;
@@ -131,7 +131,8 @@ def view_ops:
 
 # What a slice is, for people.
 def slice_label:
-  {gpu_gemm: "GPU: GEMM kernels", gpu_conv: "GPU: convolution kernels",
+  {gpu_graph: "GPU: CUDA/HIP graph replays",
+   gpu_gemm: "GPU: GEMM kernels", gpu_conv: "GPU: convolution kernels",
    gpu_attention: "GPU: attention kernels", gpu_other: "GPU: other kernels",
    gpu_memset: "GPU: memset", gpu_comm: "GPU: communication, not hidden",
    gpu_memcpy: "GPU: memcpy, not hidden",
@@ -142,6 +143,7 @@ def slice_label:
    allocator: "Allocator calls (malloc/free)", launch: "Kernel launches",
    runtime_other: "Other runtime calls", data_loading: "Data loading",
    optimizer: "Optimizer", python: "Python outside operators",
+   graph_queued: "Graph launched, waiting for its first kernel",
    untraced: "Nothing traced"}[.]
   // (if startswith("cpu:") then "CPU operators: " + .[4:] else . end);
 
@@ -241,7 +243,8 @@ def late_rank($rows):
     end;
 
 def facts:
-  primary_rank as $r
+  (.counts // {}) as $counts
+  | primary_rank as $r
   | (recs("memory_summary") | map(select(.scope == "all")) | .[0]) as $mem
   | (recs("cpu_summary") | (map(select(has("ranks"))) + map(select(has("ranks") | not))) | .[0]) as $cpu
   | rank_rows as $ranks
@@ -510,7 +513,21 @@ def facts:
           or .name == "aten::_softmax"))
         | map(if (.gpu_total // 0) > 0 then .gpu_total else .total end) | add; $step_time),
       have_trace: ($cpu != null),
-      have_snapshot: ($mem != null)
+      have_snapshot: ($mem != null),
+      # torch.compile (op-rank's compile): regions, recompiles, graph
+      # breaks, guards and compile time.
+      compile: (recs("compile") | of_rank($r) | .[0]),
+      # CUDA or HIP graph replays (op-rank's graph_replay): their kernels
+      # run under the launch's correlation id, linked to no operator.
+      graph: (recs("graph_replay") | of_rank($r) | .[0]),
+      # A serving engine's steps (op-rank's serve_phase, serve_summary and
+      # the first serve_step records), by phase.
+      serving: ((recs("serve_summary") | of_rank($r) | .[0]) as $ss
+        | if $ss == null then null
+          else {summary: ($ss | del(.kind)),
+                phases: (recs("serve_phase") | of_rank($r) | map(del(.kind))),
+                steps: (recs("serve_step") | of_rank($r) | map(del(.kind))),
+                step_count: ($counts.serve_step // 0)} end)
     }
   | .gpu_window_name = (if .ledger.gpu_busy != null then .window_name
       else "the GPU's active span" end)
@@ -539,6 +556,33 @@ def facts:
   # The Python and untraced time the periodic steps add is theirs.
   | .python_periodic_us = (if .periodic == null then 0
       else (.periodic.slices.python // 0) + (if .has_steps then .periodic.slices.untraced // 0 else 0 end) end)
+  # Attention FLOPs of the serving steps from their labels' sums, by
+  # TraceLens's inference formulas (PerfModel's InferenceAttention): per
+  # layer H·d·(4·c_sqsk − 2·c_sqsq + 4·g_sqsk), a head's query and value
+  # sizes alike, where the context gives the heads, head size and layers.
+  | (.context.extra // {}) as $x
+  | ([$x.num_attention_heads, $x.num_heads, $x.heads] | map(select(type == "number" and . > 0)) | .[0]) as $heads
+  | ([$x.head_dim, $x.head_size] | map(select(type == "number" and . > 0)) | .[0]) as $hdim
+  | ([$x.num_hidden_layers, $x.num_layers, $x.layers] | map(select(type == "number" and . > 0)) | .[0]) as $layers
+  | (.compute.peaks // {}) as $peaks
+  | .serving_attention = (if .serving == null or $heads == null or $hdim == null or $layers == null then null
+      else {heads: $heads, head_dim: $hdim, layers: $layers,
+            phases: [.serving.phases[] | select(.attention_sums != null and (.time // 0) > 0)
+              | (.attention_sums | $layers * $heads * $hdim * (4 * .c_sqsk - 2 * .c_sqsq + 4 * .g_sqsk)) as $fl
+              | {phase, steps: .timed_steps, flops: $fl, tflops: ($fl / .time / 1e6),
+                 of_peak: (if ($peaks.bf16 // null) == null then null else $fl / .time / 1e6 / $peaks.bf16 end)}]} end)
+  # The graphs' share of the GPU's busy time: above half, the operator
+  # tables and FLOPs speak for the eager rest only.
+  | .graph_coverage = .graph.coverage
+  # Dynamo's guard evaluations and the compiler's spans inside steady
+  # windows, over the ledger's wall; graph breaks a window.
+  | .guard_share = (if .compile == null or .ledger == null then null
+      else share(.compile.guard_time; .ledger.wall) end)
+  | .compile_steady_share = (if .compile == null or .ledger == null then null
+      else share(.compile.compile_in_steady; .ledger.wall) end)
+  | .breaks_per_window = (if .compile == null or .ledger == null then null
+      else .compile.graph_breaks / .ledger.windows end)
+  | .graph_queued_share = .ledger.by.graph_queued.share
   | .python_share = (if .ledger == null then null
       else [(.python_slice_share // 0) + (if .has_steps then .untraced_slice_share // 0 else 0 end)
             - .python_periodic_us / .ledger.wall, 0] | max end)
@@ -603,7 +647,8 @@ def facts:
         | [.ledger.slices[] | select(.slice as $s | $useful | any(.[]; . == $s) | not)
            | .time] | (add // 0) / $n end)
   | .unexplained = unexplained(.ledger;
-      ["warm_up", "profiler", "harness", "sync", "blocking_copy", "allocator", "python"]
+      ["warm_up", "profiler", "harness", "sync", "blocking_copy", "allocator", "python",
+       "graph_queued"]
       + (if .has_steps then ["untraced"] else [] end)
       + (if .has_iterations then ["data_loading"] else [] end)
       + (if .has_iterations and .optimizer_impl != "fused" then ["optimizer"] else [] end)

@@ -208,8 +208,9 @@ def md_ledger($f):
   if $f.ledger == null then no_rows
   else $f.ledger as $l
     | "The wall time of " + ledger_window($l) + ", " + ($l.wall | us)
-      + ", cut into slices that add up to it: the GPU busy by kernel class,"
-      + " and while no GPU is busy, what the host was doing"
+      + ", cut into slices that add up to it: the GPU busy by kernel class"
+      + (if $l.slices | any(.slice == "gpu_graph") then " (inside graph replays apart)" else "" end)
+      + ", and while no GPU is busy, what the host was doing"
       + (if $l.gpu_busy != null
          then " (GPU busy " + (($l.gpu_util / 100) | pct) + " of it)" else "" end)
       + ".\n\n"
@@ -275,7 +276,13 @@ def md_compute($f):
       + (if $c.peak_tflops != null
          then "against the dense " + ($c.precision // "") + " peak of " + ($c.gpu | md)
            + ", " + ($c.peak_tflops | dec(1)) + " TFLOPS"
+           + (if $c.device_inferred != null
+              then " (the trace names no GPU: " + ($c.device_inferred | md)
+                + ", inferred from its compute capability, SM count and memory)"
+              else "" end)
          elif $c.device_name != null then "on " + ($c.device_name | md) + ", whose peaks are not known"
+         elif $c.device_inferred != null then "on a GPU the trace does not name, inferred to be "
+           + ($c.device_inferred | md) + ", whose peaks are not known (--set gpu= names it)"
          else "on a GPU the trace does not name (--set gpu= names it)" end)
       + ". The costed operators did " + ($c.flops / 1e9 | dec(1)) + " GFLOP in "
       + ($c.gpu_us | us) + " of GPU time, "
@@ -303,6 +310,106 @@ def md_compute($f):
                 else " (TRACE: the trace of rank " + ($f.rank // 0 | tostring) + ")" end)
              + ":\n\n```sh\n" + ($cmds | map(. + "\n") | join("")) + "```\n" end)
       + chart_links("Compute efficiency")
+    end;
+
+# torch.compile's regions: only where op-rank found them.
+def md_compiled($f):
+  $f.compile as $c
+  | if $c == null then ""
+    else "## Compiled regions" + rank_label($f) + "\n\n"
+      + "\($c.region_calls | count) call\(if $c.region_calls == 1 then "" else "s" end) of "
+      + "\($c.frames | count) compiled frame\(if $c.frames == 1 then "" else "s" end) ("
+      + ($c.region_time | us) + " on the host); "
+      + (if $c.recompiled_frames > 0
+         then "\($c.recompiled_frames | count) frame\(if $c.recompiled_frames == 1 then "" else "s" end) recompiled"
+         else "no recompilation" end)
+      + ", " + (if $c.graph_breaks > 0 then "\($c.graph_breaks | count) graph break\(if $c.graph_breaks == 1 then "" else "s" end)"
+                else "no graph break" end)
+      + "; guards " + ($c.guard_time | us) + " in \($c.guard_calls | count) call\(if $c.guard_calls == 1 then "" else "s" end)"
+      + "; compile spans in the windows " + ($c.compile_time | us)
+      + (if $c.inductor_share != null
+         then "; Inductor's Triton kernels " + ($c.inductor_gpu_time | us) + ", "
+           + ($c.inductor_share | pct) + " of the GPU's kernel time" else "" end)
+      + ".\n\n"
+      + table(["Compile id", "Calls", "Time", "Longest"]; ["l", "r", "r", "r"];
+          [$c.regions[] | [.compile_id, (.count | count), (.time | us), (.max | us)]])
+    end;
+
+# CUDA or HIP graph replays: only where op-rank found graph launches.
+def md_graphs($f):
+  $f.graph as $g
+  | if $g == null then ""
+    else "## CUDA graphs" + rank_label($f) + "\n\n"
+      + "\($g.launches | count) graph launch\(if $g.launches == 1 then "" else "es" end)"
+      + (if $g.call != null then " (" + ($g.call | md)
+           + (if $g.frame != null then " from " + ($g.frame | md) else "" end) + ")" else "" end)
+      + " ran \($g.kernels | count) kernels under their launches' correlation ids: "
+      + ($g.gpu_time | us) + " of GPU time, "
+      + ($g.coverage | if . == null then "n/a" else pct end) + " of the GPU's busy time"
+      + (if ($g.coverage // 0) > 0.5
+         then ". No operator launched them: the operator tables and FLOPs of this report cover only the eager "
+           + ((1 - $g.coverage) | pct) + "; a capture trace, or nsys --cuda-graph-trace=node, shows inside the graphs"
+         else "" end)
+      + ".\n\n"
+      + table(["Measure", "Value"]; ["l", "r"];
+          [["Launches (with kernels)", "\($g.launches | count) (\($g.launches_with_kernels | count))"],
+           ["Kernels per launch", ($g.kernels_per_launch | if . == null then "n/a" else dec(1) end)],
+           ["GPU time inside replays", ($g.gpu_time | us)],
+           ["Share of GPU busy", ($g.coverage | if . == null then "n/a" else pct end)],
+           ["Kernel time, summed", ($g.kernel_time | us)],
+           ["Launch to first kernel, mean", ($g.launch_delay.mean | us)],
+           ["Launch to first kernel, max", ($g.launch_delay.max | us)],
+           ["Host time per launch, mean", ($g.host_per_launch.mean | us)],
+           ["Queued, nothing else traced", ($g.queued | us)]])
+    end;
+
+# A serving engine's steps: only where op-rank read its step labels.
+def md_serving($f):
+  $f.serving as $s
+  | if $s == null then ""
+    else def cls($k): (.kernel_time // {})[$k] // 0;
+      "## Serving steps" + rank_label($f) + "\n\n"
+      + "\($s.summary.steps | count) step\(if $s.summary.steps == 1 then "" else "s" end) of the serving engine"
+      + (if $s.summary.capture_steps > 0
+         then " and \($s.summary.capture_steps | count) capture step\(if $s.summary.capture_steps == 1 then "" else "s" end), in no statistics"
+         else "" end)
+      + ", each timed on the GPU: from the previous step's last GPU work (a trace's first step: its own first) "
+      + "to its own last, not by the host's label.\n\n"
+      + table(["Phase", "Steps", "Mean", "p50", "p90", "Mean batch", "Tokens/s", "GEMM", "Attention", "Other GPU"];
+          ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r"];
+          [$s.phases[] | [.phase, (.steps | count), (.mean | us), (.p50 | us), (.p90 | us),
+            (.mean_batch | if . == null then "n/a" else dec(1) end),
+            (.tokens_per_s | if . == null then "n/a" else dec(0) end),
+            (cls("gpu_gemm") | us), (cls("gpu_attention") | us),
+            ([.kernel_time // {} | to_entries[] | select(.key != "gpu_gemm" and .key != "gpu_attention") | .value]
+             | add // 0 | us)]])
+      + (if $s.summary.tpot != null
+         then "\nTime per output token, the decode step's time on the GPU: " + ($s.summary.tpot | us)
+           + ([$s.phases[] | select(.phase == "decode") | .by_batch // [] | .[]]
+              | if length > 1 then "; by batch size: "
+                  + (map("\(.batch) (" + (.mean | us) + ", \(.steps | count) step\(if .steps == 1 then "" else "s" end))")
+                     | join(", "))
+                elif length == 1 then " at batch size \(.[0].batch)" else "" end)
+           + ".\n" else "" end)
+      + ([$s.phases[] | select(.phase == "mixed" and .interference != null)]
+         | if length == 0 then ""
+           else "\nPrefill interference: a mixed step takes " + (.[0].interference | us)
+             + " more than the decode steps of its batch.\n" end)
+      + (if $s.summary.ttft_lower_bound != null
+         then "\nTime to first token: at least " + ($s.summary.ttft_lower_bound | us)
+           + " for half the requests whose prefill these steps carry (from the step's start to its last GPU work;"
+           + " queueing before the step is not in a trace, so this is a lower bound).\n"
+         else "" end)
+      + ($f.serving_attention | if . == null or (.phases | length) == 0 then ""
+         else "\nAttention FLOPs from the labels' sums (TraceLens's inference formulas; the context's "
+           + "\(.heads) heads of \(.head_dim) over \(.layers) layers): "
+           + ([.phases[] | .phase + " " + (.flops / 1e9 | dec(1)) + " GFLOP in \(.steps | count) step"
+               + (if .steps == 1 then "" else "s" end) + ", " + (.tflops | dec(1)) + " TFLOPS"
+               + (if .of_peak != null then " (" + (.of_peak | pct) + " of the dense bf16 peak)" else "" end)]
+              | join("; ")) + ".\n" end)
+      + (if $s.step_count > ($s.steps | length)
+         then "\n" + ($s.step_count | count) + " steps in all; op-rank's serve_step records list each.\n"
+         else "" end)
     end;
 
 def md_diagnosis($f):
@@ -532,7 +639,11 @@ def json_report:
        else {time_ledger: ($f.ledger | del(.kind, .by))} end)
     + (if $f.compute == null then {}
        else {compute: {summary: ($f.compute | nokind),
-                       top_shapes: [$f.shapes[0:10][] | nokind]}} end) end;
+                       top_shapes: [$f.shapes[0:10][] | nokind]}} end)
+    + (if $f.compile == null then {} else {compiled: ($f.compile | nokind)} end)
+    + (if $f.graph == null then {} else {cuda_graphs: ($f.graph | nokind)} end)
+    + (if $f.serving == null then {}
+       else {serving: ($f.serving | {summary, phases})} end) end;
 
 # Before and after: with a "baseline" record (analyze-profile --baseline),
 # the comparison of that report with this one, built from the same facts.
@@ -575,6 +686,9 @@ def markdown:
       "# Profile report\n\n"
       + md_context($f) + md_summary($f) + "\n" + md_quality($f) + md_ranks($f) + md_bottlenecks($f)
       + (md_compute($f) | if . == "" then "" else "\n" + . end)
+      + (md_compiled($f) | if . == "" then "" else "\n" + . end)
+      + (md_graphs($f) | if . == "" then "" else "\n" + . end)
+      + (md_serving($f) | if . == "" then "" else "\n" + . end)
       + "\n" + md_diagnosis($f) + "\n" + md_actions($f) + "\n" + md_baseline + md_inputs
       + (if (rules | length) > 0 then "\n## Rubric reference\n\n" + md_rules else "" end)
     end;

@@ -455,3 +455,71 @@ END
 	run -1 grep -c 'the slowest of 4' "$BATS_TEST_TMPDIR/r.md"
 	run -0 grep -F '**Straggler: rank 2**, the one the others wait for' "$BATS_TEST_TMPDIR/r.md"
 }
+
+@test "diagnosis: vLLM's replayed decode: the graphs' share, the queued launch, the decode step timed on the GPU, its GPU inferred" {
+	# One hipGraphLaunch runs 421 kernels, 10.4 of the 10.7 ms the GPU is
+	# busy; tests/op-rank-serve.bats holds op-rank's figures against the
+	# raw events, this the report built on them.
+	report --cpu-trace "$TOP/fixtures/op-rank/vllm_decode_full_graph_execution.json.gz"
+	run -0 plan
+	assert_output --regexp '(^| )graph-replay '
+	assert_output --regexp '(^| )graph-queued '
+	refute_output --regexp 'time-slice|missing-steps'
+	run -0 jq -r '.cuda_graphs | [.launches, .kernels, .coverage] | @tsv' "$BATS_TEST_TMPDIR/r.json"
+	assert_output "$(printf '1\t421\t0.969')"
+	run -0 jq -r '.serving.phases[] | [.phase, .steps, .mean, (.tokens_per_s | round)] | @tsv' "$BATS_TEST_TMPDIR/r.json"
+	assert_output "$(printf 'decode\t1\t10743.181\t2979')"
+	run -0 cat "$BATS_TEST_TMPDIR/r.md"
+	assert_line '## CUDA graphs (rank 0)'
+	assert_output --partial 'the operator tables and FLOPs of this report cover only the eager 3.1 %'
+	assert_output --partial 'nsys --cuda-graph-trace=node'
+	assert_line '## Serving steps (rank 0)'
+	assert_line '| decode |     1 | 10.74 ms | 10.74 ms | 10.74 ms |       32.0 |     2979 | 8.40 ms |  792.1 µs |   1.52 ms |'
+	assert_line 'Time per output token, the decode step'"'"'s time on the GPU: 10.74 ms at batch size 32.'
+	# The 6 ms before the graph's first kernel is the queued launch's,
+	# no longer "Nothing traced"; the GPU's name is no longer empty.
+	assert_output --regexp '\| Graph launched, waiting for its first kernel +\|  5\.99 ms \| 31\.3 % \|'
+	assert_output --regexp '\| Nothing traced +\|  30\.1 µs \|'
+	assert_output --partial 'peak of MI300X, 1307.4 TFLOPS (the trace names no GPU: AMD Instinct MI300X, inferred'
+	refute_output --partial 'on , whose peaks'
+}
+
+@test "diagnosis: the graph and serving sections, and their JSON, only where their records are" {
+	report --cpu-trace "$TOP/fixtures/example/trace.json.gz"
+	run -0 jq -r 'has("cuda_graphs"), has("serving")' "$BATS_TEST_TMPDIR/r.json"
+	assert_output "$(printf 'false\nfalse')"
+	run -1 grep -E '^## (CUDA graphs|Serving steps)' "$BATS_TEST_TMPDIR/r.md"
+}
+
+@test "diagnosis: a serving trace's attention FLOPs from its labels, where the context gives heads, head size and layers" {
+	printf 'num_attention_heads: 64\nhead_dim: 64\nnum_hidden_layers: 24\n' > "$BATS_TEST_TMPDIR/ctx.yaml"
+	report --context "$BATS_TEST_TMPDIR/ctx.yaml" \
+	    --cpu-trace "$TOP/fixtures/op-rank/vllm_decode_full_graph_execution.json.gz"
+	# 24 layers × 64 heads × 64 × 4 × g_sqsk (55086), no prefill: TraceLens's
+	# formula, over the decode step's 10743.181 µs on the GPU.
+	run -0 grep -F 'Attention FLOPs from the labels' "$BATS_TEST_TMPDIR/r.md"
+	assert_output --partial "decode $(printf '%.1f' "$(jq -n '24 * 64 * 64 * 4 * 55086 / 1e9')") GFLOP in 1 step, $(printf '%.1f' "$(jq -n '24 * 64 * 64 * 4 * 55086 / 10743.181 / 1e6')") TFLOPS"
+}
+
+@test "diagnosis: torch.compile's regions: a recompiled frame named with the switch that says why, Inductor's share of the GPU" {
+	need_shared traces/tracelens/b200_eager_trace.json.gz
+	# TraceLens's B200 trace runs frame 0's second compilation, 0/1.
+	report --cpu-trace "$SHARED/traces/tracelens/b200_eager_trace.json.gz"
+	run -0 plan
+	assert_output --regexp '(^| )recompile '
+	refute_output --regexp 'graph-break|guard-overhead|compile-in-window'
+	run -0 jq -r '.actions[] | select(.rule == "recompile") | .observation, .action' "$BATS_TEST_TMPDIR/r.json"
+	assert_line --index 0 --partial 'compile ids 0/1'
+	assert_line --index 1 --partial 'TORCH_LOGS=recompiles'
+	assert_line --index 1 --partial 'torch._dynamo.mark_dynamic'
+	run -0 jq -c '.compiled | [.frames, .recompiled_frames, .graph_breaks]' "$BATS_TEST_TMPDIR/r.json"
+	assert_output '[1,1,0]'
+	run -0 grep -A1 '^## Compiled regions (rank 0)' "$BATS_TEST_TMPDIR/r.md"
+	report --cpu-trace "$TOP/fixtures/tr-extract/tracelens_torch_compile_triton.json.gz"
+	run -0 plan
+	refute_output --regexp 'recompile|graph-break'
+	run -0 cat "$BATS_TEST_TMPDIR/r.md"
+	assert_output --partial "1 call of 1 compiled frame (856.3 µs on the host); no recompilation, no graph break; guards 22.5 µs in 1 call"
+	assert_output --partial "Inductor's Triton kernels 836.0 µs, 6.7 % of the GPU's kernel time."
+	assert_line '| 0/0        |     1 | 856.3 µs | 856.3 µs |'
+}

@@ -249,3 +249,28 @@ setup() {
 	["aten::mm",4194304,229376,"fp32"]
 	EOF
 }
+
+@test "Inductor's fused Triton kernels: bytes from their input shapes, as TraceLens moves them, in the roofline" {
+	tr-extract "$TOP/fixtures/tr-extract/tracelens_torch_compile_triton.json.gz" |
+	    op-rank > "$BATS_TEST_TMPDIR/out"
+	jq -c 'select(.kind == "op_shape" and .model == "fused") | [.name, .bytes, .tbps, .bound]' \
+	    "$BATS_TEST_TMPDIR/out" > "$BATS_TEST_TMPDIR/ours"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/ours")" -eq 4 ]
+	# Every Triton row of TraceLens's summary: Data Moved (MB) is 2^20
+	# bytes, TB/s the bytes over the kernels' time.
+	run -0 /usr/bin/python3 - "$F/torch_compile_triton-unified_perf_summary.csv" "$BATS_TEST_TMPDIR/ours" <<'PY'
+import csv, json, sys
+want = {r["name"]: r for r in csv.DictReader(open(sys.argv[1]))
+        if r["name"].startswith("triton_")}
+ours = {r[0]: r for r in map(json.loads, open(sys.argv[2]))}
+bad = 0
+for name, r in sorted(want.items()):
+    b = float(r["Data Moved (MB)"]) * 2**20
+    o = ours.get(name)
+    if o is None or abs(o[1] - b) > 1e-6 * b or \
+            abs(o[2] - float(r["TB/s_mean"])) > 0.0005 or o[3] != "memory":
+        print("differs:", name, o, b, r["TB/s_mean"]); bad += 1
+print(len(want), "rows,", bad, "differences")
+PY
+	assert_output '4 rows, 0 differences'
+}

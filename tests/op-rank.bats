@@ -75,20 +75,22 @@ events() {
 	assert_stderr --partial 'r/kernel-precision.tsv: '
 }
 
-@test "gpu_device: precisions by the GPU's name, else its capability, else none" {
+@test "gpu_device: precisions by the GPU's name, else its inferred model's, else its capability, else none" {
 	for t in tl_h100_qwen1.5-0.5b step_based_trace \
 	    vllm_decode_full_graph_execution mi250_minitoy_train_ROCm6_2_kineto; do
 		tr-extract "$FIXTURES/$t.json.gz" | op-rank --partial |
 		    op-rank --merge | jq -c 'select(.kind == "gpu_device") |
-		    [.name, .platform, .capability, .architecture, .gpu,
-		    .precisions, .precisions_from]'
+		    [.name, .inferred, .platform, .capability, .architecture,
+		    .gpu, .precisions, .precisions_from]'
 	done >"$BATS_TEST_TMPDIR/out"
 	run -0 cat "$BATS_TEST_TMPDIR/out"
+	# vLLM's trace names no GPU: 9.4 with 304 CUs and 192 GiB is an
+	# MI300X, said to be inferred.  A named one is never inferred.
 	assert_output - <<'END'
-["NVIDIA H100 80GB HBM3","cuda","9.0","Hopper","H100-SXM",["tf32","fp16","bf16","fp8","int8"],"gpu-peaks.tsv"]
-["Quadro GP100","cuda","6.0","Pascal",null,[],"gpu-arch.tsv"]
-[null,"rocm","9.4","CDNA3 (gfx942)",null,["tf32","fp16","bf16","fp8","int8"],"gpu-arch.tsv"]
-["AMD Radeon Graphics","rocm","9.0","gfx9 (Vega, CDNA1 or CDNA2)",null,null,null]
+["NVIDIA H100 80GB HBM3",null,"cuda","9.0","Hopper","H100-SXM",["tf32","fp16","bf16","fp8","int8"],"gpu-peaks.tsv"]
+["Quadro GP100",null,"cuda","6.0","Pascal",null,[],"gpu-arch.tsv"]
+[null,"AMD Instinct MI300X","rocm","9.4","CDNA3 (gfx942)","MI300X",["tf32","fp16","bf16","fp8","int8"],"gpu-peaks.tsv"]
+["AMD Radeon Graphics",null,"rocm","9.0","gfx9 (Vega, CDNA1 or CDNA2)",null,null,null]
 END
 	# -g names the GPU whatever the trace says.
 	run -0 bats_pipe tr-extract "$FIXTURES/step_based_trace.json.gz" \| \
@@ -268,6 +270,54 @@ END
 	printf 'cuda\t8\tAmpere\tbf16\tx\n' >"$BATS_TEST_TMPDIR/r/gpu-arch.tsv"
 	MRP_RUBRIC="$BATS_TEST_TMPDIR/r" run -2 --separate-stderr op-rank </dev/null
 	assert_stderr --partial 'gpu-arch.tsv:1: not a capability: 8'
+	printf 'model\tcuda\t9.0\t132\t80-75\tH100\tH100-SXM\tx\n' >"$BATS_TEST_TMPDIR/r/gpu-arch.tsv"
+	MRP_RUBRIC="$BATS_TEST_TMPDIR/r" run -2 --separate-stderr op-rank </dev/null
+	assert_stderr --partial 'gpu-arch.tsv:1: not a range of GiB: 80-75'
+	printf 'model\tcuda\t9.0\t132\t75-81\tH100\tH100-SXM5\tx\n' >"$BATS_TEST_TMPDIR/r/gpu-arch.tsv"
+	MRP_RUBRIC="$BATS_TEST_TMPDIR/r" run -2 --separate-stderr op-rank </dev/null
+	assert_stderr --partial 'gpu-arch.tsv:1: no row H100-SXM5 in gpu-peaks.tsv'
+	printf 'model\tcuda\t9.0\t132\t75-81\tH100\n' >"$BATS_TEST_TMPDIR/r/gpu-arch.tsv"
+	MRP_RUBRIC="$BATS_TEST_TMPDIR/r" run -2 --separate-stderr op-rank </dev/null
+	assert_stderr --partial 'gpu-arch.tsv:1: want 8 tab-separated fields on a model line'
+}
+
+@test "vLLM's unnamed GPU: an MI300X inferred from 9.4, 304 CUs and 192 GiB, its peaks judging the GEMMs" {
+	local f=$FIXTURES/vllm_decode_full_graph_execution.json.gz
+	# What the trace itself says of its GPUs.
+	run -0 /usr/bin/python3 -c '
+import gzip, json, sys
+p = json.load(gzip.open(sys.argv[1]))["deviceProperties"][0]
+print(repr(p["name"]), p["computeMajor"], p["computeMinor"], p["numSms"],
+      round(p["totalGlobalMem"] / 2**30))' "$f"
+	assert_output "'' 9 4 304 192"
+	run -0 bats_pipe tr-extract "$f" \| op-rank
+	run -0 jq -c 'select(.kind == "gpu_device" or .kind == "compute_summary") | [.name, .inferred, .inferred_from, .device_name, .device_inferred, .gpu, .peak_tflops]' <<<"$output"
+	assert_output - <<'END'
+[null,"AMD Instinct MI300X","rocm 9.4, 304 CUs, 192 GiB",null,null,"MI300X",null]
+[null,null,null,null,"AMD Instinct MI300X","MI300X",1307.4]
+END
+}
+
+@test "a GPU the trace does not name: inferred as the model whose peaks its own name picks, on every trace at hand" {
+	local f named blank n=0 T=$BATS_TEST_TMPDIR
+	for f in "$FIXTURES"/*.json.gz "$SHARED"/traces/*/*.json*; do
+		[ -e "$f" ] || continue
+		tr-extract "$f" 2>/dev/null | grep '"kind":"trace"' >"$T/trace" ||
+		    continue
+		jq -e '(.device_properties // [])[0].name // "" | . != ""' \
+		    "$T/trace" >/dev/null || continue
+		named=$(op-rank "$T/trace" |
+		    jq -r 'select(.kind == "gpu_device") | .gpu // "-"')
+		blank=$(jq -c '.device_properties |= map(.name = "")' "$T/trace" |
+		    op-rank | jq -r 'select(.kind == "gpu_device") |
+		    [.inferred // "-", .gpu // "-"] | @tsv')
+		# A model line with a row: the row the GPU's own name picks.
+		[ "${blank#*	}" = - ] || [ "${blank#*	}" = "$named" ] ||
+		    fail "$f: named $named, inferred $blank"
+		[ "${blank#*	}" = - ] || n=$((n + 1))
+	done
+	# The copied H100 and MI300X traces at least.
+	[ "$n" -ge 3 ]
 }
 
 @test "empty input gives empty output" {

@@ -361,3 +361,29 @@ OUT
 	run -0 bash -c "report-diff -j cut.json loop-leak-late.json | jq -c '.memory_sites[] | select(.site | startswith(\"train_step\")) | [.before_bytes, .after_bytes, .change_bytes]'"
 	assert_output '[null,20971520,null]'
 }
+
+@test "report-diff: serving steps and graph replays before and after, and a gate on the decode step" {
+	local t=$BATS_TEST_TMPDIR
+	# vLLM's decode (10.74 ms a step on the GPU) before, SGLang's (473.75
+	# ms: a read-back holds it) after: both decode 32 requests from a
+	# CUDA graph.
+	analyze-profile --cpu-trace "$TOP/fixtures/op-rank/vllm_decode_full_graph_execution.json.gz" \
+	    --json-out "$t/before.json" >/dev/null
+	analyze-profile --cpu-trace "$TOP/fixtures/op-rank/mi300_sglang_Qwen3-8B_decode.json.gz" \
+	    --json-out "$t/after.json" >/dev/null
+	run -0 report-diff "$t/before.json" "$t/after.json"
+	assert_output --partial '### Serving steps'
+	assert_line '| decode step, mean     | 10.74 ms | 473.75 ms | +4309.8 % |'
+	assert_line '| Share of GPU busy in replays | 96.9 % | 98.8 % |'
+	run -0 bats_pipe report-diff -j "$t/before.json" "$t/after.json" \| \
+	    jq -c '[.serving.phases[] | [.phase, .before_us, .after_us]], .serving.tpot'
+	assert_output "$(printf '%s\n' '[["decode",10743.181,473749.943]]' '{"before_us":10743.181,"after_us":473749.943}')"
+	run -1 --separate-stderr report-diff --compare decode_step,tpot --fail-on 10 "$t/before.json" "$t/after.json"
+	assert_stderr --partial 'report-diff: worse: decode_step: 10743.1810 before, 473749.9430 after'
+	assert_stderr --partial 'report-diff: worse: tpot:'
+	run -0 report-diff --compare decode_step --fail-on 10 "$t/after.json" "$t/before.json"
+	# Reports without serving steps have no such section.
+	cd "$FIXTURES"
+	run -0 report-diff example-before.json example-after.json
+	refute_output --partial 'Serving steps'
+}

@@ -333,3 +333,23 @@ scratch() {
 		assert_line -n 33 '~r'
 	done
 }
+
+@test "--print-nsys-command: a target that captures CUDA graphs gets --cuda-graph-trace=node, one that only says so in a comment does not" {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir -p snips
+	printf 'import torch\nclass T:\n    def prepare(self, r, *, device):\n        self.g = torch.cuda.graph(torch.cuda.CUDAGraph.__new__)\n' > snips/graph.py
+	printf 'import torch\nclass T:\n    def prepare(self, r, *, device):\n        self.m = torch.compile(self.m, mode="reduce-overhead")\n' > snips/overhead.py
+	printf 'import torch\n# torch.cuda.graph( and mode="reduce-overhead", in a comment\nclass T:\n    mode = "reduce-overhead-not"\n' > snips/comment.py
+	for t in graph overhead comment; do
+		printf 'profile_name: %s\ntarget: {name: t, import_path: "snips/%s.py:T"}\ndata: {source: dummy}\n' "$t" "$t" > "$t.yaml"
+	done
+	run -0 snip-run -p -i r1 graph.yaml
+	assert_output --partial $'--trace=cuda,osrt,nvtx \\\n  --cuda-graph-trace=node \\\n  --sample=cpu'
+	run -0 snip-run -p -i r1 overhead.yaml
+	assert_output --partial $'--cuda-graph-trace=node \\\n'
+	run -0 snip-run -p -i r1 comment.yaml
+	refute_output --partial 'cuda-graph-trace'
+	# The plan carries the same command.
+	run -0 bats_pipe snip-run -n -i r1 overhead.yaml \| jq -r .nsys_command
+	assert_output --partial '--cuda-graph-trace=node'
+}

@@ -19,6 +19,7 @@
 #include "base/xalloc.h"
 #include "io/gzin.h"
 #include "io/pyyaml.h"
+#include "snippet/pysrc.h"
 #include "snippet/snipcfg.h"
 
 #define DEFAULT_OUTPUT_DIR	"inference_profiling/snippets"
@@ -646,6 +647,60 @@ snipcfg_run_dir(const struct snipcfg *c, const char *run_id)
 	return r;
 }
 
+/* Token i of src is a string whose text, quotes and prefix aside, is t. */
+static int
+string_is(const struct pysrc *src, size_t i, const char *t)
+{
+	const char *s;
+	size_t len, n = strlen(t);
+
+	if (src->tok[i].type != PT_STRING)
+		return 0;
+	s = pysrc_tok(src, i, &len);
+	while (len > 0 && strchr("rRbBuUfF", *s) != NULL) {
+		s++;
+		len--;
+	}
+	return len == n + 2 && (s[0] == '"' || s[0] == '\'') &&
+	    s[len - 1] == s[0] && memcmp(s + 1, t, n) == 0;
+}
+
+int
+snipcfg_uses_graphs(const struct snipcfg *c)
+{
+	struct pysrc src;
+	struct stat st;
+	const char *colon;
+	char *path, *text = NULL;
+	size_t len = 0, i;
+	int gz, found = 0;
+
+	if (c->import_path == NULL ||
+	    (colon = strchr(c->import_path, ':')) == NULL)
+		return 0;
+	path = xmemdup(c->import_path, (size_t)(colon - c->import_path));
+	memset(&src, 0, sizeof(src));
+	/* A regular file only: "-" is no stdin here, and a FIFO no wait. */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    snip_slurp(path, 64 << 20, &text, &len, &gz) != 0) {
+		free(path);
+		return 0;
+	}
+	if (pysrc_scan(&src, path, text, len) == 0)
+		for (i = 0; i < src.ntok && !found; i++)
+			found = pysrc_tok_is(&src, i, "CUDAGraph") ||
+			    pysrc_tok_is(&src, i, "make_graphed_callables") ||
+			    string_is(&src, i, "reduce-overhead") ||
+			    (i >= 2 && i + 1 < src.ntok &&
+			    pysrc_tok_is(&src, i, "graph") &&
+			    pysrc_tok_is(&src, i - 1, ".") &&
+			    pysrc_tok_is(&src, i - 2, "cuda") &&
+			    pysrc_tok_is(&src, i + 1, "("));
+	pysrc_free(&src);
+	free(path);
+	return found;
+}
+
 char *
 snipcfg_nsys(const struct snipcfg *c, const char *run_dir,
     const char *config_path)
@@ -669,6 +724,8 @@ snipcfg_nsys(const struct snipcfg *c, const char *run_dir,
 	tok[k++] = "-o";
 	tok[k++] = trace;
 	tok[k++] = "--trace=cuda,osrt,nvtx";
+	if (snipcfg_uses_graphs(c))
+		tok[k++] = "--cuda-graph-trace=node";
 	tok[k++] = "--sample=cpu";
 	tok[k++] = "--cpuctxsw=process-tree";
 	tok[k++] = "--capture-range=nvtx";

@@ -136,8 +136,20 @@ char *snip_quote(const char *);
 char *snipcfg_run_dir(const struct snipcfg *, const char *run_id);
 
 /*
+ * Whether the target's source, import_path's file as the runner finds it
+ * (from the current directory), captures CUDA graphs: torch.cuda.graph(),
+ * CUDAGraph, make_graphed_callables, or torch.compile's mode
+ * "reduce-overhead", read as Python tokens (comments and other strings do
+ * not count).  0 when there is no such file or it cannot be read.
+ */
+int snipcfg_uses_graphs(const struct snipcfg *);
+
+/*
  * The text --print-nsys-command prints, trailing newline included;
- * config_path as the runner was given it.
+ * config_path as the runner was given it.  A target that captures CUDA
+ * graphs (snipcfg_uses_graphs()) gets --cuda-graph-trace=node, so that
+ * Nsight Systems traces each node of a replayed graph, not the replay as
+ * one range.
  */
 char *snipcfg_nsys(const struct snipcfg *, const char *run_dir,
     const char *config_path);

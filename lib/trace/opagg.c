@@ -372,11 +372,19 @@ op_agg_take(struct agg *dst, struct agg *src, size_t max)
 	    dst->issuers.count > 0 ||
 	    dst->frames.count > 0 ||
 	    dst->nsteps > 0 || dst->nlw > 0 || dst->ncc > 0 ||
-	    dst->shapes.count > 0) {
+	    dst->shapes.count > 0 || dst->nserve > 0 ||
+	    dst->graph.launches > 0 || dst->serve_bad > 0 ||
+	    dst->compile.region_calls > 0 || dst->compile.guard_calls > 0) {
 		op_agg_merge(dst, src, max);
-		/* A rank's own steps, ledger and calls, not summed across ranks. */
+		/*
+		 * A rank's own steps, ledger, calls, graph replays, serving
+		 * steps and compiled regions, not summed across ranks.
+		 */
 		op_steps_merge(dst, src);
 		op_ledger_merge(dst, src);
+		op_graph_merge(&dst->graph, &src->graph);
+		op_serve_merge(dst, src);
+		op_compile_merge(dst, src);
 		op_blame_merge(dst, src);
 		for (i = 0; i < src->ncc; i++)
 			op_ccall_add(dst, &src->cc[i]);
@@ -421,6 +429,8 @@ op_agg_free(struct agg *a)
 	free(a->st);
 	free(a->pst);
 	op_steps_free(a);
+	op_serve_free(a);
+	op_compile_free(a);
 	free(a->cc);
 	op_ledger_free(a);
 	strmap_free(&a->threads, thsum_free);

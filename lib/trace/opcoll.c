@@ -431,7 +431,7 @@ bw_limit(const struct oprank *r, const char **gpu)
 
 	*gpu = NULL;
 	for (i = 0; i < r->nranks; i++)
-		if ((g = op_peak_of(r, r->ranks[i]->gpu)) != NULL &&
+		if ((g = op_rank_peak(r, r->ranks[i])) != NULL &&
 		    isfinite(g->tbps) && !(g->tbps <= best)) {
 			best = g->tbps;
 			*gpu = g->gpu;

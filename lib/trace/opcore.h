@@ -30,11 +30,18 @@
  *			call, and the model, its harness or the profiler
  *	opphase.c	what each window is (capture, compile, warm-up,
  *			steady) and periodic steps
+ *	opgraph.c	GPU work by the runtime call that launched it: CUDA
+ *			and HIP graph replays, their kernels and queue time
+ *	opserve.c	serving engines' steps from their labels: phase,
+ *			batch, tokens and GPU step time, stats by phase
+ *	opcompile.c	torch.compile: compiled regions by compile id,
+ *			recompiles, graph breaks, guards, compile time
  *	opdevice.c	the rank's GPU and the precisions it runs fast:
  *			gpu_device records
  *
  * What one file gives another (functions, and the name tables) is named
- * op_*; the rest is static.  Ownership is as oprank.h says: a struct
+ * op_*; the rest is static.  opdevice, opgraph, opserve and opcompile
+ * declare theirs in headers of their own, which this one includes.  Ownership is as oprank.h says: a struct
  * oprank owns everything reachable from it (tables, names, spills, sums)
  * and oprank_free() frees it all.
  */
@@ -50,8 +57,12 @@
 #include "io/ndjson.h"
 #include "io/spill.h"
 #include "trace/callshape.h"
+#include "trace/opcompile.h"
 #include "trace/opcost.h"
+#include "trace/opdevice.h"
+#include "trace/opgraph.h"
 #include "trace/oprank.h"
+#include "trace/servelabel.h"
 
 #define TABLE_NAME	"op-families.tsv"
 #define PREC_NAME	"kernel-precision.tsv"
@@ -69,6 +80,7 @@
 #define PEAKS_NAME	"gpu-peaks.tsv"
 #define FRAMES_NAME	"python-frames.tsv"
 #define ARCH_NAME	"gpu-arch.tsv"
+#define SERVE_NAME	"serve-steps.tsv"
 
 /* What a name is; the class is part of the interned key. */
 enum { C_OP, C_ANN, C_PY, C_GPU, C_RT, NCLASS };
@@ -85,16 +97,19 @@ enum { G_COMP, G_COMM, G_MEMCPY, NGCLS };
 
 /*
  * The ledger's slices, in the order that one open at an instant takes it
- * from the rest: the GPU busy, then what the host waits on or does.  A
- * CPU operator family's slice is L_FAMILY plus the family; Python outside
- * any operator and nothing traced come after the last (op_lslices()).
+ * from the rest: the GPU busy, a graph's replay first, then by kernel
+ * class; then what the host waits on or does.  A CPU operator family's
+ * slice is L_FAMILY plus the family; Python outside any operator, a graph
+ * launch queued before its first kernel, and nothing traced come after
+ * the last (op_lslices()).
  */
 enum {
-	L_GEMM, L_CONV, L_ATTN, L_KERNEL, L_MEMSET, L_COMM, L_MEMCPY,
+	L_GRAPH, L_GEMM, L_CONV, L_ATTN, L_KERNEL, L_MEMSET, L_COMM, L_MEMCPY,
 	L_WARMUP, L_PROFILER, L_HARNESS, L_SYNC, L_COPY, L_ALLOC, L_LAUNCH,
 	L_RUNTIME, L_DATA, L_OPT, L_FAMILY
 };
 #define L_GPU_END	L_WARMUP	/* the GPU's slices are those before */
+#define NKCLS		(L_GPU_END - L_GEMM)	/* kernel classes: L_GEMM on */
 
 /*
  * Who spends a slice's time (opblame.c): the process's own code, the
@@ -228,18 +243,6 @@ extern const char *const op_peakname[NPEAK];
 struct gpupeak {
 	char	*pattern, *gpu;
 	double	 tflops[NPEAK], tbps;
-};
-
-/*
- * A row of gpu-arch.tsv: a platform's capability from this minor on, and
- * its tensor-core precisions as bits of tf32, fp16, bf16, fp8, fp4, int8.
- */
-#define ARCH_UNKNOWN	(1u << 30)	/* "?": the capability does not say */
-#define ARCH_BAD	(1u << 31)
-struct gpuarch {
-	int		 rocm, major, minor;
-	char		*name;
-	unsigned	 fast;
 };
 
 /*
@@ -381,13 +384,23 @@ struct agg {
 	int64_t		 unshaped;	/* modelled calls past maxshape */
 	int64_t		 overflowed;	/* of those, shapes past 64 bits */
 	char		*gpu;		/* deviceProperties' first name */
-	char		*gpuarch;	/* its "cuda 8.0" or "rocm 9.4" */
+	/*
+	 * Its "cuda 8.0" or "rocm 9.4", and when it has no name its SMs and
+	 * memory too, "rocm 9.4 304 206141652992", to infer it by.
+	 */
+	char		*gpuarch;
 	int64_t		 nsys_exports;	/* traces read from nsys-extract */
 	struct strmap	 blame;		/* struct bkey -> ns in n */
 	size_t		 maxblame;	/* kept apart; 0: all */
 	struct strmap	 frames;	/* a frame's id -> struct fsum */
 	struct strmap	 issuers;	/* struct bkey -> struct rtsum */
 	int64_t		 pyframes;	/* Python frames read */
+	struct graphsum	 graph;
+	struct compsum	 compile;
+	struct spill	 serve;		/* struct sstep, by ts */
+	size_t		 nserve;
+	int64_t		 serve_bad;	/* labels like a step's that are none */
+	char		*serve_badlabel;	/* the first of them */
 	int		 have_time;
 	int64_t		 start, end, origin;	/* absolute ns */
 	/*
@@ -466,6 +479,7 @@ struct rcall {
 	int64_t		corr, ts, dur;
 	uint32_t	seq, slice;
 	uint64_t	thr;
+	uint32_t	name;
 };
 
 /*
@@ -525,7 +539,7 @@ struct dev {
 struct gev {
 	int64_t		corr, dur, end;
 	uint32_t	name, seq;
-	int		comm;
+	int		comm, memset;
 };
 
 /*
@@ -560,6 +574,11 @@ struct trace {
 	uint64_t	 nstepup;
 	struct spill	 pspans;	/* struct pspan, by op_cmppspan */
 	int64_t		 capbegin;	/* a capture begun; INT64_MIN: none */
+	struct spill	 slabels;	/* struct slabel: serving steps' labels */
+	size_t		 nslabel;
+	struct spill	 launches;	/* struct lsum, with serving labels */
+	struct spill	 cpevs;		/* compiled regions and graph calls */
+	size_t		 ncpev;
 	/*
 	 * The frames around every outermost module call (op_nest_py()):
 	 * the model's step runs in the last, the harness in those before.
@@ -606,6 +625,9 @@ struct oprank {
 	size_t		 npeaks;
 	struct gpuarch	*arch;
 	size_t		 narch;
+	struct gpumodel	*models;
+	size_t		 nmodels;
+	struct servetab	*serve;		/* serve-steps.tsv */
 	const char	*gpu;		/* -g */
 	struct strbuf	 shapekey;	/* a shape's, while reading */
 	struct strbuf	 callerkey;	/* a caller's, while nesting */
@@ -819,12 +841,6 @@ void	op_put_shapes(struct oprank *r, struct jw *w, struct agg *a);
 size_t	op_put_shape_partials(struct jw *w, const struct agg *a);
 int	op_shape_partial(struct oprank *r, struct agg *a);
 
-/* opdevice.c */
-void	op_device_keep(struct agg *a, const struct jdoc *d, int props);
-void	op_load_arch(struct oprank *r, const char *path);
-void	op_arch_free(struct oprank *r);
-void	op_put_device(struct oprank *r, struct jw *w, const struct agg *a);
-
 /* opslice.c */
 size_t	op_lslices(const struct oprank *r);
 const char	*op_lslice_name(const struct oprank *r, uint32_t s,
@@ -837,6 +853,7 @@ uint32_t	op_lslice_overhead(const char *s);
 uint32_t	op_lslice_mark(const struct oprank *r, uint32_t name);
 uint32_t	op_lslice_op(const struct oprank *r, uint32_t name);
 uint32_t	op_lslice_py(const struct oprank *r);
+uint32_t	op_lslice_queued(const struct oprank *r);
 uint32_t	op_lslice_none(const struct oprank *r);
 
 /* opledger.c */
@@ -968,8 +985,14 @@ void	op_output_partial(struct oprank *r, struct jw *w);
  */
 int	op_get_num(struct oprank *r, uint32_t obj, const char *key, int range,
 	    int64_t *v);
+/* The array member key of n integers in range, into v; or -1 so. */
+int	op_get_nums(struct oprank *r, const char *key, int range, int64_t *v,
+	    size_t n);
 int	op_merge_file(struct oprank *r, const char *path);
 int	op_reread(int argc, char *argv[]);
 int	op_merge_again(struct oprank *r, int argc, char *argv[]);
+
+/* The serving steps' interface: it needs the slices' and labels' sizes. */
+#include "trace/opserve.h"
 
 #endif

@@ -112,19 +112,38 @@ static int	conv(const struct call *, enum form, struct opcost *);
 static int	attn(const struct call *, enum form, struct opcost *);
 static int	norm(const struct call *, enum form, struct opcost *);
 static int	elem(const struct call *, enum form, struct opcost *);
+static int	inductor(const char *);
+static int	fused(const char *, const struct call *, struct opcost *);
+
+/*
+ * A kernel that Inductor generated and fused: its launch is a cpu_op of
+ * the kernel's name, "triton_poi_fused_..." (pointwise), "triton_red_..."
+ * or "triton_per_..." (reductions), with the kernel's arguments as its
+ * inputs.
+ */
+static int
+inductor(const char *name)
+{
+	return strncmp(name, "triton_poi_", 11) == 0 ||
+	    strncmp(name, "triton_red_", 11) == 0 ||
+	    strncmp(name, "triton_per_", 11) == 0;
+}
 
 enum opmodel
 opcost_model(const char *name)
 {
 	const struct modelled *m = lookup(name);
 
+	if (m == NULL && inductor(name))
+		return OM_FUSED;
 	return m != NULL ? m->model : OM_NONE;
 }
 
 const char *
 opcost_bound(enum opmodel m)
 {
-	return m == OM_NORM || m == OM_ELEM ? "memory" : "compute";
+	return m == OM_NORM || m == OM_ELEM || m == OM_FUSED ? "memory" :
+	    "compute";
 }
 
 int
@@ -136,6 +155,13 @@ opcost_eval(const char *name, const struct jdoc *d, int dims, int types,
 	int rc;
 
 	memset(c, 0, sizeof(*c));
+	if (m == NULL && inductor(name) && dims >= 0 && types >= 0) {
+		c->model = OM_FUSED;
+		if ((rc = fused(name, &k, c)) < 0)
+			return rc;
+		return isfinite(c->bytes) ? (c->bytes > 0 ? 0 : -1) :
+		    OPCOST_OVERFLOW;
+	}
 	if (m == NULL || dims < 0 || types < 0)
 		return -1;
 	c->model = m->model;
@@ -635,5 +661,61 @@ elem(const struct call *k, enum form f, struct opcost *c)
 	c->flops = out;
 	c->bytes = prod(&a, 0) * ea + prod(&b, 0) * eb +
 	    out * (a.n > 0 && b.n > 0 && eb > ea ? eb : ea);
+	return 0;
+}
+
+/*
+ * An Inductor kernel's bytes, as TraceLens's TritonCompiledPerfModel reads
+ * them from the trace (its "V2"): every tensor argument's elements times
+ * its size, scalars and 0-d arguments aside, and for a pointwise kernel,
+ * whose output may reuse an input's buffer (in_out_ptr), one more write of
+ * the first's type over its xnumel, the last integer among the concrete
+ * inputs.  No FLOPs: they would need the ATen ops fused into it.
+ */
+static int
+fused(const char *name, const struct call *k, struct opcost *c)
+{
+	const struct jdoc *d = k->d;
+	struct shape s;
+	const char *t, *v;
+	char *end;
+	long long x;
+	int i, n, e, first = 0;
+	double xnumel = -1;
+
+	n = (int)d->node[k->dims].len;
+	for (i = 0; i < n; i++) {
+		t = type_of(k, i);
+		if (t == NULL || strcmp(t, "Scalar") == 0)
+			continue;
+		if (shape_of(k, i, &s) < 0)
+			return -1;
+		if (s.n == 0)
+			continue;
+		if ((e = bpe(t)) == 0)
+			return -1;
+		if (first == 0) {
+			first = e;
+			c->prec = prec(t);
+		}
+		c->bytes += prod(&s, 0) * e;
+	}
+	for (i = 0; k->concrete >= 0 &&
+	    i < (int)d->node[k->concrete].len; i++) {
+		if ((v = concrete_of(k, i)) == NULL || *v == '\0')
+			continue;
+		errno = 0;
+		x = strtoll(v, &end, 10);
+		if (*end == '\0' && errno == 0 && x >= 0)
+			xnumel = (double)x;
+	}
+	if (first == 0)
+		return -1;
+	if (strncmp(name, "triton_poi_", 11) == 0) {
+		if (xnumel < 0)
+			return -1;
+		c->bytes += first * xnumel;
+	}
+	c->flops = 0;
 	return 0;
 }

@@ -23,7 +23,8 @@ enum opmodel {
 	OM_CONV,	/* convolution, forward and backward */
 	OM_ATTN,	/* fused scaled dot product attention, both ways */
 	OM_NORM,	/* batch, layer, group, RMS norms: by bytes */
-	OM_ELEM		/* elementwise: by bytes */
+	OM_ELEM,	/* elementwise: by bytes */
+	OM_FUSED	/* Inductor's fused Triton kernels: by bytes */
 };
 
 struct opcost {

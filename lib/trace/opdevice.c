@@ -4,7 +4,10 @@
  * rubric/gpu-peaks.tsv (or -g), else by platform and compute capability
  * from rubric/gpu-arch.tsv.  Kineto's deviceProperties give the name and
  * capability; HIP reports a gfx target's major and minor in the same
- * fields (gfx942 is 9.4), so the platform tells the two apart.
+ * fields (gfx942 is 9.4), so the platform tells the two apart.  Some
+ * traces name no GPU (vLLM's on ROCm: an empty name); its model is then
+ * inferred, and said to be, from its capability, SMs (CUs) and memory by
+ * gpu-arch.tsv's model lines, and its peaks are that model's.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,6 +26,9 @@ static unsigned	parse_precisions(const char *s);
 static const struct gpuarch	*arch_of(const struct oprank *r,
 	    const char *platform, int major, int minor);
 static void	put_precisions(struct jw *w, unsigned set);
+static int	unnamed(const char *);
+static void	load_model(struct oprank *, char **, const char *,
+		    unsigned long);
 
 /* The tensor-core precisions, as bits in this order (op_peakname's). */
 static const int fast_peak[] = { 2, 3, 4, 5, 6, 7 };
@@ -49,19 +55,28 @@ is_rocm(const char *name, int64_t warp)
 	return amd;
 }
 
+/* A GPU the trace does not name: no name, or an empty one. */
+static int
+unnamed(const char *name)
+{
+	return name == NULL || name[0] == '\0';
+}
+
 /*
  * Keeps the first device of a trace's device_properties, the array at
  * node props: its name, and "cuda 8.0" or "rocm 9.4" for its platform and
- * capability.  A rank drives one kind of GPU; of two, the least is kept
- * so that the merge order never matters.
+ * capability, followed by its SMs and memory when it has no name.  A rank
+ * drives one kind of GPU; of two, the least is kept so that the merge
+ * order never matters.
  */
 void
 op_device_keep(struct agg *a, const struct jdoc *d, int props)
 {
 	const char *name = NULL;
-	int64_t major, minor, warp = 0;
-	char cap[64];
+	int64_t major, minor, warp = 0, sms, mem;
+	char cap[96];
 	uint32_t dev;
+	size_t n;
 
 	if (props < 0 || d->node[props].type != JT_ARRAY ||
 	    d->node[props].len == 0)
@@ -74,8 +89,13 @@ op_device_keep(struct agg *a, const struct jdoc *d, int props)
 	    major < 0 || major > 999 || minor < 0 || minor > 999)
 		return;
 	(void)jdoc_get_i64(d, dev, "warpSize", &warp);
-	snprintf(cap, sizeof(cap), "%s %" PRId64 ".%" PRId64,
+	n = (size_t)snprintf(cap, sizeof(cap), "%s %" PRId64 ".%" PRId64,
 	    is_rocm(name, warp) ? "rocm" : "cuda", major, minor);
+	if (unnamed(name) && jdoc_get_i64(d, dev, "numSms", &sms) == 0 &&
+	    jdoc_get_i64(d, dev, "totalGlobalMem", &mem) == 0 && sms > 0 &&
+	    mem > 0)
+		snprintf(cap + n, sizeof(cap) - n, " %" PRId64 " %" PRId64,
+		    sms, mem);
 	op_gpu_keep(&a->gpuarch, cap);
 }
 
@@ -104,17 +124,86 @@ parse_precisions(const char *s)
 	return set;
 }
 
+/* A capability "major.minor" at s, or a usage error at path:lineno. */
+static void
+capability(const char *s, long *major, long *minor, const char *path,
+    unsigned long lineno)
+{
+	char *end;
+
+	errno = 0;
+	*major = strtol(s, &end, 10);
+	if (end == s || *end != '.' || !isdigit((unsigned char)end[1]) ||
+	    (*minor = strtol(end + 1, &end, 10), *end) || errno != 0 ||
+	    *major < 0 || *major > 999 || *minor > 999)
+		die_usage("%s:%lu: not a capability: %s", path, lineno, s);
+}
+
+/*
+ * A model line's fields after "model": platform, capability, SMs (CUs),
+ * memory as "low-high" GiB, the model's name, its gpu-peaks.tsv row or
+ * "-", source.
+ */
+static void
+load_model(struct oprank *r, char **f, const char *path,
+    unsigned long lineno)
+{
+	struct gpumodel *m;
+	long major, minor, sms;
+	double lo, hi;
+	char *end;
+	size_t i;
+
+	if (strcmp(f[0], "cuda") != 0 && strcmp(f[0], "rocm") != 0)
+		die_usage("%s:%lu: not cuda or rocm: %s", path, lineno, f[0]);
+	capability(f[1], &major, &minor, path, lineno);
+	errno = 0;
+	sms = strtol(f[2], &end, 10);
+	if (end == f[2] || *end != '\0' || errno != 0 || sms <= 0 ||
+	    sms > 100000)
+		die_usage("%s:%lu: not a number of SMs: %s", path, lineno,
+		    f[2]);
+	lo = strtod(f[3], &end);
+	if (end == f[3] || *end != '-' || (hi = strtod(end + 1, &end),
+	    *end != '\0') || !isfinite(lo) || !isfinite(hi) || lo <= 0 ||
+	    hi < lo)
+		die_usage("%s:%lu: not a range of GiB: %s", path, lineno,
+		    f[3]);
+	if (f[4][0] == '\0' || f[5][0] == '\0')
+		die_usage("%s:%lu: a model without a name or row", path,
+		    lineno);
+	for (i = 0; strcmp(f[5], "-") != 0 && i < r->npeaks &&
+	    strcmp(f[5], r->peaks[i].gpu) != 0; i++)
+		;
+	if (strcmp(f[5], "-") != 0 && i == r->npeaks)
+		die_usage("%s:%lu: no row %s in gpu-peaks.tsv", path, lineno,
+		    f[5]);
+	r->models = xreallocarray(r->models, r->nmodels + 1,
+	    sizeof(*r->models));
+	m = &r->models[r->nmodels++];
+	m->rocm = f[0][0] == 'r';
+	m->major = (int)major;
+	m->minor = (int)minor;
+	m->sms = sms;
+	m->memlo = lo;
+	m->memhi = hi;
+	m->name = xstrdup(f[4]);
+	m->peaks = strcmp(f[5], "-") != 0 ? xstrdup(f[5]) : NULL;
+}
+
 /*
  * rubric/gpu-arch.tsv: platform, capability (major.minor), architecture,
  * precisions ("-": none, "?": not known from the capability alone),
- * source.  Lines starting with '#' and blank lines are comments.  A bad
- * row is a usage error, as a bad family or precision table is.
+ * source; or a model line ("model" and load_model()'s fields).  Lines
+ * starting with '#' and blank lines are comments.  A bad row is a usage
+ * error, as a bad family or precision table is.  The peaks are loaded
+ * first: a model names its row.
  */
 void
 op_load_arch(struct oprank *r, const char *path)
 {
 	FILE *fp;
-	char *line = NULL, *f[5], *end;
+	char *line = NULL, *f[8];
 	size_t cap = 0;
 	unsigned long lineno = 0;
 	struct gpuarch *g;
@@ -127,19 +216,20 @@ op_load_arch(struct oprank *r, const char *path)
 		line[strcspn(line, "\r\n")] = '\0';
 		if (line[0] == '#' || line[0] == '\0')
 			continue;
+		if (strncmp(line, "model\t", 6) == 0) {
+			if (op_tab_split(line, f, 8) != 8)
+				die_usage("%s:%lu: want 8 tab-separated"
+				    " fields on a model line", path, lineno);
+			load_model(r, f + 1, path, lineno);
+			continue;
+		}
 		if (op_tab_split(line, f, 5) != 5)
 			die_usage("%s:%lu: want 5 tab-separated fields", path,
 			    lineno);
 		if (strcmp(f[0], "cuda") != 0 && strcmp(f[0], "rocm") != 0)
 			die_usage("%s:%lu: not cuda or rocm: %s", path, lineno,
 			    f[0]);
-		errno = 0;
-		major = strtol(f[1], &end, 10);
-		if (end == f[1] || *end != '.' || !isdigit((unsigned char)
-		    end[1]) || (minor = strtol(end + 1, &end, 10), *end) ||
-		    errno != 0 || major < 0 || major > 999 || minor > 999)
-			die_usage("%s:%lu: not a capability: %s", path, lineno,
-			    f[1]);
+		capability(f[1], &major, &minor, path, lineno);
 		r->arch = xreallocarray(r->arch, r->narch + 1,
 		    sizeof(*r->arch));
 		g = &r->arch[r->narch++];
@@ -168,6 +258,57 @@ op_arch_free(struct oprank *r)
 	for (i = 0; i < r->narch; i++)
 		free(r->arch[i].name);
 	free(r->arch);
+	for (i = 0; i < r->nmodels; i++) {
+		free(r->models[i].name);
+		free(r->models[i].peaks);
+	}
+	free(r->models);
+}
+
+/*
+ * The model of a rank's GPU that its trace does not name, by its
+ * platform, capability, SMs and memory; NULL when it has a name, or when
+ * no model line matches.
+ */
+const struct gpumodel *
+op_model_of(const struct oprank *r, const struct agg *a)
+{
+	char platform[8];
+	int major, minor;
+	long long sms, mem;
+	double gib;
+	size_t i;
+
+	if (!unnamed(a->gpu) || a->gpuarch == NULL ||
+	    sscanf(a->gpuarch, "%7s %d.%d %lld %lld", platform, &major,
+	    &minor, &sms, &mem) != 5)
+		return NULL;
+	gib = (double)mem / (1024.0 * 1024 * 1024);
+	for (i = 0; i < r->nmodels; i++) {
+		const struct gpumodel *m = &r->models[i];
+
+		if (m->rocm == (strcmp(platform, "rocm") == 0) &&
+		    m->major == major && m->minor == minor && m->sms == sms &&
+		    gib >= m->memlo && gib <= m->memhi)
+			return m;
+	}
+	return NULL;
+}
+
+/*
+ * The peaks a rank's operators are judged against: -g's, else its GPU's
+ * by name, else the inferred model's.
+ */
+const struct gpupeak *
+op_rank_peak(const struct oprank *r, const struct agg *a)
+{
+	const struct gpumodel *m;
+
+	if (r->gpu != NULL || !unnamed(a->gpu))
+		return op_peak_of(r, a->gpu);
+	if ((m = op_model_of(r, a)) != NULL && m->peaks != NULL)
+		return op_peak_of(r, m->peaks);
+	return NULL;
 }
 
 /*
@@ -208,10 +349,12 @@ put_precisions(struct jw *w, unsigned set)
 void
 op_put_device(struct oprank *r, struct jw *w, const struct agg *a)
 {
-	const struct gpupeak *g = op_peak_of(r, a->gpu);
+	const struct gpupeak *g = op_rank_peak(r, a);
+	const struct gpumodel *m = op_model_of(r, a);
 	const struct gpuarch *arch = NULL;
-	char platform[8] = "";
+	char platform[8] = "", text[128];
 	int major = -1, minor = -1;
+	long long sms, mem;
 	unsigned set = ARCH_UNKNOWN;
 	size_t i;
 
@@ -230,12 +373,23 @@ op_put_device(struct oprank *r, struct jw *w, const struct agg *a)
 	jw_key(w, "name");
 	jw_cstring_or_null(w, a->gpu != NULL && a->gpu[0] != '\0' ?
 	    a->gpu : NULL);
+	if (m != NULL && sscanf(a->gpuarch, "%*s %*d.%*d %lld %lld", &sms,
+	    &mem) == 2) {
+		jw_key(w, "inferred");
+		jw_cstring(w, m->name);
+		snprintf(text, sizeof(text), "%s %d.%d, %lld %s, %.0f GiB",
+		    platform, major, minor, sms, m->rocm ? "CUs" : "SMs",
+		    (double)mem / (1024.0 * 1024 * 1024));
+		jw_key(w, "inferred_from");
+		jw_cstring(w, text);
+	}
 	jw_key(w, "platform");
 	jw_cstring_or_null(w, major >= 0 ? platform : NULL);
 	jw_key(w, "capability");
-	if (major >= 0)
-		jw_cstring(w, strchr(a->gpuarch, ' ') + 1);
-	else
+	if (major >= 0) {
+		snprintf(text, sizeof(text), "%d.%d", major, minor);
+		jw_cstring(w, text);
+	} else
 		jw_null(w);
 	jw_key(w, "architecture");
 	jw_cstring_or_null(w, arch != NULL ? arch->name : NULL);

@@ -380,7 +380,7 @@ on_event(struct oprank *r)
 		if (corr >= 0) {
 			spill_add(&t->rc, &(struct rcall){ cv, tsns, durns,
 			    t->seq++, slice == L_SYNC || slice == L_COPY ||
-			    slice == L_ALLOC ? slice : NO_CALLER, thr });
+			    slice == L_ALLOC ? slice : NO_CALLER, thr, id });
 		}
 		return 0;
 	}
@@ -401,7 +401,8 @@ on_event(struct oprank *r)
 		    tsns, tsns + durns);
 		if (corr >= 0)
 			spill_add(&t->gk, &(struct gev){ cv, durns,
-			    tsns + durns, id, t->seq++, gcls == G_COMM });
+			    tsns + durns, id, t->seq++, gcls == G_COMM,
+			    memset });
 		else if (r->phase == (r->names.v[id].gcls == G_COMM ?
 		    PH_COMM : PH_OTHER))
 			op_stat_add(&t->a.pst[id], durns, durns);
@@ -454,6 +455,9 @@ on_event(struct oprank *r)
 	    (memchr(s, '#', len) != NULL && strstr(s, "::") == NULL))
 		cls = C_ANN;
 	op_pspan_event(t, cls, s, tsns, tsns + durns);
+	if (cls == C_ANN)
+		op_serve_label(r, s, len, tsns, tsns + durns, thr);
+	op_compile_event(r, s, len, tsns, tsns + durns, thr);
 	if (cls == C_ANN && op_prefix(s, "ProfilerStep#")) {
 		op_step_read(t, strtoll(s + 13, NULL, 10), tsns, tsns + durns);
 		/* key_averages() groups every step under one name. */
@@ -678,6 +682,10 @@ on_trace(struct oprank *r, int64_t rank, int timed, int64_t origin,
 	t->nthv = t->capthv = 0;
 	op_gpu_phases(r);
 	op_timelines(t);
+	/* Graph replays' slices before the ledger, then the serving steps. */
+	op_graph_join(r);
+	op_serve_steps(r, origin);
+	op_compile_nest(r);
 	/* Steps and the ledger leave the trace's time base for the rank's. */
 	op_steps_resolve(t, origin);
 	op_ledger(r, timed, start - origin, end - origin, origin);
@@ -778,6 +786,7 @@ op_trace_init(struct trace *t, struct spool *pool)
 	spill_init(&t->ledges, pool, sizeof(struct ledge), op_cmpledge);
 	spill_init(&t->bounds, pool, sizeof(struct bound), op_cmpbound);
 	spill_init(&t->pspans, pool, sizeof(struct pspan), op_cmppspan);
+	spill_init(&t->launches, pool, sizeof(struct lsum), op_cmplsum);
 	t->capbegin = INT64_MIN;
 	spill_key(&t->gk, key_lead);
 	spill_key(&t->rc, key_lead);
@@ -804,6 +813,11 @@ op_trace_free(struct trace *t)
 	spill_free(&t->ledges);
 	spill_free(&t->bounds);
 	spill_free(&t->pspans);
+	spill_free(&t->launches);
+	if (t->nslabel > 0)
+		spill_free(&t->slabels);
+	if (t->ncpev > 0)
+		spill_free(&t->cpevs);
 	free(t->chain);
 	if (t->nraw > 0) {
 		spill_free(&t->steps);

@@ -428,8 +428,11 @@ op_ledger(struct oprank *r, int timed, int64_t start, int64_t end,
 			sw.cur.start = e->t;
 		if (e->t > prev)
 			give(&sw, prev, e->t, cur);
+		/* Graph launches too: the frame that replays them. */
 		if (e->delta < 0 && (e->slice == L_SYNC ||
-		    e->slice == L_COPY || e->slice == L_ALLOC))
+		    e->slice == L_COPY || e->slice == L_ALLOC ||
+		    (e->slice == L_LAUNCH && e->who != NO_WHO &&
+		    op_is_graph_launch(r->names.v[e->who].s))))
 			op_blame_call(r, sw.h, e, sw.prevend, sw.have ?
 			    sw.cur.start : INT64_MAX);
 		op_holders_edge(sw.h, e);

@@ -23,8 +23,6 @@ static size_t	put_rank_partial(struct oprank *, struct jw *,
 		    struct agg *);
 static void	put_partial_head(struct oprank *, struct jw *);
 static uint32_t	member(const struct jdoc *, const char *);
-static int	get_nums(struct oprank *, const char *, int, int64_t *,
-		    size_t);
 static int	in_order(struct oprank *, const char *, int64_t,
 		    const char *, int64_t);
 static int	get_stat(struct oprank *, uint32_t, struct stat *);
@@ -307,7 +305,9 @@ put_rank_partial(struct oprank *r, struct jw *w, struct agg *a)
 		n++;
 	}
 	return n + op_put_ledger_partials(r, w, a) +
-	    op_put_blame_partials(r, w, a) + op_put_shape_partials(w, a);
+	    op_put_blame_partials(r, w, a) + op_put_shape_partials(w, a) +
+	    op_put_graph_partial(w, a) + op_put_serve_partials(r, w, a) +
+	    op_put_compile_partials(w, a);
 }
 
 static void
@@ -446,8 +446,9 @@ op_get_num(struct oprank *r, uint32_t obj, const char *key, int range,
 }
 
 /* An array member of n integers in range. */
-static int
-get_nums(struct oprank *r, const char *key, int range, int64_t *v, size_t n)
+int
+op_get_nums(struct oprank *r, const char *key, int range, int64_t *v,
+    size_t n)
 {
 	const struct jdoc *d = r->doc;
 	uint32_t c;
@@ -651,9 +652,9 @@ partial_record(struct oprank *r, const char *kind)
 		if (op_get_num(r, 0, "traces", P_SIZE, &one.traces) < 0 ||
 		    op_get_num(r, 0, "events", P_SIZE, &one.cpu_events) < 0 ||
 		    op_get_num(r, 0, "gpu_events", P_SIZE, &one.gpu_events) < 0 ||
-		    get_nums(r, "phase_self", P_TIME, one.ph_self, NPHASE) < 0 ||
-		    get_nums(r, "phase_gpu", P_SIZE, one.ph_gpu, NPHASE) < 0 ||
-		    get_nums(r, "runtime", P_SIZE, v, 6) < 0)
+		    op_get_nums(r, "phase_self", P_TIME, one.ph_self, NPHASE) < 0 ||
+		    op_get_nums(r, "phase_gpu", P_SIZE, one.ph_gpu, NPHASE) < 0 ||
+		    op_get_nums(r, "runtime", P_SIZE, v, 6) < 0)
 			return -1;
 		if (jdoc_get(d, 0, "nsys_exports") >= 0 &&
 		    op_get_num(r, 0, "nsys_exports", P_SIZE, &one.nsys_exports) < 0)
@@ -738,13 +739,29 @@ partial_record(struct oprank *r, const char *kind)
 		op_devsum_add(op_devsum_get(a, &ds.dev), &ds);
 		return 0;
 	}
-	/* Runtime calls, callers and blame are detail, as shapes are. */
+	/*
+	 * Runtime calls, callers, blame, graph replays and serving steps
+	 * are detail, as shapes are.
+	 */
 	if (r->light && !r->pass2 && (strcmp(kind, "op_partial_caller") == 0 ||
 	    strcmp(kind, "op_partial_runtime") == 0 ||
+	    strcmp(kind, "op_partial_graph") == 0 ||
+	    strcmp(kind, "op_partial_serve") == 0 ||
+	    strcmp(kind, "op_partial_serve_step") == 0 ||
+	    strcmp(kind, "op_partial_compile") == 0 ||
+	    strcmp(kind, "op_partial_compile_region") == 0 ||
 	    strcmp(kind, "op_partial_blame") == 0 ||
 	    strcmp(kind, "op_partial_issuer") == 0 ||
 	    strcmp(kind, "op_partial_frame") == 0))
 		return 0;
+	if (strcmp(kind, "op_partial_graph") == 0)
+		return op_graph_partial(r, a);
+	if (strcmp(kind, "op_partial_compile") == 0 ||
+	    strcmp(kind, "op_partial_compile_region") == 0)
+		return op_compile_partial(r, a);
+	if (strcmp(kind, "op_partial_serve") == 0 ||
+	    strcmp(kind, "op_partial_serve_step") == 0)
+		return op_serve_partial(r, a);
 	if (strcmp(kind, "op_partial_blame") == 0)
 		return op_blame_partial(r, a, 0);
 	if (strcmp(kind, "op_partial_issuer") == 0)

@@ -39,7 +39,7 @@ struct oprank *
 oprank_new(const struct oprank_opts *o)
 {
 	struct oprank *r;
-	char *table, *prec, *peaks, *arch, *frames;
+	char *table, *prec, *peaks, *arch, *frames, *serve;
 	const char *env;
 	size_t share;
 
@@ -93,6 +93,9 @@ oprank_new(const struct oprank_opts *o)
 	arch = op_find_table(ARCH_NAME);
 	op_load_arch(r, arch);
 	free(arch);
+	serve = op_find_table(SERVE_NAME);
+	r->serve = servetab_load(serve);
+	free(serve);
 	r->kvw = r->key == K_TOTAL || r->key == K_MEAN ? 1 : 2;
 	return r;
 }
@@ -160,6 +163,7 @@ oprank_free(struct oprank *r)
 	op_table_free(&r->frames);
 	op_peaks_free(r);
 	op_arch_free(r);
+	servetab_free(r->serve);
 	sb_free(&r->shapekey);
 	sb_free(&r->callerkey);
 	free(r);

@@ -126,12 +126,15 @@ put_detail(struct oprank *r, struct jw *w, struct agg *a)
 	op_put_families(r, w, a);
 	op_put_phases(w, a);
 	op_put_steps(w, a, 1);
+	op_put_serve(r, w, a);
 	op_put_ledger(r, w, a, 1);
 	op_put_kernels(r, w, a);
 	op_put_precision(r, w, a);
 	op_put_devs(w, a);
 	op_put_device(r, w, a);
 	op_put_runtime(r, w, a);
+	op_put_graph(r, w, a);
+	op_put_compile(r, w, a);
 	op_put_shapes(r, w, a);
 	op_put_summary(r, w, a, 1);
 }

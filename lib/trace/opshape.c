@@ -296,7 +296,8 @@ static const char *
 model_name(int m)
 {
 	static const char *const name[] = {
-		"none", "gemm", "conv", "attention", "norm", "elementwise"
+		"none", "gemm", "conv", "attention", "norm", "elementwise",
+		"fused"
 	};
 
 	return name[m];
@@ -367,7 +368,8 @@ op_put_shapes(struct oprank *r, struct jw *w, struct agg *a)
 	struct strent **ent;
 	struct spillcur c;
 	const struct step *s;
-	const struct gpupeak *g = op_peak_of(r, a->gpu);
+	const struct gpupeak *g = op_rank_peak(r, a);
+	const struct gpumodel *m = op_model_of(r, a);
 	double fl[NPEAK + 1] = { 0 }, total = 0, gpu = 0, peak, pk, ach;
 	double mfu = 0;
 	size_t i, nsteps = 0, n = 0;
@@ -381,7 +383,8 @@ op_put_shapes(struct oprank *r, struct jw *w, struct agg *a)
 		const struct shsum *sh = ent[i]->val;
 		double us = (double)sh->gpu / 1000, f = sh->flops *
 		    (double)sh->count, b = sh->bytes * (double)sh->count;
-		int mem = sh->model == OM_NORM || sh->model == OM_ELEM;
+		int mem = sh->model == OM_NORM || sh->model == OM_ELEM ||
+		    sh->model == OM_FUSED;
 
 		/* Every call of it ran inside another costed one. */
 		if (sh->count == 0)
@@ -447,9 +450,15 @@ op_put_shapes(struct oprank *r, struct jw *w, struct agg *a)
 	jw_record(w, "compute_summary");
 	op_put_rank(w, a->rank);
 	jw_key(w, "gpu");
-	jw_cstring_or_null(w, g != NULL ? g->gpu : a->gpu);
+	jw_cstring_or_null(w, g != NULL ? g->gpu : a->gpu != NULL &&
+	    a->gpu[0] != '\0' ? a->gpu : NULL);
 	jw_key(w, "device_name");
-	jw_cstring_or_null(w, a->gpu);
+	jw_cstring_or_null(w, a->gpu != NULL && a->gpu[0] != '\0' ? a->gpu :
+	    NULL);
+	if (m != NULL) {
+		jw_key(w, "device_inferred");
+		jw_cstring(w, m->name);
+	}
 	jw_key(w, "precision");
 	jw_cstring_or_null(w, best >= 0 ? op_peakname[best] : NULL);
 	jw_key(w, "peak_tflops");
@@ -538,10 +547,10 @@ op_shape_partial(struct oprank *r, struct agg *a)
 		return jdoc_error(r->file, d, 0, "\"op_partial_shape\" record's"
 		    " \"%s\" is not a finite number of 0 or more",
 		    !isfinite(c.flops) || c.flops < 0 ? "flops" : "bytes");
-	for (c.model = OM_GEMM; c.model <= OM_ELEM; c.model++)
+	for (c.model = OM_GEMM; c.model <= OM_FUSED; c.model++)
 		if (strcmp(s, model_name(c.model)) == 0)
 			break;
-	if (c.model > OM_ELEM)
+	if (c.model > OM_FUSED)
 		return jdoc_error(r->file, d, 0, "unknown model: %s", s);
 	if (jdoc_get_str(d, 0, "precision", &s, NULL) == 0)
 		for (i = 0; i < NPEAK; i++)

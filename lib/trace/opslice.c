@@ -1,9 +1,10 @@
 /*
  * opslice: the time ledger's slices, and which one an event's time goes
- * to: the GPU's by what its kernels are, the runtime's calls by what
- * they make the host do, the profiler's own work, the phases that
- * operators mark, operator families, then Python outside any operator
- * and nothing traced, the last two.
+ * to: the GPU's by what its kernels are (a graph's replay before any
+ * class), the runtime's calls by what they make the host do, the
+ * profiler's own work, the phases that operators mark, operator families,
+ * then Python outside any operator, a graph launch queued before its
+ * first kernel and nothing traced, the last three.
  */
 #include <string.h>
 
@@ -12,7 +13,7 @@
 #define WARMUP_CALL	(1000 * 1000)	/* ns */
 
 static const char *const fixed[L_FAMILY] = {
-	"gpu_gemm", "gpu_conv", "gpu_attention", "gpu_other", "gpu_memset",
+	"gpu_graph", "gpu_gemm", "gpu_conv", "gpu_attention", "gpu_other", "gpu_memset",
 	"gpu_comm", "gpu_memcpy", "warm_up", "profiler", "harness", "sync",
 	"blocking_copy", "allocator", "launch", "runtime_other", "data_loading",
 	"optimizer"
@@ -21,12 +22,21 @@ static const char *const fixed[L_FAMILY] = {
 size_t
 op_lslices(const struct oprank *r)
 {
-	return L_FAMILY + r->tab.nfam + 1 + 2;
+	return L_FAMILY + r->tab.nfam + 1 + 3;
 }
 
-/* Python outside any operator, then nothing traced: the last two. */
+/*
+ * Python outside any operator, a graph launch queued, then nothing
+ * traced: the last three.
+ */
 static uint32_t
 slice_py(const struct oprank *r)
+{
+	return (uint32_t)(op_lslices(r) - 3);
+}
+
+uint32_t
+op_lslice_queued(const struct oprank *r)
 {
 	return (uint32_t)(op_lslices(r) - 2);
 }
@@ -44,6 +54,8 @@ op_lslice_name(const struct oprank *r, uint32_t s, struct strbuf *sb)
 		return fixed[s];
 	if (s == slice_py(r))
 		return "python";
+	if (s == op_lslice_queued(r))
+		return "graph_queued";
 	if (s == op_lslice_none(r))
 		return "untraced";
 	sb_truncate(sb, 0);
@@ -100,9 +112,10 @@ any_of(const char *s, const char *const *v)
  * for the device, copies that block the host, the allocator's calls, and
  * launches.  A launch or other call takes microseconds; one that takes
  * WARMUP_CALL or more is setting up on first use: creating the context,
- * loading or compiling the kernel's module.  An asynchronous copy that
- * holds the host while no GPU work runs blocks it all the same (pageable
- * memory).
+ * loading or compiling the kernel's module.  A graph launch is a launch
+ * however long: it enqueues every node of the graph (HIP's take a
+ * millisecond for some hundreds).  An asynchronous copy that holds the
+ * host while no GPU work runs blocks it all the same (pageable memory).
  */
 uint32_t
 op_lslice_runtime(const char *s, int64_t dur)
@@ -140,7 +153,7 @@ op_lslice_runtime(const char *s, int64_t dur)
 		return L_COPY;
 	if (any_of(s, alloc))
 		return L_ALLOC;
-	if (dur >= WARMUP_CALL)
+	if (dur >= WARMUP_CALL && !op_is_graph_launch(s))
 		return L_WARMUP;
 	return strstr(s, "Launch") != NULL ? L_LAUNCH : L_RUNTIME;
 }
