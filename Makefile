@@ -88,6 +88,30 @@ $(BUILD)/%.o: %.c | deps
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Ilib -I$(BUILD) -MMD -MP \
 	    -c -o $@ $<
 
+# $(call cstring,s): s as a C string literal, quoted for the shell.
+cstring = '"$(subst ','\'',$(subst ",\",$(subst \,\\,$1)))"'
+
+# The rubric directory compiled in (lib/base/progdir.h): the tree's for the
+# tree's tools; make install links its own copies of the tools with
+# RUBRICDIR instead, relinked when RUBRICDIR changes (the value is kept in
+# $(BUILD)/inst/rubricdir, rewritten only when it differs), so that a tool
+# installed with MRPDIR=... finds its rubric and the tree's tools stay as
+# they are.
+$(BUILD)/lib/base/instdir.o: CPPFLAGS += \
+	-DMRP_RUBRICDIR=$(call cstring,$(abspath rubric))
+$(BUILD)/inst/rubricdir: FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' $(call cstring,$(RUBRICDIR)) | cmp -s - $@ || \
+	    printf '%s\n' $(call cstring,$(RUBRICDIR)) >$@
+$(BUILD)/inst/instdir.o: lib/base/instdir.c $(BUILD)/inst/rubricdir | deps
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Ilib \
+	    -DMRP_RUBRICDIR=$(call cstring,$(RUBRICDIR)) -c -o $@ $<
+$(BUILD)/inst/bin/%: $(BUILD)/tools/%.o $(BUILD)/inst/instdir.o \
+    $(BUILD)/lib/libutil.a | deps
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/inst/instdir.o \
+	    $(BUILD)/lib/libutil.a $(LIBS) $(LDLIBS)
+
 # The names of a run's inputs, kept in pipelines/names.mk for report.mk,
 # as C for the tools: each NAME_PATTERNS := glob ... (continued with \)
 # becomes #define NAME_PATTERNS "glob", ...
@@ -206,10 +230,10 @@ $(BUILD)/testbin/%: tests/bin/%.c $(BUILD)/lib/libutil.a | deps
 	    -Itests/fuzz -MMD -MP -o $@ $< $(BUILD)/lib/libutil.a \
 	    $(LIBS) $(LDLIBS)
 
-install: all
+install: all $(TOOLS:%=$(BUILD)/inst/bin/%)
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man5
-	$(INSTALL) -m 755 $(BINS) $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 755 $(TOOLS:%=$(BUILD)/inst/bin/%) $(DESTDIR)$(BINDIR)
 	$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5
 	mkdir -p $(DESTDIR)$(RUBRICDIR) $(DESTDIR)$(PIPELINEDIR)
@@ -226,11 +250,11 @@ uninstall:
 	    $(DESTDIR)$(MRPDIR) 2>/dev/null || :
 
 clean:
-	rm -rf bin testbin gen build-asan build-fuzz tools/*.o tools/*.d \
+	rm -rf bin testbin gen inst build-asan build-fuzz tools/*.o tools/*.d \
 	    lib/*/*.o lib/*/*.d lib/libutil.a
 
 .PHONY: all deps check check-slurm asan example bench fuzz fuzzers testbins \
 	install uninstall \
-	clean
+	clean FORCE
 
 -include $(DEPS)

@@ -5,6 +5,9 @@ setup() { load test_helper; }
 # on PATH and the rubric beside them, with neither BIN nor MRP_RUBRIC set.
 
 setup_file() {
+	# make install links its tools into one folder of the build: the
+	# tests that install take their turns.
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
 	PY=$(python3 -c 'import yaml, sys; print(sys.executable)' 2>/dev/null) || PY=
 	export PY
 }
@@ -81,4 +84,36 @@ snippet() {
 	run -0 find "$d" -type f
 	assert_output ''
 	[ ! -e "$share" ]
+}
+
+@test "make install MRPDIR=...: the tools find the rubric there, and say where they looked" {
+	p=$BATS_TEST_TMPDIR/p data=$BATS_TEST_TMPDIR/data/mrp-1.0
+	run -0 make -C "$TOP" install PREFIX="$p" MRPDIR="$data"
+	[ -f "$data/rubric/facts.jq" ] && [ ! -e "$p/share/mrp" ]
+	inst() { env -u MRP_RUBRIC "$p/bin/$@"; }
+	cd "$TOP/fixtures"
+	run -0 inst rubric-apply rubric-apply/example.ndjson
+	assert_output - < rubric-apply/example.findings.ndjson
+	run -0 bats_pipe inst tr-extract op-rank/cnn_sgd_s.json.gz \| inst op-rank
+	assert_output - < op-rank/cnn.ndjson
+	run -0 inst report-md report-md/records.ndjson report-md/findings.ndjson
+	run -0 inst snip-new --from-trace example/trace.json.gz
+	assert_output --partial '"call":"torch.ops.aten.addmm.default"'
+	# The tree's tools still read the tree's rubric.
+	run -0 env -u MRP_RUBRIC "${BUILD:-$TOP}/bin/rubric-apply" -l
+	run -0 env -u MRP_RUBRIC "$p/bin/rubric-apply" -l
+	# Without it, each says where it looked.
+	mv "$data" "$data.gone"
+	run -2 --separate-stderr inst rubric-apply /dev/null
+	assert_stderr "rubric-apply: cannot find the rubric in $p/bin/../rubric, $data/rubric or $p/bin/../share/mrp/rubric: name it with -r or MRP_RUBRIC"
+	run -2 --separate-stderr inst op-rank /dev/null
+	assert_stderr --partial "op-rank: cannot find op-families.tsv in $p/bin/../rubric, $data/rubric or "
+	run -1 --separate-stderr inst snip-new --from-trace example/trace.json.gz
+	assert_stderr --partial "snip-new: no replay-ops.tsv found in $p/bin/../rubric, $data/rubric or "
+	# A staged install (DESTDIR) compiles in where the files will be.
+	d=$BATS_TEST_TMPDIR/d
+	run -0 make -C "$TOP" install DESTDIR="$d" PREFIX=/opt/mrp MRPDIR=/opt/mrp/share/mrp-1.0
+	[ -f "$d/opt/mrp/share/mrp-1.0/rubric/facts.jq" ]
+	run -2 --separate-stderr env -u MRP_RUBRIC "$d/opt/mrp/bin/rubric-apply" /dev/null
+	assert_stderr --partial ", /opt/mrp/share/mrp-1.0/rubric or "
 }

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/progdir.h"
 #include "base/strbuf.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
@@ -355,14 +356,13 @@ main(int argc, char *argv[])
 	static struct targ *targs;
 	static char *gpu;
 	char f[10][PATH_MAX + 32], btmp[PATH_MAX + 32], charts[PATH_MAX + 32];
-	char *slash, phasebuf[32];
+	char *bin, phasebuf[32];
 	const char **av;
 	int ch, memp[2], hp[2], out, status = 0, n, i, behind;
 	int nsets = 0, ntargs = 0, hasctx;
 	sigset_t mask;
 	size_t k, nav, nops;
 	pid_t rubric, md;
-	ssize_t len;
 	const char *tmpdir;
 	FILE *fp;
 
@@ -486,11 +486,11 @@ main(int argc, char *argv[])
 	output_open(&r.out[OUT_JSON], jsonout);
 	output_open(&r.out[OUT_HTML], htmlout);
 	/* The stages are the tools installed beside this one. */
-	if ((len = readlink("/proc/self/exe", r.bindir,
-	    sizeof(r.bindir) - 1)) > 0) {
-		r.bindir[len] = '\0';
-		if ((slash = strrchr(r.bindir, '/')) != NULL)
-			*slash = '\0';
+	if ((bin = prog_dir()) != NULL) {
+		n = snprintf(r.bindir, sizeof(r.bindir), "%s", bin);
+		if (n < 0 || (size_t)n >= sizeof(r.bindir))
+			r.bindir[0] = '\0';
+		free(bin);
 	}
 	if ((tmpdir = getenv("TMPDIR")) == NULL || *tmpdir == '\0')
 		tmpdir = "/tmp";

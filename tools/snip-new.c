@@ -19,6 +19,7 @@
 
 #include "base/err.h"
 #include "base/githead.h"
+#include "base/progdir.h"
 #include "base/sha256.h"
 #include "base/strbuf.h"
 #include "base/usage.h"
@@ -948,18 +949,14 @@ class_of(const char *profile)
 }
 
 /*
- * A table of the rubric: -r when given, else name in $MRP_RUBRIC, else in
- * rubric/ beside the binary's directory (the source tree) or in
- * share/mrp/rubric/ (where make install puts it).  Opens it into *f;
- * returns the path tried, which the caller frees.
+ * A table of the rubric: -r when given, else name where rubric_find()
+ * finds it.  Opens it into *f; returns its path, which the caller frees.
  */
 static char *
 open_table(const char *name, FILE **f)
 {
-	char exe[PATH_MAX], *dir;
-	const char *env;
 	struct strbuf path = { 0 };
-	ssize_t n;
+	char *dir;
 
 	*f = NULL;
 	if (rflag != NULL) {
@@ -967,26 +964,13 @@ open_table(const char *name, FILE **f)
 			die("%s:", rflag);
 		return xstrdup(rflag);
 	}
-	if ((env = getenv("MRP_RUBRIC")) != NULL && *env != '\0') {
-		sb_printf(&path, "%s/%s", env, name);
-		if ((*f = fopen(path.s, "r")) == NULL)
-			die("%s:", path.s);
-		return path.s;
-	}
-	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
-		exe[n] = '\0';
-		if ((dir = strrchr(exe, '/')) != NULL)
-			*dir = '\0';
-		sb_printf(&path, "%s/../rubric/%s", exe, name);
-		if ((*f = fopen(path.s, "r")) == NULL) {
-			sb_truncate(&path, 0);
-			sb_printf(&path, "%s/../share/mrp/rubric/%s", exe, name);
-			*f = fopen(path.s, "r");
-		}
-	}
-	if (*f == NULL)
-		die("no %s found beside the binary: give -r or set"
-		    " MRP_RUBRIC", name);
+	if ((dir = rubric_find(name)) == NULL)
+		die("no %s found in %s: give -r or set MRP_RUBRIC", name,
+		    rubric_places());
+	sb_printf(&path, "%s/%s", dir, name);
+	free(dir);
+	if ((*f = fopen(path.s, "r")) == NULL)
+		die("%s:", path.s);
 	return path.s;
 }
 

@@ -11,6 +11,7 @@
 #include <jv.h>
 
 #include "base/err.h"
+#include "base/progdir.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "io/ndjson.h"
@@ -58,32 +59,14 @@ static void	 blame(const struct rubric *, const struct rule *,
 char *
 rubric_dir(const char *dir)
 {
-	char exe[PATH_MAX], path[PATH_MAX + 64], *slash;
-	const char *env;
-	ssize_t n;
+	char *found;
 
 	if (dir != NULL)
 		return xstrdup(dir);
-	if ((env = getenv("MRP_RUBRIC")) != NULL && *env != '\0')
-		return xstrdup(env);
-	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')) != NULL)
-			*slash = '\0';
-		snprintf(path, sizeof(path), "%s/../rubric/facts.jq", exe);
-		if (access(path, R_OK) == 0) {
-			snprintf(path, sizeof(path), "%s/../rubric", exe);
-			return xstrdup(path);
-		}
-		snprintf(path, sizeof(path), "%s/../share/mrp/rubric/facts.jq",
-		    exe);
-		if (access(path, R_OK) == 0) {
-			snprintf(path, sizeof(path), "%s/../share/mrp/rubric",
-			    exe);
-			return xstrdup(path);
-		}
-	}
-	die_usage("cannot find the rubric: name it with -r or MRP_RUBRIC");
+	if ((found = rubric_find("facts.jq")) == NULL)
+		die_usage("cannot find the rubric in %s: name it with -r or"
+		    " MRP_RUBRIC", rubric_places());
+	return found;
 }
 
 char *

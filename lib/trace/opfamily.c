@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/progdir.h"
 #include "base/sha256.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
 
@@ -60,39 +62,20 @@ static void	describe_fold(const struct names *, struct name *);
 static uint32_t	add(struct names *, size_t, int);
 static uint32_t	kernel_fold(struct names *, const char *);
 
-/*
- * A table beside the tools: $MRP_RUBRIC, then rubric/ or share/mrp/rubric/
- * next to the directory that holds this program.
- */
+/* A table of the rubric, where rubric_find() finds it. */
 char *
 op_find_table(const char *name)
 {
-	char exe[PATH_MAX], path[PATH_MAX + 64], *slash;
-	const char *env;
-	ssize_t n;
-	int len;
+	struct strbuf path = { 0 };
+	char *dir;
 
-	if ((env = getenv("MRP_RUBRIC")) != NULL && *env != '\0') {
-		len = snprintf(path, sizeof(path), "%s/%s", env, name);
-		if (len < 0 || (size_t)len >= sizeof(path))
-			die_usage("MRP_RUBRIC is too long");
-		return xstrdup(path);
-	}
-	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')) != NULL)
-			*slash = '\0';
-		snprintf(path, sizeof(path), "%s/../rubric/%s", exe, name);
-		if (access(path, R_OK) == 0)
-			return xstrdup(path);
-		snprintf(path, sizeof(path), "%s/../share/mrp/rubric/%s", exe,
-		    name);
-		if (access(path, R_OK) == 0)
-			return xstrdup(path);
-	}
-	die_usage("cannot find %s: name %s MRP_RUBRIC", name,
-	    strcmp(name, TABLE_NAME) == 0 ? "it with -f or the directory in" :
-	    "the directory in");
+	if ((dir = rubric_find(name)) == NULL)
+		die_usage("cannot find %s in %s: name %s MRP_RUBRIC", name,
+		    rubric_places(), strcmp(name, TABLE_NAME) == 0 ?
+		    "it with -f or the directory in" : "the directory in");
+	sb_printf(&path, "%s/%s", dir, name);
+	free(dir);
+	return path.s;
 }
 
 /* A rule's scope as family_of() takes it: 0 cpu, 1 gpu, 2 python; or -1. */
