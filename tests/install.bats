@@ -97,7 +97,8 @@ snippet() {
 	run -0 bats_pipe inst tr-extract op-rank/cnn_sgd_s.json.gz \| inst op-rank
 	assert_output - < op-rank/cnn.ndjson
 	run -0 inst report-md report-md/records.ndjson report-md/findings.ndjson
-	run -0 inst snip-new --from-trace example/trace.json.gz
+	cd "$BATS_TEST_TMPDIR"
+	run -0 inst snip-new --from-trace "$TOP/fixtures/example/trace.json.gz"
 	assert_output --partial '"call":"torch.ops.aten.addmm.default"'
 	# The tree's tools still read the tree's rubric.
 	run -0 env -u MRP_RUBRIC "${BUILD:-$TOP}/bin/rubric-apply" -l
@@ -108,7 +109,7 @@ snippet() {
 	assert_stderr "rubric-apply: cannot find the rubric in $p/bin/../rubric, $data/rubric or $p/bin/../share/mrp/rubric: name it with -r or MRP_RUBRIC"
 	run -2 --separate-stderr inst op-rank /dev/null
 	assert_stderr --partial "op-rank: cannot find op-families.tsv in $p/bin/../rubric, $data/rubric or "
-	run -1 --separate-stderr inst snip-new --from-trace example/trace.json.gz
+	run -1 --separate-stderr inst snip-new --from-trace "$TOP/fixtures/example/trace.json.gz"
 	assert_stderr --partial "snip-new: no replay-ops.tsv found in $p/bin/../rubric, $data/rubric or "
 	# A staged install (DESTDIR) compiles in where the files will be.
 	d=$BATS_TEST_TMPDIR/d
