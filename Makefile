@@ -6,8 +6,9 @@
 # strings, maps, hashing), io (gzip, the JSON reader, the NDJSON writer,
 # YAML, spill files, input names, terminal text), the artifact analyses
 # side by side (trace, memory, snippet: none includes another), report
-# (rubric, jq glue, record sets), then tools/, one program each.  A module
-# includes headers of its own folder and of lower layers only, as
+# (rubric, jq glue, record sets: over base and io, meeting the analyses
+# through records only), then tools/, one program each.  A module includes
+# headers of its own folder and of the layers it stands on only, as
 # "layer/name.h" from -Ilib; tools never include each other.  make check
 # runs tests/layers, which reads the #include lines and names any that
 # breaks this.

@@ -35,6 +35,24 @@ plant() {
 	assert_output --partial 'lib/memory/memtl.h:2: #include "trace/oprank.h": memory may not include trace (a layer beside it)'
 }
 
+@test "the report and an analysis meet through records, never headers" {
+	plant lib/report/rubric.c trace/oprank.h
+	plant lib/report/jqx.h memory/memtl.h
+	run -1 "$TOP/tests/layers" "$tree"
+	assert_line 'lib/report/rubric.c:2: #include "trace/oprank.h": report may not include trace (they meet through records only)'
+	assert_line 'lib/report/jqx.h:2: #include "memory/memtl.h": report may not include memory (they meet through records only)'
+}
+
+@test "a lib/ header included as a system header is named; system headers are not" {
+	sed -i '1a #include <trace/oprank.h>' "$tree/lib/report/rubric.c"
+	sed -i '1a #include <gen/names.h>' "$tree/lib/io/json.c"
+	sed -i '1a #include <sys/stat.h>' "$tree/lib/base/strmap.c"
+	run -1 "$TOP/tests/layers" "$tree"
+	assert_line 'lib/report/rubric.c:2: #include <trace/oprank.h>: a lib/ header as a system one: "trace/oprank.h"'
+	assert_line 'lib/io/json.c:2: #include <gen/names.h>: a lib/ header as a system one: "gen/names.h"'
+	refute_output --partial 'sys/stat.h'
+}
+
 @test "a tool that includes another tool is named, and so is a bare name" {
 	plant tools/op-rank.c tr-extract.c
 	plant lib/base/strmap.c xalloc.h
