@@ -139,9 +139,12 @@ rubric/interpretation.md: $(RUBRIC_SRC) $(BUILD)/bin/rubric-apply \
 	    rm -f $@.rules && mv $@.tmp $@
 
 # What each target needs, by the sets of .ci/deps: it installs what is
-# missing on Debian when run as root, and otherwise names it.
+# missing on Debian when run as root, and otherwise names it.  A plain make
+# only names it (.ci/deps -n): the goals below, which a user runs to set up
+# and use the tree, may install.
+INSTALL_GOALS = example check check-slurm asan bench fuzz
 deps:
-	@.ci/deps build
+	@.ci/deps $(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),,-n )build
 
 # The bats files run side by side, JOBS tests at a time (bats --jobs, with
 # GNU parallel, which .ci/deps test installs; one at a time without it or
@@ -201,7 +204,7 @@ FUZZ_CFLAGS = -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
 	-DJR_BUFCAP=1024 -DGZIN_BUFCAP=1024 -DJW_BUFCAP=1024 \
 	-DSNIP_MAX_RECORDS=1000
 fuzz:
-	@.ci/deps fuzz
+	@.ci/deps build fuzz
 	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_CFLAGS)" fuzzers
 
 fuzzers: $(FUZZERS:%=$(BUILD)/fuzz/%)

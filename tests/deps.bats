@@ -37,6 +37,36 @@ setup() {
 	assert_stderr 'deps: missing packages: make gcc pigz jq bats parallel mandoc python3 sqlite3 cmark-gfm zsh strace (on Debian: sudo apt-get install make gcc pigz jq bats parallel mandoc python3 sqlite3 cmark-gfm zsh strace)'
 }
 
+@test "deps -n: as root it names what is missing and installs nothing" {
+	mkdir "$BATS_TEST_TMPDIR/root"
+	printf '#!/bin/sh\necho 0\n' >"$BATS_TEST_TMPDIR/root/id"
+	printf '#!/bin/sh\necho "$@" >>"%s"\nexit 1\n' "$BATS_TEST_TMPDIR/apt.log" \
+	    >"$BATS_TEST_TMPDIR/root/apt-get"
+	chmod +x "$BATS_TEST_TMPDIR/root/id" "$BATS_TEST_TMPDIR/root/apt-get"
+	run -1 --separate-stderr env PATH="$BATS_TEST_TMPDIR/root" /bin/sh "$TOP/.ci/deps" -n build
+	assert_stderr 'deps: missing packages: make gcc (on Debian: sudo apt-get install make gcc)'
+	[ ! -e "$BATS_TEST_TMPDIR/apt.log" ]
+	# Without -n, root installs.
+	run -1 --separate-stderr env PATH="$BATS_TEST_TMPDIR/root" /bin/sh "$TOP/.ci/deps" build
+	assert_stderr --partial 'deps: installing make gcc'
+	assert_stderr --partial 'deps: apt-get failed to install: make gcc'
+	run -0 cat "$BATS_TEST_TMPDIR/apt.log"
+	assert_line --index 0 'update -qq'
+}
+
+@test "make checks the build's packages; make example, check, bench and fuzz may install them" {
+	local goal
+	run -0 make -n --no-print-directory -C "$TOP" BUILD="${BUILD:-$TOP}" all
+	assert_line '.ci/deps -n build'
+	for goal in example check bench; do
+		run -0 make -n --no-print-directory -C "$TOP" BUILD="${BUILD:-$TOP}" $goal
+		assert_line '.ci/deps build'
+		refute_line '.ci/deps -n build'
+	done
+	run -0 make -n --no-print-directory -C "$TOP" BUILD="${BUILD:-$TOP}" fuzz
+	assert_line '.ci/deps build fuzz'
+}
+
 @test "make example without a browser, as a user: the report and nothing of the build" {
 	run -0 --separate-stderr env PATH="$nobrowser" \
 	    make --no-print-directory -C "$TOP" BUILD="${BUILD:-$TOP}" example
