@@ -25,6 +25,7 @@
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "base/xalloc.h"
+#include "io/magic.h"
 #include "io/ndjson.h"
 #include "trace/nsys.h"
 #include "trace/rankname.h"
@@ -312,19 +313,18 @@ nsys_extract(const char *path, struct jw *w, const struct nsys_opts *o)
  * What is refused before SQLite opens the file.  Not a regular file: a
  * FIFO would hold the read (and SQLite's) for ever, a device give bytes
  * for ever; it is opened without blocking and looked at first.  Not an
- * SQLite database: a database starts with these 16 bytes, and what does
- * not is named, with the command that exports a report (.nsys-rep,
- * nsys's own format).  A database with a write-ahead log beside it:
- * immutable=1 would read it without the log, in part.  1: the file could
- * not be read (the next one is); -1: a data error.
+ * SQLite database by its first bytes (lib/io/magic): what is not is
+ * named, with the command that exports a report (.nsys-rep, nsys's own
+ * format).  A database with a write-ahead log beside it: immutable=1
+ * would read it without the log, in part.  1: the file could not be read
+ * (the next one is); -1: a data error.
  */
 static int
 check_file(const char *path)
 {
-	static const char magic[16] = "SQLite format 3";
 	const char *dot;
 	struct stat st;
-	char buf[16];
+	char buf[MAGIC_LEN];
 	ssize_t n;
 	int fd, len;
 
@@ -349,7 +349,7 @@ check_file(const char *path)
 		warnmsg("%s:", path);
 		return 1;
 	}
-	if (n == (ssize_t)sizeof(buf) && memcmp(buf, magic, sizeof(buf)) == 0)
+	if (magic_of(buf, (size_t)n, 0) == MAGIC_SQLITE)
 		return wal_beside(path);
 	dot = strrchr(path, '.');
 	len = dot != NULL && strcmp(dot, ".nsys-rep") == 0 ?
