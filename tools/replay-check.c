@@ -17,6 +17,7 @@
 #include "base/strbuf.h"
 #include "base/usage.h"
 #include "base/xalloc.h"
+#include "io/magic.h"
 #include "io/ndjson.h"
 #include "snippet/replay.h"
 #include "snippet/snipout.h"
@@ -217,21 +218,19 @@ main(int argc, char *argv[])
 	return finish(0);
 }
 
-/* An SQLite database (an nsys export) begins with these 16 bytes. */
+/* Whether the file is an SQLite database (an nsys export), by its bytes. */
 static int
 is_sqlite(const char *path)
 {
-	static const char magic[16] = "SQLite format 3";
-	char b[16];
+	char b[MAGIC_LEN];
+	size_t n;
 	FILE *f;
-	int yes;
 
 	if ((f = fopen(path, "rb")) == NULL)
 		die("%s:", path);
-	yes = fread(b, 1, sizeof(b), f) == sizeof(b) &&
-	    memcmp(b, magic, sizeof(b)) == 0;
+	n = fread(b, 1, sizeof(b), f);
 	fclose(f);
-	return yes;
+	return magic_of(b, n, 0) == MAGIC_SQLITE;
 }
 
 static int

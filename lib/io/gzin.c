@@ -13,6 +13,7 @@
 
 #include "base/xalloc.h"
 #include "io/gzin.h"
+#include "io/magic.h"
 #include "io/readahead.h"
 
 /* The input buffer; the fuzzing build makes it small (-DGZIN_BUFCAP=). */
@@ -185,8 +186,8 @@ inflate_some(struct gzin *in, unsigned char *buf, size_t n)
 				in->done = 1;
 				break;
 			}
-			if (in->zs.avail_in < 2 || in->zs.next_in[0] != 0x1f ||
-			    in->zs.next_in[1] != 0x8b) {
+			if (magic_of(in->zs.next_in, in->zs.avail_in, 0) !=
+			    MAGIC_GZIP) {
 				in->err = GZ_GARBAGE;
 				return -1;
 			}
@@ -227,8 +228,8 @@ gzin_read(struct gzin *in, void *buf, size_t n)
 		while (in->zs.avail_in < 2 && !in->eof)
 			if (fill(in) < 0)
 				return -1;
-		in->gzip = in->zs.avail_in >= 2 && in->ibuf[0] == 0x1f &&
-		    in->ibuf[1] == 0x8b;
+		in->gzip = magic_of(in->ibuf, in->zs.avail_in, 0) ==
+		    MAGIC_GZIP;
 		if (!in->gzip)
 			in->ilen = in->zs.avail_in;
 		else if (inflateInit2(&in->zs, 16 + MAX_WBITS) != Z_OK) {

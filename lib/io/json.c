@@ -20,6 +20,7 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "io/json.h"
+#include "io/magic.h"
 
 /*
  * Bytes of input buffered.  The fuzzing build makes it small (-DJR_BUFCAP=)
@@ -107,9 +108,7 @@ static enum jtok lex_word(struct jreader *, struct jtoken *);
 static enum jtok lex_value(struct jreader *, struct jtoken *);
 static enum jtok value_done(struct jreader *, enum jtok);
 static enum jtok at_eof(struct jreader *, struct jtoken *);
-static int	is_pickle(struct jreader *);
-static int	is_sqlite(struct jreader *);
-static int	pickle_name(const unsigned char *, size_t *, size_t);
+static enum magic magic_here(struct jreader *);
 static void	buf_room(char **, uint32_t *, size_t);
 static int	keep_text(struct jreader *, size_t);
 static uint32_t	arena_put(struct jdoc *, const char *, size_t);
@@ -1067,72 +1066,17 @@ value_done(struct jreader *r, enum jtok tok)
 	return tok;
 }
 
-/* A dotted Python name and a newline at b[*i], which is moved past it. */
-static int
-pickle_name(const unsigned char *b, size_t *i, size_t n)
-{
-	size_t k = *i;
-
-	if (k >= n || isdigit_(b[k]) || b[k] == '.')
-		return 0;
-	for (; k < n && (isdigit_(b[k]) || b[k] == '_' || b[k] == '.' ||
-	    ((b[k] | 0x20) >= 'a' && (b[k] | 0x20) <= 'z')); k++)
-		;
-	if (k == *i || k >= n || b[k] != '\n')
-		return 0;
-	*i = k + 1;
-	return 1;
-}
-
-/* Whether the input starts with an SQLite database's 16-byte header. */
-static int
-is_sqlite(struct jreader *r)
-{
-	static const char magic[16] = "SQLite format 3";
-
-	return r->base + r->pos == 0 && r->buf[r->pos] == 'S' &&
-	    need(r, 16) == 0 && r->end - r->pos >= 16 &&
-	    memcmp(r->buf + r->pos, magic, 16) == 0;
-}
-
 /*
- * Whether the input at pos starts as a pickle does: no JSON text starts
- * with any of these bytes, and each is checked with the opcode that
- * follows it in what pickle.dumps() writes.  Protocols 2 to 5 begin with
- * PROTO (0x80) and the protocol number.  Protocols 0 and 1 begin with the
- * first opcode of the value: MARK '(' before a dict, list or tuple of
- * protocol 0 ("(dp0", "(lp0") or a tuple of protocol 1; EMPTY_DICT '}' or
- * EMPTY_LIST ']' of protocol 1, then BINPUT 'q', MARK '(' or STOP '.';
- * GLOBAL 'c' of an object, then "module\nname\n".
+ * What the input at pos begins as, reading up to MAGIC_LEN bytes only
+ * when its first byte may begin one: a pipe may be slow to fill.
  */
-static int
-is_pickle(struct jreader *r)
+static enum magic
+magic_here(struct jreader *r)
 {
-	const unsigned char *b;
-	size_t n, i;
-
-	/* Looking further only for these: a pipe may be slow to fill. */
-	if (strchr("\x80(}]c", r->buf[r->pos]) == NULL || need(r, 64) < 0)
-		return 0;
-	b = r->buf + r->pos;
-	n = r->end - r->pos;
-	if (n < 2)
-		return 0;
-	switch (b[0]) {
-	case 0x80:
-		return b[1] <= 5;
-	case '(':
-		return b[1] != '\0' &&
-		    strchr("(cdltFGIJKLMNSTUVX])}", b[1]) != NULL;
-	case '}':
-	case ']':
-		return b[1] == 'q' || b[1] == '(' || b[1] == '.';
-	case 'c':
-		i = 1;
-		return pickle_name(b, &i, n) && pickle_name(b, &i, n);
-	default:
-		return 0;
-	}
+	if (!magic_may(r->buf[r->pos], MAGIC_PICKLE01) ||
+	    need(r, MAGIC_LEN) < 0)
+		return MAGIC_NONE;
+	return magic_of(r->buf + r->pos, r->end - r->pos, MAGIC_PICKLE01);
 }
 
 static enum jtok
@@ -1157,6 +1101,7 @@ at_eof(struct jreader *r, struct jtoken *t)
 static inline __attribute__((always_inline)) enum jtok
 next_token(struct jreader *r, struct jtoken *t)
 {
+	enum magic magic;
 	unsigned char c;
 	char top;
 
@@ -1253,12 +1198,15 @@ next_token(struct jreader *r, struct jtoken *t)
 					r->seen_value = 0;
 					continue;
 				}
-				if (is_pickle(r)) {
+				magic = magic_here(r);
+				if (magic == MAGIC_PICKLE) {
 					fail_here(r, JE_PICKLE, r->pos,
 					    "this is a Python pickle, not JSON");
 					return J_ERROR;
 				}
-				if (is_sqlite(r)) {
+				/* A database is one from its first byte. */
+				if (magic == MAGIC_SQLITE &&
+				    r->base + r->pos == 0) {
 					fail_here(r, JE_SQLITE, r->pos,
 					    "this is an SQLite database, not"
 					    " JSON");

@@ -14,6 +14,7 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "io/gzin.h"
+#include "io/magic.h"
 #include "snippet/pysrc.h"
 
 /*
@@ -672,8 +673,7 @@ pysrc_scan(struct pysrc *s, const char *name, char *text, size_t len)
 	index_lines(s);
 	lx = xcalloc(1, sizeof(*lx));
 	lx->s = s;
-	if (len >= 2 && (unsigned char)text[0] == 0x80 &&
-	    (unsigned char)text[1] <= 5)
+	if (magic_of(text, len, 0) == MAGIC_PICKLE)
 		rc = fail(lx, 1, 0, "pickle data, not Python source");
 	else
 		rc = scan_code(lx);

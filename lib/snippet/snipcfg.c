@@ -18,6 +18,7 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "io/gzin.h"
+#include "io/magic.h"
 #include "io/pyyaml.h"
 #include "snippet/pysrc.h"
 #include "snippet/snipcfg.h"
@@ -236,18 +237,19 @@ snipcfg_parse(struct snipcfg *c, const char *buf, size_t len,
 {
 	const struct ynode *v, *w, *k;
 	struct ynode *fake;
+	enum magic magic;
 	size_t errs = sdiag_count(d, SD_ERROR), i;
 	char *s;
 
 	memset(c, 0, sizeof(*c));
 	/* Never handed to a loader: say what it is instead of a YAML error. */
-	if (len >= 2 && (unsigned char)buf[0] == 0x80 && buf[1] >= 2 &&
-	    buf[1] <= 5) {
+	magic = magic_of(buf, len, 0);
+	if (magic == MAGIC_PICKLE) {
 		sdiag_add(d, SD_ERROR, NULL, "yaml", "not YAML but pickle data,"
 		    " which is never loaded");
 		return -1;
 	}
-	if (len >= 4 && memcmp(buf, "PK\3\4", 4) == 0) {
+	if (magic == MAGIC_ZIP) {
 		sdiag_add(d, SD_ERROR, NULL, "yaml", "not YAML but a zip"
 		    " archive (torch.save?), which is never loaded");
 		return -1;

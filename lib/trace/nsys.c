@@ -25,6 +25,7 @@
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "base/xalloc.h"
+#include "io/magic.h"
 #include "io/ndjson.h"
 #include "trace/nsys.h"
 #include "trace/rankname.h"
@@ -149,6 +150,38 @@ struct skips {
 	const char	*why;
 };
 
+/*
+ * A table of the export, looked up once: whether it is one, and the
+ * names of its columns (keys only).
+ */
+struct table {
+	int		 exists;
+	struct strmap	 cols;
+};
+
+/*
+ * The values a query's rows are read for, by the names its SELECT gives
+ * them (the export's column names, and "name" for a row's name).
+ */
+enum rcol {
+	R_ROWID, R_ID, R_START, R_END, R_PID, R_GTID, R_DEV, R_STREAM, R_CORR,
+	R_TYPE, R_DOMAIN, R_COPYKIND, R_SRCKIND, R_DSTKIND, R_MEMKIND,
+	R_SYNCTYPE, R_BYTES, R_NAME, R_LABEL, NRCOLS
+};
+static const char *const rcolnames[NRCOLS] = {
+	"rowid", "id", "start", "end", "pid", "globalTid", "deviceId",
+	"streamId", "correlationId", "eventType", "domainId", "copyKind",
+	"srcKind", "dstKind", "memKind", "syncType", "bytes", "name", "label"
+};
+
+/*
+ * Where a query's rows hold each value, found once it is prepared, not
+ * per row; -1 where its SELECT names none so, which reads as NULL.
+ */
+struct cols {
+	int	at[NRCOLS];
+};
+
 struct nsys {
 	sqlite3		*db;
 	const char	*file;
@@ -170,6 +203,7 @@ struct nsys {
 	struct strmap	 pids;		/* pid (8 bytes) seen */
 	struct strbuf	 name;		/* a name being built */
 	struct strbuf	 sql;
+	struct strmap	 tables;	/* name: its struct table */
 };
 
 /* A record's members; has says which of the optional ones it holds. */
@@ -197,11 +231,15 @@ static int	work(void *);
 static int	string_table(struct nsys *);
 static int	run(struct nsys *);
 static int	sqlerr(struct nsys *, const char *);
+static const struct table *table(struct nsys *, const char *);
+static void	table_free(void *);
 static int	has_table(struct nsys *, const char *);
 static int	has_col(struct nsys *, const char *, const char *);
-static const char *col(struct nsys *, const char *, const char *,
-		    const char *);
-static sqlite3_stmt *prepare(struct nsys *);
+static void	ref(struct nsys *, const char *, const char *, const char *);
+static void	sel(struct nsys *, const char *, const char *, const char *);
+static sqlite3_stmt *prepare(struct nsys *, const char *);
+static int	colidx(sqlite3_stmt *, const char *);
+static void	find_cols(sqlite3_stmt *, struct cols *);
 static int	step(struct nsys *, sqlite3_stmt *, int *);
 static void	enum_load(struct nsys *, struct enumtab *, const char *,
 		    struct label *, size_t);
@@ -212,17 +250,20 @@ static void	enum_free(struct enumtab *);
 static char	*meta(struct nsys *, const char *);
 static int	find_origin(struct nsys *);
 static int	column_i64(sqlite3_stmt *, int, int64_t *);
-static int	row_times(struct nsys *, sqlite3_stmt *, struct skips *,
-		    int64_t *, int64_t *, int);
-static int	row_name(sqlite3_stmt *, int, struct skips *, const char **,
-		    size_t *);
-static void	skip(struct skips *, sqlite3_stmt *, const char *);
+static const char *column_str(sqlite3_stmt *, int, size_t *);
+static int	row_times(struct nsys *, sqlite3_stmt *, const struct cols *,
+		    struct skips *, int64_t *, int64_t *, int);
+static int	row_name(sqlite3_stmt *, const struct cols *, struct skips *,
+		    const char **, size_t *);
+static void	skip(struct skips *, sqlite3_stmt *, const struct cols *,
+		    const char *);
 static void	tell_skips(struct nsys *, const char *, const struct skips *);
 static void	put_rec(struct nsys *, const struct rec *, int);
 static void	see_time(struct nsys *, int64_t, int64_t);
 static void	see_thread(struct nsys *, int64_t);
 static int	gpu_table(struct nsys *, const char *, enum cat);
-static void	gpu_name(struct nsys *, enum cat, sqlite3_stmt *);
+static void	gpu_name(struct nsys *, enum cat, sqlite3_stmt *,
+		    const struct cols *);
 static int	api_table(struct nsys *, const char *, enum cat);
 static enum nvtx nvtx_kind(struct nsys *, int64_t);
 static int	nvtx_scan(struct nsys *);
@@ -272,19 +313,18 @@ nsys_extract(const char *path, struct jw *w, const struct nsys_opts *o)
  * What is refused before SQLite opens the file.  Not a regular file: a
  * FIFO would hold the read (and SQLite's) for ever, a device give bytes
  * for ever; it is opened without blocking and looked at first.  Not an
- * SQLite database: a database starts with these 16 bytes, and what does
- * not is named, with the command that exports a report (.nsys-rep,
- * nsys's own format).  A database with a write-ahead log beside it:
- * immutable=1 would read it without the log, in part.  1: the file could
- * not be read (the next one is); -1: a data error.
+ * SQLite database by its first bytes (lib/io/magic): what is not is
+ * named, with the command that exports a report (.nsys-rep, nsys's own
+ * format).  A database with a write-ahead log beside it: immutable=1
+ * would read it without the log, in part.  1: the file could not be read
+ * (the next one is); -1: a data error.
  */
 static int
 check_file(const char *path)
 {
-	static const char magic[16] = "SQLite format 3";
 	const char *dot;
 	struct stat st;
-	char buf[16];
+	char buf[MAGIC_LEN];
 	ssize_t n;
 	int fd, len;
 
@@ -309,7 +349,7 @@ check_file(const char *path)
 		warnmsg("%s:", path);
 		return 1;
 	}
-	if (n == (ssize_t)sizeof(buf) && memcmp(buf, magic, sizeof(buf)) == 0)
+	if (magic_of(buf, (size_t)n, 0) == MAGIC_SQLITE)
 		return wal_beside(path);
 	dot = strrchr(path, '.');
 	len = dot != NULL && strcmp(dot, ".nsys-rep") == 0 ?
@@ -403,6 +443,7 @@ nsys_extract_db(struct sqlite3 *db, const char *file, struct jw *w,
 	strmap_free(&n.pids, NULL);
 	sb_free(&n.name);
 	sb_free(&n.sql);
+	strmap_free(&n.tables, table_free);
 	if (rc == 0 && jw_failed(w))
 		rc = -1;
 	return rc;
@@ -469,7 +510,7 @@ string_table(struct nsys *n)
 	    " (SELECT 1 FROM pragma_table_info('StringIds') WHERE name = 'id'"
 	    " AND pk = 1 AND upper(type) = 'INTEGER') AND NOT EXISTS (SELECT 1"
 	    " FROM pragma_index_list('StringIds') WHERE origin = 'pk')");
-	if ((st = prepare(n)) == NULL)
+	if ((st = prepare(n, n->sql.s)) == NULL)
 		return -1;
 	rc = step(n, st, &row);
 	if (rc == 0 && row && sqlite3_column_int(st, 0) == 1) {
@@ -482,7 +523,7 @@ string_table(struct nsys *n)
 	sb_truncate(&n->sql, 0);
 	sb_puts(&n->sql, "CREATE TEMP TABLE mrp_strings (id INTEGER PRIMARY"
 	    " KEY, value)");
-	if ((st = prepare(n)) == NULL)
+	if ((st = prepare(n, n->sql.s)) == NULL)
 		return -1;
 	rc = step(n, st, &row);
 	sqlite3_finalize(st);
@@ -493,7 +534,7 @@ string_table(struct nsys *n)
 	sb_truncate(&n->sql, 0);
 	sb_puts(&n->sql, "INSERT OR IGNORE INTO temp.mrp_strings SELECT id,"
 	    " value FROM main.StringIds WHERE typeof(id) = 'integer'");
-	if ((st = prepare(n)) == NULL)
+	if ((st = prepare(n, n->sql.s)) == NULL)
 		return -1;
 	rc = step(n, st, &row);
 	sqlite3_finalize(st);
@@ -503,7 +544,7 @@ string_table(struct nsys *n)
 	sb_truncate(&n->sql, 0);
 	sb_puts(&n->sql, "SELECT count(*) FROM main.StringIds WHERE"
 	    " typeof(id) = 'integer'");
-	if ((st = prepare(n)) == NULL)
+	if ((st = prepare(n, n->sql.s)) == NULL)
 		return -1;
 	if ((rc = step(n, st, &row)) == 0 && row)
 		total = sqlite3_column_int64(st, 0);
@@ -580,79 +621,140 @@ sqlerr(struct nsys *n, const char *what)
 }
 
 /*
- * 1 when the export has the table, 0, or -1.  A view is no table: its
- * query could be made to run forever.
+ * The table, looked up the first time it is asked for: whether the
+ * export has it (a view is no table: its query could be made to run
+ * forever) and its columns.  NULL after reporting an error, which is not
+ * kept.  The queries are its own, so that a query being built in n->sql
+ * is left as it is.
  */
-static int
-has_table(struct nsys *n, const char *table)
+static const struct table *
+table(struct nsys *n, const char *name)
 {
+	struct strent *e;
+	struct table *t;
 	sqlite3_stmt *st;
+	const char *c;
+	size_t len;
 	int rc, row;
 
-	sb_truncate(&n->sql, 0);
-	sb_puts(&n->sql, "SELECT 1 FROM sqlite_master WHERE type = 'table'"
-	    " AND name = ?");
-	if ((st = prepare(n)) == NULL)
-		return -1;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	if ((e = strmap_get(&n->tables, name, strlen(name))) != NULL)
+		return e->val;
+	if ((st = prepare(n, "SELECT 1 FROM sqlite_master WHERE type ="
+	    " 'table' AND name = ?")) == NULL)
+		return NULL;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	rc = step(n, st, &row);
 	sqlite3_finalize(st);
-	return rc < 0 ? -1 : row;
+	if (rc < 0)
+		return NULL;
+	t = xcalloc(1, sizeof(*t));
+	t->exists = row;
+	if (t->exists) {
+		if ((st = prepare(n, "SELECT name FROM"
+		    " pragma_table_info(?)")) == NULL) {
+			table_free(t);
+			return NULL;
+		}
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		while ((rc = step(n, st, &row)) == 0 && row)
+			if ((c = column_str(st, 0, &len)) != NULL)
+				strmap_put(&t->cols, c, len);
+		sqlite3_finalize(st);
+		if (rc < 0) {
+			table_free(t);
+			return NULL;
+		}
+	}
+	strmap_put(&n->tables, name, strlen(name))->val = t;
+	return t;
+}
+
+static void
+table_free(void *p)
+{
+	struct table *t = p;
+
+	strmap_free(&t->cols, NULL);
+	free(t);
+}
+
+/* 1 when the export has the table, 0, or -1. */
+static int
+has_table(struct nsys *n, const char *name)
+{
+	const struct table *t = table(n, name);
+
+	return t == NULL ? -1 : t->exists;
 }
 
 /* 1 when the table has the column, 0, or -1. */
 static int
-has_col(struct nsys *n, const char *table, const char *column)
+has_col(struct nsys *n, const char *name, const char *column)
 {
-	sqlite3_stmt *st;
-	int rc, row;
+	const struct table *t = table(n, name);
 
-	sb_truncate(&n->sql, 0);
-	sb_puts(&n->sql, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?");
-	if ((st = prepare(n)) == NULL)
+	if (t == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
-	rc = step(n, st, &row);
-	sqlite3_finalize(st);
-	return rc < 0 ? -1 : row;
+	return strmap_get(&t->cols, column, strlen(column)) != NULL;
 }
 
 /*
- * "alias.column" when the table has the column, else "NULL": a query
- * names only what the export holds.  The result is static, valid until
- * the next call.
+ * Appends alias."column" to n->sql when the table has the column, else
+ * NULL: a query names only what the export holds.
  */
-static const char *
-col(struct nsys *n, const char *table, const char *alias, const char *column)
+static void
+ref(struct nsys *n, const char *table, const char *alias, const char *column)
 {
-	static char buf[128];
-	struct strbuf keep = n->sql;
-	int rc;
-
-	/* has_col() builds its own query in n->sql: keep the caller's. */
-	memset(&n->sql, 0, sizeof(n->sql));
-	rc = has_col(n, table, column);
-	sb_free(&n->sql);
-	n->sql = keep;
-	if (rc != 1)
-		return "NULL";
-	snprintf(buf, sizeof(buf), "%s.\"%s\"", alias, column);
-	return buf;
+	if (has_col(n, table, column) == 1)
+		sb_printf(&n->sql, "%s.\"%s\"", alias, column);
+	else
+		sb_puts(&n->sql, "NULL");
 }
 
-/* n->sql prepared; NULL after reporting why. */
+/* The same as a result column named column, after a comma. */
+static void
+sel(struct nsys *n, const char *table, const char *alias, const char *column)
+{
+	sb_puts(&n->sql, ", ");
+	ref(n, table, alias, column);
+	sb_printf(&n->sql, " AS \"%s\"", column);
+}
+
+/* sql prepared; NULL after reporting why. */
 static sqlite3_stmt *
-prepare(struct nsys *n)
+prepare(struct nsys *n, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
 
-	if (sqlite3_prepare_v2(n->db, n->sql.s, -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(n->db, sql, -1, &st, NULL) != SQLITE_OK) {
 		sqlerr(n, "cannot be read");
 		sqlite3_finalize(st);
 		return NULL;
 	}
 	return st;
+}
+
+/* The result column of st that its SELECT names name, or -1. */
+static int
+colidx(sqlite3_stmt *st, const char *name)
+{
+	const char *c;
+	int i, ncol = sqlite3_column_count(st);
+
+	for (i = 0; i < ncol; i++)
+		if ((c = sqlite3_column_name(st, i)) != NULL &&
+		    strcmp(c, name) == 0)
+			return i;
+	return -1;
+}
+
+static void
+find_cols(sqlite3_stmt *st, struct cols *c)
+{
+	int i;
+
+	for (i = 0; i < NRCOLS; i++)
+		c->at[i] = colidx(st, rcolnames[i]);
 }
 
 /* The next row: *row 1, or 0 at the end; -1 after reporting an error. */
@@ -683,7 +785,10 @@ enum_load(struct nsys *n, struct enumtab *e, const char *table,
 {
 	sqlite3_stmt *st;
 	struct label *l;
-	const unsigned char *name, *label;
+	struct cols c;
+	const char *name, *label;
+	size_t len;
+	int64_t id;
 	int row;
 
 	e->v = fixed;
@@ -693,23 +798,24 @@ enum_load(struct nsys *n, struct enumtab *e, const char *table,
 	    has_col(n, table, "name") != 1)
 		return;
 	sb_truncate(&n->sql, 0);
-	sb_printf(&n->sql, "SELECT id, name, %s FROM \"%s\" AS e",
-	    col(n, table, "e", "label"), table);
-	if ((st = prepare(n)) == NULL)
+	sb_puts(&n->sql, "SELECT id AS id, name AS name");
+	sel(n, table, "e", "label");
+	sb_printf(&n->sql, " FROM \"%s\" AS e", table);
+	if ((st = prepare(n, n->sql.s)) == NULL)
 		return;
+	find_cols(st, &c);
 	e->v = NULL;
 	e->n = e->cap = 0;
 	e->fixed = 0;
 	while (step(n, st, &row) == 0 && row) {
-		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
-		    (name = sqlite3_column_text(st, 1)) == NULL)
+		if (column_i64(st, c.at[R_ID], &id) < 0 ||
+		    (name = column_str(st, c.at[R_NAME], &len)) == NULL)
 			continue;
-		label = sqlite3_column_text(st, 2);
+		label = column_str(st, c.at[R_LABEL], &len);
 		l = enum_add(e);
-		l->id = sqlite3_column_int64(st, 0);
-		l->name = xstrdup((const char *)name);
-		l->label = xstrdup(label != NULL ? (const char *)label :
-		    (const char *)name);
+		l->id = id;
+		l->name = xstrdup(name);
+		l->label = xstrdup(label != NULL ? label : name);
 	}
 	sqlite3_finalize(st);
 	enum_index(n, e, table);
@@ -833,7 +939,7 @@ meta(struct nsys *n, const char *name)
 		sb_truncate(&n->sql, 0);
 		sb_printf(&n->sql, "SELECT value FROM \"%s\" WHERE name = ?",
 		    tables[i]);
-		if ((st = prepare(n)) == NULL)
+		if ((st = prepare(n, n->sql.s)) == NULL)
 			return NULL;
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 		if (step(n, st, &row) == 0 && row &&
@@ -871,7 +977,7 @@ find_origin(struct nsys *n)
 		sb_truncate(&n->sql, 0);
 		sb_printf(&n->sql, "SELECT min(start) FROM \"%s\" WHERE"
 		    " typeof(start) = 'integer'", tables[i]);
-		if ((st = prepare(n)) == NULL)
+		if ((st = prepare(n, n->sql.s)) == NULL)
 			return -1;
 		if (step(n, st, &row) < 0) {
 			sqlite3_finalize(st);
@@ -889,73 +995,84 @@ find_origin(struct nsys *n)
 	return 0;
 }
 
+/* Column i as an integer: -1 when it is none (or i is -1). */
 static int
 column_i64(sqlite3_stmt *st, int i, int64_t *v)
 {
-	if (sqlite3_column_type(st, i) != SQLITE_INTEGER)
+	if (i < 0 || sqlite3_column_type(st, i) != SQLITE_INTEGER)
 		return -1;
 	*v = sqlite3_column_int64(st, i);
 	return 0;
 }
 
+/* Column i as text, and its length; NULL for NULL (or i -1). */
+static const char *
+column_str(sqlite3_stmt *st, int i, size_t *len)
+{
+	const char *s;
+
+	*len = 0;
+	if (i < 0 || (s = (const char *)sqlite3_column_text(st, i)) == NULL)
+		return NULL;
+	*len = (size_t)sqlite3_column_bytes(st, i);
+	return s;
+}
+
 /*
- * Columns 1 and 2, start and end (an instant's end is its start):
+ * The start and end (an instant's end is its start):
  * integers, the end not before the start, both within 64-bit nanoseconds
  * of the origin; otherwise the row is skipped (-1) and counted.  0 when
  * usable.
  */
 static int
-row_times(struct nsys *n, sqlite3_stmt *st, struct skips *sk, int64_t *start,
-    int64_t *end, int instant)
+row_times(struct nsys *n, sqlite3_stmt *st, const struct cols *c,
+    struct skips *sk, int64_t *start, int64_t *end, int instant)
 {
 	int64_t d;
 
 	if (instant) {
-		if (column_i64(st, 1, start) < 0) {
-			skip(sk, st, "a start that is not an integer");
+		if (column_i64(st, c->at[R_START], start) < 0) {
+			skip(sk, st, c, "a start that is not an integer");
 			return -1;
 		}
 		*end = *start;
-	} else if (column_i64(st, 1, start) < 0 ||
-	    column_i64(st, 2, end) < 0) {
-		skip(sk, st, "a start or end that is not an integer");
+	} else if (column_i64(st, c->at[R_START], start) < 0 ||
+	    column_i64(st, c->at[R_END], end) < 0) {
+		skip(sk, st, c, "a start or end that is not an integer");
 		return -1;
 	}
 	if (*end < *start) {
-		skip(sk, st, "an end before its start");
+		skip(sk, st, c, "an end before its start");
 		return -1;
 	}
 	if (__builtin_sub_overflow(*end, n->origin, &d) ||
 	    __builtin_sub_overflow(*start, n->origin, &d)) {
-		skip(sk, st, "a time too far from the others for 64-bit"
+		skip(sk, st, c, "a time too far from the others for 64-bit"
 		    " nanoseconds");
 		return -1;
 	}
 	return 0;
 }
 
-/* Column i as a name: NULL, or text of at most MAX_NAME bytes. */
+/* The row's name: NULL, or text of at most MAX_NAME bytes. */
 static int
-row_name(sqlite3_stmt *st, int i, struct skips *sk, const char **s,
-    size_t *len)
+row_name(sqlite3_stmt *st, const struct cols *c, struct skips *sk,
+    const char **s, size_t *len)
 {
-	int bytes;
-
-	*s = (const char *)sqlite3_column_text(st, i);
-	bytes = sqlite3_column_bytes(st, i);
-	*len = *s != NULL ? (size_t)bytes : 0;
+	*s = column_str(st, c->at[R_NAME], len);
 	if (*len > MAX_NAME) {
-		skip(sk, st, "a name longer than 16 MiB");
+		skip(sk, st, c, "a name longer than 16 MiB");
 		return -1;
 	}
 	return 0;
 }
 
 static void
-skip(struct skips *sk, sqlite3_stmt *st, const char *why)
+skip(struct skips *sk, sqlite3_stmt *st, const struct cols *c,
+    const char *why)
 {
 	if (sk->n++ == 0) {
-		sk->first = sqlite3_column_int64(st, 0);
+		sk->first = sqlite3_column_int64(st, c->at[R_ROWID]);
 		sk->why = why;
 	}
 }
@@ -1073,77 +1190,82 @@ gpu_table(struct nsys *n, const char *table, enum cat cat)
 {
 	struct skips sk = { 0, 0, NULL };
 	struct rec r;
+	struct cols c;
 	sqlite3_stmt *st;
 	int row, rc = 0;
 
 	if ((rc = has_table(n, table)) != 1)
 		return rc;
 	sb_truncate(&n->sql, 0);
-	sb_printf(&n->sql, "SELECT t.rowid, %s,", col(n, table, "t", "start"));
-	sb_printf(&n->sql, " %s,", col(n, table, "t", "end"));
-	sb_printf(&n->sql, " %s,", col(n, table, "t", "deviceId"));
-	sb_printf(&n->sql, " %s,", col(n, table, "t", "streamId"));
-	sb_printf(&n->sql, " %s,", col(n, table, "t", "correlationId"));
+	sb_puts(&n->sql, "SELECT t.rowid AS rowid");
+	sel(n, table, "t", "start");
+	sel(n, table, "t", "end");
+	sel(n, table, "t", "deviceId");
+	sel(n, table, "t", "streamId");
+	sel(n, table, "t", "correlationId");
 	switch (cat) {
 	case C_KERNEL:
 		/* Kineto names a kernel by its demangled name. */
 		if (n->strings) {
-			sb_printf(&n->sql, " coalesce(d.value, s.value,"
-			    " m.value), NULL, NULL, NULL");
-			sb_printf(&n->sql, " FROM \"%s\" AS t", table);
-			sb_printf(&n->sql, " LEFT JOIN %s AS d ON d.id ="
-			    " %s", n->strtab, col(n, table, "t", "demangledName"));
-			sb_printf(&n->sql, " LEFT JOIN %s AS s ON s.id ="
-			    " %s", n->strtab, col(n, table, "t", "shortName"));
-			sb_printf(&n->sql, " LEFT JOIN %s AS m ON m.id ="
-			    " %s", n->strtab, col(n, table, "t", "mangledName"));
-		} else
-			sb_printf(&n->sql, " NULL, NULL, NULL, NULL FROM"
-			    " \"%s\" AS t", table);
+			sb_printf(&n->sql, ", coalesce(d.value, s.value,"
+			    " m.value) AS name FROM \"%s\" AS t", table);
+			sb_printf(&n->sql, " LEFT JOIN %s AS d ON d.id = ",
+			    n->strtab);
+			ref(n, table, "t", "demangledName");
+			sb_printf(&n->sql, " LEFT JOIN %s AS s ON s.id = ",
+			    n->strtab);
+			ref(n, table, "t", "shortName");
+			sb_printf(&n->sql, " LEFT JOIN %s AS m ON m.id = ",
+			    n->strtab);
+			ref(n, table, "t", "mangledName");
+			break;
+		}
+		sb_printf(&n->sql, " FROM \"%s\" AS t", table);
 		break;
 	case C_MEMCPY:
-		sb_printf(&n->sql, " %s,", col(n, table, "t", "copyKind"));
-		sb_printf(&n->sql, " %s,", col(n, table, "t", "srcKind"));
-		sb_printf(&n->sql, " %s,", col(n, table, "t", "dstKind"));
-		sb_printf(&n->sql, " %s FROM \"%s\" AS t",
-		    col(n, table, "t", "bytes"), table);
+		sel(n, table, "t", "copyKind");
+		sel(n, table, "t", "srcKind");
+		sel(n, table, "t", "dstKind");
+		sel(n, table, "t", "bytes");
+		sb_printf(&n->sql, " FROM \"%s\" AS t", table);
 		break;
 	case C_MEMSET:
-		sb_printf(&n->sql, " %s, NULL, NULL,", col(n, table, "t",
-		    "memKind"));
-		sb_printf(&n->sql, " %s FROM \"%s\" AS t",
-		    col(n, table, "t", "bytes"), table);
+		sel(n, table, "t", "memKind");
+		sel(n, table, "t", "bytes");
+		sb_printf(&n->sql, " FROM \"%s\" AS t", table);
 		break;
 	default:
-		sb_printf(&n->sql, " %s, NULL, NULL, NULL FROM \"%s\" AS"
-		    " t", col(n, table, "t", "syncType"), table);
+		sel(n, table, "t", "syncType");
+		sb_printf(&n->sql, " FROM \"%s\" AS t", table);
 		break;
 	}
-	if ((st = prepare(n)) == NULL)
+	if ((st = prepare(n, n->sql.s)) == NULL)
 		return -1;
+	find_cols(st, &c);
 	while ((rc = step(n, st, &row)) == 0 && row) {
 		n->events++;
 		memset(&r, 0, sizeof(r));
 		r.cat = cat;
-		if (row_times(n, st, &sk, &r.start, &r.end, 0) < 0)
+		if (row_times(n, st, &c, &sk, &r.start, &r.end, 0) < 0)
 			continue;
-		if (column_i64(st, 3, &r.dev) == 0) {
+		if (column_i64(st, c.at[R_DEV], &r.dev) == 0) {
 			r.pid = r.dev;
 			r.has |= H_PID | H_DEV;
 		}
-		if (column_i64(st, 4, &r.stream) == 0) {
+		if (column_i64(st, c.at[R_STREAM], &r.stream) == 0) {
 			r.tid = r.stream;
 			r.has |= H_TID | H_STREAM;
 		}
-		if (column_i64(st, 5, &r.corr) == 0)
+		if (column_i64(st, c.at[R_CORR], &r.corr) == 0)
 			r.has |= H_CORR;
-		if (column_i64(st, 9, &r.bytes) == 0 && r.bytes >= 0)
+		if (column_i64(st, c.at[R_BYTES], &r.bytes) == 0 &&
+		    r.bytes >= 0)
 			r.has |= H_BYTES;
 		if (cat == C_KERNEL) {
-			if (row_name(st, 6, &sk, &r.name, &r.len) < 0)
+			if (row_name(st, &c, &sk, &r.name, &r.len) < 0)
 				continue;
 		} else {
-			gpu_name(n, cat, st);
+			gpu_name(n, cat, st, &c);
 			r.name = n->name.s;
 			r.len = n->name.len;
 		}
@@ -1160,7 +1282,8 @@ gpu_table(struct nsys *n, const char *table, enum cat cat)
  * names are written as numbers.
  */
 static void
-gpu_name(struct nsys *n, enum cat cat, sqlite3_stmt *st)
+gpu_name(struct nsys *n, enum cat cat, sqlite3_stmt *st,
+    const struct cols *c)
 {
 	const struct label *l;
 	const char *k;
@@ -1168,7 +1291,7 @@ gpu_name(struct nsys *n, enum cat cat, sqlite3_stmt *st)
 
 	sb_truncate(&n->name, 0);
 	if (cat == C_SYNC) {
-		if (column_i64(st, 6, &v) < 0)
+		if (column_i64(st, c->at[R_SYNCTYPE], &v) < 0)
 			sb_puts(&n->name, "Synchronization");
 		else if ((l = enum_find(&n->synctype, v)) != NULL)
 			sb_puts(&n->name, l->label);
@@ -1178,7 +1301,7 @@ gpu_name(struct nsys *n, enum cat cat, sqlite3_stmt *st)
 		return;
 	}
 	sb_puts(&n->name, cat == C_MEMSET ? "Memset" : "Memcpy");
-	if (cat == C_MEMCPY && column_i64(st, 6, &v) == 0) {
+	if (cat == C_MEMCPY && column_i64(st, c->at[R_COPYKIND], &v) == 0) {
 		if ((l = enum_find(&n->copykind, v)) == NULL)
 			sb_printf(&n->name, " kind %" PRId64, v);
 		else if ((k = strrchr(l->name, '_')) != NULL &&
@@ -1187,15 +1310,15 @@ gpu_name(struct nsys *n, enum cat cat, sqlite3_stmt *st)
 		else
 			sb_printf(&n->name, " %s", l->label);
 	}
-	if (cat == C_MEMSET && column_i64(st, 6, &v) == 0) {
+	if (cat == C_MEMSET && column_i64(st, c->at[R_MEMKIND], &v) == 0) {
 		l = enum_find(&n->memkind, v);
 		if (l != NULL)
 			sb_printf(&n->name, " (%s)", l->label);
 		else
 			sb_printf(&n->name, " (memory kind %" PRId64 ")", v);
 	}
-	if (cat == C_MEMCPY && column_i64(st, 7, &src) == 0 &&
-	    column_i64(st, 8, &dst) == 0) {
+	if (cat == C_MEMCPY && column_i64(st, c->at[R_SRCKIND], &src) == 0 &&
+	    column_i64(st, c->at[R_DSTKIND], &dst) == 0) {
 		sb_puts(&n->name, " (");
 		if ((l = enum_find(&n->memkind, src)) != NULL)
 			sb_puts(&n->name, l->label);
@@ -1219,6 +1342,7 @@ api_table(struct nsys *n, const char *table, enum cat cat)
 {
 	struct skips sk = { 0, 0, NULL };
 	struct rec r;
+	struct cols c;
 	sqlite3_stmt *st;
 	const char *v;
 	int64_t gtid;
@@ -1228,32 +1352,34 @@ api_table(struct nsys *n, const char *table, enum cat cat)
 	if ((rc = has_table(n, table)) != 1)
 		return rc;
 	sb_truncate(&n->sql, 0);
-	sb_printf(&n->sql, "SELECT t.rowid, %s,", col(n, table, "t", "start"));
-	sb_printf(&n->sql, " %s,", col(n, table, "t", "end"));
-	sb_printf(&n->sql, " %s,", col(n, table, "t", "globalTid"));
-	sb_printf(&n->sql, " %s,", col(n, table, "t", "correlationId"));
-	if (n->strings)
-		sb_printf(&n->sql, " s.value FROM \"%s\" AS t LEFT JOIN"
-		    " %s AS s ON s.id = %s", table, n->strtab,
-		    col(n, table, "t", "nameId"));
-	else
-		sb_printf(&n->sql, " NULL FROM \"%s\" AS t", table);
-	if ((st = prepare(n)) == NULL)
+	sb_puts(&n->sql, "SELECT t.rowid AS rowid");
+	sel(n, table, "t", "start");
+	sel(n, table, "t", "end");
+	sel(n, table, "t", "globalTid");
+	sel(n, table, "t", "correlationId");
+	if (n->strings) {
+		sb_printf(&n->sql, ", s.value AS name FROM \"%s\" AS t LEFT"
+		    " JOIN %s AS s ON s.id = ", table, n->strtab);
+		ref(n, table, "t", "nameId");
+	} else
+		sb_printf(&n->sql, " FROM \"%s\" AS t", table);
+	if ((st = prepare(n, n->sql.s)) == NULL)
 		return -1;
+	find_cols(st, &c);
 	while ((rc = step(n, st, &row)) == 0 && row) {
 		n->events++;
 		memset(&r, 0, sizeof(r));
 		r.cat = cat;
-		if (row_times(n, st, &sk, &r.start, &r.end, 0) < 0 ||
-		    row_name(st, 5, &sk, &r.name, &r.len) < 0)
+		if (row_times(n, st, &c, &sk, &r.start, &r.end, 0) < 0 ||
+		    row_name(st, &c, &sk, &r.name, &r.len) < 0)
 			continue;
-		if (column_i64(st, 3, &gtid) == 0) {
+		if (column_i64(st, c.at[R_GTID], &gtid) == 0) {
 			r.pid = GT_PID(gtid);
 			r.tid = GT_TID(gtid);
 			r.has |= H_PID | H_TID;
 			see_thread(n, gtid);
 		}
-		if (column_i64(st, 4, &r.corr) == 0)
+		if (column_i64(st, c.at[R_CORR], &r.corr) == 0)
 			r.has |= H_CORR;
 		/* "_v" and digits at the end: the API's version. */
 		v = r.name;
@@ -1291,27 +1417,30 @@ nvtx_kind(struct nsys *n, int64_t type)
 
 /*
  * The query of NVTX_EVENTS into n->sql: rowid, start, end, eventType,
- * globalTid, domainId, and the text (its own column, else the string its
- * textId names).
+ * globalTid, domainId, and the text as the name (its own column, else
+ * the string its textId names).
  */
 static void
 nvtx_text(struct nsys *n)
 {
 	sb_truncate(&n->sql, 0);
-	sb_printf(&n->sql, "SELECT n.rowid, %s,",
-	    col(n, "NVTX_EVENTS", "n", "start"));
-	sb_printf(&n->sql, " %s,", col(n, "NVTX_EVENTS", "n", "end"));
-	sb_printf(&n->sql, " %s,", col(n, "NVTX_EVENTS", "n", "eventType"));
-	sb_printf(&n->sql, " %s,", col(n, "NVTX_EVENTS", "n", "globalTid"));
-	sb_printf(&n->sql, " %s,", col(n, "NVTX_EVENTS", "n", "domainId"));
+	sb_puts(&n->sql, "SELECT n.rowid AS rowid");
+	sel(n, "NVTX_EVENTS", "n", "start");
+	sel(n, "NVTX_EVENTS", "n", "end");
+	sel(n, "NVTX_EVENTS", "n", "eventType");
+	sel(n, "NVTX_EVENTS", "n", "globalTid");
+	sel(n, "NVTX_EVENTS", "n", "domainId");
 	if (n->strings) {
-		sb_printf(&n->sql, " coalesce(%s, s.value) FROM NVTX_EVENTS AS"
-		    " n", col(n, "NVTX_EVENTS", "n", "text"));
-		sb_printf(&n->sql, " LEFT JOIN %s AS s ON s.id = %s",
-		    n->strtab, col(n, "NVTX_EVENTS", "n", "textId"));
-	} else
-		sb_printf(&n->sql, " %s FROM NVTX_EVENTS AS n",
-		    col(n, "NVTX_EVENTS", "n", "text"));
+		sb_puts(&n->sql, ", coalesce(");
+		ref(n, "NVTX_EVENTS", "n", "text");
+		sb_printf(&n->sql, ", s.value) AS name FROM NVTX_EVENTS AS n"
+		    " LEFT JOIN %s AS s ON s.id = ", n->strtab);
+		ref(n, "NVTX_EVENTS", "n", "textId");
+	} else {
+		sb_puts(&n->sql, ", ");
+		ref(n, "NVTX_EVENTS", "n", "text");
+		sb_puts(&n->sql, " AS name FROM NVTX_EVENTS AS n");
+	}
 }
 
 /* The first lit in the len bytes at s, or NULL. */
@@ -1421,6 +1550,7 @@ nvtx_scan(struct nsys *n)
 	struct label *l;
 	struct strent *e;
 	struct span *c;
+	struct cols q;
 	sqlite3_stmt *st;
 	const char *s;
 	int64_t type, tid, start, end, num;
@@ -1431,17 +1561,18 @@ nvtx_scan(struct nsys *n)
 	if ((rc = has_table(n, "NVTX_EVENTS")) != 1)
 		return rc;
 	nvtx_text(n);
-	if ((st = prepare(n)) == NULL)
+	if ((st = prepare(n, n->sql.s)) == NULL)
 		return -1;
+	find_cols(st, &q);
 	while ((rc = step(n, st, &row)) == 0 && row) {
-		if (column_i64(st, 3, &type) < 0 ||
-		    (s = (const char *)sqlite3_column_text(st, 6)) == NULL)
+		if (column_i64(st, q.at[R_TYPE], &type) < 0 ||
+		    (s = column_str(st, q.at[R_NAME], &len)) == NULL)
 			continue;
-		len = (size_t)sqlite3_column_bytes(st, 6);
 		kind = nvtx_kind(n, type);
 		if (kind == NV_DOMAIN) {
 			/* The first creation of each id names it. */
-			if (column_i64(st, 5, &num) < 0 || len > 4096 ||
+			if (column_i64(st, q.at[R_DOMAIN], &num) < 0 ||
+			    len > 4096 ||
 			    (e = strmap_put(&n->domain_ids, (const char *)&num,
 			    sizeof(num)))->n++ > 0)
 				continue;
@@ -1451,9 +1582,10 @@ nvtx_scan(struct nsys *n)
 			l->label = xstrdup(s);
 			continue;
 		}
-		if (kind != NV_RANGE || column_i64(st, 1, &start) < 0 ||
-		    column_i64(st, 2, &end) < 0 || end < start ||
-		    column_i64(st, 4, &tid) < 0)
+		if (kind != NV_RANGE ||
+		    column_i64(st, q.at[R_START], &start) < 0 ||
+		    column_i64(st, q.at[R_END], &end) < 0 || end < start ||
+		    column_i64(st, q.at[R_GTID], &tid) < 0)
 			continue;
 		if (strlen(n->capture) == len &&
 		    memcmp(s, n->capture, len) == 0)
@@ -1495,6 +1627,7 @@ nvtx_table(struct nsys *n)
 	const struct span *c;
 	enum nvtx kind;
 	struct rec r;
+	struct cols q;
 	sqlite3_stmt *st;
 	const char *p;
 	int64_t type, gtid, dom, num;
@@ -1504,10 +1637,11 @@ nvtx_table(struct nsys *n)
 	if ((rc = has_table(n, "NVTX_EVENTS")) != 1)
 		return rc;
 	nvtx_text(n);
-	if ((st = prepare(n)) == NULL)
+	if ((st = prepare(n, n->sql.s)) == NULL)
 		return -1;
+	find_cols(st, &q);
 	while ((rc = step(n, st, &row)) == 0 && row) {
-		if (column_i64(st, 3, &type) < 0 ||
+		if (column_i64(st, q.at[R_TYPE], &type) < 0 ||
 		    ((kind = nvtx_kind(n, type)) != NV_RANGE &&
 		    kind != NV_MARK))
 			continue;
@@ -1515,23 +1649,23 @@ nvtx_table(struct nsys *n)
 		memset(&r, 0, sizeof(r));
 		r.cat = C_ANN;
 		gtid = -1;
-		if (kind == NV_RANGE && sqlite3_column_type(st, 2) ==
-		    SQLITE_NULL && sqlite3_column_type(st, 1) ==
+		if (kind == NV_RANGE && sqlite3_column_type(st, q.at[R_END]) ==
+		    SQLITE_NULL && sqlite3_column_type(st, q.at[R_START]) ==
 		    SQLITE_INTEGER) {
 			n->unended++;
 			continue;
 		}
-		if (row_times(n, st, &sk, &r.start, &r.end,
+		if (row_times(n, st, &q, &sk, &r.start, &r.end,
 		    kind == NV_MARK) < 0 ||
-		    row_name(st, 6, &sk, &r.name, &r.len) < 0)
+		    row_name(st, &q, &sk, &r.name, &r.len) < 0)
 			continue;
-		if (column_i64(st, 4, &gtid) == 0) {
+		if (column_i64(st, q.at[R_GTID], &gtid) == 0) {
 			r.pid = GT_PID(gtid);
 			r.tid = GT_TID(gtid);
 			r.has |= H_PID | H_TID;
 			see_thread(n, gtid);
 		}
-		if (column_i64(st, 5, &dom) == 0 && dom != 0 &&
+		if (column_i64(st, q.at[R_DOMAIN], &dom) == 0 && dom != 0 &&
 		    (dl = enum_find(&n->domains, dom)) != NULL)
 			r.domain = dl->name;
 		if (kind == NV_MARK) {
@@ -1577,6 +1711,7 @@ static int
 put_processes(struct nsys *n)
 {
 	struct strent *e;
+	struct cols c;
 	sqlite3_stmt *st;
 	const char *s, *base;
 	size_t len;
@@ -1586,18 +1721,19 @@ put_processes(struct nsys *n)
 	if ((rc = has_table(n, "PROCESSES")) != 1)
 		return rc;
 	sb_truncate(&n->sql, 0);
-	sb_printf(&n->sql, "SELECT p.rowid, %s,", col(n, "PROCESSES", "p",
-	    "pid"));
-	sb_printf(&n->sql, " %s FROM PROCESSES AS p",
-	    col(n, "PROCESSES", "p", "name"));
-	if ((st = prepare(n)) == NULL)
+	sb_puts(&n->sql, "SELECT p.rowid AS rowid");
+	sel(n, "PROCESSES", "p", "pid");
+	sel(n, "PROCESSES", "p", "name");
+	sb_puts(&n->sql, " FROM PROCESSES AS p");
+	if ((st = prepare(n, n->sql.s)) == NULL)
 		return -1;
+	find_cols(st, &c);
 	while ((rc = step(n, st, &row)) == 0 && row) {
-		if (column_i64(st, 1, &pid) < 0 ||
+		if (column_i64(st, c.at[R_PID], &pid) < 0 ||
 		    (e = strmap_get(&n->pids, (const char *)&pid,
 		    sizeof(pid))) == NULL || e->n++ > 0 ||
-		    (s = (const char *)sqlite3_column_text(st, 2)) == NULL ||
-		    (len = (size_t)sqlite3_column_bytes(st, 2)) > MAX_NAME)
+		    (s = column_str(st, c.at[R_NAME], &len)) == NULL ||
+		    len > MAX_NAME)
 			continue;
 		/* The program, not the path to it: a path names its user. */
 		for (base = s + len; base > s && base[-1] != '/'; base--)
@@ -1620,6 +1756,7 @@ static int
 put_threads(struct nsys *n)
 {
 	struct strent *e;
+	struct cols c;
 	sqlite3_stmt *st;
 	const char *s;
 	size_t len;
@@ -1629,20 +1766,22 @@ put_threads(struct nsys *n)
 	if ((rc = has_table(n, "ThreadNames")) != 1 || !n->strings)
 		return rc < 0 ? -1 : 0;
 	sb_truncate(&n->sql, 0);
-	sb_printf(&n->sql, "SELECT t.rowid, %s, s.value FROM ThreadNames AS t",
-	    col(n, "ThreadNames", "t", "globalTid"));
-	sb_printf(&n->sql, " LEFT JOIN %s AS s ON s.id = %s", n->strtab,
-	    col(n, "ThreadNames", "t", "nameId"));
-	if ((st = prepare(n)) == NULL)
+	sb_puts(&n->sql, "SELECT t.rowid AS rowid");
+	sel(n, "ThreadNames", "t", "globalTid");
+	sb_printf(&n->sql, ", s.value AS name FROM ThreadNames AS t LEFT JOIN"
+	    " %s AS s ON s.id = ", n->strtab);
+	ref(n, "ThreadNames", "t", "nameId");
+	if ((st = prepare(n, n->sql.s)) == NULL)
 		return -1;
+	find_cols(st, &c);
 	while ((rc = step(n, st, &row)) == 0 && row) {
-		if (column_i64(st, 1, &gtid) < 0)
+		if (column_i64(st, c.at[R_GTID], &gtid) < 0)
 			continue;
 		key = GT_PID(gtid) << 24 | GT_TID(gtid);
 		if ((e = strmap_get(&n->threads, (const char *)&key,
 		    sizeof(key))) == NULL || e->n++ > 0 ||
-		    (s = (const char *)sqlite3_column_text(st, 2)) == NULL ||
-		    (len = (size_t)sqlite3_column_bytes(st, 2)) > MAX_NAME)
+		    (s = column_str(st, c.at[R_NAME], &len)) == NULL ||
+		    len > MAX_NAME)
 			continue;
 		jw_record(n->w, "thread");
 		jw_key(n->w, "pid");
@@ -1688,6 +1827,7 @@ put_gpus(struct nsys *n)
 	const struct colkey *map = gpu;
 	size_t nmap = NELEM(gpu), i;
 	sqlite3_stmt *st;
+	int at[NELEM(gpu)];
 	int row, rc, rows = 0;
 
 	if ((rc = has_table(n, table)) < 0)
@@ -1705,19 +1845,24 @@ put_gpus(struct nsys *n)
 	/*
 	 * A device is known by its CUDA ordinal (cuDevice), which the kernels'
 	 * deviceId is, not by nsys's own GPU id: they differ on a machine of
-	 * several GPUs.
+	 * several GPUs.  It is read as the map's first column.
 	 */
 	sb_truncate(&n->sql, 0);
-	sb_puts(&n->sql, "SELECT 0");
-	for (i = 0; i < nmap; i++)
-		sb_printf(&n->sql, ", %s", col(n, table, "g", i == 0 ? idcol :
-		    map[i].col));
+	sb_puts(&n->sql, "SELECT ");
+	for (i = 0; i < nmap; i++) {
+		if (i > 0)
+			sb_puts(&n->sql, ", ");
+		ref(n, table, "g", i == 0 ? idcol : map[i].col);
+		sb_printf(&n->sql, " AS \"%s\"", map[i].col);
+	}
 	sb_printf(&n->sql, " FROM \"%s\" AS g GROUP BY g.\"%s\" ORDER BY"
 	    " g.\"%s\"", table, idcol, idcol);
-	if ((st = prepare(n)) == NULL)
+	if ((st = prepare(n, n->sql.s)) == NULL)
 		return -1;
+	for (i = 0; i < nmap; i++)
+		at[i] = colidx(st, map[i].col);
 	while ((rc = step(n, st, &row)) == 0 && row) {
-		if (sqlite3_column_type(st, 1) != SQLITE_INTEGER)
+		if (sqlite3_column_type(st, at[0]) != SQLITE_INTEGER)
 			continue;
 		if (rows++ == 0) {
 			jw_key(n->w, "device_properties");
@@ -1725,24 +1870,23 @@ put_gpus(struct nsys *n)
 		}
 		jw_begin_object(n->w);
 		for (i = 0; i < nmap; i++) {
-			switch (sqlite3_column_type(st, (int)i + 1)) {
+			switch (sqlite3_column_type(st, at[i])) {
 			case SQLITE_INTEGER:
 				if (map[i].key == gpu[1].key)	/* text */
 					break;
 				jw_ckey(n->w, map[i].key);
-				jw_int(n->w, sqlite3_column_int64(st,
-				    (int)i + 1));
+				jw_int(n->w, sqlite3_column_int64(st, at[i]));
 				break;
 			case SQLITE_FLOAT:
 				if (map[i].key == gpu[1].key)
 					break;
 				jw_ckey(n->w, map[i].key);
 				jw_double(n->w, sqlite3_column_double(st,
-				    (int)i + 1));
+				    at[i]));
 				break;
 			case SQLITE_TEXT:
 				s = (const char *)sqlite3_column_text(st,
-				    (int)i + 1);
+				    at[i]);
 				if (strlen(s) > 256)
 					break;
 				jw_ckey(n->w, map[i].key);
