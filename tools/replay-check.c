@@ -679,7 +679,7 @@ put_stats(struct jw *w, const struct opgroup *g, const struct opkernel *k)
 	jw_key(w, "launches");
 	jw_uint(w, k->n);
 	jw_key(w, "per_call");
-	jw_double(w, round((double)k->n / (double)g->calls * 1000) / 1000);
+	jw_ratio3(w, k->n, g->calls);
 	jw_key(w, "median_us");
 	jw_us(w, opcalls_median(k->dur, k->n));
 	jw_key(w, "min_us");
