@@ -37,7 +37,6 @@ outdir_init(struct outdir *o, const char *dir, char *const inputs[],
 {
 	struct stat st;
 	size_t i, dirlen;
-	mode_t mask;
 
 	memset(o, 0, sizeof(*o));
 	for (i = 0; i < n; i++)
@@ -59,9 +58,7 @@ outdir_init(struct outdir *o, const char *dir, char *const inputs[],
 		o->path[i] = output_path(dir, dirlen, inputs[i], suffix);
 	refuse_collisions(o, inputs);
 	refuse_replacing(o, inputs);
-	mask = umask(0);
-	umask(mask);
-	o->mode = 0666 & ~mask;
+	o->mode = publish_mode();
 }
 
 /* dir (its first dirlen bytes), '/', the input's stem and suffix. */
