@@ -39,8 +39,9 @@ char *publish_stage(const char *path, const char *buf, size_t len,
     mode_t mode);
 
 /*
- * Renames tmp, from publish_stage(), onto path.  Returns 0, or -1 after a
- * message, with tmp removed; the caller still frees the name.
+ * Renames tmp, a whole file beside path (publish_stage()'s, or one a
+ * caller made and had written elsewhere), onto path.  Returns 0, or -1
+ * after a message, with tmp removed; the caller still frees the name.
  */
 int publish_commit(const char *tmp, const char *path);
 
