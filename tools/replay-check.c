@@ -757,10 +757,12 @@ put_json(const struct check *c)
 		jw_key(w, "replay");
 		put_stats(w, c->s[1].g, c->k[i].k[1]);
 		jw_key(w, "ratio");
-		jw_double(w, c->k[i].k[0] != NULL && c->k[i].k[1] != NULL ?
-		    round((double)opcalls_median(c->k[i].k[1]->dur,
-		    c->k[i].k[1]->n) / (double)opcalls_median(c->k[i].k[0]->dur,
-		    c->k[i].k[0]->n) * 1000) / 1000 : NAN);
+		if (c->k[i].k[0] != NULL && c->k[i].k[1] != NULL)
+			jw_ratio3(w, opcalls_median(c->k[i].k[1]->dur,
+			    c->k[i].k[1]->n), opcalls_median(c->k[i].k[0]->dur,
+			    c->k[i].k[0]->n));
+		else
+			jw_null(w);
 		jw_end_object(w);
 	}
 	jw_end_array(w);
