@@ -40,6 +40,7 @@
 #include "io/gzin.h"
 #include "io/inputrec.h"
 #include "io/ndjson.h"
+#include "io/publish.h"
 #include "io/pyyaml.h"
 #include "io/runnames.h"
 #include "memory/memsnap.h"
@@ -1696,12 +1697,10 @@ output_publish(struct output *o, int status)
 	o->fd = -1;
 	if (o->tmp[0] == '\0')
 		return status;
-	if (status == 0 && rename(o->tmp, o->path) != 0) {
-		warnmsg("%s:", o->path);
-		status = 1;
-	}
 	if (status != 0)
 		unlink(o->tmp);
+	else if (publish_commit(o->tmp, o->path) != 0)
+		status = 1;
 	o->tmp[0] = '\0';
 	return status;
 }

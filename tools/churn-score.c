@@ -198,8 +198,6 @@ static void	tl_point(struct dev *, const struct mtrace *, const char *);
 static int64_t	tl_time(const struct mtrace *);
 static void	put_timeline(struct jw *, struct msnap *, const struct dev *);
 static void	put_growth(struct jw *, struct msnap *, const struct dev *);
-static void	put_or_null(struct jw *, const char *, int, int64_t);
-static void	put_ratio(struct jw *, const char *, double, double);
 
 static const struct optdoc options[] = {
 	OPTDOC_HELP,
@@ -1053,26 +1051,6 @@ live_free(struct livemap *m)
 }
 
 static void
-put_or_null(struct jw *w, const char *key, int known, int64_t v)
-{
-	jw_ckey(w, key);
-	if (known)
-		jw_int(w, v);
-	else
-		jw_null(w);
-}
-
-static void
-put_ratio(struct jw *w, const char *key, double n, double d)
-{
-	jw_ckey(w, key);
-	if (d > 0)
-		jw_double(w, n / d);
-	else
-		jw_null(w);
-}
-
-static void
 put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 {
 	static const char *const partial[] = {
@@ -1108,7 +1086,8 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 		jw_uint(w, d->actions[i]);
 	}
 	jw_end_object(w);
-	put_or_null(w, "start_time_us", d->has_time, d->t_first);
+	jw_key(w, "start_time_us");
+	jw_int_or_null(w, d->has_time, d->t_first);
 	jw_key(w, "window_s");
 	if (d->has_time)
 		jw_double(w, window);
@@ -1126,12 +1105,14 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 	jw_int(w, d->seg_bytes[2]);
 	jw_key(w, "bytes_unmapped");
 	jw_int(w, d->seg_bytes[3]);
-	put_ratio(w, "allocs_per_s", (double)allocs, window);
+	jw_key(w, "allocs_per_s");
+	jw_ratio(w, (double)allocs, window);
 	jw_key(w, "device_calls");
 	jw_uint(w, segev);
-	put_ratio(w, "device_calls_per_1000_allocs", 1000.0 * (double)segev,
-	    (double)allocs);
-	put_ratio(w, "device_calls_per_s", (double)segev, window);
+	jw_key(w, "device_calls_per_1000_allocs");
+	jw_ratio(w, 1000.0 * (double)segev, (double)allocs);
+	jw_key(w, "device_calls_per_s");
+	jw_ratio(w, (double)segev, window);
 
 	jw_key(w, "peak");
 	jw_int(w, at_start + d->max_delta);
@@ -1139,9 +1120,10 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 	jw_bool(w, !complete);
 	jw_key(w, "peak_in_window");
 	jw_int(w, d->max_delta);
-	put_or_null(w, "peak_seq", d->has_peak, (int64_t)d->peak_seq);
-	put_or_null(w, "peak_time_us", d->has_peak && d->peak_has_time,
-	    d->peak_time);
+	jw_key(w, "peak_seq");
+	jw_int_or_null(w, d->has_peak, (int64_t)d->peak_seq);
+	jw_key(w, "peak_time_us");
+	jw_int_or_null(w, d->has_peak && d->peak_has_time, d->peak_time);
 	jw_key(w, "live_at_start");
 	jw_int(w, at_start);
 	jw_key(w, "static_bytes");
@@ -1177,8 +1159,8 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 	jw_end_array(w);
 	jw_key(w, "short_lived");
 	jw_uint(w, d->short_lived);
-	put_ratio(w, "short_lived_share", (double)d->short_lived,
-	    (double)allocs);
+	jw_key(w, "short_lived_share");
+	jw_ratio(w, (double)d->short_lived, (double)allocs);
 	jw_key(w, "size_histogram");
 	jw_begin_array(w);
 	for (i = 0; i < NCLASS; i++) {
@@ -1209,11 +1191,12 @@ put_dev(struct jw *w, struct msnap *ms, const struct dev *d)
 		jw_begin_object(w);
 		jw_key(w, "seq");
 		jw_uint(w, o->seq);
-		put_or_null(w, "time_us", o->has_time, o->time_us);
+		jw_key(w, "time_us");
+		jw_int_or_null(w, o->has_time, o->time_us);
 		jw_key(w, "size");
 		jw_int(w, o->size);
-		put_or_null(w, "device_free", o->device_free >= 0,
-		    o->device_free);
+		jw_key(w, "device_free");
+		jw_int_or_null(w, o->device_free >= 0, o->device_free);
 		jw_end_object(w);
 	}
 	jw_end_array(w);

@@ -114,8 +114,6 @@ static void	put_summary(struct jw *, struct msnap *, const struct devsum *,
 static void	put_stat(struct jw *, struct msnap *, const struct devsum *,
 		    size_t, const char *, const char *);
 static void	put_blocks(struct jw *, const uint64_t *);
-static void	put_or_null(struct jw *, const char *, int, int64_t);
-static void	put_ratio(struct jw *, const char *, int64_t, int64_t);
 
 static const struct optdoc options[] = {
 	OPTDOC_HELP,
@@ -547,27 +545,6 @@ put_blocks(struct jw *w, const uint64_t *n)
 }
 
 static void
-put_or_null(struct jw *w, const char *key, int known, int64_t v)
-{
-	jw_ckey(w, key);
-	if (known)
-		jw_int(w, v);
-	else
-		jw_null(w);
-}
-
-/* n / d, or null when d is 0. */
-static void
-put_ratio(struct jw *w, const char *key, int64_t n, int64_t d)
-{
-	jw_ckey(w, key);
-	if (d > 0)
-		jw_double(w, (double)n / (double)d);
-	else
-		jw_null(w);
-}
-
-static void
 put_segment(struct jw *w, const struct segrec *r)
 {
 	int i;
@@ -583,7 +560,8 @@ put_segment(struct jw *w, const struct segrec *r)
 	jw_int(w, r->allocated);
 	jw_key(w, "active");
 	jw_int(w, r->active);
-	put_or_null(w, "requested", r->requested >= 0, r->requested);
+	jw_key(w, "requested");
+	jw_int_or_null(w, r->requested >= 0, r->requested);
 	jw_key(w, "stream");
 	jw_int(w, r->stream);
 	jw_key(w, "pool");
@@ -639,7 +617,8 @@ put_stat(struct jw *w, struct msnap *ms, const struct devsum *dev, size_t n,
 		else
 			sum += v;
 	}
-	put_or_null(w, as, known, sum);
+	jw_ckey(w, as);
+	jw_int_or_null(w, known, sum);
 }
 
 /* The summary of d: one device when devs is d, else all ndev devices. */
@@ -691,20 +670,24 @@ put_summary(struct jw *w, struct msnap *ms, const struct devsum *d,
 	jw_int(w, d->allocated);
 	jw_key(w, "active");
 	jw_int(w, d->active);
-	put_or_null(w, "requested", d->requested_known, d->requested);
+	jw_key(w, "requested");
+	jw_int_or_null(w, d->requested_known, d->requested);
 	jw_key(w, "pending_free");
 	jw_int(w, d->active - d->allocated);
 	jw_key(w, "inactive");
 	jw_int(w, d->inactive);
-	put_or_null(w, "internal_waste", d->requested_known,
-	    d->allocated - d->requested);
-	put_ratio(w, "fragmentation", d->inactive, d->reserved);
+	jw_key(w, "internal_waste");
+	jw_int_or_null(w, d->requested_known, d->allocated - d->requested);
+	jw_key(w, "fragmentation");
+	jw_ratio(w, d->inactive, d->reserved);
 	jw_key(w, "inactive_split_bytes");
 	jw_int(w, d->inactive_split);
 	jw_key(w, "free_segment_bytes");
 	jw_int(w, d->free_segments);
-	put_ratio(w, "split_fragmentation", d->inactive_split, d->reserved);
-	put_ratio(w, "releasable_share", d->free_segments, d->reserved);
+	jw_key(w, "split_fragmentation");
+	jw_ratio(w, d->inactive_split, d->reserved);
+	jw_key(w, "releasable_share");
+	jw_ratio(w, d->free_segments, d->reserved);
 	/*
 	 * The verdict is on split free space only: whole free segments are
 	 * a cache that empty_cache() can release, not fragmentation.
@@ -725,8 +708,10 @@ put_summary(struct jw *w, struct msnap *ms, const struct devsum *d,
 	else
 		jw_null(w);
 	put_blocks(w, d->blocks);
-	put_or_null(w, "trace_entries", d->has_trace, (int64_t)d->entries);
-	put_or_null(w, "oom_events", d->has_trace, (int64_t)d->ooms);
+	jw_key(w, "trace_entries");
+	jw_int_or_null(w, d->has_trace, (int64_t)d->entries);
+	jw_key(w, "oom_events");
+	jw_int_or_null(w, d->has_trace, (int64_t)d->ooms);
 	put_stat(w, ms, devs, ndev, "num_alloc_retries",
 	    "num_alloc_retries");
 	put_stat(w, ms, devs, ndev, "num_ooms", "num_ooms");

@@ -678,7 +678,7 @@ put_stats(struct jw *w, const struct opgroup *g, const struct opkernel *k)
 	jw_key(w, "launches");
 	jw_uint(w, k->n);
 	jw_key(w, "per_call");
-	jw_double(w, round((double)k->n / (double)g->calls * 1000) / 1000);
+	jw_ratio3(w, k->n, g->calls);
 	jw_key(w, "median_us");
 	jw_us(w, opcalls_median(k->dur, k->n));
 	jw_key(w, "min_us");
@@ -756,10 +756,12 @@ put_json(const struct check *c)
 		jw_key(w, "replay");
 		put_stats(w, c->s[1].g, c->k[i].k[1]);
 		jw_key(w, "ratio");
-		jw_double(w, c->k[i].k[0] != NULL && c->k[i].k[1] != NULL ?
-		    round((double)opcalls_median(c->k[i].k[1]->dur,
-		    c->k[i].k[1]->n) / (double)opcalls_median(c->k[i].k[0]->dur,
-		    c->k[i].k[0]->n) * 1000) / 1000 : NAN);
+		if (c->k[i].k[0] != NULL && c->k[i].k[1] != NULL)
+			jw_ratio3(w, opcalls_median(c->k[i].k[1]->dur,
+			    c->k[i].k[1]->n), opcalls_median(c->k[i].k[0]->dur,
+			    c->k[i].k[0]->n));
+		else
+			jw_null(w);
 		jw_end_object(w);
 	}
 	jw_end_array(w);

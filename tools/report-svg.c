@@ -6,17 +6,13 @@
  * to at most MAX_DRAW points (minimum and maximum per bucket, so that
  * peaks survive), bars and panels are capped, and names are cut short.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/err.h"
 #include "base/operands.h"
@@ -26,6 +22,7 @@
 #include "base/xalloc.h"
 #include "io/json.h"
 #include "io/ndjson.h"
+#include "io/publish.h"
 #include "io/xmltext.h"
 
 #define MAX_DRAW	2000	/* points drawn per chart, all panels */
@@ -856,62 +853,24 @@ charts_free(struct charts *c)
 }
 
 /*
- * Writes the chart to dir/name.svg through a temporary file and rename(2),
- * so that a reader never sees half a chart, and says so on stdout.
+ * Writes the chart to dir/name.svg, published whole so that a reader never
+ * sees half a chart, and says so on stdout.  The chart waits for a stop
+ * signal until it is whole: whoever ran this (analyze-profile after
+ * SIGINT) cleans up only the charts' own names.
  */
 static void
 emit(struct jw *w, struct svg *g, const char *name, const char *title,
     const char *section)
 {
-	char path[4096], tmp[4096];
-	sigset_t stop, old;
-	FILE *fp;
-	int fd, n;
+	char path[4096];
+	int n;
 
 	sb_puts(&g->b, "</svg>\n");
 	n = snprintf(path, sizeof(path), "%s/%s.svg", oflag, name);
-	if (n < 0 || (size_t)n >= sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s/.%s.svg.XXXXXX", oflag, name) >=
-	    (int)sizeof(tmp))
+	if (n < 0 || (size_t)n >= sizeof(path))
 		die("%s: directory name is too long", oflag);
-	/*
-	 * A stop signal between mkstemp() and rename() would leave the
-	 * temporary file behind, where whoever ran this (analyze-profile
-	 * after SIGINT) cleans up only the charts' own names: it waits
-	 * until the chart is whole.
-	 */
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGHUP);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stop, &old);
-	if ((fd = mkstemp(tmp)) == -1)
-		die("%s:", path);
-	if ((fp = fdopen(fd, "w")) == NULL) {
-		unlink(tmp);
-		die("%s:", tmp);
-	}
-	if (fwrite(g->b.s, 1, g->b.len, fp) != g->b.len || fflush(fp) != 0 ||
-	    ferror(fp)) {
-		n = errno;
-		fclose(fp);
-		unlink(tmp);
-		errno = n;
-		die("%s:", tmp);
-	}
-	if (fchmod(fd, 0644) != 0 || fclose(fp) != 0) {
-		n = errno;
-		unlink(tmp);
-		errno = n;
-		die("%s:", tmp);
-	}
-	if (rename(tmp, path) != 0) {
-		n = errno;
-		unlink(tmp);
-		errno = n;
-		die("%s:", path);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (publish_file(path, g->b.s, g->b.len, 0644) != 0)
+		exit(1);
 	sb_free(&g->b);
 	jw_record(w, "chart");
 	jw_key(w, "chart");

@@ -506,6 +506,15 @@ jw_int(struct jw *w, int64_t v)
 }
 
 void
+jw_int_or_null(struct jw *w, int known, int64_t v)
+{
+	if (known)
+		jw_int(w, v);
+	else
+		jw_null(w);
+}
+
+void
 jw_uint(struct jw *w, uint64_t v)
 {
 	char b[24], *p;
@@ -532,6 +541,24 @@ jw_double(struct jw *w, double d)
 			break;
 	}
 	put_number(w, b, (size_t)n);
+}
+
+void
+jw_ratio(struct jw *w, double n, double d)
+{
+	if (d > 0)
+		jw_double(w, n / d);
+	else
+		jw_null(w);
+}
+
+void
+jw_ratio3(struct jw *w, double n, double d)
+{
+	if (d > 0)
+		jw_double(w, round(n / d * 1000) / 1000);
+	else
+		jw_null(w);
 }
 
 void

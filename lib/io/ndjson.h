@@ -135,9 +135,21 @@ void jw_string_valid(struct jw *, const char *, size_t);
 /* s, or null when s is NULL. */
 void jw_cstring_or_null(struct jw *, const char *);
 void jw_int(struct jw *, int64_t);
+/* v, or null when known is 0: a count or time the input may not give. */
+void jw_int_or_null(struct jw *, int known, int64_t v);
 void jw_uint(struct jw *, uint64_t);
 /* The shortest text that reads back as the same double; null if not finite. */
 void jw_double(struct jw *, double);
+/*
+ * n / d as jw_double() writes it, or null when d is not above 0 (a share
+ * of nothing, a rate over no time).  Counts are divided as doubles.
+ */
+void jw_ratio(struct jw *, double n, double d);
+/*
+ * jw_ratio() rounded to three decimals (round-half-away of n / d * 1000,
+ * over 1000), the precision of the operator tables' derived numbers.
+ */
+void jw_ratio3(struct jw *, double n, double d);
 /* A number's JSON text as the reader gave it, kept digit for digit. */
 void jw_number(struct jw *, const char *, size_t);
 void jw_bool(struct jw *, int);

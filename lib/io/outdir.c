@@ -1,16 +1,14 @@
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "io/outdir.h"
+#include "io/publish.h"
 
 /* A name and the input it belongs to, for sorting. */
 struct named {
@@ -32,9 +30,6 @@ static void	 refuse_collisions(const struct outdir *,
 static void	 refuse_replacing(const struct outdir *, char *const inputs[]);
 static int	 named_cmp(const void *, const void *);
 static int	 fileid_cmp(const void *, const void *);
-static int	 publish(const char *path, const char *buf, size_t len,
-		    mode_t mode);
-static int	 write_all(int fd, const char *buf, size_t len);
 
 void
 outdir_init(struct outdir *o, const char *dir, char *const inputs[],
@@ -42,7 +37,6 @@ outdir_init(struct outdir *o, const char *dir, char *const inputs[],
 {
 	struct stat st;
 	size_t i, dirlen;
-	mode_t mask;
 
 	memset(o, 0, sizeof(*o));
 	for (i = 0; i < n; i++)
@@ -64,9 +58,7 @@ outdir_init(struct outdir *o, const char *dir, char *const inputs[],
 		o->path[i] = output_path(dir, dirlen, inputs[i], suffix);
 	refuse_collisions(o, inputs);
 	refuse_replacing(o, inputs);
-	mask = umask(0);
-	umask(mask);
-	o->mode = 0666 & ~mask;
+	o->mode = publish_mode();
 }
 
 /* dir (its first dirlen bytes), '/', the input's stem and suffix. */
@@ -195,7 +187,7 @@ outdir_commit(struct outdir *o, size_t i)
 	if (fclose(o->fp) != 0)
 		die("out of memory");
 	o->fp = NULL;
-	rc = publish(o->path[i], o->buf, o->len, o->mode);
+	rc = publish_file(o->path[i], o->buf, o->len, o->mode);
 	free(o->buf);
 	o->buf = NULL;
 	return rc;
@@ -220,63 +212,4 @@ outdir_free(struct outdir *o)
 	for (i = 0; i < o->n; i++)
 		free(o->path[i]);
 	free(o->path);
-}
-
-/*
- * Writes buf into a new file beside path and renames it onto path.
- * Returns 0, or -1 after a message, with nothing left behind.
- */
-static int
-publish(const char *path, const char *buf, size_t len, mode_t mode)
-{
-	struct strbuf tmp = { 0 };
-	sigset_t stop, old;
-	const char *base;
-	int fd, rc = -1;
-
-	base = strrchr(path, '/');
-	base = base != NULL ? base + 1 : path;
-	sb_put(&tmp, path, (size_t)(base - path));
-	sb_printf(&tmp, ".%s.XXXXXX", base);
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGHUP);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stop, &old);
-	if ((fd = mkstemp(tmp.s)) < 0)
-		error("%s:", path);
-	else {
-		if (fchmod(fd, mode) != 0)
-			error("%s:", path);
-		else if (write_all(fd, buf, len) != 0)
-			error("%s: write failed:", path);
-		else
-			rc = 0;
-		if (close(fd) != 0 && rc == 0)
-			rc = error("%s: write failed:", path);
-		if (rc == 0 && rename(tmp.s, path) != 0)
-			rc = error("%s:", path);
-		if (rc != 0)
-			unlink(tmp.s);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	sb_free(&tmp);
-	return rc;
-}
-
-static int
-write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t k;
-
-	while (len > 0) {
-		if ((k = write(fd, buf, len)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += k;
-		len -= (size_t)k;
-	}
-	return 0;
 }

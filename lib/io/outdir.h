@@ -14,15 +14,9 @@
  * it is read, or read after).
  *
  * An output is made in memory (the stream of outdir_begin()) and
- * published whole, as git's lockfile publishes a file: written into a new
- * temporary file beside its name (".name.XXXXXX", made with O_EXCL) and
- * renamed onto the name once closed without error.  A reader sees the old
- * file or the new one, never half of one; a name that is a symbolic link
- * is replaced, not followed; a failure leaves the name as it was and no
- * temporary file.  SIGHUP, SIGINT and SIGTERM wait for the few calls
- * between making the temporary file and renaming it.  The outputs of
- * these tools are bounded (a report, the findings of a rubric), so memory
- * stays small.
+ * published whole by publish_file() (io/publish.h): a reader sees the old
+ * file or the new one, never half of one.  The outputs of these tools are
+ * bounded (a report, the findings of a rubric), so memory stays small.
  *
  * Ownership: the outdir owns its paths and the stream; outdir_free()
  * frees them.  dir and the inputs are borrowed for outdir_init() only.

@@ -1207,24 +1207,12 @@ tot_add(struct mtot *m, const struct mrev *e)
 	m->reserved_end = e->reserved;
 }
 
+/* A byte count the record may not know, -1 then. */
 static void
 put_known(struct jw *w, const char *key, int64_t v)
 {
 	jw_ckey(w, key);
-	if (v >= 0)
-		jw_int(w, v);
-	else
-		jw_null(w);
-}
-
-static void
-put_rate(struct jw *w, const char *key, double n, int64_t ns)
-{
-	jw_ckey(w, key);
-	if (ns > 0)
-		jw_double(w, n * 1e9 / (double)ns);
-	else
-		jw_null(w);
+	jw_int_or_null(w, v >= 0, v);
 }
 
 /* The members every memory_profile and memory_phase record shares. */
@@ -1241,8 +1229,11 @@ tot_put(struct jw *w, const struct mtot *m, int64_t span)
 	jw_int(w, m->bytes_allocated);
 	jw_key(w, "bytes_freed");
 	jw_int(w, m->bytes_freed);
-	put_rate(w, "allocs_per_s", (double)m->allocs, span);
-	put_rate(w, "bytes_allocated_per_s", (double)m->bytes_allocated, span);
+	/* span is in nanoseconds. */
+	jw_key(w, "allocs_per_s");
+	jw_ratio(w, (double)m->allocs * 1e9, span);
+	jw_key(w, "bytes_allocated_per_s");
+	jw_ratio(w, (double)m->bytes_allocated * 1e9, span);
 	put_known(w, "peak_allocated", m->events ? m->peak : -1);
 	jw_key(w, "peak_at");
 	if (m->events && m->peak >= 0)

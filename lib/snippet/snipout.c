@@ -13,11 +13,10 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "io/publish.h"
 #include "snippet/snipout.h"
 
 static int	yaml_plain(const char *);
-static int	write_file(const char *, const struct strbuf *);
-static char	*stage_file(const char *, const struct strbuf *);
 static size_t	make_dirs(const char *, char ***);
 
 /*
@@ -192,46 +191,24 @@ snip_config_yaml(struct strbuf *b, const struct snipconf *c)
 	    "       synchronize_each_iteration: false}\n");
 }
 
-/*
- * Writes b to path through a temporary file renamed into place.  Returns 0,
- * or -1 after a message, with nothing left behind.
- */
-static int
-write_file(const char *path, const struct strbuf *b)
-{
-	char *tmp;
-	int rc = 0;
-
-	if ((tmp = stage_file(path, b)) == NULL)
-		return -1;
-	if (rename(tmp, path) < 0) {
-		warnmsg("%s:", path);
-		unlink(tmp);
-		rc = -1;
-	}
-	free(tmp);
-	return rc;
-}
-
 int
 snip_replace_files(const struct snipfiles *f)
 {
 	const char *path[] = { f->target, f->config, f->readme };
 	const struct strbuf *b[] = { f->py, f->cfg, f->md };
 	char *tmp[3] = { NULL, NULL, NULL };
+	mode_t mode = publish_mode();
 	int i, rc = 0;
 
 	for (i = 0; i < 3 && rc == 0; i++)
-		if ((tmp[i] = stage_file(path[i], b[i])) == NULL)
+		if ((tmp[i] = publish_stage(path[i], b[i]->s, b[i]->len,
+		    mode)) == NULL)
 			rc = -1;
 	for (i = 0; i < 3 && rc == 0; i++) {
-		if (rename(tmp[i], path[i]) < 0) {
-			warnmsg("%s:", path[i]);
+		if (publish_commit(tmp[i], path[i]) != 0)
 			rc = -1;
-		} else {
-			free(tmp[i]);
-			tmp[i] = NULL;
-		}
+		free(tmp[i]);
+		tmp[i] = NULL;
 	}
 	for (i = 0; i < 3; i++) {
 		if (tmp[i] != NULL)
@@ -241,52 +218,13 @@ snip_replace_files(const struct snipfiles *f)
 	return rc;
 }
 
-/*
- * Writes b whole to a new file beside path, with the mode a new file gets.
- * Returns its name, which the caller frees, or NULL after a message, with
- * nothing left behind.
- */
-static char *
-stage_file(const char *path, const struct strbuf *b)
-{
-	struct strbuf tmp = { 0 };
-	mode_t mask;
-	int fd, rc = -1;
-	FILE *f;
-
-	sb_printf(&tmp, "%s.XXXXXX", path);
-	if ((fd = mkstemp(tmp.s)) < 0) {
-		warnmsg("%s:", tmp.s);
-		free(tmp.s);
-		return NULL;
-	}
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) < 0 || (f = fdopen(fd, "w")) == NULL) {
-		warnmsg("%s:", tmp.s);
-		close(fd);
-	} else if (fwrite(b->s, 1, b->len, f) != b->len || fflush(f) != 0 ||
-	    ferror(f)) {
-		warnmsg("%s: write failed:", tmp.s);
-		fclose(f);
-	} else if (fclose(f) != 0)
-		warnmsg("%s: write failed:", tmp.s);
-	else
-		rc = 0;
-	if (rc < 0) {
-		unlink(tmp.s);
-		free(tmp.s);
-		return NULL;
-	}
-	return tmp.s;
-}
-
 int
 snip_new_folder(const struct snipfiles *f)
 {
 	struct strbuf tmp = { 0 }, t = { 0 }, c = { 0 }, r = { 0 };
 	char **made;
 	size_t nmade, i;
+	mode_t mode;
 	int ok;
 
 	nmade = make_dirs(f->odir, &made);
@@ -298,8 +236,10 @@ snip_new_folder(const struct snipfiles *f)
 		sb_printf(&t, "%s/target.py", tmp.s);
 		sb_printf(&c, "%s/config.yaml", tmp.s);
 		sb_printf(&r, "%s/README.md", tmp.s);
-		ok = write_file(t.s, f->py) == 0 && write_file(c.s, f->cfg) == 0
-		    && write_file(r.s, f->md) == 0;
+		mode = publish_mode();
+		ok = publish_file(t.s, f->py->s, f->py->len, mode) == 0 &&
+		    publish_file(c.s, f->cfg->s, f->cfg->len, mode) == 0 &&
+		    publish_file(r.s, f->md->s, f->md->len, mode) == 0;
 		if (ok && rename(tmp.s, f->folder) < 0) {
 			warnmsg("%s:", f->folder);
 			ok = 0;

@@ -577,13 +577,6 @@ opcalls_find(const struct opcalls *oc, const char *key, size_t keylen)
 	return NULL;
 }
 
-static void
-put_ratio(struct jw *w, int64_t num, int64_t den)
-{
-	jw_double(w, den > 0 ? round((double)num / (double)den * 1000) /
-	    1000 : NAN);
-}
-
 void
 opcalls_put(struct jw *w, const struct opcalls *oc, const struct opgroup *g)
 {
@@ -625,7 +618,7 @@ opcalls_put(struct jw *w, const struct opcalls *oc, const struct opgroup *g)
 		jw_key(w, "launches");
 		jw_uint(w, k->n);
 		jw_key(w, "per_call");
-		put_ratio(w, (int64_t)k->n, g->calls);
+		jw_ratio3(w, k->n, g->calls);
 		jw_key(w, "total_us");
 		jw_us(w, k->total);
 		jw_key(w, "median_us");

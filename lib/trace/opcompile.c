@@ -335,10 +335,7 @@ op_put_compile(struct oprank *r, struct jw *w, struct agg *a)
 	jw_key(w, "inductor_gpu_time");
 	jw_us(w, triton);
 	jw_key(w, "inductor_share");
-	if (kernels > 0)
-		jw_double(w, op_round3((double)triton / (double)kernels));
-	else
-		jw_null(w);
+	jw_ratio3(w, triton, kernels);
 	xqsort(ent, cs->regions.count, sizeof(*ent), cmpregion);
 	jw_key(w, "regions");
 	jw_begin_array(w);

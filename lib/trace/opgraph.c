@@ -214,10 +214,7 @@ op_put_graph(struct oprank *r, struct jw *w, struct agg *a)
 	jw_key(w, "kernels");
 	jw_int(w, gs->kernels);
 	jw_key(w, "kernels_per_launch");
-	if (gs->ran > 0)
-		jw_double(w, op_round3((double)gs->kernels / (double)gs->ran));
-	else
-		jw_null(w);
+	jw_ratio3(w, gs->kernels, gs->ran);
 	jw_key(w, "kernel_time");
 	jw_us(w, gs->kernel_time);
 	jw_key(w, "gpu_time");
@@ -225,10 +222,7 @@ op_put_graph(struct oprank *r, struct jw *w, struct agg *a)
 	jw_key(w, "gpu_busy");
 	jw_us(w, busy);
 	jw_key(w, "coverage");
-	if (busy > 0)
-		jw_double(w, op_round3((double)inside / (double)busy));
-	else
-		jw_null(w);
+	jw_ratio3(w, inside, busy);
 	jw_key(w, "queued");
 	jw_us(w, queued);
 	put_us_pair(w, "launch_delay", gs->delay, gs->ran, gs->delay_max);

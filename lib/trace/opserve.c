@@ -614,11 +614,7 @@ op_put_serve(struct oprank *r, struct jw *w, struct agg *a)
 	else
 		jw_null(w);
 	jw_key(w, "tokens_per_s");
-	if (tottime > 0)
-		jw_double(w, op_round3((double)tottok * 1e9 /
-		    (double)tottime));
-	else
-		jw_null(w);
+	jw_ratio3(w, (double)tottok * 1e9, tottime);
 	jw_end(w);
 	for (p = 0; p < NSPHASE; p++)
 		spill_free(&durs[p]);

@@ -348,15 +348,6 @@ put_shape_fields(struct jw *w, const struct shsum *sh)
 	jw_double(w, sh->bytes);
 }
 
-static void
-put_ratio(struct jw *w, double num, double den)
-{
-	if (den > 0 && isfinite(num / den))
-		jw_double(w, op_round3(num / den));
-	else
-		jw_null(w);
-}
-
 /*
  * A rank's op_shape records, by GPU time, then its compute_summary: the
  * modelled FLOPs and their rate, and MFU per step over the modelled
@@ -408,11 +399,11 @@ op_put_shapes(struct oprank *r, struct jw *w, struct agg *a)
 		jw_key(w, "self_us");
 		jw_us(w, sh->self > 0 ? sh->self * 1000 : 0);
 		jw_key(w, "tflops");
-		put_ratio(w, f / 1e6, us);
+		jw_ratio3(w, f / 1e6, us);
 		jw_key(w, "tbps");
-		put_ratio(w, b / 1e6, us);
+		jw_ratio3(w, b / 1e6, us);
 		jw_key(w, "intensity");
-		put_ratio(w, sh->flops, sh->bytes);
+		jw_ratio3(w, sh->flops, sh->bytes);
 		jw_key(w, "bound");
 		jw_cstring(w, opcost_bound(sh->model));
 		pk = peak_for(g, sh->prec);
@@ -427,9 +418,9 @@ op_put_shapes(struct oprank *r, struct jw *w, struct agg *a)
 		jw_double(w, g != NULL ? g->tbps : NAN);
 		jw_key(w, "of_peak");
 		if (mem)
-			put_ratio(w, b / 1e6 / us, g != NULL ? g->tbps : NAN);
+			jw_ratio3(w, b / 1e6 / us, g != NULL ? g->tbps : NAN);
 		else
-			put_ratio(w, ach, pk);
+			jw_ratio3(w, ach, pk);
 		jw_end(w);
 	}
 	free(ent);
@@ -468,7 +459,7 @@ op_put_shapes(struct oprank *r, struct jw *w, struct agg *a)
 	jw_key(w, "gpu_us");
 	jw_double(w, op_round3(gpu));
 	jw_key(w, "tflops");
-	put_ratio(w, total / 1e6, gpu);
+	jw_ratio3(w, total / 1e6, gpu);
 	/* What the GPU can do, null where it cannot: precision advice reads it. */
 	jw_key(w, "peaks");
 	jw_begin_object(w);
@@ -481,7 +472,7 @@ op_put_shapes(struct oprank *r, struct jw *w, struct agg *a)
 	jw_uint(w, nsteps);
 	/* Of the modelled operators only: the rest of the step adds none. */
 	jw_key(w, "mfu");
-	put_ratio(w, nsteps > 0 ? mfu / (double)nsteps : NAN, peak);
+	jw_ratio3(w, nsteps > 0 ? mfu / (double)nsteps : NAN, peak);
 	jw_key(w, "uncosted");
 	jw_int(w, a->unshaped);
 	jw_end(w);
