@@ -985,9 +985,10 @@ void	op_output_partial(struct oprank *r, struct jw *w);
  */
 int	op_get_num(struct oprank *r, uint32_t obj, const char *key, int range,
 	    int64_t *v);
-/* The array member key of n integers in range, into v; or -1 so. */
+/* The array member key of n integers (in range), read into v, or written. */
 int	op_get_nums(struct oprank *r, const char *key, int range, int64_t *v,
 	    size_t n);
+void	op_put_nums(struct jw *w, const char *key, const int64_t *v, size_t n);
 int	op_merge_file(struct oprank *r, const char *path);
 int	op_reread(int argc, char *argv[]);
 int	op_merge_again(struct oprank *r, int argc, char *argv[]);

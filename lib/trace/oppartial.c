@@ -17,7 +17,6 @@
 
 static void	put_stat(struct jw *, const struct stat *);
 static void	put_class_name(struct jw *, int64_t, const struct name *);
-static void	put_i64s(struct jw *, const char *, const int64_t *, size_t);
 static int	cmpseen(const void *, const void *);
 static size_t	put_rank_partial(struct oprank *, struct jw *,
 		    struct agg *);
@@ -72,18 +71,6 @@ put_class_name(struct jw *w, int64_t rank, const struct name *nm)
 	jw_cstring(w, op_clsname[nm->cls]);
 	jw_key(w, "name");
 	jw_cstring(w, nm->s);
-}
-
-static void
-put_i64s(struct jw *w, const char *key, const int64_t *v, size_t n)
-{
-	size_t i;
-
-	jw_ckey(w, key);
-	jw_begin_array(w);
-	for (i = 0; i < n; i++)
-		jw_int(w, v[i]);
-	jw_end_array(w);
 }
 
 static int
@@ -161,8 +148,8 @@ put_rank_partial(struct oprank *r, struct jw *w, struct agg *a)
 		jw_key(w, "python_frames");
 		jw_int(w, a->pyframes);
 	}
-	put_i64s(w, "phase_self", a->ph_self, NPHASE);
-	put_i64s(w, "phase_gpu", a->ph_gpu, NPHASE);
+	op_put_nums(w, "phase_self", a->ph_self, NPHASE);
+	op_put_nums(w, "phase_gpu", a->ph_gpu, NPHASE);
 	jw_key(w, "runtime");
 	jw_begin_array(w);
 	jw_int(w, a->rt_count);
@@ -443,6 +430,18 @@ op_get_num(struct oprank *r, uint32_t obj, const char *key, int range,
 		    " \"%s\" is out of range: %s", ndin_kind(d), key,
 		    jdoc_str(d, (uint32_t)i));
 	return 0;
+}
+
+void
+op_put_nums(struct jw *w, const char *key, const int64_t *v, size_t n)
+{
+	size_t i;
+
+	jw_ckey(w, key);
+	jw_begin_array(w);
+	for (i = 0; i < n; i++)
+		jw_int(w, v[i]);
+	jw_end_array(w);
 }
 
 /* An array member of n integers in range. */

@@ -626,8 +626,8 @@ op_put_serve_partials(struct oprank *r, struct jw *w, struct agg *a)
 {
 	struct spillcur c;
 	const struct sstep *st;
+	int64_t counts[6];
 	size_t n = 0;
-	int i;
 
 	if (a->serve_bad > 0) {
 		jw_record(w, "op_partial_serve");
@@ -663,25 +663,15 @@ op_put_serve_partials(struct oprank *r, struct jw *w, struct agg *a)
 		jw_int(w, st->dur);
 		jw_key(w, "kernels");
 		jw_int(w, st->kernels);
-		jw_key(w, "classes");
-		jw_begin_array(w);
-		for (i = 0; i < NKCLS; i++)
-			jw_int(w, st->cls[i]);
-		jw_end_array(w);
-		jw_key(w, "fields");
-		jw_begin_array(w);
-		for (i = 0; i < NSFIELD; i++)
-			jw_int(w, st->f[i]);
-		jw_end_array(w);
-		jw_key(w, "counts");
-		jw_begin_array(w);
-		jw_int(w, st->requests);
-		jw_int(w, st->prefill_requests);
-		jw_int(w, st->decode_requests);
-		jw_int(w, st->tokens);
-		jw_int(w, st->prefill_tokens);
-		jw_int(w, st->decode_tokens);
-		jw_end_array(w);
+		op_put_nums(w, "classes", st->cls, NKCLS);
+		op_put_nums(w, "fields", st->f, NSFIELD);
+		counts[0] = st->requests;
+		counts[1] = st->prefill_requests;
+		counts[2] = st->decode_requests;
+		counts[3] = st->tokens;
+		counts[4] = st->prefill_tokens;
+		counts[5] = st->decode_tokens;
+		op_put_nums(w, "counts", counts, 6);
 		jw_end(w);
 		n++;
 	}
