@@ -664,28 +664,14 @@ put_markdown(const struct check *c)
 	free(b.s);
 }
 
-/* Per kernel: launches per call, total, median, least and greatest. */
+/* Per kernel: launches per call, median, least and greatest; or null. */
 static void
 put_stats(struct jw *w, const struct opgroup *g, const struct opkernel *k)
 {
-	if (k == NULL) {
+	if (k == NULL)
 		jw_null(w);
-		return;
-	}
-	jw_begin_object(w);
-	jw_key(w, "name");
-	jw_cstring(w, k->name);
-	jw_key(w, "launches");
-	jw_uint(w, k->n);
-	jw_key(w, "per_call");
-	jw_ratio3(w, k->n, g->calls);
-	jw_key(w, "median_us");
-	jw_us(w, opcalls_median(k->dur, k->n));
-	jw_key(w, "min_us");
-	jw_us(w, k->dur[0]);
-	jw_key(w, "max_us");
-	jw_us(w, k->dur[k->n - 1]);
-	jw_end_object(w);
+	else
+		opcalls_put_kernel(w, g, k, 0);
 }
 
 static void

@@ -609,28 +609,34 @@ opcalls_put(struct jw *w, const struct opcalls *oc, const struct opgroup *g)
 	}
 	jw_key(w, "kernels");
 	jw_begin_array(w);
-	for (i = 0; i < g->nk; i++) {
-		const struct opkernel *k = &g->k[i];
-
-		jw_begin_object(w);
-		jw_key(w, "name");
-		jw_cstring(w, k->name);
-		jw_key(w, "launches");
-		jw_uint(w, k->n);
-		jw_key(w, "per_call");
-		jw_ratio3(w, k->n, g->calls);
-		jw_key(w, "total_us");
-		jw_us(w, k->total);
-		jw_key(w, "median_us");
-		jw_us(w, opcalls_median(k->dur, k->n));
-		jw_key(w, "min_us");
-		jw_us(w, k->dur[0]);
-		jw_key(w, "max_us");
-		jw_us(w, k->dur[k->n - 1]);
-		jw_end_object(w);
-	}
+	for (i = 0; i < g->nk; i++)
+		opcalls_put_kernel(w, g, &g->k[i], 1);
 	jw_end_array(w);
 	jw_end(w);
+}
+
+void
+opcalls_put_kernel(struct jw *w, const struct opgroup *g,
+    const struct opkernel *k, int total)
+{
+	jw_begin_object(w);
+	jw_key(w, "name");
+	jw_cstring(w, k->name);
+	jw_key(w, "launches");
+	jw_uint(w, k->n);
+	jw_key(w, "per_call");
+	jw_ratio3(w, k->n, g->calls);
+	if (total) {
+		jw_key(w, "total_us");
+		jw_us(w, k->total);
+	}
+	jw_key(w, "median_us");
+	jw_us(w, opcalls_median(k->dur, k->n));
+	jw_key(w, "min_us");
+	jw_us(w, k->dur[0]);
+	jw_key(w, "max_us");
+	jw_us(w, k->dur[k->n - 1]);
+	jw_end_object(w);
 }
 
 void

@@ -101,6 +101,13 @@ const struct opgroup *opcalls_find(const struct opcalls *, const char *key,
  */
 void opcalls_put(struct jw *, const struct opcalls *, const struct opgroup *);
 
+/*
+ * One kernel of group g as op_calls lists it, the object alone; total_us
+ * only when total is set.
+ */
+void opcalls_put_kernel(struct jw *, const struct opgroup *g,
+    const struct opkernel *, int total);
+
 /* name with TraceLens's normalisation: 0x followed by hex digits, 0xXXXX. */
 char *opcalls_norm(const char *name);
 
