@@ -27,12 +27,18 @@
 /* Records kept per kind, rank and class: the report shows the top ones. */
 #define KEEP	64
 
+/* What render_one() renders, for recset_each(). */
+struct program {
+	struct jqx	*x;
+	int		 json;
+};
+
 static void	usage(void);
 static jv	input_record(const char *, jv *);
 static int	put_report(FILE *, const char *, jv, int json,
 		    const char *input);
-static int	render_each(struct jqx *, struct outdir *, char *inputs[],
-		    int json);
+static int	render_one(void *, jv records, FILE *, const char *path,
+		    const char *input);
 
 static struct jqx *compile(const char *dir, const char *call);
 
@@ -69,6 +75,7 @@ main(int argc, char *argv[])
 	struct recset rs;
 	struct oplist inputs;
 	struct outdir od;
+	struct program prog;
 	struct jqx *x;
 	const char *oflag = NULL, *rflag = NULL, *Iflag = NULL, *Jflag = NULL;
 	char **iflag, *dir, *msg;
@@ -142,7 +149,9 @@ main(int argc, char *argv[])
 	    jflag ? "report(\"json\")" : "report(\"markdown\")");
 	free(dir);
 	if (oflag != NULL) {
-		status = render_each(x, &od, argv, jflag);
+		prog.x = x;
+		prog.json = jflag;
+		status = recset_each(&od, argv, KEEP, render_one, &prog);
 		outdir_free(&od);
 		free(iflag);
 		jqx_free(x);
@@ -210,42 +219,22 @@ compile(const char *dir, const char *call)
 	return rubric_compile_files(dir, files, call, args);
 }
 
-/*
- * -o: the report of each input, apart, into its own file in the
- * directory, the program compiled once for them all.  An input that
- * cannot be read, or that the report fails on, is reported and gets no
- * file (status 1), and the next is read; a failed write ends the run
- * (-1).
- */
+/* -o: the report of one input into the stream of its output, path. */
 static int
-render_each(struct jqx *x, struct outdir *od, char *inputs[], int json)
+render_one(void *arg, jv records, FILE *out, const char *path,
+    const char *input)
 {
-	struct recset rs;
-	size_t i;
+	const struct program *prog = arg;
 	char *msg;
-	int rc, status = 0;
-	jv out;
+	jv report;
+	int rc;
 
-	for (i = 0; i < od->n; i++) {
-		recset_init(&rs, KEEP);
-		rc = recset_read(&rs, inputs[i]);
-		if (rc == 0 && jqx_run(x, recset_take(&rs), &out, &msg) < 0) {
-			rc = error("%s: report.jq: %s", inputs[i], msg);
-			free(msg);
-		}
-		recset_free(&rs);
-		if (rc != 0) {
-			status = 1;
-			continue;
-		}
-		if (put_report(outdir_begin(od), od->path[i], out, json,
-		    inputs[i]) != 0) {
-			outdir_discard(od);
-			status = 1;
-		} else if (outdir_commit(od, i) != 0)
-			return -1;
+	if (jqx_run(prog->x, records, &report, &msg) < 0) {
+		rc = error("%s: report.jq: %s", input, msg);
+		free(msg);
+		return rc;
 	}
-	return status;
+	return put_report(out, path, report, prog->json, input);
 }
 
 /*

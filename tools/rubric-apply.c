@@ -29,6 +29,12 @@
 /* Rounding: four decimals are all an estimate is worth. */
 #define GRAIN	1e4
 
+/* What apply_one() applies, for recset_each(). */
+struct program {
+	const struct rubric	*r;
+	struct jqx		*x;
+};
+
 struct hit {
 	size_t	 rule;
 	int	 conf;		/* 0 high, 1 medium, 2 low */
@@ -43,8 +49,8 @@ struct hit {
 static void	usage(void);
 static int	apply(const struct rubric *, struct jqx *, jv records,
 		    struct jw *, const char *input);
-static int	apply_each(const struct rubric *, struct jqx *,
-		    struct outdir *, char *inputs[]);
+static int	apply_one(void *, jv records, FILE *, const char *path,
+		    const char *input);
 static int	confidence_rank(const char *);
 static int	group_of(const struct rule *, int has_impact,
 		    const char *objective, const char *phase);
@@ -87,6 +93,7 @@ main(int argc, char *argv[])
 	struct rubric r;
 	struct recset rs;
 	struct outdir od;
+	struct program prog;
 	struct jqx *x;
 	struct jw *w;
 	const char *oflag = NULL, *rflag = NULL;
@@ -136,7 +143,9 @@ main(int argc, char *argv[])
 	x = rubric_compile(&r);
 
 	if (oflag != NULL) {
-		status = apply_each(&r, x, &od, argv);
+		prog.r = &r;
+		prog.x = x;
+		status = recset_each(&od, argv, KEEP, apply_one, &prog);
 		outdir_free(&od);
 	} else {
 		recset_init(&rs, KEEP);
@@ -154,38 +163,20 @@ main(int argc, char *argv[])
 	return finish(status != 0);
 }
 
-/*
- * -o: the findings of each input, apart, into its own file in the
- * directory, the program compiled once for them all.  An input that
- * cannot be read, or that the rules fail on, is reported and gets no
- * file (status 1), and the next is read; a failed write ends the run
- * (-1).
- */
+/* -o: the findings of one input into the stream of its output, path. */
 static int
-apply_each(const struct rubric *r, struct jqx *x, struct outdir *od,
-    char *inputs[])
+apply_one(void *arg, jv records, FILE *out, const char *path,
+    const char *input)
 {
-	struct recset rs;
+	const struct program *prog = arg;
 	struct jw *w;
-	size_t i;
-	int rc, status = 0;
+	int rc;
 
-	for (i = 0; i < od->n; i++) {
-		recset_init(&rs, KEEP);
-		if ((rc = recset_read(&rs, inputs[i])) == 0) {
-			w = jw_new(outdir_begin(od));
-			jw_name(w, od->path[i]);
-			rc = apply(r, x, recset_take(&rs), w, inputs[i]);
-			jw_free(w);
-		}
-		recset_free(&rs);
-		if (rc != 0) {
-			outdir_discard(od);
-			status = 1;
-		} else if (outdir_commit(od, i) != 0)
-			return -1;
-	}
-	return status;
+	w = jw_new(out);
+	jw_name(w, path);
+	rc = apply(prog->r, prog->x, records, w, input);
+	jw_free(w);
+	return rc;
 }
 
 /*

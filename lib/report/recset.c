@@ -4,6 +4,7 @@
 #include "base/err.h"
 #include "io/json.h"
 #include "io/ndjson.h"
+#include "io/outdir.h"
 #include "report/jqx.h"
 #include "report/recset.h"
 
@@ -51,6 +52,29 @@ recset_read_operands(struct recset *rs, int argc, char *argv[])
 		if ((rc = recset_read(rs, *argv)) < 0)
 			return -1;
 		status |= rc;
+	}
+	return status;
+}
+
+int
+recset_each(struct outdir *od, char *inputs[], size_t cap,
+    int (*fn)(void *, jv, FILE *, const char *, const char *), void *arg)
+{
+	struct recset rs;
+	size_t i;
+	int rc, status = 0;
+
+	for (i = 0; i < od->n; i++) {
+		recset_init(&rs, cap);
+		if ((rc = recset_read(&rs, inputs[i])) == 0)
+			rc = fn(arg, recset_take(&rs), outdir_begin(od),
+			    od->path[i], inputs[i]);
+		recset_free(&rs);
+		if (rc != 0) {
+			outdir_discard(od);
+			status = 1;
+		} else if (outdir_commit(od, i) != 0)
+			return -1;
 	}
 	return status;
 }

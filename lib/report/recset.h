@@ -16,6 +16,7 @@
 #define RECSET_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jv.h>
 
@@ -46,6 +47,21 @@ int recset_read(struct recset *, const char *path);
  * could not be opened; -1 after a malformed record.
  */
 int recset_read_operands(struct recset *, int argc, char *argv[]);
+
+struct outdir;
+
+/*
+ * The -o dir of rubric-apply and report-md: the records of each input
+ * apart (cap per group), handed (consumed) to fn with the stream of the
+ * input's output in od and that output's path, for the messages; fn
+ * returns 0, or -1 after a message naming input.  An input that cannot
+ * be read, or that fn fails on, gets no output (what was there stays)
+ * and makes the status 1, and the next is read; a failed publish ends
+ * the run at once (-1).
+ */
+int recset_each(struct outdir *od, char *inputs[], size_t cap,
+    int (*fn)(void *arg, jv records, FILE *out, const char *path,
+    const char *input), void *arg);
 
 /* Adds one record (consumed): an object with a string "kind". */
 void recset_add(struct recset *, jv rec);
