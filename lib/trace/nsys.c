@@ -238,6 +238,7 @@ static int	has_col(struct nsys *, const char *, const char *);
 static void	ref(struct nsys *, const char *, const char *, const char *);
 static void	sel(struct nsys *, const char *, const char *, const char *);
 static sqlite3_stmt *prepare(struct nsys *, const char *);
+static int	run_sql(struct nsys *, const char *);
 static int	colidx(sqlite3_stmt *, const char *);
 static void	find_cols(sqlite3_stmt *, struct cols *);
 static int	step(struct nsys *, sqlite3_stmt *, int *);
@@ -504,13 +505,12 @@ string_table(struct nsys *n)
 	int row, rc;
 
 	n->strtab = "StringIds";
-	sb_truncate(&n->sql, 0);
-	sb_puts(&n->sql, "SELECT (SELECT count(*) FROM"
+	if ((st = prepare(n, "SELECT (SELECT count(*) FROM"
 	    " pragma_table_info('StringIds') WHERE pk > 0) = 1 AND EXISTS"
 	    " (SELECT 1 FROM pragma_table_info('StringIds') WHERE name = 'id'"
 	    " AND pk = 1 AND upper(type) = 'INTEGER') AND NOT EXISTS (SELECT 1"
-	    " FROM pragma_index_list('StringIds') WHERE origin = 'pk')");
-	if ((st = prepare(n, n->sql.s)) == NULL)
+	    " FROM pragma_index_list('StringIds') WHERE origin = 'pk')")) ==
+	    NULL)
 		return -1;
 	rc = step(n, st, &row);
 	if (rc == 0 && row && sqlite3_column_int(st, 0) == 1) {
@@ -518,33 +518,17 @@ string_table(struct nsys *n)
 		return 0;
 	}
 	sqlite3_finalize(st);
-	if (rc < 0)
-		return -1;
-	sb_truncate(&n->sql, 0);
-	sb_puts(&n->sql, "CREATE TEMP TABLE mrp_strings (id INTEGER PRIMARY"
-	    " KEY, value)");
-	if ((st = prepare(n, n->sql.s)) == NULL)
-		return -1;
-	rc = step(n, st, &row);
-	sqlite3_finalize(st);
-	if (rc < 0)
+	if (rc < 0 || run_sql(n, "CREATE TEMP TABLE mrp_strings (id INTEGER"
+	    " PRIMARY KEY, value)") < 0)
 		return -1;
 	n->strcopy = 1;
 	n->strtab = "temp.mrp_strings";
-	sb_truncate(&n->sql, 0);
-	sb_puts(&n->sql, "INSERT OR IGNORE INTO temp.mrp_strings SELECT id,"
-	    " value FROM main.StringIds WHERE typeof(id) = 'integer'");
-	if ((st = prepare(n, n->sql.s)) == NULL)
-		return -1;
-	rc = step(n, st, &row);
-	sqlite3_finalize(st);
-	if (rc < 0)
+	if (run_sql(n, "INSERT OR IGNORE INTO temp.mrp_strings SELECT id, value"
+	    " FROM main.StringIds WHERE typeof(id) = 'integer'") < 0)
 		return -1;
 	kept = sqlite3_changes64(n->db);
-	sb_truncate(&n->sql, 0);
-	sb_puts(&n->sql, "SELECT count(*) FROM main.StringIds WHERE"
-	    " typeof(id) = 'integer'");
-	if ((st = prepare(n, n->sql.s)) == NULL)
+	if ((st = prepare(n, "SELECT count(*) FROM main.StringIds WHERE"
+	    " typeof(id) = 'integer'")) == NULL)
 		return -1;
 	if ((rc = step(n, st, &row)) == 0 && row)
 		total = sqlite3_column_int64(st, 0);
@@ -732,6 +716,20 @@ prepare(struct nsys *n, const char *sql)
 		return NULL;
 	}
 	return st;
+}
+
+/* Runs sql, a statement that returns no rows: 0, or -1 after a message. */
+static int
+run_sql(struct nsys *n, const char *sql)
+{
+	sqlite3_stmt *st;
+	int row, rc;
+
+	if ((st = prepare(n, sql)) == NULL)
+		return -1;
+	rc = step(n, st, &row);
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : 0;
 }
 
 /* The result column of st that its SELECT names name, or -1. */
