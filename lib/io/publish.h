@@ -7,12 +7,18 @@
  * failure leaves the name as it was and no temporary file.  Messages name
  * the file published, never its temporary name.
  *
+ * A struct pubout is the same for a file that other processes write
+ * (analyze-profile's reports): its temporary file is made before they
+ * start, so that an output that cannot be written fails first.
+ *
  * Ownership: every argument is borrowed for the call; the name
- * publish_stage() returns is the caller's to free.
+ * publish_stage() returns is the caller's to free.  A pubout borrows its
+ * path and owns its descriptor and temporary file until pubout_done().
  */
 #ifndef PUBLISH_H
 #define PUBLISH_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -47,5 +53,44 @@ int publish_commit(const char *tmp, const char *path);
 
 /* The mode of a new file: 0666 less the umask. */
 mode_t publish_mode(void);
+
+/*
+ * A file written whole by others: tmp, beside path, renamed over path by
+ * pubout_done().  A path that exists and is not a regular file
+ * (/dev/null, a fifo, a terminal) is written in place and has no tmp.
+ */
+struct pubout {
+	const char	*path;		/* NULL: standard output */
+	char		 tmp[PATH_MAX];	/* "" when none, or once done */
+	int		 fd;		/* tmp, open until taken; -1 */
+};
+
+/*
+ * Makes o's temporary file for path (NULL: standard output), mode 0644
+ * less the umask, or dies: path is a directory, or cannot be written.
+ * tmp holds its name from when it exists, and only then, the stop signals
+ * held meanwhile, so that a signal's undo can remove it.
+ */
+void pubout_open(struct pubout *o, const char *path);
+
+/* The descriptor to write, once; the caller closes it. */
+int pubout_fd(struct pubout *o);
+
+/* The name a writer that opens the file itself is given. */
+const char *pubout_path(const struct pubout *o);
+
+/*
+ * Renames the temporary file over path when status is 0, else removes
+ * it.  Returns status, or 1 when the rename failed.
+ */
+int pubout_done(struct pubout *o, int status);
+
+/*
+ * Takes the directories of the n outputs still to be renamed with
+ * flock(2), in the order of their device and inode numbers, until exit:
+ * two runs with the same outputs publish one whole set each, never the
+ * Markdown of one beside the JSON of the other.
+ */
+void pubouts_lock(const struct pubout *o, size_t n);
 
 #endif
