@@ -233,32 +233,15 @@ tell_worse(jv worse)
 static int
 read_report(const char *path, jv *rep)
 {
-	struct recset rs;
-	jv all, r;
-	int rc, n;
+	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	uint64_t nonfinite;
 
-	recset_init(&rs, 1);
-	if ((rc = recset_read(&rs, path)) != 0)
-		exit(1);
-	all = recset_take(&rs);
-	recset_free(&rs);
-	n = jv_object_length(jv_get(jv_copy(all), jv_string("counts")));
-	r = jv_get(jv_get(jv_get(all, jv_string("records")),
-	    jv_string("report")), jv_number(0));
-	if (n == 0) {
-		jv_free(r);
-		*rep = jv_null();
+	if (recset_report(path, rep, &nonfinite) == 0)
 		return 0;
-	}
-	if (jv_get_kind(r) != JV_KIND_OBJECT)
-		die("%s: not an analyze-profile report",
-		    strcmp(path, "-") == 0 ? "<stdin>" : path);
-	if (rs.nonfinite > 0)
+	if (nonfinite > 0)
 		die("%s: %" PRIu64 " NaN or Infinity, read as null: a report's"
-		    " figures are finite numbers", strcmp(path, "-") == 0 ?
-		    "<stdin>" : path, rs.nonfinite);
-	check_figures(strcmp(path, "-") == 0 ? "<stdin>" : path, r);
-	*rep = r;
+		    " figures are finite numbers", name, nonfinite);
+	check_figures(name, *rep);
 	return 1;
 }
 

@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
@@ -171,4 +172,32 @@ recset_free(struct recset *rs)
 	jv_free(rs->records);
 	jv_free(rs->counts);
 	strmap_free(&rs->groups, NULL);
+}
+
+int
+recset_report(const char *path, jv *rep, uint64_t *nonfinite)
+{
+	struct recset rs;
+	jv all, r;
+	int n;
+
+	recset_init(&rs, 1);
+	if (recset_read(&rs, path) != 0)
+		exit(1);
+	all = recset_take(&rs);
+	*nonfinite = rs.nonfinite;
+	recset_free(&rs);
+	n = jv_object_length(jv_get(jv_copy(all), jv_string("counts")));
+	r = jv_get(jv_get(jv_get(all, jv_string("records")),
+	    jv_string("report")), jv_number(0));
+	if (n == 0) {
+		jv_free(r);
+		*rep = jv_null();
+		return 0;
+	}
+	if (jv_get_kind(r) != JV_KIND_OBJECT)
+		die("%s: not an analyze-profile report",
+		    strcmp(path, "-") == 0 ? "<stdin>" : path);
+	*rep = r;
+	return 1;
 }

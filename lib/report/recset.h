@@ -72,6 +72,15 @@ void recset_add(struct recset *, jv rec);
  */
 jv recset_take(struct recset *);
 
+/*
+ * The report record of path ("-": stdin, named <stdin>), as
+ * analyze-profile writes it, into *rep, the caller's; *nonfinite gets the
+ * count of NaN and Infinity read as null.  Returns 1; 0 when the file
+ * holds no records at all (*rep is then null).  A file that cannot be
+ * read, is not NDJSON or holds records but no report is fatal.
+ */
+int recset_report(const char *path, jv *rep, uint64_t *nonfinite);
+
 void recset_free(struct recset *);
 
 #endif
