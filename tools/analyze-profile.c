@@ -1,22 +1,22 @@
 /*
  * analyze-profile: the whole report from a memory snapshot and/or profiler
- * traces, with the interface of the original analyze_profile.py.
- * It runs the mrp tools as a pipeline: the trace branch (the extractor of
- * tr-extract feeding the aggregator of op-rank in one process, with no
- * NDJSON between them, and mem-segments on what it reads of a trace) and
- * the memory branch (mem-segments and churn-score) in parallel, then
- * rubric-apply and report-md on what they wrote into a private temporary
- * directory (with --html-out also report-svg, and report-html on the
- * charted Markdown); those two start at once and compile their programs
- * meanwhile.  What the user says of the run (--context, --set,
- * --phase, --objective) reaches those two as one "context" record.  The
- * first stage to fail, or a signal, stops all of them, and nothing they
- * made is left behind.
+ * traces, with the interface of the original analyze_profile.py.  It runs
+ * the mrp tools as a pipeline (lib/base/stages): the trace branch (the
+ * extractor of tr-extract feeding the aggregator of op-rank in one
+ * process, lib/trace/tracefeed, and mem-segments on what it reads of a
+ * trace) and the memory branch (mem-segments and churn-score) in
+ * parallel, then rubric-apply and report-md on what they wrote into a
+ * private temporary directory (with --html-out also report-svg, and
+ * report-html on the charted Markdown); those two start at once and
+ * compile their programs meanwhile.  What the user says of the run
+ * (--context, --set, --phase, --objective) reaches those two as one
+ * "context" record (lib/report/context).  The first stage to fail, or a
+ * signal, stops all of them, and nothing they made is left behind; the
+ * reports are published whole (lib/io/publish).
  */
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -42,9 +42,7 @@
 #include "report/context.h"
 #include "report/jqx.h"
 #include "report/recset.h"
-#include "trace/extract.h"
-#include "trace/nsys.h"
-#include "trace/oprank.h"
+#include "trace/tracefeed.h"
 
 /* The trace stage's exit status when a trace has no events. */
 #define NOEVENTS	3
@@ -66,14 +64,6 @@ struct traces {
 struct targ {
 	const char	*path;
 	int		 nsys;
-};
-
-/* The trace stage's sink for the extractor's records. */
-struct tracesink {
-	struct oprank	*op;
-	struct jw	*mem;		/* to mem-segments */
-	const char	*file;		/* the trace being read */
-	int		 events;	/* its trace record counts some */
 };
 
 /* The files between the stages, in the temporary directory. */
@@ -129,11 +119,9 @@ static void	start_html(struct run *, int charts);
 static void	trace_stage(const struct traces *, const char *phase,
 		    const char *gpu, int out, int mem, const char *empty,
 		    const char *inputs) __attribute__((noreturn));
-static int	on_record(void *, const struct jdoc *);
 static void	report_empty(const struct traces *, const char *);
 static void	traces_add(struct traces *, const char *);
 static void	traces_push(struct traces *, char *, int);
-static int	cmpname(const void *, const void *);
 static void	traces_free(struct traces *);
 static int	snapshot_empty(const char *);
 static void	hash_inputs(const char *, const struct traces *,
@@ -619,96 +607,28 @@ start_html(struct run *r, int charts)
 }
 
 /*
- * The trace branch in one process: the extractor of tr-extract builds each
- * record as a jdoc and hands it to the aggregator of op-rank, with no text
- * between them, and writes to mem-segments (mem) the records it reads of a
- * trace: the "memory" records, the "ProfilerStep#" slices and the "trace"
- * records, and each trace's "input" record to inputs.  op-rank's records go
- * to out.  The traces without events are
- * listed by index in empty, for report_empty(), and make the exit status
- * NOEVENTS.
+ * The trace branch (lib/trace/tracefeed) in this child: op-rank's records
+ * to out, what mem-segments reads to mem, each trace's "input" record to
+ * inputs, and the index of each trace without events to empty, for
+ * report_empty(), which make the exit status NOEVENTS.
  */
 static void
 trace_stage(const struct traces *tr, const char *phase, const char *gpu,
     int out, int mem, const char *empty, const char *inputs)
 {
-	struct oprank_opts o = { NULL, 0, 0, -1, 0, gpu };
-	struct extract_digest digest;
-	struct extract_opts xo = { 0, &digest };
-	struct tracesink sink = { 0 };
-	struct jw *w, *inw;
-	FILE *memfp, *outfp, *fp, *infp;
-	size_t i;
-	int none = 0;
+	struct tracefeed f = { tr->v, tr->nsys, tr->n, phase, gpu, NULL, NULL,
+	    NULL, NULL };
 
 	/* mem-segments stopped and says why: end as a pipe's writer would. */
 	signal(SIGPIPE, SIG_DFL);
-	if ((memfp = fdopen(mem, "w")) == NULL ||
-	    (outfp = fdopen(out, "w")) == NULL)
+	if ((f.memory = fdopen(mem, "w")) == NULL ||
+	    (f.ranked = fdopen(out, "w")) == NULL)
 		die("fdopen:");
-	if ((fp = fopen(empty, "w")) == NULL)
+	if ((f.empty = fopen(empty, "w")) == NULL)
 		die("%s:", empty);
-	if ((infp = fopen(inputs, "w")) == NULL)
+	if ((f.inputs = fopen(inputs, "w")) == NULL)
 		die("%s:", inputs);
-	inw = jw_new(infp);
-	if (phase != NULL)
-		o.phase = oprank_phase(phase);
-	sink.op = oprank_new(&o);
-	sink.mem = jw_new(memfp);
-	w = jw_new_doc(on_record, &sink);
-	for (i = 0; i < tr->n; i++) {
-		sink.file = tr->v[i];
-		sink.events = 0;
-		if ((tr->nsys[i] ? nsys_extract(tr->v[i], w, NULL) :
-		    extract_trace(tr->v[i], w, &xo)) != 0)
-			_exit(1);
-		/* Hashed as it was read; else, rarely, read again. */
-		if (!tr->nsys[i] && digest.hashed)
-			inputrec_put(inw, tr->v[i], "trace", digest.size,
-			    digest.sha256);
-		else if (!tr->nsys[i] &&
-		    inputrec_write(inw, tr->v[i], "trace") != 0)
-			die("%s:", tr->v[i]);
-		if (!sink.events) {
-			fprintf(fp, "%zu\n", i);
-			none = 1;
-		}
-	}
-	jw_free(w);
-	jw_free(sink.mem);
-	jw_free(inw);
-	if (fclose(fp) != 0)
-		die("%s:", empty);
-	if (fclose(infp) != 0)
-		die("%s:", inputs);
-	if (fclose(memfp) != 0)
-		die("mem-segments: write:");
-	w = jw_new(outfp);
-	oprank_write(sink.op, w, 0);
-	jw_free(w);
-	if (fclose(outfp) != 0)
-		die("trace.ndjson: write:");
-	oprank_free(sink.op);
-	_exit(none ? NOEVENTS : 0);
-}
-
-static int
-on_record(void *arg, const struct jdoc *rec)
-{
-	struct tracesink *sink = arg;
-	const char *kind = ndin_kind(rec), *name;
-	int64_t events;
-	int trace = strcmp(kind, "trace") == 0;
-
-	if (trace && jdoc_get_i64(rec, 0, "events", &events) == 0 &&
-	    events > 0)
-		sink->events = 1;
-	if (trace || strcmp(kind, "memory") == 0 ||
-	    (strcmp(kind, "event") == 0 &&
-	    jdoc_get_str(rec, 0, "name", &name, NULL) == 0 &&
-	    strncmp(name, "ProfilerStep#", 13) == 0))
-		jw_jdoc_record(sink->mem, rec);
-	return oprank_record(sink->op, sink->file, rec);
+	_exit(tracefeed_run(&f) ? NOEVENTS : 0);
 }
 
 /* Names each trace the trace stage found without events. */
@@ -735,63 +655,16 @@ report_empty(const struct traces *tr, const char *empty)
 static void
 traces_add(struct traces *tr, const char *arg)
 {
-	struct strbuf pat = { 0 };
-	struct dirent *de;
 	struct stat sb;
-	char **v = NULL, *path;
-	size_t n = 0, i, len;
-	enum runname what;
-	DIR *dir;
+	char **v = NULL;
+	size_t n = 0, i;
 
 	if (stat(arg, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
 		traces_push(tr, xstrdup(arg), 0);
 		return;
 	}
-	if ((dir = opendir(arg)) == NULL)
-		die("%s:", arg);
-	len = strlen(arg);
-	for (;;) {
-		errno = 0;
-		if ((de = readdir(dir)) == NULL)
-			break;
-		what = runname_of(de->d_name);
-		if (what != RN_TRACE && what != RN_PICKLE)
-			continue;
-		path = xmalloc(len + strlen(de->d_name) + 2);
-		/* The name is data: joined, never interpreted. */
-		memcpy(path, arg, len);
-		i = len;
-		if (len > 0 && arg[len - 1] != '/')
-			path[i++] = '/';
-		memcpy(path + i, de->d_name, strlen(de->d_name) + 1);
-		/* A link that leads nowhere is left for access() to refuse. */
-		if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-			free(path);
-			continue;
-		}
-		if (what == RN_PICKLE) {
-			warnmsg("%s: a pickle is never read.  "
-			    MSNAP_PICKLE_ADVICE, path);
-			tr->pickles = xreallocarray(tr->pickles,
-			    tr->npickles + 1, sizeof(*tr->pickles));
-			tr->pickles[tr->npickles++] = path;
-			continue;
-		}
-		v = xreallocarray(v, n + 1, sizeof(*v));
-		v[n++] = path;
-	}
-	if (errno != 0)
-		die("%s:", arg);
-	closedir(dir);
-	if (n == 0) {
-		for (i = 0; runname_trace_patterns[i] != NULL; i++) {
-			if (i > 0)
-				sb_puts(&pat, ", ");
-			sb_puts(&pat, runname_trace_patterns[i]);
-		}
-		die("%s: no trace in the directory (none of %s)", arg, pat.s);
-	}
-	xqsort(v, n, sizeof(*v), cmpname);
+	runname_dir(arg, MSNAP_PICKLE_ADVICE, &v, &n, &tr->pickles,
+	    &tr->npickles);
 	for (i = 0; i < n; i++)
 		traces_push(tr, v[i], 0);
 	free(v);
@@ -805,13 +678,6 @@ traces_push(struct traces *tr, char *path, int nsys)
 	tr->nsys = xreallocarray(tr->nsys, tr->n + 1, sizeof(*tr->nsys));
 	tr->nsys[tr->n] = (unsigned char)nsys;
 	tr->v[tr->n++] = path;
-}
-
-/* Byte order, as make's $(sort) has it. */
-static int
-cmpname(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static void
@@ -1049,16 +915,10 @@ check_input(const char *path, int anypipe)
 static jv
 baseline_read(const char *path)
 {
-	struct recset rs;
+	uint64_t nonfinite;
 	jv r;
 
-	recset_init(&rs, 1);
-	if (recset_read(&rs, path) != 0)
-		exit(1);
-	r = jv_get(jv_get(jv_get(recset_take(&rs), jv_string("records")),
-	    jv_string("report")), jv_number(0));
-	recset_free(&rs);
-	if (jv_get_kind(r) != JV_KIND_OBJECT)
+	if (recset_report(path, &r, &nonfinite) == 0)
 		die("%s: not an analyze-profile report", path);
 	return r;
 }

@@ -1,0 +1,38 @@
+/*
+ * tracefeed: analyze-profile's trace branch in one process.  The
+ * extractor of tr-extract builds each record of each trace (or Nsight
+ * Systems export) as a jdoc and hands it to the aggregator of op-rank,
+ * with no text between them; what mem-segments needs of a trace (the
+ * "memory" records, the "ProfilerStep#" slices and the "trace" records)
+ * goes on to it as NDJSON.
+ *
+ * Ownership: the paths and flags are borrowed; the streams become the
+ * feed's, closed before tracefeed_run() returns: the memory stream
+ * first, so that its reader finishes while the ranking is written.
+ */
+#ifndef TRACEFEED_H
+#define TRACEFEED_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct tracefeed {
+	char		*const *paths;
+	const unsigned char *nsys;	/* nsys[i]: paths[i] is an export */
+	size_t		 n;
+	const char	*phase;		/* op-rank's -p, or NULL */
+	const char	*gpu;		/* op-rank's -g, or NULL */
+	FILE		*ranked;	/* op-rank's records */
+	FILE		*memory;	/* for mem-segments */
+	FILE		*inputs;	/* each trace's "input" record */
+	FILE		*empty;		/* the index of each trace without
+					   events, one per line */
+};
+
+/*
+ * Reads every input and writes the streams.  Returns 1 when an input had
+ * no events, else 0; a failure is fatal (exit status 1) after a message.
+ */
+int	tracefeed_run(const struct tracefeed *);
+
+#endif
