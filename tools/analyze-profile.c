@@ -184,7 +184,8 @@ option_for(const char *operand)
 		{ "*snap*", "--memory-json" }, { "*memory*", "--memory-json" },
 		{ "?*.pickle", "--memory-json" }, { "?*.pkl", "--memory-json" },
 		{ "?*.yaml", "--context" }, { "?*.yml", "--context" },
-		{ "?*.sqlite", "--nsys-sqlite" }, { "?*.nsys-rep", "--nsys-sqlite" },
+		{ "?*.sqlite", "--nsys-sqlite" }, { "?*.nsys-rep",
+		    "--nsys-sqlite" },
 		{ "*report*.json", "--baseline" }
 	};
 	const char *base = strrchr(operand, '/');

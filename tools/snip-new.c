@@ -93,7 +93,8 @@ static const struct optdoc options[] = {
 	{ "-n qualname", "copy the function with this qualified name" },
 	{ "-o dir", "the snippets directory" },
 	{ "-p profile", "the profile and folder name" },
-	{ "-r table", "the range table (with --from-trace, the operator table)" },
+	{ "-r table",
+	    "the range table (with --from-trace, the operator table)" },
 	{ "--from-trace trace", "replay one operator shape of a trace" },
 	{ "--op name", "the operator to replay (default: the costliest)" },
 	{ "--nth k", "its k-th costliest shape (default: 1)" },
@@ -289,7 +290,8 @@ main(int argc, char *argv[])
 			    " profile %s instead", src.name, sn.f->line,
 			    sn.f->qualname, src.def[up].qualname,
 			    src.def[up].qualname, src.def[up].qualname);
-	sn.profile = pflag != NULL ? xstrdup(pflag) : profile_of(sn.f->qualname);
+	sn.profile = pflag != NULL ? xstrdup(pflag) :
+	    profile_of(sn.f->qualname);
 	if (!valid_profile(sn.profile))
 		die("%s: no profile name can be made from %s: give -p",
 		    src.name, sn.f->qualname);

@@ -358,7 +358,8 @@ stages_read_pos(const struct stages *s, const char *path)
 		for (fd = 0; fd < 64 && pos < 0; fd++) {
 			snprintf(link, sizeof(link), "/proc/%ld/fd/%d",
 			    (long)s->p[i].pid, fd);
-			if ((n = readlink(link, target, sizeof(target) - 1)) <= 0)
+			if ((n = readlink(link, target,
+			    sizeof(target) - 1)) <= 0)
 				continue;
 			target[n] = '\0';
 			if (strcmp(target, want) != 0)

@@ -83,7 +83,8 @@ runname_dir(const char *arg, const char *advice, char ***traces,
 			continue;
 		}
 		if (what == RN_PICKLE) {
-			warnmsg("%s: a pickle is never read.  %s", path, advice);
+			warnmsg("%s: a pickle is never read.  %s", path,
+			    advice);
 			*pickles = xreallocarray(*pickles, *npickles + 1,
 			    sizeof(**pickles));
 			(*pickles)[(*npickles)++] = path;

@@ -223,7 +223,8 @@ draw_panel(struct svg *g, const struct timeline *t, double y, size_t per)
 			if (b > 0)
 				sb_printf(&g->b, " %.1f,%.1f",
 				    svg_px(&p, t->x[b * t->n / nb] - x0),
-				    svg_py(&p, cum[(b - 1) * (MAX_SITES + 1) + k]));
+				    svg_py(&p,
+				    cum[(b - 1) * (MAX_SITES + 1) + k]));
 			sb_printf(&g->b, " %.1f,%.1f",
 			    svg_px(&p, t->x[b * t->n / nb] - x0),
 			    svg_py(&p, cum[b * (MAX_SITES + 1) + k]));
@@ -258,7 +259,8 @@ draw_panel(struct svg *g, const struct timeline *t, double y, size_t per)
 				    " stroke-dasharray=\"3 2\"");
 			else
 				sb_printf(&g->b, " %.1f,%.1f",
-				    svg_px(&p, t->x[from] - x0), svg_py(&p, last));
+				    svg_px(&p, t->x[from] - x0),
+				    svg_py(&p, last));
 			sb_printf(&g->b, any ? " %.1f,%.1f" : "%.1f,%.1f",
 			    svg_px(&p, t->x[from] - x0), svg_py(&p, v));
 			last = v;
@@ -271,8 +273,9 @@ draw_panel(struct svg *g, const struct timeline *t, double y, size_t per)
 	for (k = 0; k < t->nmark; k++)
 		sb_printf(&g->b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\""
 		    " y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\"%s/>\n",
-		    svg_px(&p, t->mark[k].x - x0), p.y0, svg_px(&p, t->mark[k].x - x0),
-		    p.y0 + p.h, t->mark[k].oom ? "#d62728" : "#ff9f1c",
+		    svg_px(&p, t->mark[k].x - x0), p.y0,
+		    svg_px(&p, t->mark[k].x - x0), p.y0 + p.h,
+		    t->mark[k].oom ? "#d62728" : "#ff9f1c",
 		    t->mark[k].oom ? "" : " stroke-dasharray=\"4 3\"");
 	if (t->has_peak) {
 		svg_fmt_bytes(val, sizeof(val), t->peak_bytes, t->peak_bytes);
@@ -344,8 +347,9 @@ draw_segments(struct jw *w, struct charts *c)
 		devs |= c->seg[i].device != c->seg[0].device;
 	h = 60 + (int)c->nseg * (SEG_BAR + SEG_GAP) + 40;
 	svg_begin(&g, SVG_WIDTH, h, title);
-	svg_textn(&g, x0, 42, "start", "bar length: the segment's size, relative"
-	    " to the largest", "#555555", SVG_LABEL_MAX * 3);
+	svg_textn(&g, x0, 42, "start",
+	    "bar length: the segment's size, relative to the largest",
+	    "#555555", SVG_LABEL_MAX * 3);
 	for (i = 0; i < c->nseg; i++) {
 		l = &c->seg[i];
 		y = 56 + (double)i * (SEG_BAR + SEG_GAP);
@@ -484,7 +488,8 @@ draw_gpu(struct jw *w, struct charts *c)
 		    " y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", svg_px(&p, x), p.y0,
 		    svg_px(&p, x), p.y0 + p.h);
 		snprintf(buf, sizeof(buf), "%d %%", k * 20);
-		svg_text(&g, svg_px(&p, x), p.y0 + p.h + 17, "middle", buf, NULL);
+		svg_text(&g, svg_px(&p, x), p.y0 + p.h + 17, "middle", buf,
+		    NULL);
 	}
 	svg_textn(&g, p.x0 + p.w / 2, p.y0 + p.h + 34, "middle", c->ngpu > 1 ?
 	    "share of the rank's GPU window (its length after the bar)" :
@@ -506,7 +511,8 @@ draw_gpu(struct jw *w, struct charts *c)
 			x += c->gpu[i].v[k] / win;
 		}
 		svg_fmt_time(buf, sizeof(buf), win, win);
-		svg_text(&g, p.x0 + p.w + 6, y + SVG_BAR - 5, "start", buf, NULL);
+		svg_text(&g, p.x0 + p.w + 6, y + SVG_BAR - 5, "start", buf,
+		    NULL);
 	}
 	svg_legend(&g, p.x0, h - 16, part, color, 4);
 	if (c->gpu_dropped > 0) {
@@ -591,7 +597,8 @@ draw_ledger(struct jw *w, struct charts *c)
 	for (k = 0; k <= 5; k++) {
 		x = (double)k / 5.0;
 		snprintf(buf, sizeof(buf), "%d %%", (int)k * 20);
-		svg_text(&g, svg_px(&p, x), p.y0 + p.h + 17, "middle", buf, NULL);
+		svg_text(&g, svg_px(&p, x), p.y0 + p.h + 17, "middle", buf,
+		    NULL);
 	}
 	svg_textn(&g, p.x0 + p.w / 2, p.y0 + p.h + 34, "middle",
 	    "share of the window (its wall time after the bar)", NULL,
@@ -621,8 +628,9 @@ draw_ledger(struct jw *w, struct charts *c)
 				sb_printf(&g.b, "<rect x=\"%.1f\" y=\"%.1f\""
 				    " width=\"%.1f\" height=\"%d\""
 				    " fill=\"%s\"/>\n", svg_px(&p, x), y,
-				    svg_px(&p, x + share) - svg_px(&p, x), SVG_BAR,
-				    svg_palette[colour[sv[k].i] % (int)SVG_NPALETTE]);
+				    svg_px(&p, x + share) - svg_px(&p, x),
+				    SVG_BAR, svg_palette[colour[sv[k].i] %
+				    (int)SVG_NPALETTE]);
 			x += share;
 		}
 		if (other > 0 && wn->wall > 0)
@@ -631,7 +639,8 @@ draw_ledger(struct jw *w, struct charts *c)
 			    svg_px(&p, x), y, svg_px(&p, x + other / wn->wall) -
 			    svg_px(&p, x), SVG_BAR);
 		svg_fmt_time(buf, sizeof(buf), wn->wall, wn->wall);
-		svg_text(&g, p.x0 + p.w + 6, y + SVG_BAR - 5, "start", buf, NULL);
+		svg_text(&g, p.x0 + p.w + 6, y + SVG_BAR - 5, "start", buf,
+		    NULL);
 	}
 	svg_legend(&g, p.x0, h - 16 - (rows - 1) * 18, lname, lcolor, nleg);
 	for (k = 0; k < ncol; k++)
@@ -687,8 +696,8 @@ draw_steps(struct jw *w, struct charts *c)
 		}
 		h = 60 + (int)c->nsteps * (SVG_BAR + SVG_BAR_GAP) + 30;
 		svg_begin(&g, SVG_WIDTH, h, title);
-		svg_hbars(&g, 10, 48, SVG_WIDTH - 20, "step time (the slowest in red)",
-		    name, v, c->nsteps, NULL);
+		svg_hbars(&g, 10, 48, SVG_WIDTH - 20,
+		    "step time (the slowest in red)", name, v, c->nsteps, NULL);
 		for (i = 0; i < c->nsteps; i++)
 			free(name[i]);
 	} else {
@@ -701,7 +710,8 @@ draw_steps(struct jw *w, struct charts *c)
 		for (i = 0, slow = 0, worst = -1; i < c->nsteps; i++) {
 			for (j = 0, m = 0; j < c->steps[i].n; j++)
 				m += c->steps[i].dur[j];
-			if (c->nsteps > 1 && m / (double)c->steps[i].n > worst) {
+			if (c->nsteps > 1 &&
+			    m / (double)c->steps[i].n > worst) {
 				worst = m / (double)c->steps[i].n;
 				slow = i;
 			}
@@ -721,11 +731,12 @@ draw_steps(struct jw *w, struct charts *c)
 		p.xmin = 1;
 		p.xmax = (double)most;
 		/* One rank's line needs no legend. */
-		rows = c->nsteps > 1 ? svg_legend_rows(p.x0, lname, c->nsteps) : 0;
+		rows = c->nsteps > 1 ? svg_legend_rows(p.x0, lname, c->nsteps) :
+		    0;
 		h = (int)(p.y0 + p.h) + 50 + rows * 18;
 		svg_begin(&g, SVG_WIDTH, h, title);
-		svg_axes(&g, &p, 0, 0, "step, in the order recorded (1 = first)",
-		    "step time");
+		svg_axes(&g, &p, 0, 0,
+		    "step, in the order recorded (1 = first)", "step time");
 		per = MAX_DRAW / c->nsteps;
 		if (per > MAX_STEPS)
 			per = MAX_STEPS;
@@ -735,8 +746,8 @@ draw_steps(struct jw *w, struct charts *c)
 			nb = s->n < per ? s->n : per;
 			sb_printf(&g.b, "<polyline fill=\"none\" stroke=\"%s\""
 			    " stroke-width=\"%s\" points=\"",
-			    svg_palette[i % SVG_NPALETTE], worst >= 0 && i == slow ?
-			    "3" : "1.5");
+			    svg_palette[i % SVG_NPALETTE],
+			    worst >= 0 && i == slow ? "3" : "1.5");
 			/* The longest step of each bucket: stragglers stay. */
 			for (j = 0; j < nb; j++) {
 				from = j * s->n / nb;
@@ -745,14 +756,16 @@ draw_steps(struct jw *w, struct charts *c)
 					if (s->dur[k] > m)
 						m = s->dur[k];
 				sb_printf(&g.b, j ? " %.1f,%.1f" : "%.1f,%.1f",
-				    svg_px(&p, (double)from + 1), svg_py(&p, m));
+				    svg_px(&p, (double)from + 1),
+				    svg_py(&p, m));
 			}
 			sb_puts(&g.b, "\"/>\n");
 			/* Few steps: each one marked. */
 			for (j = 0; nb == s->n && nb <= 60 && j < nb; j++)
 				sb_printf(&g.b, "<circle cx=\"%.1f\""
 				    " cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
-				    svg_px(&p, (double)j + 1), svg_py(&p, s->dur[j]),
+				    svg_px(&p, (double)j + 1),
+				    svg_py(&p, s->dur[j]),
 				    svg_palette[i % SVG_NPALETTE]);
 		}
 		if (rows > 0)
@@ -844,13 +857,14 @@ draw_families(struct jw *w, struct charts *c)
 		    c->nfamrank);
 		svg_text(&g, SVG_WIDTH - 10, 22, "end", buf, "#555555");
 	}
-	svg_hbars(&g, 10, 50, SVG_WIDTH / 2 - 10, "self CPU time", cname, cv, nc,
-	    svg_palette[0]);
+	svg_hbars(&g, 10, 50, SVG_WIDTH / 2 - 10, "self CPU time", cname, cv,
+	    nc, svg_palette[0]);
 	if (ng > 0)
-		svg_hbars(&g, SVG_WIDTH / 2, 50, SVG_WIDTH / 2 - 10, "GPU time", gname,
-		    gv, ng, svg_palette[2]);
+		svg_hbars(&g, SVG_WIDTH / 2, 50, SVG_WIDTH / 2 - 10, "GPU time",
+		    gname, gv, ng, svg_palette[2]);
 	else
-		svg_text(&g, SVG_WIDTH / 2, 50, "start", "no GPU time", "#555555");
+		svg_text(&g, SVG_WIDTH / 2, 50, "start", "no GPU time",
+		    "#555555");
 	for (i = 0; i < nc; i++)
 		free(cname[i]);
 	for (i = 0; i < ng; i++)
@@ -920,7 +934,8 @@ draw_roofline(struct jw *w, struct charts *c)
 		    " y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", svg_px(&p, v), p.y0,
 		    svg_px(&p, v), p.y0 + p.h);
 		snprintf(buf, sizeof(buf), "%g", pow(10, v));
-		svg_text(&g, svg_px(&p, v), p.y0 + p.h + 17, "middle", buf, NULL);
+		svg_text(&g, svg_px(&p, v), p.y0 + p.h + 17, "middle", buf,
+		    NULL);
 	}
 	svg_text(&g, p.x0 + p.w / 2, p.y0 + p.h + 34, "middle",
 	    "FLOPs per byte", NULL);
@@ -939,14 +954,16 @@ draw_roofline(struct jw *w, struct charts *c)
 		    svg_px(&p, p.xmax), svg_py(&p, log10(c->peak_tflops)));
 		snprintf(buf, sizeof(buf), "peak %g TFLOPS, %g TB/s",
 		    c->peak_tflops, c->peak_tbps);
-		svg_text(&g, p.x0 + p.w - 4, svg_py(&p, log10(c->peak_tflops)) - 6,
-		    "end", buf, "#c44e52");
+		svg_text(&g, p.x0 + p.w - 4,
+		    svg_py(&p, log10(c->peak_tflops)) - 6, "end", buf,
+		    "#c44e52");
 	}
 	/* Area by GPU time: the shapes that cost most stand out. */
 	for (i = 0; i < c->nshape; i++) {
 		const struct shape *sh = &c->shape[i];
 
-		x = svg_px(&p, fmax(p.xmin, fmin(p.xmax, log10(sh->intensity))));
+		x = svg_px(&p,
+		    fmax(p.xmin, fmin(p.xmax, log10(sh->intensity))));
 		y = svg_py(&p, fmax(p.ymin, fmin(p.ymax, log10(sh->tflops))));
 		r = 3 + 9 * sqrt(sh->gpu_us / fmax(c->shape[0].gpu_us, 1e-9));
 		sb_printf(&g.b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\""
@@ -956,7 +973,8 @@ draw_roofline(struct jw *w, struct charts *c)
 		sb_printf(&g.b, ": %.3g TFLOPS at %.3g FLOPs/byte</title>"
 		    "</circle>\n", sh->tflops, sh->intensity);
 		if (i < 5)
-			svg_text(&g, x + 8, y - 6, "start", sh->name, "#333333");
+			svg_text(&g, x + 8, y - 6, "start", sh->name,
+			    "#333333");
 	}
 	svg_legend(&g, p.x0, 500, kind, kcolor, 2);
 	emit(w, &g, "roofline", title, "Compute efficiency");

@@ -241,7 +241,8 @@ take_timeline(struct charts *c, const char *file, const struct jdoc *d)
 		for (j = (uint32_t)a + 1; j < d->node[a].next &&
 		    t->nmark < MAX_MARKS; j = d->node[j].next) {
 			if (d->node[j].type != JT_OBJECT ||
-			    jdoc_get_double(d, j, "x", &v) < 0 || !isfinite(v) ||
+			    jdoc_get_double(d, j, "x", &v) < 0 ||
+			    !isfinite(v) ||
 			    jdoc_get_str(d, j, "what", &s, &len) < 0)
 				continue;
 			t->mark[t->nmark].x = v;

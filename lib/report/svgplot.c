@@ -71,8 +71,8 @@ svg_begin(struct svg *g, int w, int h, const char *title)
 	xml_text(&g->b, title, SVG_LABEL_MAX * 3);
 	sb_puts(&g->b, "</title>\n<rect width=\"100%\" height=\"100%\""
 	    " fill=\"#ffffff\"/>\n");
-	svg_textn(g, 10, 22, "start\" font-size=\"15\" font-weight=\"bold", title,
-	    NULL, SVG_LABEL_MAX * 3);
+	svg_textn(g, 10, 22, "start\" font-size=\"15\" font-weight=\"bold",
+	    title, NULL, SVG_LABEL_MAX * 3);
 }
 
 /*
@@ -111,7 +111,8 @@ svg_legend(struct svg *g, double x, double y, const char *const *name,
 
 	for (i = 0; i < n; i++) {
 		len = strlen(name[i]);
-		wd = 24 + 7.0 * (double)(len < SVG_LABEL_MAX ? len : SVG_LABEL_MAX + 1);
+		wd = 24 + 7.0 *
+		    (double)(len < SVG_LABEL_MAX ? len : SVG_LABEL_MAX + 1);
 		if (cx > x && cx + wd > SVG_WIDTH - 10) {
 			cx = x;
 			y += 18;
@@ -133,7 +134,8 @@ svg_legend_rows(double x, const char *const *name, size_t n)
 
 	for (i = 0; i < n; i++) {
 		len = strlen(name[i]);
-		wd = 24 + 7.0 * (double)(len < SVG_LABEL_MAX ? len : SVG_LABEL_MAX + 1);
+		wd = 24 + 7.0 *
+		    (double)(len < SVG_LABEL_MAX ? len : SVG_LABEL_MAX + 1);
 		if (cx > x && cx + wd > SVG_WIDTH - 10) {
 			cx = x;
 			rows++;
@@ -273,13 +275,13 @@ svg_axes(struct svg *g, const struct plot *p, int xtime, int ybytes,
 				    p->xmin);
 			else
 				snprintf(buf, sizeof(buf), "%.0f", v);
-			svg_text(g, svg_px(p, v), p->y0 + p->h + 17, "middle", buf,
-			    NULL);
+			svg_text(g, svg_px(p, v), p->y0 + p->h + 17, "middle",
+			    buf, NULL);
 		}
 	}
 	if (xtitle != NULL)
-		svg_text(g, p->x0 + p->w / 2, p->y0 + p->h + 34, "middle", xtitle,
-		    NULL);
+		svg_text(g, p->x0 + p->w / 2, p->y0 + p->h + 34, "middle",
+		    xtitle, NULL);
 	if (ytitle != NULL) {
 		sb_printf(&g->b, "<text x=\"0\" y=\"0\" text-anchor=\"middle\""
 		    " transform=\"translate(%.1f %.1f) rotate(-90)\">",
@@ -321,7 +323,7 @@ svg_hbars(struct svg *g, double x, double y, double wd, const char *ptitle,
 		    color == NULL && i == hi ? "#c44e52" : color != NULL ?
 		    color : svg_palette[0]);
 		svg_fmt_time(buf, sizeof(buf), v[i], max);
-		svg_text(g, svg_px(&p, v[i] > 0 ? v[i] : 0) + 4, by + SVG_BAR - 5, "start",
-		    buf, NULL);
+		svg_text(g, svg_px(&p, v[i] > 0 ? v[i] : 0) + 4,
+		    by + SVG_BAR - 5, "start", buf, NULL);
 	}
 }

@@ -161,7 +161,8 @@ plan_environment(struct snip *sn)
 	envlist_free(&consts);
 	for (i = 0; i < sn->env.n; i++)
 		if (sn->env.v[i].constant == NULL)
-			sn->env.v[i].line = plan_source_line(sn, sn->env.v[i].line);
+			sn->env.v[i].line = plan_source_line(sn,
+			    sn->env.v[i].line);
 	envlist_sort(&sn->env);
 }
 
@@ -446,7 +447,8 @@ is_helper(const struct snip *sn, const char *called)
 
 	if (dot == NULL) {
 		for (i = 0; i < s->ndef; i++)
-			if (s->def[i].parent < 0 && s->def[i].type != PD_CLASS &&
+			if (s->def[i].parent < 0 &&
+			    s->def[i].type != PD_CLASS &&
 			    strcmp(s->def[i].name, called) == 0)
 				return 1;
 		return 0;
@@ -459,7 +461,8 @@ is_helper(const struct snip *sn, const char *called)
 	m = dot + 1;
 	for (i = 0; i < s->ndef; i++)
 		if (s->def[i].parent == sn->f->parent &&
-		    s->def[i].type != PD_CLASS && strcmp(s->def[i].name, m) == 0)
+		    s->def[i].type != PD_CLASS &&
+		    strcmp(s->def[i].name, m) == 0)
 			return 1;
 	return 0;
 }

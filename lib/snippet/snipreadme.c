@@ -28,7 +28,8 @@ static void	needs(const struct snip *, struct strbuf *);
 static int	needs_images(const struct snip *);
 
 void
-snipw_readme(const struct snip *sn, const struct strbuf *cfgtext, struct strbuf *b)
+snipw_readme(const struct snip *sn, const struct strbuf *cfgtext,
+    struct strbuf *b)
 {
 	const struct pysrc *s = sn->s;
 	const struct pydef *f = sn->f;

@@ -534,7 +534,8 @@ target_class(const struct snip *sn, struct strbuf *b)
 void
 snipw_config(const struct snip *sn, struct strbuf *b)
 {
-	struct snipconf c = { sn->profile, NULL, sn->device, NULL, NULL, 10, 100 };
+	struct snipconf c = { sn->profile, NULL, sn->device, NULL, NULL, 10,
+	    100 };
 	struct strbuf ip = { 0 }, p = { 0 };
 	char cwd[PATH_MAX], *images = NULL;
 	const char *home = getenv("HOME");
@@ -545,7 +546,8 @@ snipw_config(const struct snip *sn, struct strbuf *b)
 		/* The runner expands neither "~" nor a relative path well. */
 		if (strncmp(sn->images, "~/", 2) == 0 && home != NULL)
 			sb_printf(&p, "%s/%s", home, sn->images + 2);
-		else if (sn->images[0] != '/' && getcwd(cwd, sizeof(cwd)) != NULL)
+		else if (sn->images[0] != '/' &&
+		    getcwd(cwd, sizeof(cwd)) != NULL)
 			sb_printf(&p, "%s/%s", cwd, sn->images);
 		else
 			sb_puts(&p, sn->images);
