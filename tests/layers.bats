@@ -75,3 +75,9 @@ plant() {
 	    seq 1001 | sed 's,.*,/* & */,'; } >"$tree/lib/base/long.c"
 	run -0 "$TOP/tests/layers" "$tree"
 }
+
+@test "a tool over 1,000 lines must say why it is one file too" {
+	seq 1001 | sed 's,.*,/* & */,' >>"$tree/tools/tr-extract.c"
+	run -1 "$TOP/tests/layers" "$tree"
+	assert_output --partial 'tools/tr-extract.c: over 1,000 lines'
+}
