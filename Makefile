@@ -86,7 +86,7 @@ $(BUILD)/lib/libutil.a: $(LIB_OBJ)
 
 $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(@D)
-	$(QUIET_CC)$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Ilib -I$(BUILD) -MMD -MP \
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -Ilib -MMD -MP \
 	    -c -o $@ $<
 
 # $(call cstring,s): s as a C string literal, quoted for the shell.
@@ -127,7 +127,10 @@ $(BUILD)/gen/names.h: pipelines/names.mk
 	@mkdir -p $(@D)
 	$(QUIET_GEN)awk '$(GEN_NAMES)' pipelines/names.mk >$@.tmp && \
 	    mv $@.tmp $@
+# The one object that includes a made header finds it under $(BUILD);
+# every other sees -Ilib alone.
 $(BUILD)/lib/io/runnames.o: $(BUILD)/gen/names.h
+$(BUILD)/lib/io/runnames.o: CPPFLAGS += -I$(BUILD)
 
 # The rubric's reference for reviewers, generated from the rules themselves
 # so that the two cannot drift; the generated file is committed too.
