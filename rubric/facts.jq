@@ -553,6 +553,10 @@ def facts:
   | .python_input_work = (.python_under != null
       and .python_under.time >= 0.5 * (.ledger.by.python.time // 0)
       and .python_under.work < 0.1 * .python_under.time)
+  # Which texts of python-between-ops explain it: input work, the frames
+  # the trace names, or no frames at all.
+  | .python_case = (if .python_input_work then "input_work"
+      elif .has_frames then "frames" else "no_frames" end)
   # The Python and untraced time the periodic steps add is theirs.
   | .python_periodic_us = (if .periodic == null then 0
       else (.periodic.slices.python // 0) + (if .has_steps then .periodic.slices.untraced // 0 else 0 end) end)

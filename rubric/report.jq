@@ -506,6 +506,13 @@ def md_inputs:
       [inputs[] | [.path, (.role // ""), (.size | bytes), .sha256]])
   + "\nReport by mrp \($version).\n";
 
+# A rule's text as written, or its cases: the expression that picks one,
+# then each case's text.
+def rule_text:
+  if type == "object"
+  then "by `\(.case)`:" + ([.cases | to_entries[] | "\n  - `\(.key)`: \(.value)"] | join(""))
+  else . end;
+
 def md_rules:
   [rules[] |
     "### `\(.id)`\n\n"
@@ -523,12 +530,12 @@ def md_rules:
     + (if (.evidence | length) > 0
        then "- **Evidence:** " + (.evidence | to_entries | map("`\(.key)` = `\(.value)`") | join(", ")) + "\n"
        else "" end)
-    + "- **Observation:** \(.observation)\n"
-    + "- **Hypothesis:** \(.cause)\n"
-    + "- **Action:** \(.action)\n"
-    + "- **Validation metric:** \(.metric)\n"
+    + "- **Observation:** \(.observation | rule_text)\n"
+    + "- **Hypothesis:** \(.cause | rule_text)\n"
+    + "- **Action:** \(.action | rule_text)\n"
+    + "- **Validation metric:** \(.metric | rule_text)\n"
     + (if .measure != null then "- **Measure:** `\(.measure)`, better \(.better)\n" else "" end)
-    + (if .capture != null then "\n```python\n\(.capture)\n```\n" else "" end)]
+    + (if .capture != null then "\n```python\n\(.capture | rule_text)\n```\n" else "" end)]
   | join("\n");
 
 # The JSON report.

@@ -560,3 +560,46 @@ YAML
 	run -2 --separate-stderr rubric-apply -r "$d" "$FIXTURES/example.ndjson"
 	assert_stderr --partial 'measure'
 }
+
+@test "rubric-apply: a text written as cases says the case its expression names" {
+	d=$BATS_TEST_TMPDIR/rubric
+	mkdir "$d"
+	cp "$TOP/rubric/facts.jq" "$d"
+	cat >"$d/r.yaml" <<'YAML'
+rules:
+  - id: x
+    area: step
+    confidence: high
+    when: 'true'
+    impact: 'null'
+    observation: o
+    cause:
+      case: if .has_steps then "steps" else "window" end
+      steps: >-
+        {{ .has_steps }} steps
+      window: one window
+    action: a
+    metric: m
+YAML
+	run -0 bats_pipe rubric-apply -r "$d" "$FIXTURES/example.ndjson" \| \
+	    jq -r 'select(.rule == "x") | .cause'
+	assert_output "true steps"
+	# The rule record lists the cases for the reference.
+	run -0 bats_pipe rubric-apply -r "$d" -l \| jq -c '.cause'
+	assert_output '{"case":"if .has_steps then \"steps\" else \"window\" end","cases":{"steps":"{{ .has_steps }} steps","window":"one window"}}'
+	run -0 bats_pipe rubric-apply -r "$d" -l \| report-md
+	assert_line '- **Hypothesis:** by `if .has_steps then "steps" else "window" end`:'
+	assert_line '  - `steps`: {{ .has_steps }} steps'
+	# A case with no text is the rule's data error; no case, or no text
+	# at all, is the rubric's usage error at its line.
+	sed -i 's/"steps" else/"many" else/' "$d/r.yaml"
+	run -1 --separate-stderr rubric-apply -r "$d" "$FIXTURES/example.ndjson"
+	assert_stderr --partial 'r.yaml:2: rule x: cause: no text for the case "many"'
+	sed -i '/case: if/d' "$d/r.yaml"
+	run -2 --separate-stderr rubric-apply -r "$d" "$FIXTURES/example.ndjson"
+	assert_stderr --partial 'r.yaml:9:7: rule lacks "case"'
+	printf 'rules:\n  - id: x\n    cause:\n      case: .a\n' >"$d/r.yaml"
+	sed -i '2a\    area: step\n    confidence: high\n    when: "true"\n    impact: "null"\n    observation: o' "$d/r.yaml"
+	run -2 --separate-stderr rubric-apply -r "$d" "$FIXTURES/example.ndjson"
+	assert_stderr --partial 'rule x: cause: no case has a text'
+}

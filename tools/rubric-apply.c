@@ -393,7 +393,8 @@ group_of(const struct rule *u, int has_impact, const char *objective,
 	if (u->blocking)
 		return 0;
 	if (!has_impact)
-		group = u->text[RT_CAPTURE] != NULL ? 4 : 3;
+		group = u->text[RT_CAPTURE] != NULL ||
+		    u->casex[RT_CAPTURE] != NULL ? 4 : 3;
 	else {
 		memory_first = objective != NULL &&
 		    strcmp(objective, "memory") == 0;

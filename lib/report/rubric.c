@@ -48,6 +48,9 @@ static int	 one_of(const char *, const char *const *);
 static int	 is_name(const char *);
 static int	 yaml_cmp(const void *, const void *);
 static void	 template(struct strbuf *, const char *);
+static void	 load_cases(struct rule *, int t, const char *where,
+		    const struct ynode *);
+static void	 text_def(struct strbuf *, const struct rule *, int t);
 static void	 expr(struct strbuf *, const char *);
 static void	 rule_def(struct strbuf *, const struct rule *, size_t i);
 static char	*head(const struct rubric *);
@@ -244,9 +247,15 @@ load_rule(struct rubric *r, const char *file, const struct ynode *m)
 		u->blocking = strcmp(p, "true") == 0;
 		free(p);
 	}
-	for (t = 0; t < RT_N; t++)
-		u->text[t] = scalar(where, m, rubric_text_name[t],
-		    t != RT_CAPTURE, &u->text_line[t]);
+	for (t = 0; t < RT_N; t++) {
+		const struct ynode *v = ymap_get(m, rubric_text_name[t]);
+
+		if (v != NULL && v->type == Y_MAP)
+			load_cases(u, t, where, v);
+		else
+			u->text[t] = scalar(where, m, rubric_text_name[t],
+			    t != RT_CAPTURE, &u->text_line[t]);
+	}
 	if ((needs = ymap_get(m, "needs")) != NULL) {
 		if (needs->type != Y_SEQ)
 			die_usage("%s:%u:%u: rule %s: needs must be a "
@@ -285,6 +294,42 @@ load_rule(struct rubric *r, const char *file, const struct ynode *m)
 			u->nev++;
 		}
 	}
+}
+
+/*
+ * A text as cases: "case" (a jq expression) and the template of each
+ * case's name, so that a rule picks among texts written out whole
+ * instead of branching inside one.
+ */
+static void
+load_cases(struct rule *u, int t, const char *where, const struct ynode *v)
+{
+	const char *name = rubric_text_name[t];
+	size_t i, n = 0;
+
+	u->text_line[t] = v->line;
+	u->casex[t] = scalar(where, v, "case", 1, NULL);
+	u->casename[t] = xcalloc(v->n, sizeof(char *));
+	u->casetext[t] = xcalloc(v->n, sizeof(char *));
+	u->caseline[t] = xcalloc(v->n, sizeof(uint32_t));
+	for (i = 0; i < v->n; i++) {
+		const struct ynode *k = v->v[2 * i];
+
+		if (k->type != Y_STR || !is_name(k->s))
+			die_usage("%s:%u:%u: rule %s: %s: a case name is "
+			    "lowercase letters, digits, '-' and '_'", where,
+			    k->line, k->col, u->id, name);
+		if (strcmp(k->s, "case") == 0)
+			continue;
+		u->casename[t][n] = xstrdup(k->s);
+		u->casetext[t][n] = scalar(where, v, k->s, 1,
+		    &u->caseline[t][n]);
+		n++;
+	}
+	if (n == 0)
+		die_usage("%s:%u:%u: rule %s: %s: no case has a text", where,
+		    v->line, v->col, u->id, name);
+	u->ncase[t] = n;
 }
 
 /*
@@ -379,6 +424,40 @@ template(struct strbuf *b, const char *t)
 	sb_puts(b, ")");
 }
 
+/*
+ * Text t of rule u: its template, or the template of the case its
+ * expression names; a case without a text is the rule's error.
+ */
+static void
+text_def(struct strbuf *b, const struct rule *u, int t)
+{
+	size_t k;
+	jv s;
+
+	if (u->casex[t] == NULL) {
+		template(b, u->text[t]);
+		return;
+	}
+	sb_puts(b, "(");
+	expr(b, u->casex[t]);
+	sb_puts(b, " as $mrp_case | ");
+	for (k = 0; k < u->ncase[t]; k++) {
+		s = jv_dump_string(jv_string(u->casename[t][k]), 0);
+		sb_puts(b, k > 0 ? " elif" : "if");
+		sb_puts(b, " $mrp_case == ");
+		sb_puts(b, jqx_str(s));
+		jv_free(s);
+		sb_puts(b, " then ");
+		template(b, u->casetext[t][k]);
+	}
+	s = jv_dump_string(jv_string(rubric_text_name[t]), 0);
+	sb_puts(b, " else error(");
+	sb_puts(b, jqx_str(s));
+	jv_free(s);
+	sb_puts(b, " + \": no text for the case \" + ($mrp_case | tojson))"
+	    " end)");
+}
+
 static void
 rule_def(struct strbuf *b, const struct rule *u, size_t i)
 {
@@ -411,12 +490,12 @@ rule_def(struct strbuf *b, const struct rule *u, size_t i)
 	}
 	sb_puts(b, "}");
 	for (t = 0; t < RT_N; t++) {
-		if (u->text[t] == NULL)
+		if (u->text[t] == NULL && u->casex[t] == NULL)
 			continue;
 		sb_puts(b, ", ");
 		sb_puts(b, rubric_text_name[t]);
 		sb_puts(b, ": ");
-		template(b, u->text[t]);
+		text_def(b, u, t);
 	}
 	sb_puts(b, "} else null end) else null end;\n");
 }
@@ -513,10 +592,17 @@ rubric_compile(const struct rubric *r)
 		for (k = 0; k < u->nev; k++)
 			blame(r, u, u->evname[k], u->evline[k], u->evexpr[k],
 			    0);
-		for (t = 0; t < RT_N; t++)
+		for (t = 0; t < RT_N; t++) {
 			if (u->text[t] != NULL)
 				blame(r, u, rubric_text_name[t],
 				    u->text_line[t], u->text[t], 1);
+			if (u->casex[t] != NULL)
+				blame(r, u, rubric_text_name[t],
+				    u->text_line[t], u->casex[t], 0);
+			for (k = 0; k < u->ncase[t]; k++)
+				blame(r, u, u->casename[t][k],
+				    u->caseline[t][k], u->casetext[t][k], 1);
+		}
 	}
 	free(h);
 	die_usage("%s: the rubric does not compile", r->dir);
@@ -613,10 +699,23 @@ rubric_write_rule(struct jw *w, const struct rubric *r, size_t i)
 	}
 	jw_end_object(w);
 	for (t = 0; t < RT_N; t++) {
-		if (u->text[t] == NULL)
-			continue;
-		jw_ckey(w, rubric_text_name[t]);
-		jw_cstring(w, u->text[t]);
+		if (u->text[t] != NULL) {
+			jw_ckey(w, rubric_text_name[t]);
+			jw_cstring(w, u->text[t]);
+		} else if (u->casex[t] != NULL) {
+			jw_ckey(w, rubric_text_name[t]);
+			jw_begin_object(w);
+			jw_key(w, "case");
+			jw_cstring(w, u->casex[t]);
+			jw_key(w, "cases");
+			jw_begin_object(w);
+			for (k = 0; k < u->ncase[t]; k++) {
+				jw_ckey(w, u->casename[t][k]);
+				jw_cstring(w, u->casetext[t][k]);
+			}
+			jw_end_object(w);
+			jw_end_object(w);
+		}
 	}
 	jw_end(w);
 }
@@ -651,8 +750,17 @@ rubric_free(struct rubric *r)
 		free(u->evname);
 		free(u->evexpr);
 		free(u->evline);
-		for (t = 0; t < RT_N; t++)
+		for (t = 0; t < RT_N; t++) {
 			free(u->text[t]);
+			free(u->casex[t]);
+			for (k = 0; k < u->ncase[t]; k++) {
+				free(u->casename[t][k]);
+				free(u->casetext[t][k]);
+			}
+			free(u->casename[t]);
+			free(u->casetext[t]);
+			free(u->caseline[t]);
+		}
 	}
 	free(r->rule);
 	free(r->facts);

@@ -45,6 +45,16 @@ struct rule {
 	size_t		 nev;
 	char		*text[RT_N];	/* templates; capture may be NULL */
 	uint32_t	 text_line[RT_N];
+	/*
+	 * A text written as cases: casex[t], a jq expression on the facts,
+	 * names the case, and the text is the template of that name among
+	 * casename[t] -> casetext[t] (ncase[t] of them, in the order
+	 * written); text[t] is NULL then.
+	 */
+	char		*casex[RT_N];
+	char		**casename[RT_N], **casetext[RT_N];
+	uint32_t	*caseline[RT_N];
+	size_t		 ncase[RT_N];
 };
 
 struct rubric {
