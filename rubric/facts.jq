@@ -539,6 +539,16 @@ def facts:
   | .compile_share = share(.window_phases.compile.wall // 0; .ledger.wall)
   | .steady = ((.capture_share // 0) + (.compile_share // 0) < 0.5)
   | .has_frames = ((.ledger.python_frames // 0) > 0)
+  # What holds the late rank's extra time (the host, compute, or work of
+  # its own), and what makes the straggler slow: the cases of their texts.
+  | .late_rank_case = ((.late_rank.extra.slice // "") as $s
+      | if $s == "untraced" or $s == "python" or $s == "data_loading"
+          or $s == "sync" or $s == "allocator" or $s == "blocking_copy" then "host"
+        elif ($s | startswith("cpu:")) or ($s | startswith("gpu_")) then "compute"
+        else "other" end)
+  | .straggler_case = (.straggler.cause as $c
+      | if $c == "exposed_comm" or $c == "compute" or $c == "idle" then $c
+        else "operator" end)
   | .harness_share = .ledger.by.harness.share
   # Steps that come back every k-th step longer (op-rank's periodic):
   # their time above the median step, and the slices that hold it.
@@ -598,6 +608,7 @@ def facts:
   | .copy_bytes = ($cp | map(.bytes // 0) | add // 0)
   | .copy_is_sync = ((.ledger.by.blocking_copy.time // 0) > 0
       and .copy_gpu_us < 0.1 * .ledger.by.blocking_copy.time)
+  | .copy_case = (if .copy_is_sync then "sync_point" else "pageable" end)
   # Many tiny kernels whose launches, not warm-up, hold the idle GPU.
   | .launch_bound = (.mean_kernel_us != null and .mean_kernel_us < 10
       and .gpu.events >= 50 and .runtime.launch >= 0.5 * .gpu.busy
