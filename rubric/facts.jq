@@ -609,6 +609,12 @@ def facts:
   | .copy_is_sync = ((.ledger.by.blocking_copy.time // 0) > 0
       and .copy_gpu_us < 0.1 * .ledger.by.blocking_copy.time)
   | .copy_case = (if .copy_is_sync then "sync_point" else "pageable" end)
+  # The synchronize call that holds the most, and what issues it:
+  # torch.cuda.synchronize(), a host read of a tensor, or an event wait.
+  | .sync_api = (.runtime_calls.sync // [] | .[0].name // "")
+  | .sync_case = (.sync_api | if endswith("DeviceSynchronize") then "device"
+      elif endswith("StreamSynchronize") then "stream"
+      elif endswith("EventSynchronize") then "event" else "other" end)
   # Many tiny kernels whose launches, not warm-up, hold the idle GPU.
   | .launch_bound = (.mean_kernel_us != null and .mean_kernel_us < 10
       and .gpu.events >= 50 and .runtime.launch >= 0.5 * .gpu.busy
