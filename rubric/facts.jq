@@ -615,6 +615,20 @@ def facts:
   | .sync_case = (.sync_api | if endswith("DeviceSynchronize") then "device"
       elif endswith("StreamSynchronize") then "stream"
       elif endswith("EventSynchronize") then "event" else "other" end)
+  # The optimizer's kernels: foreach (multi-tensor) or one per parameter.
+  | .optimizer_case = (if .optimizer_impl == "foreach" then "foreach" else "for_loop" end)
+  # The collective that holds the most, as its advice groups them, and the
+  # library, links and gradient dtype that advice names on this platform.
+  | .comm_case = ((.comm_kinds[0].kind // "all_reduce") as $k
+      | if $k == "all_to_all" then "all_to_all"
+        elif $k == "all_gather" or $k == "reduce_scatter" then "sharded"
+        elif $k == "send_recv" then "pipeline"
+        elif $k == "broadcast" then "broadcast" else "all_reduce" end)
+  | .comm_library = (if .gpu_device.platform == "rocm" then "RCCL" else "NCCL" end)
+  | .comm_links = (if .gpu_device.platform == "rocm" then "xGMI/InfiniBand"
+      else "NVLink/InfiniBand" end)
+  | .comm_hook_dtype = (if .gpu_precisions != null
+      and (any(.gpu_precisions[]; . == "bf16") | not) then "fp16" else "bf16" end)
   # Many tiny kernels whose launches, not warm-up, hold the idle GPU.
   | .launch_bound = (.mean_kernel_us != null and .mean_kernel_us < 10
       and .gpu.events >= 50 and .runtime.launch >= 0.5 * .gpu.busy
