@@ -629,6 +629,22 @@ def facts:
       else "NVLink/InfiniBand" end)
   | .comm_hook_dtype = (if .gpu_precisions != null
       and (any(.gpu_precisions[]; . == "bf16") | not) then "fp16" else "bf16" end)
+  # The costliest slow GEMM's shape as its hypothesis reads it: small
+  # (fewer 128×128 output tiles than a data-centre GPU's SMs), a dimension
+  # the tensor cores cannot load whole, or neither; null when there is
+  # none, or its shape cannot be read.
+  | .gemm = ((.slow_gemms // [])[0] as $g | if $g == null then null
+      else try ($g | gemm_mnk as $s | align_of(.precision) as $a | gemm_tiles($s) as $t
+        | {m: $s.m, n: $s.n, k: $s.k, tiles: $t, align: $a, precision,
+           case: (if $t < 100 then "small"
+             elif [$s.m, $s.n, $s.k] | map(. % $a) | any(. != 0) then "misaligned"
+             else "aligned" end)}) catch null end)
+  # What float32 GEMMs should run in on this GPU: bf16 (with TF32 already
+  # on for some, or allowed for the rest, or neither), else TF32 alone.
+  | .fp32_gemm_case = (if .fast_precision != "bf16" then "tf32"
+      elif (.tf32_gemm_share // 0) > 0 then "bf16_tf32_on"
+      elif any((.gpu_precisions // [])[]; . == "tf32") then "bf16_allow_tf32"
+      else "bf16" end)
   # Many tiny kernels whose launches, not warm-up, hold the idle GPU.
   | .launch_bound = (.mean_kernel_us != null and .mean_kernel_us < 10
       and .gpu.events >= 50 and .runtime.launch >= 0.5 * .gpu.busy
