@@ -218,7 +218,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/lib/libutil.a | deps
 	    -Ilib -Itools -MMD -MP -o $@ $< $(BUILD)/lib/libutil.a \
 	    $(LIBS) $(LDLIBS)
 
-# The Markdown escaping's harness reads the rubric's facts.jq and checks it
+# The Markdown escaping's harness reads the rubric's format.jq and checks it
 # with cmark-gfm, GitHub's parser.
 $(BUILD)/fuzz/markdown: CPPFLAGS += -DRUBRIC_DIR='"$(abspath rubric)"'
 $(BUILD)/fuzz/markdown: LDLIBS += -lcmark-gfm-extensions -lcmark-gfm

@@ -307,7 +307,9 @@ static struct jqx *
 compile(const char *dir, int json, const char *before, const char *after,
     double limit, jv only)
 {
-	static const char *const files[] = { "facts.jq", "diff.jq", NULL };
+	static const char *const files[] = {
+	    "facts.jq", "format.jq", "diff.jq", NULL
+	};
 	jv args;
 
 	args = jv_object();

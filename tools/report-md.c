@@ -209,7 +209,7 @@ static struct jqx *
 compile(const char *dir, const char *call)
 {
 	static const char *const files[] = {
-		"facts.jq", "diff.jq", "report.jq", NULL
+		"facts.jq", "format.jq", "diff.jq", "report.jq", NULL
 	};
 	jv args;
 

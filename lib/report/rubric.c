@@ -106,6 +106,7 @@ rubric_load(struct rubric *r, const char *dir)
 
 	r->dir = xstrdup(dir);
 	r->facts = rubric_slurp(dir, "facts.jq");
+	r->format = rubric_slurp(dir, "format.jq");
 	if ((d = opendir(dir)) == NULL)
 		die_usage("%s:", dir);
 	while ((de = readdir(d)) != NULL) {
@@ -508,6 +509,8 @@ head(const struct rubric *r)
 	sb_puts(&b, prelude);
 	sb_puts(&b, r->facts);
 	sb_puts(&b, "\n");
+	sb_puts(&b, r->format);
+	sb_puts(&b, "\n");
 	return b.s;
 }
 
@@ -574,12 +577,19 @@ rubric_compile(const struct rubric *r)
 		return x;
 	free(msg);
 	/* The slow path: compile piece by piece to say which one is wrong. */
+	memset(&b, 0, sizeof(b));
+	sb_puts(&b, prelude);
+	sb_puts(&b, r->facts);
+	sb_puts(&b, "\n.");
+	if (try_compile(b.s, &msg) != 0)
+		die_usage("%s/facts.jq: %s", r->dir, msg);
+	free(b.s);
 	h = head(r);
 	memset(&b, 0, sizeof(b));
 	sb_puts(&b, h);
 	sb_puts(&b, ".");
 	if (try_compile(b.s, &msg) != 0)
-		die_usage("%s/facts.jq: %s", r->dir, msg);
+		die_usage("%s/format.jq: %s", r->dir, msg);
 	free(b.s);
 	for (i = 0; i < r->n; i++) {
 		const struct rule *u = &r->rule[i];
@@ -764,5 +774,6 @@ rubric_free(struct rubric *r)
 	}
 	free(r->rule);
 	free(r->facts);
+	free(r->format);
 	free(r->dir);
 }

@@ -4,7 +4,8 @@
  *
  * A rubric directory holds facts.jq (jq definitions, among them "facts",
  * which turns the gathered records of recset(3) into the object the rules
- * read) and any number of *.yaml files, each a mapping with a "rules"
+ * read), format.jq (the formatting that templates and reports share) and
+ * any number of *.yaml files, each a mapping with a "rules"
  * sequence; mrp-rubric(5) describes the format.  Files are read in sorted
  * name order and rules keep their order within a file.
  *
@@ -60,6 +61,7 @@ struct rule {
 struct rubric {
 	char		*dir;
 	char		*facts;		/* facts.jq's text */
+	char		*format;	/* format.jq's */
 	struct rule	*rule;
 	size_t		 n, cap;
 };

@@ -1,5 +1,5 @@
 /*
- * markdown: the one Markdown escaping (md in rubric/facts.jq, through
+ * markdown: the one Markdown escaping (md in rubric/format.jq, through
  * libjq as report-md runs it) against cmark-gfm, GitHub's own parser, as
  * the oracle.  Any text (the input as jq reads a string: invalid UTF-8 is
  * U+FFFD) escaped by md must read back as that very text and as nothing
@@ -13,7 +13,7 @@
  * The input's text is as md shows it: line ends as \n and \r, other
  * controls and the invisible or reordering characters as \uXXXX.  An
  * e-mail address may become a mailto: link: only to the text it shows.
- * The rubric's facts.jq is read from RUBRIC_DIR, set by the Makefile.
+ * The rubric's format.jq is read from RUBRIC_DIR, set by the Makefile.
  */
 #include "fuzz.h"
 
@@ -50,14 +50,14 @@ static void
 load(void)
 {
 	struct strbuf prog = { 0 };
-	char *facts, *msg;
+	char *format, *msg;
 
-	facts = rubric_slurp(RUBRIC_DIR, "facts.jq");
-	sb_puts(&prog, facts);
+	format = rubric_slurp(RUBRIC_DIR, "format.jq");
+	sb_puts(&prog, format);
 	sb_puts(&prog, "\nmd\n");
-	free(facts);
+	free(format);
 	if ((md = jqx_compile(prog.s, jv_object(), &msg)) == NULL) {
-		fprintf(stderr, "%s/facts.jq: %s\n", RUBRIC_DIR, msg);
+		fprintf(stderr, "%s/format.jq: %s\n", RUBRIC_DIR, msg);
 		abort();
 	}
 	sb_free(&prog);
