@@ -31,6 +31,75 @@ static void	shape_call(struct oprank *, const char *,
 static size_t	jid_key(char *, size_t, const struct jid *);
 static uint64_t	key_lead(const void *);
 
+/*
+ * What an event is, by its "cat" (PyTorch's, or its older spelling), and
+ * so which handler takes it in; an event without a cat is an operator.
+ */
+enum evclass {
+	EV_IGNORED,	/* a category of no interest */
+	EV_OP,		/* an operator or a record_function label */
+	EV_PY,		/* a Python frame */
+	EV_KERNEL,	/* GPU work: a kernel */
+	EV_MEMSET,	/* GPU work: a memset */
+	EV_MEMCPY,	/* GPU work: a copy */
+	EV_RUNTIME,	/* a runtime or driver API call */
+	EV_OVERHEAD	/* the profiler's own */
+};
+
+static const struct {
+	const char	*cat;
+	enum evclass	 cls;
+} evcats[] = {
+	{ "cpu_op", EV_OP }, { "Operator", EV_OP },
+	{ "user_annotation", EV_OP },
+	{ "python_function", EV_PY },
+	{ "kernel", EV_KERNEL }, { "Kernel", EV_KERNEL },
+	{ "mtia_ccp_events", EV_KERNEL },
+	{ "gpu_memset", EV_MEMSET }, { "Memset", EV_MEMSET },
+	{ "gpu_memcpy", EV_MEMCPY }, { "Memcpy", EV_MEMCPY },
+	{ "cuda_runtime", EV_RUNTIME }, { "Runtime", EV_RUNTIME },
+	{ "cuda_driver", EV_RUNTIME }, { "mtia_runtime", EV_RUNTIME },
+	{ "xpu_runtime", EV_RUNTIME }, { "privateuse1_runtime", EV_RUNTIME },
+	{ "overhead", EV_OVERHEAD }
+};
+
+/* The nodes of an event record's members; -1 when absent. */
+struct evnodes {
+	int			 name, cat, pid, tid, ts, dur, corr, device;
+	int			 bytes;
+	struct shapenodes	 sn;
+	struct collargs		 ca;
+};
+
+/* An event as its handler takes it: checked, times in ns. */
+struct event {
+	const struct evnodes	*n;
+	const char		*cat;	/* NULL when it has none */
+	const char		*s;	/* its name */
+	size_t			 len;
+	int64_t			 ts, dur;
+	int64_t			 corr;	/* when n->corr >= 0 */
+};
+
+static int	on_overhead(struct oprank *, const struct event *,
+		    enum evclass);
+static int	on_runtime(struct oprank *, const struct event *,
+		    enum evclass);
+static int	on_gpu(struct oprank *, const struct event *, enum evclass);
+static int	on_python(struct oprank *, const struct event *,
+		    enum evclass);
+static int	on_cpu(struct oprank *, const struct event *, enum evclass);
+static void	event_nodes(const struct jdoc *, struct evnodes *);
+static enum evclass event_class(const char *);
+
+static int	(*const on_class[])(struct oprank *, const struct event *,
+		    enum evclass) = {
+	[EV_OP] = on_cpu, [EV_PY] = on_python, [EV_KERNEL] = on_gpu,
+	[EV_MEMSET] = on_gpu, [EV_MEMCPY] = on_gpu, [EV_RUNTIME] = on_runtime,
+	[EV_OVERHEAD] = on_overhead
+};
+
+
 int
 oprank_record(struct oprank *r, const char *file, const struct jdoc *d)
 {
@@ -199,282 +268,337 @@ add_bytes(struct stat *s, const struct jdoc *d, uint32_t node)
 	s->bytes = op_sat_add(s->bytes, v);
 }
 
-static int
-on_event(struct oprank *r)
+/* One pass over the keys, by first letter: this runs per record. */
+static void
+event_nodes(const struct jdoc *d, struct evnodes *n)
 {
-	const struct jdoc *d = r->doc;
-	struct trace *t = &r->t;
-	int name = -1, cat = -1, pid = -1, tid = -1, ts = -1, dur = -1;
-	int corr = -1, device = -1, bytes = -1, cls, gcls = -1, memset = 0;
-	struct shapenodes sn = { -1, -1, -1, -1 };
-	struct collargs ca = { -1, -1, -1, -1, -1, -1 };
-	const char *k, *c, *s;
-	int64_t tsns, durns, cv = 0;
-	struct jid dv;
-	uint64_t thr;
-	uint32_t slice;
-	int b;
-	struct strent *e;
-	struct dev *dev;
-	uint32_t i, id;
-	size_t len;
+	const char *k;
+	uint32_t i;
 
-	/* One pass over the keys, by first letter: this runs per record. */
+	memset(n, -1, sizeof(*n));
 	for (i = 1; i < d->node[0].next; i = d->node[i].next) {
 		k = jdoc_key(d, i);
 		switch (k[0]) {
 		case 'n':
 			if (strcmp(k, "name") == 0)
-				name = (int)i;
+				n->name = (int)i;
 			break;
 		case 'b':
 			if (strcmp(k, "bytes") == 0)
-				bytes = (int)i;
+				n->bytes = (int)i;
 			break;
 		case 'c':
 			if (strcmp(k, "cat") == 0)
-				cat = (int)i;
+				n->cat = (int)i;
 			else if (strcmp(k, "correlation") == 0)
-				corr = (int)i;
+				n->corr = (int)i;
 			else if (strcmp(k, "concrete_inputs") == 0)
-				sn.concrete = (int)i;
+				n->sn.concrete = (int)i;
 			else if (strcmp(k, "collective") == 0)
-				ca.coll = (int)i;
+				n->ca.coll = (int)i;
 			break;
 		case 'g':
 			if (strcmp(k, "group") == 0)
-				ca.group = (int)i;
+				n->ca.group = (int)i;
 			else if (strcmp(k, "group_size") == 0)
-				ca.gsize = (int)i;
+				n->ca.gsize = (int)i;
 			break;
 		case 'i':
 			if (strcmp(k, "input_dims") == 0)
-				sn.dims = (int)i;
+				n->sn.dims = (int)i;
 			else if (strcmp(k, "input_types") == 0)
-				sn.types = (int)i;
+				n->sn.types = (int)i;
 			else if (strcmp(k, "input_strides") == 0)
-				sn.strides = (int)i;
+				n->sn.strides = (int)i;
 			else if (strcmp(k, "in_nelems") == 0)
-				ca.in = (int)i;
+				n->ca.in = (int)i;
 			break;
 		case 'o':
 			if (strcmp(k, "out_nelems") == 0)
-				ca.out = (int)i;
+				n->ca.out = (int)i;
 			break;
 		case 'p':
 			if (strcmp(k, "pid") == 0)
-				pid = (int)i;
+				n->pid = (int)i;
 			break;
 		case 't':
 			if (strcmp(k, "tid") == 0)
-				tid = (int)i;
+				n->tid = (int)i;
 			else if (strcmp(k, "ts") == 0)
-				ts = (int)i;
+				n->ts = (int)i;
 			break;
 		case 'd':
 			if (strcmp(k, "dur") == 0)
-				dur = (int)i;
+				n->dur = (int)i;
 			else if (strcmp(k, "device") == 0)
-				device = (int)i;
+				n->device = (int)i;
 			else if (strcmp(k, "dtype") == 0)
-				ca.dtype = (int)i;
+				n->ca.dtype = (int)i;
 			break;
 		}
 	}
-	c = cat >= 0 && d->node[cat].type == JT_STRING ?
-	    jdoc_str(d, (uint32_t)cat) : NULL;
-	if (c == NULL || str_is(c, "cpu_op", "Operator") ||
-	    strcmp(c, "user_annotation") == 0)
-		cls = C_OP;
-	else if (strcmp(c, "python_function") == 0)
-		cls = C_PY;
-	else if (str_is(c, "kernel", "Kernel") ||
-	    strcmp(c, "mtia_ccp_events") == 0) {
-		cls = C_GPU;
-		gcls = G_COMP;
-	} else if (str_is(c, "gpu_memset", "Memset")) {
-		cls = C_GPU;
-		gcls = G_COMP;
-		memset = 1;
-	} else if (str_is(c, "gpu_memcpy", "Memcpy")) {
-		cls = C_GPU;
-		gcls = G_MEMCPY;
-	} else if (str_is(c, "cuda_runtime", "Runtime") ||
-	    str_is(c, "cuda_driver", "mtia_runtime") ||
-	    str_is(c, "xpu_runtime", "privateuse1_runtime"))
-		cls = -1;
-	else if (strcmp(c, "overhead") == 0)
-		cls = -2;
-	else
-		return 0;
+}
 
-	if (ts < 0 || d->node[ts].type != JT_NUMBER)
-		return jdoc_error(r->file, d, ts < 0 ? 0 : (uint32_t)ts,
+static enum evclass
+event_class(const char *cat)
+{
+	size_t i;
+
+	if (cat == NULL)
+		return EV_OP;
+	for (i = 0; i < sizeof(evcats) / sizeof(evcats[0]); i++)
+		if (strcmp(cat, evcats[i].cat) == 0)
+			return evcats[i].cls;
+	return EV_IGNORED;
+}
+
+/*
+ * An event record: classified by its category, checked (a time, a
+ * thread, a correlation), and handed to the handler of its class.
+ */
+static int
+on_event(struct oprank *r)
+{
+	const struct jdoc *d = r->doc;
+	struct evnodes n;
+	struct event ev;
+	enum evclass cls;
+	int pid, tid;
+
+	event_nodes(d, &n);
+	ev.n = &n;
+	ev.cat = n.cat >= 0 && d->node[n.cat].type == JT_STRING ?
+	    jdoc_str(d, (uint32_t)n.cat) : NULL;
+	if ((cls = event_class(ev.cat)) == EV_IGNORED)
+		return 0;
+	if (n.ts < 0 || d->node[n.ts].type != JT_NUMBER)
+		return jdoc_error(r->file, d, n.ts < 0 ? 0 : (uint32_t)n.ts,
 		    "event has no \"ts\" number");
-	if (dur < 0 || d->node[dur].type != JT_NUMBER)
-		return jdoc_error(r->file, d, dur < 0 ? 0 : (uint32_t)dur,
+	if (n.dur < 0 || d->node[n.dur].type != JT_NUMBER)
+		return jdoc_error(r->file, d, n.dur < 0 ? 0 : (uint32_t)n.dur,
 		    "event has no \"dur\" number");
-	if (jnum_us_to_ns(jdoc_str(d, (uint32_t)ts), d->node[ts].len,
-	    &tsns) < 0)
-		return jdoc_error(r->file, d, (uint32_t)ts, "\"ts\" is out of range");
-	if (jnum_us_to_ns(jdoc_str(d, (uint32_t)dur), d->node[dur].len,
-	    &durns) < 0)
-		return jdoc_error(r->file, d, (uint32_t)dur, "\"dur\" is out of range");
-	if (durns < 0)
-		durns = 0;
-	if (tsns > INT64_MAX - durns)
-		return jdoc_error(r->file, d, (uint32_t)dur, "\"dur\" is out of range");
-	if ((pid >= 0 && d->node[pid].type != JT_NUMBER &&
-	    d->node[pid].type != JT_STRING) ||
-	    (tid >= 0 && d->node[tid].type != JT_NUMBER &&
-	    d->node[tid].type != JT_STRING))
-		return jdoc_error(r->file, d, (uint32_t)(pid >= 0 &&
-		    d->node[pid].type != JT_NUMBER &&
-		    d->node[pid].type != JT_STRING ? pid : tid),
+	if (jnum_us_to_ns(jdoc_str(d, (uint32_t)n.ts), d->node[n.ts].len,
+	    &ev.ts) < 0)
+		return jdoc_error(r->file, d, (uint32_t)n.ts,
+		    "\"ts\" is out of range");
+	if (jnum_us_to_ns(jdoc_str(d, (uint32_t)n.dur), d->node[n.dur].len,
+	    &ev.dur) < 0)
+		return jdoc_error(r->file, d, (uint32_t)n.dur,
+		    "\"dur\" is out of range");
+	if (ev.dur < 0)
+		ev.dur = 0;
+	if (ev.ts > INT64_MAX - ev.dur)
+		return jdoc_error(r->file, d, (uint32_t)n.dur,
+		    "\"dur\" is out of range");
+	pid = n.pid >= 0 && d->node[n.pid].type != JT_NUMBER &&
+	    d->node[n.pid].type != JT_STRING;
+	tid = n.tid >= 0 && d->node[n.tid].type != JT_NUMBER &&
+	    d->node[n.tid].type != JT_STRING;
+	if (pid || tid)
+		return jdoc_error(r->file, d, (uint32_t)(pid ? n.pid : n.tid),
 		    "\"pid\" and \"tid\" must be numbers or strings");
-	if (corr >= 0 && (d->node[corr].type != JT_NUMBER ||
-	    jnum_int64(jdoc_str(d, (uint32_t)corr), d->node[corr].len,
-	    &cv) < 0))
-		corr = -1;
-	if (name >= 0 && d->node[name].type == JT_STRING) {
-		s = jdoc_str(d, (uint32_t)name);
-		len = d->node[name].len;
+	ev.corr = 0;
+	if (n.corr >= 0 && (d->node[n.corr].type != JT_NUMBER ||
+	    jnum_int64(jdoc_str(d, (uint32_t)n.corr), d->node[n.corr].len,
+	    &ev.corr) < 0))
+		n.corr = -1;
+	if (n.name >= 0 && d->node[n.name].type == JT_STRING) {
+		ev.s = jdoc_str(d, (uint32_t)n.name);
+		ev.len = d->node[n.name].len;
 	} else {
-		s = "(no name)";
-		len = strlen(s);
+		ev.s = "(no name)";
+		ev.len = strlen(ev.s);
 	}
-	t->any = 1;
+	r->t.any = 1;
+	return on_class[cls](r, &ev, cls);
+}
 
-	if (cls == -2) {
-		op_ledge(t, op_lslice_overhead(s), op_intern(&r->names, C_RT, s,
-		    len), LTHR_NONE, tsns, tsns + durns);
-		return 0;
-	}
-	if (cls == -1) {
-		/*
-		 * key_averages() nests a runtime call under the operator that
-		 * issued it, as a row of its own: its time is not the
-		 * operator's self time.
-		 */
-		thr = thr_id(r, pid, tid);
-		id = op_intern(&r->names, C_RT, s, len);
-		spill_add(&t->ops, &(struct cev){ tsns, durns, id, t->seq++,
-		    thr });
-		slice = op_lslice_runtime(s, durns);
-		op_ledge(t, slice, id, op_lthr(thr), tsns, tsns + durns);
-		op_pspan_event(t, C_RT, s, tsns, tsns + durns);
-		op_rtsum_add(&t->a, s, len, &(struct rtsum){ 1, durns, durns });
-		t->a.rt_count++;
-		t->a.rt_total = op_sat_add(t->a.rt_total, durns);
-		if (strstr(s, "Launch") != NULL) {
-			t->a.launch_count++;
-			t->a.launch = op_sat_add(t->a.launch, durns);
-		} else if (str_is(s, "cudaDeviceSynchronize",
-		    "cudaStreamSynchronize") ||
-		    str_is(s, "cudaEventSynchronize", "cudaMemcpy") ||
-		    str_is(s, "hipDeviceSynchronize", "hipStreamSynchronize") ||
-		    str_is(s, "hipEventSynchronize", "hipMemcpy")) {
-			t->a.sync_count++;
-			t->a.sync = op_sat_add(t->a.sync, durns);
-		}
-		if (corr >= 0) {
-			spill_add(&t->rc, &(struct rcall){ cv, tsns, durns,
-			    t->seq++, slice == L_SYNC || slice == L_COPY ||
-			    slice == L_ALLOC ? slice : NO_CALLER, thr, id });
-		}
-		return 0;
-	}
+/* The profiler's own work: a slice of the ledger, nothing more. */
+static int
+on_overhead(struct oprank *r, const struct event *ev, enum evclass cls)
+{
+	struct trace *t = &r->t;
 
-	if (cls == C_GPU) {
-		id = op_intern(&r->names, C_GPU, s, len);
-		op_agg_fit(&t->a, r->names.n);
-		op_stat_add(&t->a.st[id], durns, durns);
-		if (bytes >= 0)
-			add_bytes(&t->a.st[id], d, (uint32_t)bytes);
-		t->a.gpu_events++;
-		if (gcls == G_COMP)
-			gcls = r->names.v[id].gcls;
-		if (gcls == G_COMM)
-			op_coll_call(r, &t->a, &ca, &(struct ccall){ .ts = tsns,
-			    .dur = durns, .name = id, .gpu = 1 });
-		op_ledge(t, op_lslice_kernel(r, id, memset), id, LTHR_NONE,
-		    tsns, tsns + durns);
-		if (corr >= 0)
-			spill_add(&t->gk, &(struct gev){ cv, durns,
-			    tsns + durns, id, t->seq++, gcls == G_COMM,
-			    memset });
-		else if (r->phase == (r->names.v[id].gcls == G_COMM ?
-		    PH_COMM : PH_OTHER))
-			op_stat_add(&t->a.pst[id], durns, durns);
-		if (device >= 0 && d->node[device].type == JT_NUMBER)
-			op_get_jid(d, device, &dv);
-		else
-			op_get_jid(d, pid, &dv);
-		e = strmap_put(&t->devs, dv.text != NULL ? dv.text : "",
-		    dv.text != NULL ? strlen(dv.text) : 0);
-		if ((dev = e->val) == NULL) {
-			if (t->ndvv == UINT32_MAX)
-				die("more than %" PRIu32 " devices in one"
-				    " trace", UINT32_MAX);
-			dev = e->val = xcalloc(1, sizeof(*dev));
-			op_jid_copy(&dev->dev, &dv);
-			dev->idx = (uint32_t)t->ndvv;
-			t->dvv = op_grow(t->dvv, &t->capdvv, t->ndvv,
-			    sizeof(*t->dvv));
-			t->dvv[t->ndvv++] = dev;
-			dev->lo = tsns;
-			dev->hi = tsns + durns;
-		}
-		dev->n++;
-		if (tsns < dev->lo)
-			dev->lo = tsns;
-		if (tsns + durns > dev->hi)
-			dev->hi = tsns + durns;
-		if (durns > 0) {
-			spill_add(&t->edges, &(struct gedge){ tsns, dev->idx,
-			    (int16_t)gcls, 1 });
-			spill_add(&t->edges, &(struct gedge){ tsns + durns,
-			    dev->idx, (int16_t)gcls, -1 });
-		}
-		return 0;
-	}
+	(void)cls;
+	op_ledge(t, op_lslice_overhead(ev->s), op_intern(&r->names, C_RT,
+	    ev->s, ev->len), LTHR_NONE, ev->ts, ev->ts + ev->dur);
+	return 0;
+}
 
-	thr = thr_id(r, pid, tid);
-	if (cls == C_PY) {
-		id = op_intern(&r->names, C_PY, s, len);
-		spill_add(&t->py, &(struct cev){ tsns, durns, id, t->seq++,
-		    thr });
-		op_ledge(t, op_lslice_py(r), id, op_lthr(thr), tsns,
-		    tsns + durns);
-		op_pspan_event(t, C_PY, s, tsns, tsns + durns);
-		t->a.pyframes++;
-		return 0;
+/*
+ * A runtime call.  key_averages() nests it under the operator that
+ * issued it, as a row of its own: its time is not the operator's self
+ * time.
+ */
+static int
+on_runtime(struct oprank *r, const struct event *ev, enum evclass cls)
+{
+	struct trace *t = &r->t;
+	const char *s = ev->s;
+	uint64_t thr;
+	uint32_t id, slice;
+
+	(void)cls;
+	thr = thr_id(r, ev->n->pid, ev->n->tid);
+	id = op_intern(&r->names, C_RT, s, ev->len);
+	spill_add(&t->ops, &(struct cev){ ev->ts, ev->dur, id, t->seq++,
+	    thr });
+	slice = op_lslice_runtime(s, ev->dur);
+	op_ledge(t, slice, id, op_lthr(thr), ev->ts, ev->ts + ev->dur);
+	op_pspan_event(t, C_RT, s, ev->ts, ev->ts + ev->dur);
+	op_rtsum_add(&t->a, s, ev->len, &(struct rtsum){ 1, ev->dur,
+	    ev->dur });
+	t->a.rt_count++;
+	t->a.rt_total = op_sat_add(t->a.rt_total, ev->dur);
+	if (strstr(s, "Launch") != NULL) {
+		t->a.launch_count++;
+		t->a.launch = op_sat_add(t->a.launch, ev->dur);
+	} else if (str_is(s, "cudaDeviceSynchronize",
+	    "cudaStreamSynchronize") ||
+	    str_is(s, "cudaEventSynchronize", "cudaMemcpy") ||
+	    str_is(s, "hipDeviceSynchronize", "hipStreamSynchronize") ||
+	    str_is(s, "hipEventSynchronize", "hipMemcpy")) {
+		t->a.sync_count++;
+		t->a.sync = op_sat_add(t->a.sync, ev->dur);
 	}
-	/* record_function labels: "Optimizer.step#SGD.step", steps. */
-	if ((c != NULL && strcmp(c, "user_annotation") == 0) ||
+	if (ev->n->corr >= 0)
+		spill_add(&t->rc, &(struct rcall){ ev->corr, ev->ts, ev->dur,
+		    t->seq++, slice == L_SYNC || slice == L_COPY ||
+		    slice == L_ALLOC ? slice : NO_CALLER, thr, id });
+	return 0;
+}
+
+/* GPU work: a kernel, memset or copy, on its device's timeline. */
+static int
+on_gpu(struct oprank *r, const struct event *ev, enum evclass cls)
+{
+	const struct jdoc *d = r->doc;
+	const struct evnodes *n = ev->n;
+	struct trace *t = &r->t;
+	int gcls = cls == EV_MEMCPY ? G_MEMCPY : G_COMP;
+	int is_memset = cls == EV_MEMSET;
+	int64_t end = ev->ts + ev->dur;
+	struct strent *e;
+	struct dev *dev;
+	struct jid dv;
+	uint32_t id;
+
+	id = op_intern(&r->names, C_GPU, ev->s, ev->len);
+	op_agg_fit(&t->a, r->names.n);
+	op_stat_add(&t->a.st[id], ev->dur, ev->dur);
+	if (n->bytes >= 0)
+		add_bytes(&t->a.st[id], d, (uint32_t)n->bytes);
+	t->a.gpu_events++;
+	if (gcls == G_COMP)
+		gcls = r->names.v[id].gcls;
+	if (gcls == G_COMM)
+		op_coll_call(r, &t->a, &n->ca, &(struct ccall){ .ts = ev->ts,
+		    .dur = ev->dur, .name = id, .gpu = 1 });
+	op_ledge(t, op_lslice_kernel(r, id, is_memset), id, LTHR_NONE, ev->ts,
+	    end);
+	if (n->corr >= 0)
+		spill_add(&t->gk, &(struct gev){ ev->corr, ev->dur, end, id,
+		    t->seq++, gcls == G_COMM, is_memset });
+	else if (r->phase == (r->names.v[id].gcls == G_COMM ?
+	    PH_COMM : PH_OTHER))
+		op_stat_add(&t->a.pst[id], ev->dur, ev->dur);
+	if (n->device >= 0 && d->node[n->device].type == JT_NUMBER)
+		op_get_jid(d, n->device, &dv);
+	else
+		op_get_jid(d, n->pid, &dv);
+	e = strmap_put(&t->devs, dv.text != NULL ? dv.text : "",
+	    dv.text != NULL ? strlen(dv.text) : 0);
+	if ((dev = e->val) == NULL) {
+		if (t->ndvv == UINT32_MAX)
+			die("more than %" PRIu32 " devices in one trace",
+			    UINT32_MAX);
+		dev = e->val = xcalloc(1, sizeof(*dev));
+		op_jid_copy(&dev->dev, &dv);
+		dev->idx = (uint32_t)t->ndvv;
+		t->dvv = op_grow(t->dvv, &t->capdvv, t->ndvv,
+		    sizeof(*t->dvv));
+		t->dvv[t->ndvv++] = dev;
+		dev->lo = ev->ts;
+		dev->hi = end;
+	}
+	dev->n++;
+	if (ev->ts < dev->lo)
+		dev->lo = ev->ts;
+	if (end > dev->hi)
+		dev->hi = end;
+	if (ev->dur > 0) {
+		spill_add(&t->edges, &(struct gedge){ ev->ts, dev->idx,
+		    (int16_t)gcls, 1 });
+		spill_add(&t->edges, &(struct gedge){ end, dev->idx,
+		    (int16_t)gcls, -1 });
+	}
+	return 0;
+}
+
+/* A Python frame: nested with the operators, a ledger slice of its own. */
+static int
+on_python(struct oprank *r, const struct event *ev, enum evclass cls)
+{
+	struct trace *t = &r->t;
+	uint64_t thr;
+	uint32_t id;
+
+	(void)cls;
+	thr = thr_id(r, ev->n->pid, ev->n->tid);
+	id = op_intern(&r->names, C_PY, ev->s, ev->len);
+	spill_add(&t->py, &(struct cev){ ev->ts, ev->dur, id, t->seq++,
+	    thr });
+	op_ledge(t, op_lslice_py(r), id, op_lthr(thr), ev->ts,
+	    ev->ts + ev->dur);
+	op_pspan_event(t, C_PY, ev->s, ev->ts, ev->ts + ev->dur);
+	t->a.pyframes++;
+	return 0;
+}
+
+/*
+ * An operator, or a record_function label ("Optimizer.step#SGD.step",
+ * "ProfilerStep#3"): steps, phase bounds, serving steps and compile
+ * regions are labels.
+ */
+static int
+on_cpu(struct oprank *r, const struct event *ev, enum evclass evcls)
+{
+	const struct evnodes *n = ev->n;
+	struct trace *t = &r->t;
+	const char *s = ev->s;
+	size_t len = ev->len;
+	int64_t end = ev->ts + ev->dur;
+	uint64_t thr;
+	uint32_t id;
+	int cls = C_OP, b;
+
+	(void)evcls;
+	thr = thr_id(r, n->pid, n->tid);
+	if ((ev->cat != NULL && strcmp(ev->cat, "user_annotation") == 0) ||
 	    (memchr(s, '#', len) != NULL && strstr(s, "::") == NULL))
 		cls = C_ANN;
-	op_pspan_event(t, cls, s, tsns, tsns + durns);
+	op_pspan_event(t, cls, s, ev->ts, end);
 	if (cls == C_ANN)
-		op_serve_label(r, s, len, tsns, tsns + durns, thr);
-	op_compile_event(r, s, len, tsns, tsns + durns, thr);
-	if (cls == C_ANN && op_prefix(s, "ProfilerStep#")) {
-		op_step_read(t, strtoll(s + 13, NULL, 10), tsns, tsns + durns);
+		op_serve_label(r, s, len, ev->ts, end, thr);
+	op_compile_event(r, s, len, ev->ts, end, thr);
+	if (cls == C_ANN && op_prefix(s, OPRANK_STEP_PREFIX)) {
+		op_step_read(t, strtoll(s + strlen(OPRANK_STEP_PREFIX), NULL, 10),
+		    ev->ts, end);
 		/* key_averages() groups every step under one name. */
 		s = "ProfilerStep*";
 		len = strlen(s);
 	} else if (cls == C_ANN && (b = op_bound_of(s)) != B_NONE) {
-		spill_add(&t->bounds, &(struct bound){ tsns, b, 0, 0, 0 });
+		spill_add(&t->bounds, &(struct bound){ ev->ts, b, 0, 0, 0 });
 		t->nbound[b]++;
 	}
 	t->a.cpu_events++;
 	id = op_intern(&r->names, cls, s, len);
 	if (op_lslice_mark(r, id) != UINT32_MAX)
-		op_ledge(t, op_lslice_mark(r, id), id, op_lthr(thr), tsns,
-		    tsns + durns);
-	if (cls == C_OP && sn.dims >= 0)
-		shape_call(r, s, &sn, &(struct cev){ tsns, durns, 0, t->seq,
-		    thr });
+		op_ledge(t, op_lslice_mark(r, id), id, op_lthr(thr), ev->ts,
+		    end);
+	if (cls == C_OP && n->sn.dims >= 0)
+		shape_call(r, s, &n->sn, &(struct cev){ ev->ts, ev->dur, 0,
+		    t->seq, thr });
 	/*
 	 * ProcessGroupGloo's work ("gloo:all_reduce") starts on the thread
 	 * that issues it and ends on a worker's once every rank has sent its
@@ -483,16 +607,17 @@ on_event(struct oprank *r)
 	 * in it.  The ledger still sees the wait, as communication.
 	 */
 	if (op_prefix(s, "gloo:")) {
-		op_coll_call(r, &t->a, &ca, &(struct ccall){ .ts = tsns,
-		    .dur = durns, .name = id });
+		op_coll_call(r, &t->a, &n->ca, &(struct ccall){ .ts = ev->ts,
+		    .dur = ev->dur, .name = id });
 		op_agg_fit(&t->a, r->names.n);
 		/* In µs, the start and the duration truncated apart. */
-		op_stat_add(&t->a.st[id], durns / 1000, 0);
-		op_ledge(t, op_lslice_op(r, id), id, op_lthr(thr), tsns,
-		    tsns + durns);
+		op_stat_add(&t->a.st[id], ev->dur / 1000, 0);
+		op_ledge(t, op_lslice_op(r, id), id, op_lthr(thr), ev->ts,
+		    end);
 		return 0;
 	}
-	spill_add(&t->ops, &(struct cev){ tsns, durns, id, t->seq++, thr });
+	spill_add(&t->ops, &(struct cev){ ev->ts, ev->dur, id, t->seq++,
+	    thr });
 	return 0;
 }
 

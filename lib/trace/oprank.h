@@ -24,6 +24,9 @@
 
 struct oprank;
 
+/* What a step's record_function label starts with: "ProfilerStep#3". */
+#define OPRANK_STEP_PREFIX	"ProfilerStep#"
+
 struct oprank_opts {
 	const char	*table;	/* the families table; NULL: the installed one */
 	int		 key;	/* what ranks operators: oprank_key() */

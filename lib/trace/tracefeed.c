@@ -87,7 +87,8 @@ on_record(void *arg, const struct jdoc *rec)
 	if (trace || strcmp(kind, "memory") == 0 ||
 	    (strcmp(kind, "event") == 0 &&
 	    jdoc_get_str(rec, 0, "name", &name, NULL) == 0 &&
-	    strncmp(name, "ProfilerStep#", 13) == 0))
+	    strncmp(name, OPRANK_STEP_PREFIX,
+	    strlen(OPRANK_STEP_PREFIX)) == 0))
 		jw_jdoc_record(sink->mem, rec);
 	return oprank_record(sink->op, sink->file, rec);
 }
