@@ -11,6 +11,7 @@
 
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opfield.h"
 
 static int64_t	thsum_busy(const struct thsum *);
 static void	thsum_free(void *);
@@ -206,14 +207,7 @@ op_devsum_get(struct agg *a, const struct jid *dev)
 void
 op_devsum_add(struct devsum *dd, const struct devsum *ds)
 {
-	dd->window = op_sat_add(dd->window, ds->window);
-	dd->busy = op_sat_add(dd->busy, ds->busy);
-	dd->comp = op_sat_add(dd->comp, ds->comp);
-	dd->comm = op_sat_add(dd->comm, ds->comm);
-	dd->memcpy = op_sat_add(dd->memcpy, ds->memcpy);
-	dd->xcomm = op_sat_add(dd->xcomm, ds->xcomm);
-	dd->xmemcpy = op_sat_add(dd->xmemcpy, ds->xmemcpy);
-	dd->events = op_sat_add(dd->events, ds->events);
+	opf_merge(&op_devsum_fields, dd, ds);
 }
 
 /* Adds calls to the sums of entry e, made on its first calls. */
@@ -224,10 +218,7 @@ op_rtsum_fold(struct strent *e, const struct rtsum *add)
 
 	if ((rs = e->val) == NULL)
 		rs = e->val = xcalloc(1, sizeof(*rs));
-	rs->count = op_sat_add(rs->count, add->count);
-	rs->total = op_sat_add(rs->total, add->total);
-	if (add->max > rs->max)
-		rs->max = add->max;
+	opf_merge(&op_rtsum_fields, rs, add);
 }
 
 /* Adds a runtime API's calls to the rank's, by name. */

@@ -18,6 +18,7 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opfield.h"
 
 #define MAXREGIONS	4096	/* compile ids a rank sums apart */
 #define OTHER_REGIONS	"(other regions)"

@@ -38,12 +38,16 @@
  *			recompiles, graph breaks, guards, compile time
  *	opdevice.c	the rank's GPU and the precisions it runs fast:
  *			gpu_device records
+ *	opfield.c	the partial format: its integers' ranges, and the
+ *			summed records' fields as tables, written, read
+ *			and merged (opfield.h)
  *
  * What one file gives another (functions, and the name tables) is named
  * op_*; the rest is static.  opdevice, opgraph, opserve and opcompile
- * declare theirs in headers of their own, which this one includes.  Ownership is as oprank.h says: a struct
- * oprank owns everything reachable from it (tables, names, spills, sums)
- * and oprank_free() frees it all.
+ * declare theirs in headers of their own, which this one includes;
+ * opfield.h is included by its users alone.  Ownership is as oprank.h
+ * says: a struct oprank owns everything reachable from it (tables, names,
+ * spills, sums) and oprank_free() frees it all.
  */
 #ifndef OPCORE_H
 #define OPCORE_H
@@ -940,28 +944,6 @@ op_sat_add(int64_t a, int64_t b)
 	return b > 0 ? INT64_MAX : -INT64_MAX;
 }
 
-/*
- * What a partial's integers may hold: P_TIME a time in ns (or a sum of
- * self times, which may be negative) within 2^62 of 0, 146 years either
- * way; P_SIZE a duration, count or size from 0 to 2^62; P_ANY any
- * integer.  The difference or sum of any two times or sizes then fits in
- * 64 bits, as a trace's do (tr-extract refuses a time beyond them).
- */
-enum { P_ANY, P_TIME, P_SIZE };
-#define P_MAX	((int64_t)1 << 62)
-
-static inline int
-op_in_range(int64_t v, int range)
-{
-	switch (range) {
-	case P_TIME:
-		return v >= -P_MAX && v <= P_MAX;
-	case P_SIZE:
-		return v >= 0 && v <= P_MAX;
-	}
-	return 1;
-}
-
 /* opstep.c */
 int	op_cmpstep(const void *a, const void *b);
 void	op_step_read(struct trace *t, int64_t num, int64_t ts, int64_t end);
@@ -979,16 +961,6 @@ void	op_step_stats(struct durs *d, struct sstat *s);
 
 /* oppartial.c */
 void	op_output_partial(struct oprank *r, struct jw *w);
-/*
- * Member key of the partial record at hand (of object obj), an integer
- * in range, into *v; -1 after saying which member is wrong and why.
- */
-int	op_get_num(struct oprank *r, uint32_t obj, const char *key, int range,
-	    int64_t *v);
-/* The array member key of n integers (in range), read into v, or written. */
-int	op_get_nums(struct oprank *r, const char *key, int range, int64_t *v,
-	    size_t n);
-void	op_put_nums(struct jw *w, const char *key, const int64_t *v, size_t n);
 int	op_merge_file(struct oprank *r, const char *path);
 int	op_reread(int argc, char *argv[]);
 int	op_merge_again(struct oprank *r, int argc, char *argv[]);

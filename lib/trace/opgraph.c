@@ -18,6 +18,7 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opfield.h"
 
 static void	put_us_pair(struct jw *, const char *, int64_t, int64_t,
 		    int64_t);

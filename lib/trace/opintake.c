@@ -15,6 +15,7 @@
 #include "base/sha256.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opfield.h"
 
 static int	str_is(const char *, const char *, const char *);
 static void	thr_free(void *);

@@ -15,6 +15,7 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opfield.h"
 
 /* A window to cut: its step (-1: none) and bounds in the trace's time. */
 struct cut {

@@ -14,6 +14,7 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opfield.h"
 
 static void	put_stat(struct jw *, const struct stat *);
 static void	put_class_name(struct jw *, int64_t, const struct name *);
@@ -91,12 +92,7 @@ cmpseen(const void *a, const void *b)
 void
 op_put_rtsum(struct jw *w, const struct rtsum *rs)
 {
-	jw_key(w, "count");
-	jw_int(w, rs->count);
-	jw_key(w, "total");
-	jw_int(w, rs->total);
-	jw_key(w, "max");
-	jw_int(w, rs->max);
+	opf_put(w, &op_rtsum_fields, rs);
 }
 
 /* The rank's aggregates, in an order fixed by their keys. */
@@ -191,10 +187,7 @@ put_rank_partial(struct oprank *r, struct jw *w, struct agg *a)
 		jw_record(w, "op_partial_thread");
 		op_put_rank(w, a->rank);
 		op_put_thread(w, ts);
-		jw_key(w, "count");
-		jw_int(w, ts->count);
-		jw_key(w, "busy");
-		jw_int(w, ts->busy);
+		opf_put(w, &op_thsum_fields, ts);
 		jw_end(w);
 		n++;
 	}
@@ -207,22 +200,7 @@ put_rank_partial(struct oprank *r, struct jw *w, struct agg *a)
 		jw_record(w, "op_partial_device");
 		op_put_rank(w, a->rank);
 		op_put_jid(w, "device", &d->dev);
-		jw_key(w, "events");
-		jw_int(w, d->events);
-		jw_key(w, "window");
-		jw_int(w, d->window);
-		jw_key(w, "busy");
-		jw_int(w, d->busy);
-		jw_key(w, "computation");
-		jw_int(w, d->comp);
-		jw_key(w, "comm");
-		jw_int(w, d->comm);
-		jw_key(w, "memcpy");
-		jw_int(w, d->memcpy);
-		jw_key(w, "exposed_comm");
-		jw_int(w, d->xcomm);
-		jw_key(w, "exposed_memcpy");
-		jw_int(w, d->xmemcpy);
+		opf_put(w, &op_devsum_fields, d);
 		jw_end(w);
 		n++;
 	}
@@ -264,14 +242,7 @@ put_rank_partial(struct oprank *r, struct jw *w, struct agg *a)
 	while ((st = spill_next(&c)) != NULL) {
 		jw_record(w, "op_partial_step");
 		op_put_rank(w, a->rank);
-		jw_key(w, "step");
-		jw_int(w, st->num);
-		jw_key(w, "ts");
-		jw_int(w, st->ts);
-		jw_key(w, "cpu_end");
-		jw_int(w, st->cpu_end);
-		jw_key(w, "end");
-		jw_int(w, st->end);
+		opf_put(w, &op_step_fields, st);
 		if (st->flops > 0) {
 			jw_key(w, "flops");
 			jw_double(w, st->flops);
@@ -618,9 +589,7 @@ partial_name(struct oprank *r, struct agg *a)
 static int
 get_rtsum(struct oprank *r, struct rtsum *rs)
 {
-	return op_get_num(r, 0, "count", P_SIZE, &rs->count) < 0 ||
-	    op_get_num(r, 0, "total", P_SIZE, &rs->total) < 0 ||
-	    op_get_num(r, 0, "max", P_SIZE, &rs->max) < 0 ? -1 : 0;
+	return opf_get(r, &op_rtsum_fields, rs);
 }
 
 static int
@@ -704,8 +673,7 @@ partial_record(struct oprank *r, const char *kind)
 			return jdoc_error(r->file, d, 0, "\"pid\" or \"tid\""
 			    " is not a number or a string");
 		memset(&one_ts, 0, sizeof(one_ts));
-		if (op_get_num(r, 0, "count", P_SIZE, &one_ts.count) < 0 ||
-		    op_get_num(r, 0, "busy", P_SIZE, &one_ts.busy) < 0)
+		if (opf_get(r, &op_thsum_fields, &one_ts) < 0)
 			return -1;
 		/* Of threads that did not fit: how many, the busiest. */
 		if (jdoc_get(d, 0, "threads") >= 0 && (op_get_num(r, 0, "threads", P_SIZE, &one_ts.threads) < 0 || op_get_num(r, 0, "busiest", P_SIZE, &one_ts.top) < 0))
@@ -726,14 +694,7 @@ partial_record(struct oprank *r, const char *kind)
 		if (op_get_jid(d, jdoc_get(d, 0, "device"), &ds.dev) < 0)
 			return jdoc_error(r->file, d, 0, "\"device\" is not"
 			    " a number or a string");
-		if (op_get_num(r, 0, "events", P_SIZE, &ds.events) < 0 ||
-		    op_get_num(r, 0, "window", P_SIZE, &ds.window) < 0 ||
-		    op_get_num(r, 0, "busy", P_SIZE, &ds.busy) < 0 ||
-		    op_get_num(r, 0, "computation", P_SIZE, &ds.comp) < 0 ||
-		    op_get_num(r, 0, "comm", P_SIZE, &ds.comm) < 0 ||
-		    op_get_num(r, 0, "memcpy", P_SIZE, &ds.memcpy) < 0 ||
-		    op_get_num(r, 0, "exposed_comm", P_SIZE, &ds.xcomm) < 0 ||
-		    op_get_num(r, 0, "exposed_memcpy", P_SIZE, &ds.xmemcpy) < 0)
+		if (opf_get(r, &op_devsum_fields, &ds) < 0)
 			return -1;
 		op_devsum_add(op_devsum_get(a, &ds.dev), &ds);
 		return 0;
@@ -790,10 +751,7 @@ partial_record(struct oprank *r, const char *kind)
 		return 0;
 	}
 	if (strcmp(kind, "op_partial_step") == 0) {
-		if (op_get_num(r, 0, "step", P_ANY, &st.num) < 0 ||
-		    op_get_num(r, 0, "ts", P_TIME, &st.ts) < 0 ||
-		    op_get_num(r, 0, "cpu_end", P_TIME, &st.cpu_end) < 0 ||
-		    op_get_num(r, 0, "end", P_TIME, &st.end) < 0 ||
+		if (opf_get(r, &op_step_fields, &st) < 0 ||
 		    in_order(r, "ts", st.ts, "cpu_end", st.cpu_end) < 0 ||
 		    in_order(r, "cpu_end", st.cpu_end, "end", st.end) < 0)
 			return -1;

@@ -23,6 +23,7 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opfield.h"
 
 #define BADLABEL	160	/* bytes of a bad label kept for its warning */
 #define MAXBATCH	64	/* decode batch sizes summed apart */

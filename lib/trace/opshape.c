@@ -20,6 +20,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opfield.h"
 
 static int	cmpshape(const void *, const void *);
 static double	peak_for(const struct gpupeak *, const char *);

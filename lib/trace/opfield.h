@@ -1,0 +1,92 @@
+/*
+ * opfield: the partial format of the operator aggregator (op-rank
+ * --partial): the ranges its integers must lie in, reading and writing
+ * one, and each summed record described once, as a table of its int64_t
+ * fields (name in the partial, offset, range, how two records merge),
+ * with one walker that writes the fields into a partial, reads them back
+ * checked, and merges one record into another: adding a field is one
+ * line of its table.  The final records, which derive figures and order
+ * them for readers, are written by hand (opout.c).
+ *
+ * Ownership: the tables are static; records are the caller's.  Only the
+ * aggregator's own files (lib/trace/op*.c) include this header.
+ */
+#ifndef OPFIELD_H
+#define OPFIELD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct jw;
+struct oprank;
+
+/*
+ * What a partial's integers may hold: P_TIME a time in ns (or a sum of
+ * self times, which may be negative) within 2^62 of 0, 146 years either
+ * way; P_SIZE a duration, count or size from 0 to 2^62; P_ANY any
+ * integer.  The difference or sum of any two times or sizes then fits in
+ * 64 bits, as a trace's do (tr-extract refuses a time beyond them).
+ */
+enum { P_ANY, P_TIME, P_SIZE };
+#define P_MAX	((int64_t)1 << 62)
+
+static inline int
+op_in_range(int64_t v, int range)
+{
+	switch (range) {
+	case P_TIME:
+		return v >= -P_MAX && v <= P_MAX;
+	case P_SIZE:
+		return v >= 0 && v <= P_MAX;
+	}
+	return 1;
+}
+
+/*
+ * Member key of the partial record at hand (of object obj), an integer
+ * in range, into *v; -1 after saying which member is wrong and why.
+ */
+int	op_get_num(struct oprank *r, uint32_t obj, const char *key, int range,
+	    int64_t *v);
+/* The array member key of n integers (in range), read into v, or written. */
+int	op_get_nums(struct oprank *r, const char *key, int range, int64_t *v,
+	    size_t n);
+void	op_put_nums(struct jw *w, const char *key, const int64_t *v, size_t n);
+
+
+enum opf_merge {
+	OPF_SUM,	/* added, saturating */
+	OPF_MAX,	/* the larger kept */
+	OPF_APART	/* never merged: each record is kept apart */
+};
+
+struct opfield {
+	const char	*key;
+	size_t		 off;		/* of an int64_t in the record */
+	int		 range;		/* P_ANY, P_TIME or P_SIZE */
+	enum opf_merge	 merge;
+};
+
+struct opfields {
+	const struct opfield	*v;
+	size_t			 n;
+};
+
+/* A device's GPU time (struct devsum), a runtime call's (struct rtsum). */
+extern const struct opfields op_devsum_fields, op_rtsum_fields;
+/* A thread's busy time (struct thsum), a step's bounds (struct step). */
+extern const struct opfields op_thsum_fields, op_step_fields;
+
+/* Writes each field of rec as "key":value, in the table's order. */
+void	opf_put(struct jw *, const struct opfields *, const void *rec);
+
+/*
+ * Reads each field of the partial record being read into rec; -1 after
+ * a data error naming the first field missing or out of range.
+ */
+int	opf_get(struct oprank *, const struct opfields *, void *rec);
+
+/* Merges src into dst, field by field. */
+void	opf_merge(const struct opfields *, void *dst, const void *src);
+
+#endif
