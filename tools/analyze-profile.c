@@ -356,9 +356,10 @@ run_report(struct run *r, struct context *ctx)
 
 	/* Nothing is made before the outputs are known to be writable. */
 	stages_start(&r->st);
+	/* Each output's temporary file is undone from the moment it exists. */
 	for (i = 0; i < NOUT; i++) {
-		pubout_open(&r->out[i], r->a->out[i]);
 		stages_undo_file(&r->st, r->out[i].tmp);
+		pubout_open(&r->out[i], r->a->out[i]);
 	}
 	stages_tmpdir(&r->st, "analyze-profile", tmpnames);
 	for (k = 0; k < r->tr->n; k++)
