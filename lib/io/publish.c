@@ -11,12 +11,12 @@
 
 #include "base/err.h"
 #include "base/files.h"
+#include "base/stages.h"
 #include "base/xalloc.h"
 #include "io/publish.h"
 
 static int	temp_beside(const char *, char *, size_t);
 static int	cmpdir(const void *, const void *);
-static void	stop_signals(int, sigset_t *);
 
 int
 publish_file(const char *path, const char *buf, size_t len, mode_t mode)
@@ -25,10 +25,10 @@ publish_file(const char *path, const char *buf, size_t len, mode_t mode)
 	char *tmp;
 	int rc = -1;
 
-	stop_signals(SIG_BLOCK, &old);
+	stages_block(&old);
 	if ((tmp = publish_stage(path, buf, len, mode)) != NULL)
 		rc = publish_commit(tmp, path);
-	stop_signals(SIG_SETMASK, &old);
+	stages_restore(&old);
 	free(tmp);
 	return rc;
 }
@@ -127,9 +127,9 @@ pubout_open(struct pubout *o, const char *path)
 			return;
 		}
 	}
-	stop_signals(SIG_BLOCK, &old);
+	stages_block(&old);
 	o->fd = temp_beside(path, o->tmp, sizeof(o->tmp));
-	stop_signals(SIG_SETMASK, &old);
+	stages_restore(&old);
 	if (o->fd == -1)
 		die("%s:", path);
 	if (fchmod(o->fd, publish_mode() & 0644) != 0 ||
@@ -239,17 +239,4 @@ cmpdir(const void *a, const void *b)
 	if (x->sb.st_ino != y->sb.st_ino)
 		return x->sb.st_ino < y->sb.st_ino ? -1 : 1;
 	return 0;
-}
-
-static void
-stop_signals(int how, sigset_t *old)
-{
-	sigset_t stop;
-
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGHUP);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigprocmask(how, how == SIG_BLOCK ? &stop : old, how == SIG_BLOCK ?
-	    old : NULL);
 }
