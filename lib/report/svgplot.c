@@ -23,6 +23,7 @@ const char *const svg_palette[] = {
 };
 
 
+static double	legend_width(const char *);
 static double	nice_step(double);
 static double	byte_step(double);
 static int	decimals(double, int);
@@ -101,18 +102,26 @@ svg_textn(struct svg *g, double x, double y, const char *anchor, const char *s,
 	sb_puts(&g->b, "</text>\n");
 }
 
+/* The width a legend entry takes: its swatch and its name, cut short. */
+static double
+legend_width(const char *name)
+{
+	size_t len = strlen(name);
+
+	return 24 + 7.0 *
+	    (double)(len < SVG_LABEL_MAX ? len : SVG_LABEL_MAX + 1);
+}
+
 /* Swatches and names in rows from x, y; returns nothing, uses 18 px a row. */
 void
 svg_legend(struct svg *g, double x, double y, const char *const *name,
     const char *const *color, size_t n)
 {
 	double cx = x, wd;
-	size_t i, len;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
-		len = strlen(name[i]);
-		wd = 24 + 7.0 *
-		    (double)(len < SVG_LABEL_MAX ? len : SVG_LABEL_MAX + 1);
+		wd = legend_width(name[i]);
 		if (cx > x && cx + wd > SVG_WIDTH - 10) {
 			cx = x;
 			y += 18;
@@ -129,13 +138,11 @@ int
 svg_legend_rows(double x, const char *const *name, size_t n)
 {
 	double cx = x, wd;
-	size_t i, len;
+	size_t i;
 	int rows = n > 0;
 
 	for (i = 0; i < n; i++) {
-		len = strlen(name[i]);
-		wd = 24 + 7.0 *
-		    (double)(len < SVG_LABEL_MAX ? len : SVG_LABEL_MAX + 1);
+		wd = legend_width(name[i]);
 		if (cx > x && cx + wd > SVG_WIDTH - 10) {
 			cx = x;
 			rows++;
