@@ -19,6 +19,8 @@
 
 static int	secret_name(const char *);
 static int	model_name(const char *);
+static size_t	env_named(const struct snip *, int (*)(const char *),
+		    struct strbuf *);
 static void	env_line(const struct envread *, struct strbuf *);
 static void	models(const struct snip *, struct strbuf *);
 static void	environment_md(const struct snip *, struct strbuf *);
@@ -181,8 +183,7 @@ snipw_readme(const struct snip *sn, const struct strbuf *cfgtext,
 		sb_printf(b, "- The production module `%s` importable from the"
 		    " repository root\n  (`uv pip install -e .`).\n\n",
 		    sn->module);
-	else
-	{
+	else {
 		sb_printf(b, "- The production module `%s`, importable from its"
 		    " package root ", sn->module);
 		snip_md_code(b, sn->root);
@@ -276,6 +277,24 @@ env_line(const struct envread *e, struct strbuf *b)
 		    " the variable that sets it");
 }
 
+/*
+ * A line for each environment read whose variable or constant named says
+ * is one of a kind; returns how many.
+ */
+static size_t
+env_named(const struct snip *sn, int (*named)(const char *),
+    struct strbuf *b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < sn->env.n; i++)
+		if (named(sn->env.v[i].var) || named(sn->env.v[i].constant)) {
+			env_line(&sn->env.v[i], b);
+			n++;
+		}
+	return n;
+}
+
 /* Models: parameters that take one or its id, and their variables. */
 static void
 models(const struct snip *sn, struct strbuf *b)
@@ -293,12 +312,7 @@ models(const struct snip *sn, struct strbuf *b)
 		    sn->par[i].name, sn->par[i].name);
 		n++;
 	}
-	for (i = 0; i < sn->env.n; i++)
-		if (model_name(sn->env.v[i].var) ||
-		    model_name(sn->env.v[i].constant)) {
-			env_line(&sn->env.v[i], b);
-			n++;
-		}
+	n += env_named(sn, model_name, b);
 	if (n == 0)
 		sb_puts(b, "- None that a parameter or an environment variable"
 		    " names.\n");
@@ -336,12 +350,7 @@ api_keys(const struct snip *sn, struct strbuf *b)
 			    sn->par[i].name, sn->par[i].name);
 			n++;
 		}
-	for (i = 0; i < sn->env.n; i++)
-		if (secret_name(sn->env.v[i].var) ||
-		    secret_name(sn->env.v[i].constant)) {
-			env_line(&sn->env.v[i], b);
-			n++;
-		}
+	n += env_named(sn, secret_name, b);
 	if (n == 0)
 		sb_puts(b, "- None that a parameter or an environment variable"
 		    " names.\n\n");
