@@ -10,8 +10,18 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "trace/opcoll.h"
+#include "trace/opcompile.h"
 #include "trace/opcore.h"
 #include "trace/opfield.h"
+#include "trace/opgraph.h"
+#include "trace/opledger.h"
+#include "trace/opnames.h"
+#include "trace/opout.h"
+#include "trace/opserve.h"
+#include "trace/opshape.h"
+#include "trace/opstep.h"
+#include "trace/opsums.h"
 
 static int64_t	thsum_busy(const struct thsum *);
 static void	thsum_free(void *);
@@ -269,16 +279,6 @@ op_caller_split(const struct strent *e, const char **slice,
 	*cls = *slice + strlen(*slice) + 1;
 	*name = *cls + strlen(*cls) + 1;
 	*namelen = e->len - (size_t)(*name - e->key);
-}
-
-/* A communication call, while the rank has room for it. */
-void
-op_ccall_add(struct agg *a, const struct ccall *c)
-{
-	if (a->ncc == MAXCCALLS)
-		return;
-	a->cc = op_grow(a->cc, &a->capcc, a->ncc, sizeof(*a->cc));
-	a->cc[a->ncc++] = *c;
 }
 
 /*

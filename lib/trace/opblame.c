@@ -17,6 +17,12 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opledger.h"
+#include "trace/opnames.h"
+#include "trace/opnest.h"
+#include "trace/opout.h"
+#include "trace/opstep.h"
+#include "trace/opsums.h"
 
 /*
  * A real call stack is a few dozen deep (a hundred, all threads together,

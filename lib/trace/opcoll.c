@@ -20,7 +20,12 @@
 
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "trace/opcoll.h"
 #include "trace/opcore.h"
+#include "trace/opdevice.h"
+#include "trace/opout.h"
+#include "trace/opshape.h"
+#include "trace/opsums.h"
 
 #define MAXGROUPS	4096	/* process groups told apart, the first */
 
@@ -192,6 +197,16 @@ const char *
 op_coll_kind_name(int kind)
 {
 	return kind < 0 || kind >= NKINDS ? NULL : kinds[kind];
+}
+
+/* A communication call, while the rank has room for it. */
+void
+op_ccall_add(struct agg *a, const struct ccall *c)
+{
+	if (a->ncc == MAXCCALLS)
+		return;
+	a->cc = op_grow(a->cc, &a->capcc, a->ncc, sizeof(*a->cc));
+	a->cc[a->ncc++] = *c;
 }
 
 /*

@@ -17,8 +17,13 @@
 
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "trace/opcompile.h"
 #include "trace/opcore.h"
 #include "trace/opfield.h"
+#include "trace/opledger.h"
+#include "trace/opnames.h"
+#include "trace/opout.h"
+#include "trace/opsums.h"
 
 #define MAXREGIONS	4096	/* compile ids a rank sums apart */
 #define OTHER_REGIONS	"(other regions)"

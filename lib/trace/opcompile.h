@@ -1,9 +1,9 @@
 /*
  * opcompile: torch.compile in a trace (opcompile.c): compiled regions and
  * graph calls read while a trace comes in and nested once it is whole,
- * the rank's sums (struct compsum, a member of opcore.h's struct agg),
+ * the rank's sums (struct compsum, a member of opsums.h's struct agg),
  * written as the compile record and carried in partials.  Only
- * lib/trace/op*.c include it, through opcore.h; ownership is as there.
+ * lib/trace/op*.c include it; a struct agg owns its compsum.
  */
 #ifndef OPCOMPILE_H
 #define OPCOMPILE_H

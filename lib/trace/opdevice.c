@@ -20,6 +20,10 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opdevice.h"
+#include "trace/opout.h"
+#include "trace/opshape.h"
+#include "trace/opsums.h"
 
 static int	is_rocm(const char *name, int64_t warp);
 static unsigned	parse_precisions(const char *s);

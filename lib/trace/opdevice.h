@@ -3,7 +3,7 @@
  * kept from the trace's deviceProperties, the architecture and model
  * tables of rubric/gpu-arch.tsv, the model inferred where the trace names
  * no GPU, the peaks its operators are judged against, and the gpu_device
- * record.  Only lib/trace/op*.c include it, through opcore.h; the tables
+ * record.  Only lib/trace/op*.c include it; the tables
  * belong to the struct oprank that loaded them, and op_arch_free() frees
  * them.
  */
@@ -16,6 +16,8 @@ struct agg;
 struct gpupeak;
 struct jw;
 struct oprank;
+
+#define ARCH_NAME	"gpu-arch.tsv"
 
 /*
  * A row of gpu-arch.tsv: a platform's capability from this minor on, and

@@ -20,6 +20,8 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opnames.h"
+#include "trace/opsums.h"
 
 static const char clschar[NCLASS] = { 'o', 'a', 'p', 'g', 'r' };
 

@@ -4,6 +4,8 @@
 #include "io/ndjson.h"
 #include "trace/opcore.h"
 #include "trace/opfield.h"
+#include "trace/opstep.h"
+#include "trace/opsums.h"
 
 #define F(type, member, key, range, merge) \
 	{ key, offsetof(type, member), range, merge }

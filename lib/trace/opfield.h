@@ -6,7 +6,8 @@
  * with one walker that writes the fields into a partial, reads them back
  * checked, and merges one record into another: adding a field is one
  * line of its table.  The final records, which derive figures and order
- * them for readers, are written by hand (opout.c).
+ * them for readers, are written by hand (opout.c).  And oppartial.c's
+ * entry points: a rank's partial written, partials merged, reread.
  *
  * Ownership: the tables are static; records are the caller's.  Only the
  * aggregator's own files (lib/trace/op*.c) include this header.
@@ -19,6 +20,14 @@
 
 struct jw;
 struct oprank;
+
+#define PARTIAL_VERSION	3	/* of the op_partial records */
+
+/* oppartial.c: the partials written, merged back in, and read again. */
+void	op_output_partial(struct oprank *r, struct jw *w);
+int	op_merge_file(struct oprank *r, const char *path);
+int	op_reread(int argc, char *argv[]);
+int	op_merge_again(struct oprank *r, int argc, char *argv[]);
 
 /*
  * What a partial's integers may hold: P_TIME a time in ns (or a sum of

@@ -7,6 +7,9 @@
  */
 #include "base/ival.h"
 #include "trace/opcore.h"
+#include "trace/opgpu.h"
+#include "trace/opnames.h"
+#include "trace/opsums.h"
 
 int
 op_cmprcall(const void *a, const void *b)

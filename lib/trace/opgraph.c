@@ -19,6 +19,12 @@
 #include "base/xalloc.h"
 #include "trace/opcore.h"
 #include "trace/opfield.h"
+#include "trace/opgpu.h"
+#include "trace/opgraph.h"
+#include "trace/opledger.h"
+#include "trace/opout.h"
+#include "trace/opserve.h"
+#include "trace/opsums.h"
 
 static void	put_us_pair(struct jw *, const char *, int64_t, int64_t,
 		    int64_t);

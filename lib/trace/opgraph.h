@@ -2,9 +2,9 @@
  * opgraph: GPU work by the runtime call that launched it (opgraph.c):
  * CUDA and HIP graph replays, their kernels to the ledger's gpu_graph
  * slice and the wait before the first to graph_queued, a rank's graph
- * sums (struct graphsum, a member of opcore.h's struct agg) and each launch's GPU
- * work for the serving steps.  Only lib/trace/op*.c include it, through
- * opcore.h; ownership is as there.
+ * sums (struct graphsum, a member of opsums.h's struct agg) and each
+ * launch's GPU work for the serving steps.  Only lib/trace/op*.c include
+ * it; the launches are their trace's spill.
  */
 #ifndef OPGRAPH_H
 #define OPGRAPH_H

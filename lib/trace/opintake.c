@@ -14,8 +14,20 @@
 #include "base/err.h"
 #include "base/sha256.h"
 #include "base/xalloc.h"
+#include "trace/opcoll.h"
+#include "trace/opcompile.h"
 #include "trace/opcore.h"
+#include "trace/opdevice.h"
 #include "trace/opfield.h"
+#include "trace/opgpu.h"
+#include "trace/opgraph.h"
+#include "trace/opledger.h"
+#include "trace/opnames.h"
+#include "trace/opnest.h"
+#include "trace/opserve.h"
+#include "trace/opshape.h"
+#include "trace/opstep.h"
+#include "trace/opsums.h"
 
 static int	str_is(const char *, const char *, const char *);
 static void	thr_free(void *);

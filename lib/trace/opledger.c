@@ -16,6 +16,12 @@
 #include "base/xalloc.h"
 #include "trace/opcore.h"
 #include "trace/opfield.h"
+#include "trace/opgraph.h"
+#include "trace/opledger.h"
+#include "trace/opnames.h"
+#include "trace/opout.h"
+#include "trace/opstep.h"
+#include "trace/opsums.h"
 
 /* A window to cut: its step (-1: none) and bounds in the trace's time. */
 struct cut {

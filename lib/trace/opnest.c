@@ -11,6 +11,13 @@
 
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opgpu.h"
+#include "trace/opledger.h"
+#include "trace/opnames.h"
+#include "trace/opnest.h"
+#include "trace/opshape.h"
+#include "trace/opstep.h"
+#include "trace/opsums.h"
 
 static int64_t	floordiv(int64_t, int64_t);
 static int64_t	us_start(const struct cev *);

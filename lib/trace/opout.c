@@ -12,6 +12,11 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opledger.h"
+#include "trace/opnames.h"
+#include "trace/opout.h"
+#include "trace/opstep.h"
+#include "trace/opsums.h"
 
 static size_t	ranked(const struct oprank *, const struct agg *,
 		    const struct stat *, int, enum key, struct item *);

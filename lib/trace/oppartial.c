@@ -13,8 +13,18 @@
 
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "trace/opcoll.h"
+#include "trace/opcompile.h"
 #include "trace/opcore.h"
 #include "trace/opfield.h"
+#include "trace/opgraph.h"
+#include "trace/opledger.h"
+#include "trace/opnames.h"
+#include "trace/opout.h"
+#include "trace/opserve.h"
+#include "trace/opshape.h"
+#include "trace/opstep.h"
+#include "trace/opsums.h"
 
 static void	put_stat(struct jw *, const struct stat *);
 static void	put_class_name(struct jw *, int64_t, const struct name *);

@@ -16,6 +16,9 @@
 
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opledger.h"
+#include "trace/opnames.h"
+#include "trace/opsums.h"
 
 /* A window this much in capture or compile spans is that phase. */
 #define SPAN_SHARE	0.10

@@ -11,6 +11,18 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opdevice.h"
+#include "trace/opfield.h"
+#include "trace/opledger.h"
+#include "trace/opnames.h"
+#include "trace/opout.h"
+#include "trace/opshape.h"
+#include "trace/opserve.h"
+#include "trace/opsums.h"
+#include "trace/servelabel.h"
+
+#define MEMORY		(16 << 20)	/* bytes of events held, by default */
+#define MINSHARE	(16 << 20)	/* names' or threads' least share */
 
 int
 oprank_key(const char *s)

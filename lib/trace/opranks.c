@@ -11,7 +11,18 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "trace/opcoll.h"
+#include "trace/opcompile.h"
 #include "trace/opcore.h"
+#include "trace/opdevice.h"
+#include "trace/opgraph.h"
+#include "trace/opledger.h"
+#include "trace/opnames.h"
+#include "trace/opout.h"
+#include "trace/opserve.h"
+#include "trace/opshape.h"
+#include "trace/opstep.h"
+#include "trace/opsums.h"
 
 static void	put_op_ranks(struct oprank *, struct jw *);
 static void	put_detail(struct oprank *, struct jw *, struct agg *);

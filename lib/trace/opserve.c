@@ -24,6 +24,10 @@
 #include "base/xalloc.h"
 #include "trace/opcore.h"
 #include "trace/opfield.h"
+#include "trace/opledger.h"
+#include "trace/opout.h"
+#include "trace/opserve.h"
+#include "trace/opsums.h"
 
 #define BADLABEL	160	/* bytes of a bad label kept for its warning */
 #define MAXBATCH	64	/* decode batch sizes summed apart */

@@ -3,8 +3,8 @@
  * labels read while a trace comes in, its steps made and timed on the GPU
  * once it is whole, the rank's steps (a spill of struct sstep in struct
  * agg) merged, written and carried in partials.  Only lib/trace/op*.c
- * include it, through opcore.h, after the types it uses; ownership is as
- * there.
+ * include it; the steps and labels are in their struct agg's and struct
+ * trace's spills.
  */
 #ifndef OPSERVE_H
 #define OPSERVE_H
@@ -12,7 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace/opledger.h"
 #include "trace/servelabel.h"
+
+struct agg;
+struct jw;
+struct oprank;
+
+#define SERVE_NAME	"serve-steps.tsv"
 
 /*
  * A serving engine's step (opserve.c), in the rank's time: its label's

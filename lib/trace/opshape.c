@@ -20,7 +20,12 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opdevice.h"
 #include "trace/opfield.h"
+#include "trace/opout.h"
+#include "trace/opshape.h"
+#include "trace/opstep.h"
+#include "trace/opsums.h"
 
 static int	cmpshape(const void *, const void *);
 static double	peak_for(const struct gpupeak *, const char *);

@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "trace/opcore.h"
+#include "trace/opgraph.h"
+#include "trace/opledger.h"
+#include "trace/opnames.h"
 
 #define WARMUP_CALL	(1000 * 1000)	/* ns */
 

@@ -18,6 +18,8 @@
 
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opstep.h"
+#include "trace/opsums.h"
 
 /* What nesting found of the step at ts: an end, or FLOPs. */
 struct stepup {
