@@ -17,6 +17,7 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opfield.h"
 #include "trace/opledger.h"
 #include "trace/opnames.h"
 #include "trace/opnest.h"
@@ -735,12 +736,7 @@ op_put_issuers(struct oprank *r, struct jw *w, const struct agg *a)
 		put_name_or_null(r, w, "op", v[i].k.op);
 		jw_key(w, "who");
 		jw_cstring(w, op_whoname[v[i].k.who]);
-		jw_key(w, "count");
-		jw_int(w, rs->count);
-		jw_key(w, "total");
-		jw_us(w, rs->total);
-		jw_key(w, "max");
-		jw_us(w, rs->max);
+		opf_put_final(w, &op_rtsum_fields, rs);
 		jw_end(w);
 	}
 	free(v);

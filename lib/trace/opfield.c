@@ -7,66 +7,111 @@
 #include "trace/opstep.h"
 #include "trace/opsums.h"
 
-#define F(type, member, key, range, merge) \
-	{ key, offsetof(type, member), range, merge }
+#define F(type, member, key, range, merge, unit, part) \
+	{ key, offsetof(type, member), range, merge, unit, part, 0 }
+#define D(type, member, less, key) \
+	{ key, offsetof(type, member), P_ANY, OPF_APART, OPF_US, \
+	    OPF_DERIVED, offsetof(type, less) }
 #define TABLE(name, v) \
 	const struct opfields name = { v, sizeof(v) / sizeof(v[0]) }
 
 static const struct opfield devsum[] = {
-	F(struct devsum, events, "events", P_SIZE, OPF_SUM),
-	F(struct devsum, window, "window", P_SIZE, OPF_SUM),
-	F(struct devsum, busy, "busy", P_SIZE, OPF_SUM),
-	F(struct devsum, comp, "computation", P_SIZE, OPF_SUM),
-	F(struct devsum, comm, "comm", P_SIZE, OPF_SUM),
-	F(struct devsum, memcpy, "memcpy", P_SIZE, OPF_SUM),
-	F(struct devsum, xcomm, "exposed_comm", P_SIZE, OPF_SUM),
-	F(struct devsum, xmemcpy, "exposed_memcpy", P_SIZE, OPF_SUM)
+	F(struct devsum, events, "events", P_SIZE, OPF_SUM, OPF_INT, 0),
+	F(struct devsum, window, "window", P_SIZE, OPF_SUM, OPF_US, 1),
+	F(struct devsum, busy, "busy", P_SIZE, OPF_SUM, OPF_US, 2),
+	D(struct devsum, window, busy, "idle"),
+	F(struct devsum, comp, "computation", P_SIZE, OPF_SUM, OPF_US, 3),
+	F(struct devsum, xcomm, "exposed_comm", P_SIZE, OPF_SUM, OPF_US, 6),
+	F(struct devsum, xmemcpy, "exposed_memcpy", P_SIZE, OPF_SUM, OPF_US,
+	    7),
+	F(struct devsum, comm, "comm", P_SIZE, OPF_SUM, OPF_US, 4),
+	F(struct devsum, memcpy, "memcpy", P_SIZE, OPF_SUM, OPF_US, 5)
 };
 TABLE(op_devsum_fields, devsum);
 
 static const struct opfield rtsum[] = {
-	F(struct rtsum, count, "count", P_SIZE, OPF_SUM),
-	F(struct rtsum, total, "total", P_SIZE, OPF_SUM),
-	F(struct rtsum, max, "max", P_SIZE, OPF_MAX)
+	F(struct rtsum, count, "count", P_SIZE, OPF_SUM, OPF_INT, 0),
+	F(struct rtsum, total, "total", P_SIZE, OPF_SUM, OPF_US, 1),
+	F(struct rtsum, max, "max", P_SIZE, OPF_MAX, OPF_US, 2)
 };
 TABLE(op_rtsum_fields, rtsum);
 
 /* The threads that did not fit are op_thsum_fold()'s to count. */
 static const struct opfield thsum[] = {
-	F(struct thsum, count, "count", P_SIZE, OPF_SUM),
-	F(struct thsum, busy, "busy", P_SIZE, OPF_SUM)
+	F(struct thsum, count, "count", P_SIZE, OPF_SUM, OPF_INT, 0),
+	F(struct thsum, busy, "busy", P_SIZE, OPF_SUM, OPF_INT, 1)
 };
 TABLE(op_thsum_fields, thsum);
 
 static const struct opfield step[] = {
-	F(struct step, num, "step", P_ANY, OPF_APART),
-	F(struct step, ts, "ts", P_TIME, OPF_APART),
-	F(struct step, cpu_end, "cpu_end", P_TIME, OPF_APART),
-	F(struct step, end, "end", P_TIME, OPF_APART)
+	F(struct step, num, "step", P_ANY, OPF_APART, OPF_INT, 0),
+	F(struct step, ts, "ts", P_TIME, OPF_APART, OPF_US, 1),
+	F(struct step, cpu_end, "cpu_end", P_TIME, OPF_APART, OPF_US, 2),
+	F(struct step, end, "end", P_TIME, OPF_APART, OPF_US, 3)
 };
 TABLE(op_step_fields, step);
 
-void
-opf_put(struct jw *w, const struct opfields *t, const void *rec)
+static int64_t
+value(const struct opfield *f, const void *rec)
 {
 	const char *p = rec;
+	int64_t v = *(const int64_t *)(p + f->off);
+
+	return f->part == OPF_DERIVED ? v - *(const int64_t *)(p + f->less) :
+	    v;
+}
+
+void
+opf_put_final(struct jw *w, const struct opfields *t, const void *rec)
+{
 	size_t i;
 
 	for (i = 0; i < t->n; i++) {
 		jw_ckey(w, t->v[i].key);
-		jw_int(w, *(const int64_t *)(p + t->v[i].off));
+		if (t->v[i].unit == OPF_US)
+			jw_us(w, value(&t->v[i], rec));
+		else
+			jw_int(w, value(&t->v[i], rec));
+	}
+}
+
+/*
+ * The field at place in a partial, or NULL past the last; a table is
+ * short, so each is looked up by a pass over it.
+ */
+static const struct opfield *
+at(const struct opfields *t, size_t place)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].part == (int)place)
+			return &t->v[i];
+	return NULL;
+}
+
+void
+opf_put(struct jw *w, const struct opfields *t, const void *rec)
+{
+	const struct opfield *f;
+	size_t place;
+
+	for (place = 0; (f = at(t, place)) != NULL; place++) {
+		jw_ckey(w, f->key);
+		jw_int(w, value(f, rec));
 	}
 }
 
 int
 opf_get(struct oprank *r, const struct opfields *t, void *rec)
 {
+	const struct opfield *f;
 	char *p = rec;
-	size_t i;
+	size_t place;
 
-	for (i = 0; i < t->n; i++)
-		if (op_get_num(r, 0, t->v[i].key, t->v[i].range,
-		    (int64_t *)(p + t->v[i].off)) < 0)
+	for (place = 0; (f = at(t, place)) != NULL; place++)
+		if (op_get_num(r, 0, f->key, f->range,
+		    (int64_t *)(p + f->off)) < 0)
 			return -1;
 	return 0;
 }

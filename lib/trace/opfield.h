@@ -2,12 +2,14 @@
  * opfield: the partial format of the operator aggregator (op-rank
  * --partial): the ranges its integers must lie in, reading and writing
  * one, and each summed record described once, as a table of its int64_t
- * fields (name in the partial, offset, range, how two records merge),
- * with one walker that writes the fields into a partial, reads them back
+ * fields (name, offset, range, how two records merge, how the final
+ * record writes it, its place in a partial), with one walker that writes
+ * the final record's fields, writes them into a partial, reads them back
  * checked, and merges one record into another: adding a field is one
- * line of its table.  The final records, which derive figures and order
- * them for readers, are written by hand (opout.c).  And oppartial.c's
- * entry points: a rank's partial written, partials merged, reread.
+ * line of its table.  Records that show a sum otherwise (a step's times
+ * from the rank's origin, a summary's few fields) are written by their
+ * owners.  And oppartial.c's entry points: a rank's partial written,
+ * partials merged, reread.
  *
  * Ownership: the tables are static; records are the caller's.  Only the
  * aggregator's own files (lib/trace/op*.c) include this header.
@@ -62,18 +64,30 @@ int	op_get_nums(struct oprank *r, const char *key, int range, int64_t *v,
 	    size_t n);
 void	op_put_nums(struct jw *w, const char *key, const int64_t *v, size_t n);
 
-
 enum opf_merge {
 	OPF_SUM,	/* added, saturating */
 	OPF_MAX,	/* the larger kept */
 	OPF_APART	/* never merged: each record is kept apart */
 };
 
+/* How a final record writes a field: as it is, or ns as µs. */
+enum opf_unit { OPF_INT, OPF_US };
+
+/*
+ * A table lists its fields in the final record's order.  A partial
+ * writes them in the order of part: a field added later takes the next
+ * place, so partials keep their bytes.  A derived field is the final
+ * record's alone: its value is off's less that of less.
+ */
+#define OPF_DERIVED	(-1)
 struct opfield {
 	const char	*key;
 	size_t		 off;		/* of an int64_t in the record */
 	int		 range;		/* P_ANY, P_TIME or P_SIZE */
 	enum opf_merge	 merge;
+	enum opf_unit	 unit;
+	int		 part;		/* its place in a partial, or OPF_DERIVED */
+	size_t		 less;		/* OPF_DERIVED: what is subtracted */
 };
 
 struct opfields {
@@ -86,7 +100,10 @@ extern const struct opfields op_devsum_fields, op_rtsum_fields;
 /* A thread's busy time (struct thsum), a step's bounds (struct step). */
 extern const struct opfields op_thsum_fields, op_step_fields;
 
-/* Writes each field of rec as "key":value, in the table's order. */
+/* Writes each field of rec as "key":value into a final record. */
+void	opf_put_final(struct jw *, const struct opfields *, const void *rec);
+
+/* Writes each field of rec as "key":value into a partial, in ns. */
 void	opf_put(struct jw *, const struct opfields *, const void *rec);
 
 /*

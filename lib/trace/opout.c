@@ -12,6 +12,7 @@
 #include "base/err.h"
 #include "base/xalloc.h"
 #include "trace/opcore.h"
+#include "trace/opfield.h"
 #include "trace/opledger.h"
 #include "trace/opnames.h"
 #include "trace/opout.h"
@@ -344,10 +345,7 @@ op_put_threads(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_record(w, "thread_total");
 		op_put_rank(w, a->rank);
 		op_put_thread(w, ts);
-		jw_key(w, "count");
-		jw_int(w, ts->count);
-		jw_key(w, "busy");
-		jw_int(w, ts->busy);
+		opf_put_final(w, &op_thsum_fields, ts);
 		jw_end(w);
 	}
 	free(it);
@@ -626,24 +624,7 @@ op_put_devs(struct jw *w, const struct agg *a)
 		jw_record(w, "gpu_timeline");
 		op_put_rank(w, a->rank);
 		op_put_jid(w, "device", &d->dev);
-		jw_key(w, "events");
-		jw_int(w, d->events);
-		jw_key(w, "window");
-		jw_us(w, d->window);
-		jw_key(w, "busy");
-		jw_us(w, d->busy);
-		jw_key(w, "idle");
-		jw_us(w, d->window - d->busy);
-		jw_key(w, "computation");
-		jw_us(w, d->comp);
-		jw_key(w, "exposed_comm");
-		jw_us(w, d->xcomm);
-		jw_key(w, "exposed_memcpy");
-		jw_us(w, d->xmemcpy);
-		jw_key(w, "comm");
-		jw_us(w, d->comm);
-		jw_key(w, "memcpy");
-		jw_us(w, d->memcpy);
+		opf_put_final(w, &op_devsum_fields, d);
 		jw_end(w);
 	}
 	free(ent);
@@ -761,12 +742,7 @@ op_put_runtime(struct oprank *r, struct jw *w, const struct agg *a)
 		jw_key(w, "slice");
 		jw_cstring(w, op_lslice_name(r,
 		    op_lslice_runtime(ent[i]->key, 0), &sb));
-		jw_key(w, "count");
-		jw_int(w, rs->count);
-		jw_key(w, "total");
-		jw_us(w, rs->total);
-		jw_key(w, "max");
-		jw_us(w, rs->max);
+		opf_put_final(w, &op_rtsum_fields, rs);
 		jw_end(w);
 	}
 	free(ent);
