@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # tests/layers, the layering check of make check: it passes on the tree,
-# and names each include that reaches up or sideways.
+# and names each include that reaches up or sideways, and each circle of
+# calls between the files of a module.
 
 bats_require_minimum_version 1.5.0
 
@@ -80,4 +81,17 @@ plant() {
 	seq 1001 | sed 's,.*,/* & */,' >>"$tree/tools/tr-extract.c"
 	run -1 "$TOP/tests/layers" "$tree"
 	assert_output --partial 'tools/tr-extract.c: over 1,000 lines'
+}
+
+@test "the files of a module that call each other in a circle are named" {
+	printf 'int\ncircle_a(void)\n{\n\treturn circle_b();\n}\n' \
+	    >"$tree/lib/base/circlea.c"
+	printf 'int\ncircle_b(void)\n{\n\treturn circle_a();\n}\n' \
+	    >"$tree/lib/base/circleb.c"
+	run -1 "$TOP/tests/layers" "$tree"
+	assert_output --regexp '^layers: files that call each other in a circle:( lib/base/circle[ab]\.c){2}$'
+	# A comment or a string that names a function calls nothing.
+	printf 'int\ncircle_b(void)\n{\n\t/* circle_a() */\n\treturn "circle_a()"[0];\n}\n' \
+	    >"$tree/lib/base/circleb.c"
+	run -0 "$TOP/tests/layers" "$tree"
 }

@@ -16,12 +16,12 @@
 
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcore.h"
 #include "trace/opfield.h"
 #include "trace/opledger.h"
 #include "trace/opnames.h"
 #include "trace/opnest.h"
-#include "trace/opout.h"
 #include "trace/opstep.h"
 #include "trace/opsums.h"
 
@@ -824,8 +824,8 @@ op_put_blame_partials(struct oprank *r, struct jw *w, const struct agg *a)
 	for (i = 0; i < n; i++) {
 		jw_record(w, "op_partial_issuer");
 		put_partial_key(r, w, a, &v[i].k, &sb);
-		op_put_rtsum(w, strmap_get(&a->issuers, (const char *)&v[i].k,
-		    sizeof(v[i].k))->val);
+		opf_put(w, &op_rtsum_fields, strmap_get(&a->issuers,
+		    (const char *)&v[i].k, sizeof(v[i].k))->val);
 		jw_end(w);
 	}
 	free(v);

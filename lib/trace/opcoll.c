@@ -20,11 +20,10 @@
 
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcoll.h"
 #include "trace/opcore.h"
 #include "trace/opdevice.h"
-#include "trace/opout.h"
-#include "trace/opshape.h"
 #include "trace/opsums.h"
 
 #define MAXGROUPS	4096	/* process groups told apart, the first */

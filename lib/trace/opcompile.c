@@ -17,12 +17,12 @@
 
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcompile.h"
 #include "trace/opcore.h"
 #include "trace/opfield.h"
 #include "trace/opledger.h"
 #include "trace/opnames.h"
-#include "trace/opout.h"
 #include "trace/opsums.h"
 
 #define MAXREGIONS	4096	/* compile ids a rank sums apart */
@@ -395,7 +395,7 @@ op_put_compile_partials(struct jw *w, const struct agg *a)
 		op_put_rank(w, a->rank);
 		jw_key(w, "compile_id");
 		jw_string(w, ent[i]->key, ent[i]->len);
-		op_put_rtsum(w, ent[i]->val);
+		opf_put(w, &op_rtsum_fields, ent[i]->val);
 		jw_end(w);
 		n++;
 	}

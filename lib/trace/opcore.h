@@ -5,6 +5,7 @@
  * include it; everyone else uses oprank.h.  Each part of the aggregator
  * declares what it gives the others in a header of its own:
  *
+ *	opbase.c	what every part uses, calling none (opbase.h)
  *	oprank.c	the entry points: options, tables loaded,
  *			teardown (oprank.h)
  *	opintake.c	records in: events, threads and trace records, pid
@@ -12,8 +13,9 @@
  *			(this header)
  *	opfamily.c	names interned, and the class, phase, family and
  *			precision tables they are looked up in (opnames.h)
- *	opagg.c		the sums by name, thread, device and rank, and their
- *			merge across traces and ranks (opsums.h)
+ *	opsums.c, opagg.c
+ *			the sums by name, thread, device and rank, and
+ *			their merge across traces and ranks (opsums.h)
  *	opnest.c	each thread's call trees: self time, what the
  *			runtime calls under each operator launched, and
  *			which operator issued each sync, copy and
@@ -32,8 +34,8 @@
  *	opgraph.c	CUDA and HIP graph replays (opgraph.h)
  *	opserve.c	serving engines' steps from their labels (opserve.h)
  *	opcompile.c	torch.compile's regions and recompiles (opcompile.h)
- *	opdevice.c	the rank's GPU and the precisions it runs fast
- *			(opdevice.h)
+ *	opdevice.c	the rank's GPU, its peaks and the precisions it
+ *			runs fast (opdevice.h)
  *	opout.c, opranks.c
  *			the records written: one rank's, then those across
  *			ranks, in the order of all output (opout.h)
@@ -43,7 +45,9 @@
  *			tables (opfield.h)
  *
  * What one file gives another is named op_*; the rest is static.  A file
- * includes the headers of the parts it uses.  Ownership is as oprank.h
+ * includes the headers of the parts it uses, and the files call each
+ * other in layers, from opbase.c up to oprank.c, never in a circle
+ * (tests/layers).  Ownership is as oprank.h
  * says: a struct oprank owns everything reachable from it (tables, names,
  * spills, sums) and oprank_free() frees it all.
  */
@@ -187,10 +191,6 @@ struct oprank {
 };
 
 /* opintake.c */
-int	op_get_jid(const struct jdoc *d, int i, struct jid *id);
-void	op_jid_copy(struct jid *dst, const struct jid *src);
-void	op_jid_free(struct jid *id);
-void	op_put_jid(struct jw *w, const char *key, const struct jid *id);
 int	op_get_rank(struct oprank *r, int64_t *rank);
 int	op_same_window(struct oprank *r, const char *file, int64_t rank,
 	    int64_t start, int64_t end);

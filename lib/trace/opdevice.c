@@ -11,6 +11,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,10 +20,9 @@
 
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcore.h"
 #include "trace/opdevice.h"
-#include "trace/opout.h"
-#include "trace/opshape.h"
 #include "trace/opsums.h"
 
 static int	is_rocm(const char *name, int64_t warp);
@@ -31,6 +31,7 @@ static const struct gpuarch	*arch_of(const struct oprank *r,
 	    const char *platform, int major, int minor);
 static void	put_precisions(struct jw *w, unsigned set);
 static int	unnamed(const char *);
+static double	decimal(const char *);
 static void	load_model(struct oprank *, char **, const char *,
 		    unsigned long);
 
@@ -408,4 +409,111 @@ op_put_device(struct oprank *r, struct jw *w, const struct agg *a)
 	jw_cstring_or_null(w, g != NULL ? PEAKS_NAME :
 	    set != ARCH_UNKNOWN ? ARCH_NAME : NULL);
 	jw_end(w);
+}
+
+/*
+ * rubric/gpu-peaks.tsv: pattern, gpu, then the dense peak TFLOPS of each
+ * of op_peakname[] ("-": none), the memory bandwidth in TB/s and the
+ * source.  Lines starting with '#' and blank lines are comments.
+ */
+const char *const op_peakname[NPEAK] = {
+	"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp4", "int8"
+};
+
+void
+op_load_peaks(struct oprank *r, const char *path)
+{
+	FILE *fp;
+	char *line = NULL, *f[NPEAK + 4];
+	size_t cap = 0;
+	unsigned long lineno = 0;
+	struct gpupeak *g;
+	int i;
+
+	if ((fp = fopen(path, "r")) == NULL)
+		die_usage("%s: %s", path, strerror(errno));
+	while (getline(&line, &cap, fp) != -1) {
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] == '#' || line[0] == '\0')
+			continue;
+		if (op_tab_split(line, f, NPEAK + 4) != NPEAK + 4)
+			die_usage("%s:%lu: want %d tab-separated fields", path,
+			    lineno, NPEAK + 4);
+		r->peaks = xreallocarray(r->peaks, r->npeaks + 1,
+		    sizeof(*r->peaks));
+		g = &r->peaks[r->npeaks++];
+		/* Matched ignoring case: both sides lower case. */
+		g->pattern = op_lower_dup(f[0]);
+		g->gpu = xstrdup(f[1]);
+		for (i = 0; i <= NPEAK; i++) {
+			double *v = i < NPEAK ? &g->tflops[i] : &g->tbps;
+
+			*v = NAN;
+			if (strcmp(f[i + 2], "-") == 0)
+				continue;
+			if ((*v = decimal(f[i + 2])) <= 0)
+				die_usage("%s:%lu: not a peak (a finite positive"
+				    " decimal, or -): %s", path, lineno,
+				    f[i + 2]);
+		}
+	}
+	if (ferror(fp))
+		die_usage("%s: %s", path, strerror(errno));
+	free(line);
+	fclose(fp);
+}
+
+void
+op_peaks_free(struct oprank *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->npeaks; i++) {
+		free(r->peaks[i].pattern);
+		free(r->peaks[i].gpu);
+	}
+	free(r->peaks);
+}
+
+/* The row for a GPU named by -g (its id or name) or by the trace. */
+const struct gpupeak *
+op_peak_of(const struct oprank *r, const char *name)
+{
+	const struct gpupeak *g = NULL;
+	char *low;
+	size_t i;
+
+	if (r->gpu != NULL)
+		name = r->gpu;
+	if (name == NULL)
+		return NULL;
+	low = op_lower_dup(name);
+	for (i = 0; i < r->npeaks && g == NULL; i++)
+		if (strcasecmp(name, r->peaks[i].gpu) == 0 ||
+		    fnmatch(r->peaks[i].pattern, low, 0) == 0)
+			g = &r->peaks[i];
+	free(low);
+	return g;
+}
+
+/*
+ * A peak as the table writes it: digits, and a fraction after one point;
+ * no sign, exponent, hex, inf or nan, which strtod() takes.  0 or less
+ * (the caller refuses it) for anything else, or a value past a double.
+ */
+static double
+decimal(const char *s)
+{
+	size_t n = strspn(s, "0123456789"), m = 0;
+	double v;
+
+	if (n == 0)
+		return 0;
+	if (s[n] == '.' && (m = strspn(s + n + 1, "0123456789")) == 0)
+		return 0;
+	if (s[n + (m > 0 ? m + 1 : 0)] != '\0')
+		return 0;
+	v = strtod(s, NULL);
+	return isfinite(v) ? v : 0;
 }

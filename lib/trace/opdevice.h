@@ -18,6 +18,17 @@ struct jw;
 struct oprank;
 
 #define ARCH_NAME	"gpu-arch.tsv"
+#define PEAKS_NAME	"gpu-peaks.tsv"
+
+/* The precisions of gpu-peaks.tsv's columns, in their order. */
+#define NPEAK	8
+extern const char *const op_peakname[NPEAK];
+
+/* A row of gpu-peaks.tsv: dense peaks, NAN where there is none. */
+struct gpupeak {
+	char	*pattern, *gpu;
+	double	 tflops[NPEAK], tbps;
+};
 
 /*
  * A row of gpu-arch.tsv: a platform's capability from this minor on, and
@@ -61,5 +72,10 @@ const struct gpumodel	*op_model_of(const struct oprank *r,
 /* The peaks a rank's operators are judged against, or NULL; r's. */
 const struct gpupeak	*op_rank_peak(const struct oprank *r,
 	    const struct agg *a);
+
+/* gpu-peaks.tsv: loaded, freed, and the row of a GPU by its name. */
+void	op_load_peaks(struct oprank *r, const char *path);
+void	op_peaks_free(struct oprank *r);
+const struct gpupeak	*op_peak_of(const struct oprank *r, const char *name);
 
 #endif

@@ -19,6 +19,7 @@
 #include "base/sha256.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcore.h"
 #include "trace/opnames.h"
 #include "trace/opsums.h"
@@ -235,12 +236,6 @@ has_nccl(const char *s)
 		if (strncasecmp(s, "nccl", 4) == 0)
 			return 1;
 	return 0;
-}
-
-int
-op_prefix(const char *s, const char *p)
-{
-	return strncmp(s, p, strlen(p)) == 0;
 }
 
 /* The phase an operator or annotation marks for itself and what it calls. */

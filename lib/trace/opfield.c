@@ -140,3 +140,76 @@ opf_merge(const struct opfields *t, void *dst, const void *src)
 		}
 	}
 }
+
+/* The node of the record's member key for messages, or the record's. */
+uint32_t
+op_member(const struct jdoc *d, const char *key)
+{
+	int i = jdoc_get(d, 0, key);
+
+	return i >= 0 ? (uint32_t)i : 0;
+}
+
+/*
+ * Member key of the record as an integer, which it must have, in the
+ * range that what it is may hold (op_in_range()).
+ */
+int
+op_get_num(struct oprank *r, uint32_t obj, const char *key, int range,
+    int64_t *v)
+{
+	const struct jdoc *d = r->doc;
+	int i;
+
+	i = jdoc_get(d, obj, key);
+	if (jdoc_get_i64(d, obj, key, v) < 0)
+		return jdoc_error(r->file, d, i >= 0 ? (uint32_t)i : obj,
+		    "\"%s\" record %s \"%s\" as an integer", ndin_kind(d),
+		    i >= 0 ? "does not have" : "lacks", key);
+	if (!op_in_range(*v, range))
+		return jdoc_error(r->file, d, (uint32_t)i, "\"%s\" record's"
+		    " \"%s\" is out of range: %s", ndin_kind(d), key,
+		    jdoc_str(d, (uint32_t)i));
+	return 0;
+}
+
+void
+op_put_nums(struct jw *w, const char *key, const int64_t *v, size_t n)
+{
+	size_t i;
+
+	jw_ckey(w, key);
+	jw_begin_array(w);
+	for (i = 0; i < n; i++)
+		jw_int(w, v[i]);
+	jw_end_array(w);
+}
+
+/* An array member of n integers in range. */
+int
+op_get_nums(struct oprank *r, const char *key, int range, int64_t *v,
+    size_t n)
+{
+	const struct jdoc *d = r->doc;
+	uint32_t c;
+	size_t m = 0;
+	int i;
+
+	if ((i = jdoc_get(d, 0, key)) < 0 || d->node[i].type != JT_ARRAY)
+		return jdoc_error(r->file, d, op_member(d, key),
+		    "\"%s\" record lacks the array \"%s\"", ndin_kind(d), key);
+	if (d->node[i].len != n)
+		return jdoc_error(r->file, d, (uint32_t)i, "\"%s\" does not"
+		    " hold %zu integers", key, n);
+	for (c = (uint32_t)i + 1; m < n; c = d->node[c].next, m++) {
+		if (d->node[c].type != JT_NUMBER ||
+		    jnum_int64(jdoc_str(d, c), d->node[c].len, &v[m]) < 0)
+			return jdoc_error(r->file, d, c, "\"%s\" holds a"
+			    " non-integer", key);
+		if (!op_in_range(v[m], range))
+			return jdoc_error(r->file, d, c, "\"%s\" record's"
+			    " \"%s\" holds a value out of range: %s",
+			    ndin_kind(d), key, jdoc_str(d, c));
+	}
+	return 0;
+}

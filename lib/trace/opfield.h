@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct jdoc;
 struct jw;
 struct oprank;
 
@@ -52,6 +53,9 @@ op_in_range(int64_t v, int range)
 	}
 	return 1;
 }
+
+/* The node of the record's member key for messages, or the record's. */
+uint32_t	op_member(const struct jdoc *d, const char *key);
 
 /*
  * Member key of the partial record at hand (of object obj), an integer

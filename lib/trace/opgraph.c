@@ -17,23 +17,17 @@
 
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcore.h"
 #include "trace/opfield.h"
 #include "trace/opgpu.h"
 #include "trace/opgraph.h"
 #include "trace/opledger.h"
-#include "trace/opout.h"
 #include "trace/opserve.h"
 #include "trace/opsums.h"
 
 static void	put_us_pair(struct jw *, const char *, int64_t, int64_t,
 		    int64_t);
-
-int
-op_is_graph_launch(const char *s)
-{
-	return strstr(s, "GraphLaunch") != NULL;
-}
 
 int
 op_cmplsum(const void *a, const void *b)

@@ -27,9 +27,6 @@ struct graphsum {
 	int64_t		delay, delay_max, host, host_max;
 };
 
-/* A runtime call named s launches a graph: cudaGraphLaunch and the like. */
-int	op_is_graph_launch(const char *s);
-
 /*
  * The trace's runtime calls joined to their GPU work: graph launches to
  * the ledger's edges and the trace's graph sums; with serving labels,

@@ -14,6 +14,7 @@
 #include "base/err.h"
 #include "base/sha256.h"
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcoll.h"
 #include "trace/opcompile.h"
 #include "trace/opcore.h"
@@ -161,46 +162,6 @@ oprank_file(struct oprank *r, const char *path)
 		rc = oprank_input_end(r, file);
 	ndin_close(in);
 	return rc;
-}
-
-int
-op_get_jid(const struct jdoc *d, int i, struct jid *id)
-{
-	id->text = NULL;
-	id->str = 0;
-	if (i < 0)
-		return 0;
-	if (d->node[i].type == JT_STRING)
-		id->str = 1;
-	else if (d->node[i].type != JT_NUMBER)
-		return -1;
-	id->text = (char *)jdoc_str(d, (uint32_t)i);
-	return 0;
-}
-
-void
-op_jid_copy(struct jid *dst, const struct jid *src)
-{
-	dst->text = src->text != NULL ? xstrdup(src->text) : NULL;
-	dst->str = src->str;
-}
-
-void
-op_jid_free(struct jid *id)
-{
-	free(id->text);
-}
-
-void
-op_put_jid(struct jw *w, const char *key, const struct jid *id)
-{
-	if (id->text == NULL)
-		return;
-	jw_ckey(w, key);
-	if (id->str)
-		jw_cstring(w, id->text);
-	else
-		jw_number(w, id->text, strlen(id->text));
 }
 
 /* Writes id as a kind letter and its text, cut to fit in n bytes (n > 0). */

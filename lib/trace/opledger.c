@@ -14,12 +14,10 @@
 
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcore.h"
 #include "trace/opfield.h"
-#include "trace/opgraph.h"
 #include "trace/opledger.h"
-#include "trace/opnames.h"
-#include "trace/opout.h"
 #include "trace/opstep.h"
 #include "trace/opsums.h"
 
@@ -573,46 +571,6 @@ put_window(struct jw *w, const struct lrow *lw)
 		jw_key(w, "inferred_from");
 		jw_cstring(w, op_boundname[lw->inferred]);
 	}
-}
-
-void
-op_ledger_open(struct lread *lr, struct agg *a)
-{
-	if (a->nlw == 0) {
-		memset(lr, 0, sizeof(*lr));
-		return;
-	}
-	spill_open(&lr->c, &a->ledger);
-	lr->row = spill_next(&lr->c);
-}
-
-/* The next window into *wv: 1, or 0 after the last. */
-int
-op_ledger_next(struct lread *lr, struct lwinv *wv)
-{
-	const struct lrow *row;
-
-	if ((row = lr->row) == NULL)
-		return 0;
-	wv->head = *row;
-	memset(wv->span, 0, sizeof(wv->span));
-	wv->n = 0;
-	while ((row = lr->row = spill_next(&lr->c)) != NULL &&
-	    row->slice != 0) {
-		if (row->slice >= LROW_SPAN)
-			wv->span[row->slice - LROW_SPAN] = row->ns;
-		else {
-			wv->v[wv->n].slice = row->slice - 1;
-			wv->v[wv->n++].ns = row->ns;
-		}
-	}
-	return 1;
-}
-
-void
-op_ledger_close(struct lread *lr)
-{
-	spillcur_free(&lr->c);
 }
 
 /*

@@ -156,6 +156,8 @@ struct fsum {
 #define BLAME_COST	64	/* bytes a contributor's sum takes */
 
 /* opslice.c */
+/* A runtime call named s launches a graph: cudaGraphLaunch and the like. */
+int	op_is_graph_launch(const char *s);
 size_t	op_lslices(const struct oprank *r);
 const char	*op_lslice_name(const struct oprank *r, uint32_t s,
 	    struct strbuf *sb);
@@ -181,16 +183,15 @@ void	op_ledger(struct oprank *r, int timed, int64_t start, int64_t end,
 	    int64_t origin);
 void	op_ledger_merge(struct agg *dst, struct agg *src);
 void	op_ledger_free(struct agg *a);
-void	op_ledger_open(struct lread *lr, struct agg *a);
-int	op_ledger_next(struct lread *lr, struct lwinv *wv);
-void	op_ledger_close(struct lread *lr);
 void	op_put_ledger(struct oprank *r, struct jw *w, struct agg *a,
 	    int detail);
 size_t	op_put_ledger_partials(struct oprank *r, struct jw *w,
 	    struct agg *a);
 int	op_ledger_partial(struct oprank *r, struct agg *a);
-
-/* opphase.c */
+/* opphase.c: also the rank's ledger read back, window by window. */
+void	op_ledger_open(struct lread *lr, struct agg *a);
+int	op_ledger_next(struct lread *lr, struct lwinv *wv);
+void	op_ledger_close(struct lread *lr);
 struct spancur;
 int	op_cmppspan(const void *a, const void *b);
 void	op_pspan_event(struct trace *t, int cls, const char *s, int64_t ts,

@@ -95,7 +95,6 @@ void	op_table_free(struct table *t);
 int	op_family_index(const struct table *t, const char *s);
 void	op_check_prec(struct names *nm, const struct table *t,
 	    const char *path);
-int	op_prefix(const char *s, const char *p);
 uint32_t	op_intern(struct names *nm, int cls, const char *s, size_t len);
 int	op_folded(const struct name *n);
 const char	*op_family_name(const struct oprank *r, int f);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcore.h"
 #include "trace/opgpu.h"
 #include "trace/opledger.h"

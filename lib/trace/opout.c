@@ -11,6 +11,7 @@
 
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcore.h"
 #include "trace/opfield.h"
 #include "trace/opledger.h"
@@ -27,28 +28,6 @@ static int	cmpitem(const void *, const void *);
 static double	pct(int64_t, int64_t);
 static size_t	families(const struct oprank *, const struct agg *, int64_t *,
 		    int64_t *, int64_t *, struct item *);
-
-/* Output. */
-
-double
-op_keyval(const struct stat *s, enum key k)
-{
-	switch (k) {
-	case K_SELF:
-		return (double)s->self;
-	case K_COUNT:
-		return (double)s->count;
-	case K_MEAN:
-		return s->count > 0 ? (double)s->total / (double)s->count : 0;
-	case K_MAX:
-		return (double)s->max;
-	case K_GPU:
-		return (double)s->gpu_total;
-	case K_TOTAL:
-		break;
-	}
-	return (double)s->total;
-}
 
 static int
 cmpitem(const void *a, const void *b)
@@ -76,12 +55,6 @@ op_cmpclass(const void *a, const void *b)
 	return (x->s[-1] > y->s[-1]) - (x->s[-1] < y->s[-1]);
 }
 
-double
-op_round3(double x)
-{
-	return round(x * 1000) / 1000;
-}
-
 /* A self time as a table shows it: put_negself() says where it is not. */
 static int64_t
 shown(int64_t self)
@@ -95,15 +68,6 @@ pct(int64_t part, int64_t whole)
 {
 	return whole != 0 ? round((double)part * 10000 / (double)whole) / 100 :
 	    0;
-}
-
-void
-op_put_rank(struct jw *w, int64_t rank)
-{
-	if (rank < 0)
-		return;
-	jw_key(w, "rank");
-	jw_int(w, rank);
 }
 
 /*
@@ -222,26 +186,6 @@ op_put_thread(struct jw *w, const struct thsum *ts)
 		jw_key(w, "busiest");
 		jw_int(w, ts->top);
 	}
-}
-
-/* A warning record of op-rank's about rank (-1: none or all). */
-void
-op_put_warning(struct jw *w, int64_t rank, const char *msg)
-{
-	jw_record(w, "warning");
-	op_put_rank(w, rank);
-	/* op-rank's records, whichever process runs the aggregator. */
-	jw_key(w, "tool");
-	jw_cstring(w, "op-rank");
-	jw_key(w, "file");
-	jw_null(w);
-	jw_key(w, "line");
-	jw_null(w);
-	jw_key(w, "col");
-	jw_null(w);
-	jw_key(w, "message");
-	jw_cstring(w, msg);
-	jw_end(w);
 }
 
 /*

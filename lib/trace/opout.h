@@ -27,11 +27,7 @@ struct item {
 };
 
 /* opout.c */
-double	op_keyval(const struct stat *s, enum key k);
 int	op_cmpclass(const void *a, const void *b);
-double	op_round3(double x);
-void	op_put_rank(struct jw *w, int64_t rank);
-void	op_put_warning(struct jw *w, int64_t rank, const char *msg);
 void	op_put_ops(struct oprank *r, struct jw *w, const struct agg *a,
 	    int cls);
 void	op_put_thread(struct jw *w, const struct thsum *ts);

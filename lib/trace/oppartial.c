@@ -13,6 +13,7 @@
 
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcoll.h"
 #include "trace/opcompile.h"
 #include "trace/opcore.h"
@@ -32,7 +33,6 @@ static int	cmpseen(const void *, const void *);
 static size_t	put_rank_partial(struct oprank *, struct jw *,
 		    struct agg *);
 static void	put_partial_head(struct oprank *, struct jw *);
-static uint32_t	member(const struct jdoc *, const char *);
 static int	in_order(struct oprank *, const char *, int64_t,
 		    const char *, int64_t);
 static int	get_stat(struct oprank *, uint32_t, struct stat *);
@@ -96,13 +96,6 @@ cmpseen(const void *a, const void *b)
 	if (x->end != y->end)
 		return x->end < y->end ? -1 : 1;
 	return strcmp(x->file, y->file);
-}
-
-/* A partial's sums of runtime calls, in ns. */
-void
-op_put_rtsum(struct jw *w, const struct rtsum *rs)
-{
-	opf_put(w, &op_rtsum_fields, rs);
 }
 
 /* The rank's aggregates, in an order fixed by their keys. */
@@ -230,7 +223,7 @@ put_rank_partial(struct oprank *r, struct jw *w, struct agg *a)
 		jw_cstring(w, cls);
 		jw_key(w, "caller");
 		jw_string(w, name, namelen);
-		op_put_rtsum(w, ent[i]->val);
+		opf_put(w, &op_rtsum_fields, ent[i]->val);
 		jw_end(w);
 		n++;
 	}
@@ -242,7 +235,7 @@ put_rank_partial(struct oprank *r, struct jw *w, struct agg *a)
 		op_put_rank(w, a->rank);
 		jw_key(w, "name");
 		jw_string(w, ent[i]->key, ent[i]->len);
-		op_put_rtsum(w, ent[i]->val);
+		opf_put(w, &op_rtsum_fields, ent[i]->val);
 		jw_end(w);
 		n++;
 	}
@@ -328,15 +321,6 @@ op_output_partial(struct oprank *r, struct jw *w)
 	jw_end(w);
 }
 
-/* The node of the record's member key for messages, or the record's. */
-static uint32_t
-member(const struct jdoc *d, const char *key)
-{
-	int i = jdoc_get(d, 0, key);
-
-	return i >= 0 ? (uint32_t)i : 0;
-}
-
 /* What a communication call's event said of its collective. */
 static void
 put_coll(struct oprank *r, struct jw *w, const struct ccall *c)
@@ -373,11 +357,12 @@ partial_coll(struct oprank *r, struct agg *a)
 	if ((c = get_class_name(r, &s, &len)) < 0 ||
 	    op_get_num(r, 0, "ts", P_TIME, &cc.ts) < 0 ||
 	    op_get_num(r, 0, "dur", P_SIZE, &cc.dur) < 0 ||
-	    (member(d, "bytes") != 0 && op_get_num(r, 0, "bytes", P_SIZE, &cc.bytes) < 0) ||
-	    (member(d, "group_size") != 0 &&
+	    (op_member(d, "bytes") != 0 &&
+	    op_get_num(r, 0, "bytes", P_SIZE, &cc.bytes) < 0) ||
+	    (op_member(d, "group_size") != 0 &&
 	    op_get_num(r, 0, "group_size", P_SIZE, &gs) < 0))
 		return -1;
-	if (member(d, "group_size") != 0 && (gs <= 0 || gs > INT32_MAX))
+	if (op_member(d, "group_size") != 0 && (gs <= 0 || gs > INT32_MAX))
 		return jdoc_error(r->file, d, 0,
 		    "\"bytes\" or \"group_size\" out of range");
 	cc.gsize = (int32_t)gs;
@@ -390,70 +375,6 @@ partial_coll(struct oprank *r, struct agg *a)
 	return 0;
 }
 
-/*
- * Member key of the record as an integer, which it must have, in the
- * range that what it is may hold (op_in_range()).
- */
-int
-op_get_num(struct oprank *r, uint32_t obj, const char *key, int range,
-    int64_t *v)
-{
-	const struct jdoc *d = r->doc;
-	int i;
-
-	i = jdoc_get(d, obj, key);
-	if (jdoc_get_i64(d, obj, key, v) < 0)
-		return jdoc_error(r->file, d, i >= 0 ? (uint32_t)i : obj,
-		    "\"%s\" record %s \"%s\" as an integer", ndin_kind(d),
-		    i >= 0 ? "does not have" : "lacks", key);
-	if (!op_in_range(*v, range))
-		return jdoc_error(r->file, d, (uint32_t)i, "\"%s\" record's"
-		    " \"%s\" is out of range: %s", ndin_kind(d), key,
-		    jdoc_str(d, (uint32_t)i));
-	return 0;
-}
-
-void
-op_put_nums(struct jw *w, const char *key, const int64_t *v, size_t n)
-{
-	size_t i;
-
-	jw_ckey(w, key);
-	jw_begin_array(w);
-	for (i = 0; i < n; i++)
-		jw_int(w, v[i]);
-	jw_end_array(w);
-}
-
-/* An array member of n integers in range. */
-int
-op_get_nums(struct oprank *r, const char *key, int range, int64_t *v,
-    size_t n)
-{
-	const struct jdoc *d = r->doc;
-	uint32_t c;
-	size_t m = 0;
-	int i;
-
-	if ((i = jdoc_get(d, 0, key)) < 0 || d->node[i].type != JT_ARRAY)
-		return jdoc_error(r->file, d, member(d, key),
-		    "\"%s\" record lacks the array \"%s\"", ndin_kind(d), key);
-	if (d->node[i].len != n)
-		return jdoc_error(r->file, d, (uint32_t)i, "\"%s\" does not"
-		    " hold %zu integers", key, n);
-	for (c = (uint32_t)i + 1; m < n; c = d->node[c].next, m++) {
-		if (d->node[c].type != JT_NUMBER ||
-		    jnum_int64(jdoc_str(d, c), d->node[c].len, &v[m]) < 0)
-			return jdoc_error(r->file, d, c, "\"%s\" holds a"
-			    " non-integer", key);
-		if (!op_in_range(v[m], range))
-			return jdoc_error(r->file, d, c, "\"%s\" record's"
-			    " \"%s\" holds a value out of range: %s",
-			    ndin_kind(d), key, jdoc_str(d, c));
-	}
-	return 0;
-}
-
 /* -1 after saying so unless member a's value is at most member b's. */
 static int
 in_order(struct oprank *r, const char *a, int64_t va, const char *b,
@@ -461,7 +382,7 @@ in_order(struct oprank *r, const char *a, int64_t va, const char *b,
 {
 	if (va <= vb)
 		return 0;
-	return jdoc_error(r->file, r->doc, member(r->doc, b), "\"%s\""
+	return jdoc_error(r->file, r->doc, op_member(r->doc, b), "\"%s\""
 	    " record's \"%s\" is before its \"%s\"", ndin_kind(r->doc), b,
 	    a);
 }
@@ -502,25 +423,25 @@ partial_head(struct oprank *r)
 	if (op_get_num(r, 0, "version", P_ANY, &v) < 0)
 		return -1;
 	if (v != PARTIAL_VERSION)
-		return jdoc_error(r->file, d, member(d, "version"),
+		return jdoc_error(r->file, d, op_member(d, "version"),
 		    "partial of version %" PRId64 ", not %d", v,
 		    PARTIAL_VERSION);
 	if (jdoc_get_str(d, 0, "key", &s, NULL) < 0)
-		return jdoc_error(r->file, d, member(d, "key"),
+		return jdoc_error(r->file, d, op_member(d, "key"),
 		    "\"op_partial\" record lacks \"key\"");
 	if (strcmp(s, op_keyname[r->key]) != 0)
-		return jdoc_error(r->file, d, member(d, "key"),
+		return jdoc_error(r->file, d, op_member(d, "key"),
 		    "partial made with -k %s, not -k %s", s, op_keyname[r->key]);
 	if (op_get_num(r, 0, "limit", P_ANY, &v) < 0)
 		return -1;
 	if (v != r->limit)
-		return jdoc_error(r->file, d, member(d, "limit"),
+		return jdoc_error(r->file, d, op_member(d, "limit"),
 		    "partial made with -n %" PRId64 ", not -n %lld", v,
 		    r->limit);
 	ph = r->phase != PH_NONE ? op_phasename[r->phase] : "none";
 	if ((i = jdoc_get(d, 0, "phase")) < 0 ||
 	    (d->node[i].type != JT_NULL && d->node[i].type != JT_STRING))
-		return jdoc_error(r->file, d, member(d, "phase"),
+		return jdoc_error(r->file, d, op_member(d, "phase"),
 		    "\"op_partial\" record lacks \"phase\"");
 	s = d->node[i].type == JT_NULL ? "none" : jdoc_str(d, (uint32_t)i);
 	/* "none" is no phase name: -p refuses it. */
@@ -529,11 +450,11 @@ partial_head(struct oprank *r)
 		    " -p %s, not -p %s", s, ph);
 	if (jdoc_get_str(d, 0, "families", &s, NULL) < 0 ||
 	    strcmp(s, r->famsum) != 0)
-		return jdoc_error(r->file, d, member(d, "families"),
+		return jdoc_error(r->file, d, op_member(d, "families"),
 		    "partial made with another family table");
 	if (jdoc_get_str(d, 0, "precisions", &s, NULL) < 0 ||
 	    strcmp(s, r->precsum) != 0)
-		return jdoc_error(r->file, d, member(d, "precisions"),
+		return jdoc_error(r->file, d, op_member(d, "precisions"),
 		    "partial made with another precision table");
 	return 0;
 }
@@ -553,7 +474,7 @@ get_class_name(struct oprank *r, const char **name, size_t *len)
 		if (strcmp(cls, op_clsname[c]) == 0)
 			break;
 	if (c == NCLASS)
-		return jdoc_error(r->file, d, member(d, "class"),
+		return jdoc_error(r->file, d, op_member(d, "class"),
 		    "unknown class: %s", cls);
 	if (jdoc_get_str(d, 0, "name", name, len) < 0)
 		return jdoc_error(r->file, d, 0, "\"%s\" lacks \"name\"",
@@ -595,7 +516,7 @@ partial_name(struct oprank *r, struct agg *a)
 	return 0;
 }
 
-/* What op_put_rtsum() wrote. */
+/* A runtime call's sums, as opf_put() wrote them. */
 static int
 get_rtsum(struct oprank *r, struct rtsum *rs)
 {
@@ -686,7 +607,9 @@ partial_record(struct oprank *r, const char *kind)
 		if (opf_get(r, &op_thsum_fields, &one_ts) < 0)
 			return -1;
 		/* Of threads that did not fit: how many, the busiest. */
-		if (jdoc_get(d, 0, "threads") >= 0 && (op_get_num(r, 0, "threads", P_SIZE, &one_ts.threads) < 0 || op_get_num(r, 0, "busiest", P_SIZE, &one_ts.top) < 0))
+		if (jdoc_get(d, 0, "threads") >= 0 &&
+		    (op_get_num(r, 0, "threads", P_SIZE, &one_ts.threads) < 0 ||
+		    op_get_num(r, 0, "busiest", P_SIZE, &one_ts.top) < 0))
 			return -1;
 		if (jdoc_get_str(d, 0, "name", &s, NULL) < 0)
 			s = NULL;
@@ -769,7 +692,7 @@ partial_record(struct oprank *r, const char *kind)
 		if (jdoc_get(d, 0, "flops") >= 0 &&
 		    (jdoc_get_double(d, 0, "flops", &st.flops) < 0 ||
 		    !isfinite(st.flops) || st.flops < 0))
-			return jdoc_error(r->file, d, member(d, "flops"),
+			return jdoc_error(r->file, d, op_member(d, "flops"),
 			    "\"flops\" is not a finite number of 0 or more");
 		/* A merge keeps the steps of every rank, in the budget. */
 		op_steps_add(a, &st);

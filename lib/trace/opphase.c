@@ -9,12 +9,15 @@
  * over the windows; a window that first uses the device, or that the
  * profiler's own work fills, is said so too.  Across a rank's steps, one
  * that comes back every k-th step longer than the rest is periodic work:
- * checkpointing, evaluation, logging.
+ * checkpointing, evaluation, logging.  The ledger's windows are read
+ * back here, for the ledger's records and for every part that looks at
+ * windows after it.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcore.h"
 #include "trace/opledger.h"
 #include "trace/opnames.h"
@@ -375,4 +378,44 @@ out:
 	free(add);
 	free(wv.v);
 	sb_free(&sb);
+}
+
+void
+op_ledger_open(struct lread *lr, struct agg *a)
+{
+	if (a->nlw == 0) {
+		memset(lr, 0, sizeof(*lr));
+		return;
+	}
+	spill_open(&lr->c, &a->ledger);
+	lr->row = spill_next(&lr->c);
+}
+
+/* The next window into *wv: 1, or 0 after the last. */
+int
+op_ledger_next(struct lread *lr, struct lwinv *wv)
+{
+	const struct lrow *row;
+
+	if ((row = lr->row) == NULL)
+		return 0;
+	wv->head = *row;
+	memset(wv->span, 0, sizeof(wv->span));
+	wv->n = 0;
+	while ((row = lr->row = spill_next(&lr->c)) != NULL &&
+	    row->slice != 0) {
+		if (row->slice >= LROW_SPAN)
+			wv->span[row->slice - LROW_SPAN] = row->ns;
+		else {
+			wv->v[wv->n].slice = row->slice - 1;
+			wv->v[wv->n++].ns = row->ns;
+		}
+	}
+	return 1;
+}
+
+void
+op_ledger_close(struct lread *lr)
+{
+	spillcur_free(&lr->c);
 }

@@ -16,8 +16,8 @@
 #include "trace/opledger.h"
 #include "trace/opnames.h"
 #include "trace/opout.h"
-#include "trace/opshape.h"
 #include "trace/opserve.h"
+#include "trace/opshape.h"
 #include "trace/opsums.h"
 #include "trace/servelabel.h"
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcoll.h"
 #include "trace/opcompile.h"
 #include "trace/opcore.h"

@@ -22,10 +22,10 @@
 
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcore.h"
 #include "trace/opfield.h"
 #include "trace/opledger.h"
-#include "trace/opout.h"
 #include "trace/opserve.h"
 #include "trace/opsums.h"
 

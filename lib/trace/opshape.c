@@ -19,17 +19,16 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcore.h"
 #include "trace/opdevice.h"
 #include "trace/opfield.h"
-#include "trace/opout.h"
 #include "trace/opshape.h"
 #include "trace/opstep.h"
 #include "trace/opsums.h"
 
 static int	cmpshape(const void *, const void *);
 static double	peak_for(const struct gpupeak *, const char *);
-static double	decimal(const char *);
 static void	put_shape_fields(struct jw *, const struct shsum *);
 static const char	*model_name(int);
 
@@ -130,155 +129,6 @@ op_shape_merge(struct agg *dst, const struct agg *src, size_t max)
 	}
 	dst->unshaped = op_sat_add(dst->unshaped, src->unshaped);
 	free(ent);
-}
-
-/*
- * Keeps in *dst the least of its GPU name and src's, so that a rank whose
- * traces name two GPUs names the same one however they are merged.
- */
-void
-op_gpu_keep(char **dst, const char *src)
-{
-	if (src == NULL || (*dst != NULL && strcmp(*dst, src) <= 0))
-		return;
-	free(*dst);
-	*dst = xstrdup(src);
-}
-
-/*
- * rubric/gpu-peaks.tsv: pattern, gpu, then the dense peak TFLOPS of each
- * of op_peakname[] ("-": none), the memory bandwidth in TB/s and the
- * source.  Lines starting with '#' and blank lines are comments.
- */
-const char *const op_peakname[NPEAK] = {
-	"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp4", "int8"
-};
-
-/*
- * Cuts a table's line at its tabs into at most max fields, in place: how
- * many.
- */
-size_t
-op_tab_split(char *line, char **f, size_t max)
-{
-	size_t nf;
-	char *p;
-
-	for (nf = 0, p = line; nf < max; nf++) {
-		f[nf] = p;
-		if ((p = strchr(p, '\t')) == NULL)
-			return nf + 1;
-		*p++ = '\0';
-	}
-	return nf;
-}
-
-void
-op_load_peaks(struct oprank *r, const char *path)
-{
-	FILE *fp;
-	char *line = NULL, *f[NPEAK + 4];
-	size_t cap = 0;
-	unsigned long lineno = 0;
-	struct gpupeak *g;
-	int i;
-
-	if ((fp = fopen(path, "r")) == NULL)
-		die_usage("%s: %s", path, strerror(errno));
-	while (getline(&line, &cap, fp) != -1) {
-		lineno++;
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] == '#' || line[0] == '\0')
-			continue;
-		if (op_tab_split(line, f, NPEAK + 4) != NPEAK + 4)
-			die_usage("%s:%lu: want %d tab-separated fields", path,
-			    lineno, NPEAK + 4);
-		r->peaks = xreallocarray(r->peaks, r->npeaks + 1,
-		    sizeof(*r->peaks));
-		g = &r->peaks[r->npeaks++];
-		/* Matched ignoring case: both sides lower case. */
-		g->pattern = op_lower_dup(f[0]);
-		g->gpu = xstrdup(f[1]);
-		for (i = 0; i <= NPEAK; i++) {
-			double *v = i < NPEAK ? &g->tflops[i] : &g->tbps;
-
-			*v = NAN;
-			if (strcmp(f[i + 2], "-") == 0)
-				continue;
-			if ((*v = decimal(f[i + 2])) <= 0)
-				die_usage("%s:%lu: not a peak (a finite positive"
-				    " decimal, or -): %s", path, lineno,
-				    f[i + 2]);
-		}
-	}
-	if (ferror(fp))
-		die_usage("%s: %s", path, strerror(errno));
-	free(line);
-	fclose(fp);
-}
-
-/*
- * A peak as the table writes it: digits, and a fraction after one point;
- * no sign, exponent, hex, inf or nan, which strtod() takes.  0 or less
- * (the caller refuses it) for anything else, or a value past a double.
- */
-static double
-decimal(const char *s)
-{
-	size_t n = strspn(s, "0123456789"), m = 0;
-	double v;
-
-	if (n == 0)
-		return 0;
-	if (s[n] == '.' && (m = strspn(s + n + 1, "0123456789")) == 0)
-		return 0;
-	if (s[n + (m > 0 ? m + 1 : 0)] != '\0')
-		return 0;
-	v = strtod(s, NULL);
-	return isfinite(v) ? v : 0;
-}
-
-void
-op_peaks_free(struct oprank *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->npeaks; i++) {
-		free(r->peaks[i].pattern);
-		free(r->peaks[i].gpu);
-	}
-	free(r->peaks);
-}
-
-/* The row for a GPU named by -g (its id or name) or by the trace. */
-const struct gpupeak *
-op_peak_of(const struct oprank *r, const char *name)
-{
-	const struct gpupeak *g = NULL;
-	char *low;
-	size_t i;
-
-	if (r->gpu != NULL)
-		name = r->gpu;
-	if (name == NULL)
-		return NULL;
-	low = op_lower_dup(name);
-	for (i = 0; i < r->npeaks && g == NULL; i++)
-		if (strcasecmp(name, r->peaks[i].gpu) == 0 ||
-		    fnmatch(r->peaks[i].pattern, low, 0) == 0)
-			g = &r->peaks[i];
-	free(low);
-	return g;
-}
-
-char *
-op_lower_dup(const char *s)
-{
-	char *t = xstrdup(s), *p;
-
-	for (p = t; *p != '\0'; p++)
-		*p = (char)tolower((unsigned char)*p);
-	return t;
 }
 
 /*

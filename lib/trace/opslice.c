@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "trace/opcore.h"
-#include "trace/opgraph.h"
 #include "trace/opledger.h"
 #include "trace/opnames.h"
 
@@ -202,4 +201,10 @@ uint32_t
 op_lslice_py(const struct oprank *r)
 {
 	return slice_py(r);
+}
+
+int
+op_is_graph_launch(const char *s)
+{
+	return strstr(s, "GraphLaunch") != NULL;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "trace/opbase.h"
 #include "trace/opcore.h"
 #include "trace/opstep.h"
 #include "trace/opsums.h"

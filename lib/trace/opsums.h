@@ -1,8 +1,9 @@
 /*
- * opsums: the operator aggregator's sums (opagg.c): by name, thread,
- * device and runtime call, for a trace and then for a rank (struct agg),
- * merged across traces and ranks; and the rank's values by name across
- * ranks.  The sums saturate (op_sat_add()).
+ * opsums: the operator aggregator's sums: by name, thread, device and
+ * runtime call, one at a time (opsums.c); a trace's and then a rank's
+ * whole (struct agg), merged across traces and ranks, and the rank's
+ * values by name across ranks (opagg.c).  The sums saturate
+ * (op_sat_add()).
  *
  * Ownership: a struct agg owns its maps, spills and arrays and what they
  * hold; op_agg_free() frees them.
@@ -16,6 +17,7 @@
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "io/spill.h"
+#include "trace/opbase.h"
 #include "trace/opcompile.h"
 #include "trace/opgraph.h"
 #include "trace/opnames.h"
@@ -36,12 +38,6 @@ struct stat {
 	int64_t	count, total, self, min, max;
 	int64_t	gpu_self, gpu_total;
 	int64_t	bytes;		/* a GPU copy's or memset's, as Kineto counts */
-};
-
-/* A pid or tid as the trace wrote it: a number's text or a string. */
-struct jid {
-	char	*text;		/* NULL when absent */
-	int	 str;
 };
 
 /*
@@ -161,8 +157,8 @@ op_sat_add(int64_t a, int64_t b)
 	return b > 0 ? INT64_MAX : -INT64_MAX;
 }
 
-/* opagg.c */
-void	*op_grow(void *p, size_t *cap, size_t n, size_t size);
+/* opsums.c: one sum at a time. */
+double	op_keyval(const struct stat *s, enum key k);
 void	op_stat_add(struct stat *s, int64_t total, int64_t self);
 void	op_stat_merge(struct stat *d, const struct stat *s);
 void	op_agg_fit(struct agg *a, size_t n);
@@ -182,13 +178,15 @@ void	op_caller_key(struct strbuf *key, const char *slice, const char *cls,
 	    const char *name);
 void	op_caller_split(const struct strent *e, const char **slice,
 	    const char **cls, const char **name, size_t *namelen);
-void	op_put_rtsum(struct jw *w, const struct rtsum *rs);
+
+/*
+ * opagg.c: a whole struct agg, whose merge and freeing reach every
+ * part's sums, and the ranks compared.
+ */
 void	op_agg_merge(struct agg *dst, const struct agg *src, size_t max);
 void	op_agg_take(struct agg *dst, struct agg *src, size_t max);
 void	op_agg_free(struct agg *a);
 int64_t	op_self_total(const struct oprank *r, const struct agg *a);
-int	op_cmpi64(const void *a, const void *b);
-double	op_median(const int64_t *v, size_t m);
 void	op_kv_add(struct oprank *r, struct agg *a, size_t id,
 	    const struct stat *s);
 int64_t	op_rank_key(struct oprank *r, const struct agg *a, size_t id);
