@@ -14,6 +14,7 @@
 #include "trace/opcoll.h"
 #include "trace/opcompile.h"
 #include "trace/opcore.h"
+#include "trace/opfield.h"
 #include "trace/opgraph.h"
 #include "trace/opledger.h"
 #include "trace/opnames.h"
@@ -44,8 +45,8 @@ op_agg_merge(struct agg *dst, const struct agg *src, size_t max)
 
 	op_agg_fit(dst, src->nst);
 	for (i = 0; i < src->nst; i++) {
-		op_stat_merge(&dst->st[i], &src->st[i]);
-		op_stat_merge(&dst->pst[i], &src->pst[i]);
+		opf_merge(&op_stat_fields, &dst->st[i], &src->st[i]);
+		opf_merge(&op_stat_fields, &dst->pst[i], &src->pst[i]);
 	}
 	ent = strmap_sorted(&src->threads);
 	for (i = 0; i < src->threads.count; i++) {

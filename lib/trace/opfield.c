@@ -8,12 +8,31 @@
 #include "trace/opsums.h"
 
 #define F(type, member, key, range, merge, unit, part) \
-	{ key, offsetof(type, member), range, merge, unit, part, 0 }
+	{ key, offsetof(type, member), range, merge, unit, part, 0, 0 }
+#define OPTIONAL(type, member, key, range, merge, unit, part) \
+	{ key, offsetof(type, member), range, merge, unit, part, 1, 0 }
 #define D(type, member, less, key) \
 	{ key, offsetof(type, member), P_ANY, OPF_APART, OPF_US, \
-	    OPF_DERIVED, offsetof(type, less) }
+	    OPF_DERIVED, 0, offsetof(type, less) }
 #define TABLE(name, v) \
-	const struct opfields name = { v, sizeof(v) / sizeof(v[0]) }
+	const struct opfields name = { v, sizeof(v) / sizeof(v[0]), \
+	    OPF_NOCOUNT }
+#define COUNTED(name, v, type, count) \
+	const struct opfields name = { v, sizeof(v) / sizeof(v[0]), \
+	    offsetof(type, count) }
+
+/* CPU times in whole µs as key_averages() has them, GPU times in ns. */
+static const struct opfield stat[] = {
+	F(struct stat, count, "count", P_SIZE, OPF_SUM, OPF_INT, 0),
+	F(struct stat, total, "total", P_SIZE, OPF_SUM, OPF_INT, 1),
+	F(struct stat, self, "self", P_TIME, OPF_SUM, OPF_INT, 2),
+	F(struct stat, min, "min", P_SIZE, OPF_MIN, OPF_INT, 3),
+	F(struct stat, max, "max", P_SIZE, OPF_MAX, OPF_INT, 4),
+	F(struct stat, gpu_self, "gpu_self", P_SIZE, OPF_SUM, OPF_US, 5),
+	F(struct stat, gpu_total, "gpu_total", P_SIZE, OPF_SUM, OPF_US, 6),
+	OPTIONAL(struct stat, bytes, "bytes", P_SIZE, OPF_SUM, OPF_INT, 7)
+};
+COUNTED(op_stat_fields, stat, struct stat, count);
 
 static const struct opfield devsum[] = {
 	F(struct devsum, events, "events", P_SIZE, OPF_SUM, OPF_INT, 0),
@@ -97,25 +116,33 @@ opf_put(struct jw *w, const struct opfields *t, const void *rec)
 	size_t place;
 
 	for (place = 0; (f = at(t, place)) != NULL; place++) {
+		if (f->optional && value(f, rec) == 0)
+			continue;
 		jw_ckey(w, f->key);
 		jw_int(w, value(f, rec));
 	}
 }
 
 int
-opf_get(struct oprank *r, const struct opfields *t, void *rec)
+opf_get(struct oprank *r, uint32_t obj, const struct opfields *t, void *rec)
 {
 	const struct opfield *f;
 	char *p = rec;
+	int64_t *v;
 	size_t place;
 
-	for (place = 0; (f = at(t, place)) != NULL; place++)
-		if (op_get_num(r, 0, f->key, f->range,
-		    (int64_t *)(p + f->off)) < 0)
+	for (place = 0; (f = at(t, place)) != NULL; place++) {
+		v = (int64_t *)(p + f->off);
+		*v = 0;
+		if (f->optional && jdoc_get(r->doc, obj, f->key) < 0)
+			continue;
+		if (op_get_num(r, obj, f->key, f->range, v) < 0)
 			return -1;
+	}
 	return 0;
 }
 
+/* Merges src into dst, field by field, as the tables say. */
 void
 opf_merge(const struct opfields *t, void *dst, const void *src)
 {
@@ -123,7 +150,13 @@ opf_merge(const struct opfields *t, void *dst, const void *src)
 	char *d = dst;
 	int64_t *to, from;
 	size_t i;
+	int empty = 0;
 
+	if (t->count != OPF_NOCOUNT) {
+		if (*(const int64_t *)(s + t->count) == 0)
+			return;
+		empty = *(const int64_t *)(d + t->count) == 0;
+	}
 	for (i = 0; i < t->n; i++) {
 		to = (int64_t *)(d + t->v[i].off);
 		from = *(const int64_t *)(s + t->v[i].off);
@@ -131,8 +164,12 @@ opf_merge(const struct opfields *t, void *dst, const void *src)
 		case OPF_SUM:
 			*to = op_sat_add(*to, from);
 			break;
+		case OPF_MIN:
+			if (empty || from < *to)
+				*to = from;
+			break;
 		case OPF_MAX:
-			if (from > *to)
+			if (empty || from > *to)
 				*to = from;
 			break;
 		case OPF_APART:

@@ -70,6 +70,7 @@ void	op_put_nums(struct jw *w, const char *key, const int64_t *v, size_t n);
 
 enum opf_merge {
 	OPF_SUM,	/* added, saturating */
+	OPF_MIN,	/* the smaller kept */
 	OPF_MAX,	/* the larger kept */
 	OPF_APART	/* never merged: each record is kept apart */
 };
@@ -81,7 +82,8 @@ enum opf_unit { OPF_INT, OPF_US };
  * A table lists its fields in the final record's order.  A partial
  * writes them in the order of part: a field added later takes the next
  * place, so partials keep their bytes.  A derived field is the final
- * record's alone: its value is off's less that of less.
+ * record's alone: its value is off's less that of less.  An optional
+ * field is left out of a partial while 0, and read as 0 when absent.
  */
 #define OPF_DERIVED	(-1)
 struct opfield {
@@ -91,14 +93,23 @@ struct opfield {
 	enum opf_merge	 merge;
 	enum opf_unit	 unit;
 	int		 part;		/* its place in a partial, or OPF_DERIVED */
+	int		 optional;
 	size_t		 less;		/* OPF_DERIVED: what is subtracted */
 };
 
+/*
+ * A record whose count field is 0 is empty: it merges as nothing, and
+ * into it the smallest and largest of the other are taken whole.
+ */
+#define OPF_NOCOUNT	SIZE_MAX
 struct opfields {
 	const struct opfield	*v;
 	size_t			 n;
+	size_t			 count;		/* its offset, or OPF_NOCOUNT */
 };
 
+/* A name's calls and times (struct stat), as key_averages() sums them. */
+extern const struct opfields op_stat_fields;
 /* A device's GPU time (struct devsum), a runtime call's (struct rtsum). */
 extern const struct opfields op_devsum_fields, op_rtsum_fields;
 /* A thread's busy time (struct thsum), a step's bounds (struct step). */
@@ -111,10 +122,12 @@ void	opf_put_final(struct jw *, const struct opfields *, const void *rec);
 void	opf_put(struct jw *, const struct opfields *, const void *rec);
 
 /*
- * Reads each field of the partial record being read into rec; -1 after
- * a data error naming the first field missing or out of range.
+ * Reads each field of the partial record being read (of its object obj)
+ * into rec; -1 after a data error naming the first field missing or out
+ * of range.
  */
-int	opf_get(struct oprank *, const struct opfields *, void *rec);
+int	opf_get(struct oprank *, uint32_t obj, const struct opfields *,
+	    void *rec);
 
 /* Merges src into dst, field by field. */
 void	opf_merge(const struct opfields *, void *dst, const void *src);

@@ -27,7 +27,6 @@
 #include "trace/opstep.h"
 #include "trace/opsums.h"
 
-static void	put_stat(struct jw *, const struct stat *);
 static void	put_class_name(struct jw *, int64_t, const struct name *);
 static int	cmpseen(const void *, const void *);
 static size_t	put_rank_partial(struct oprank *, struct jw *,
@@ -35,43 +34,12 @@ static size_t	put_rank_partial(struct oprank *, struct jw *,
 static void	put_partial_head(struct oprank *, struct jw *);
 static int	in_order(struct oprank *, const char *, int64_t,
 		    const char *, int64_t);
-static int	get_stat(struct oprank *, uint32_t, struct stat *);
 static int	partial_head(struct oprank *);
 static int	partial_name(struct oprank *, struct agg *);
 static int	partial_record(struct oprank *, const char *);
 static void	put_coll(struct oprank *, struct jw *, const struct ccall *);
 static int	partial_coll(struct oprank *, struct agg *);
 static int	get_class_name(struct oprank *, const char **, size_t *);
-
-/*
- * Partials: a rank's aggregates as records, so that files can be ranked
- * apart and merged into what one run over all of them writes.  Everything
- * in them adds up or combines as min and max, so merging is associative
- * and order-independent; the output sorts what it writes.
- */
-
-static void
-put_stat(struct jw *w, const struct stat *s)
-{
-	jw_key(w, "count");
-	jw_int(w, s->count);
-	jw_key(w, "total");
-	jw_int(w, s->total);
-	jw_key(w, "self");
-	jw_int(w, s->self);
-	jw_key(w, "min");
-	jw_int(w, s->min);
-	jw_key(w, "max");
-	jw_int(w, s->max);
-	jw_key(w, "gpu_self");
-	jw_int(w, s->gpu_self);
-	jw_key(w, "gpu_total");
-	jw_int(w, s->gpu_total);
-	if (s->bytes != 0) {
-		jw_key(w, "bytes");
-		jw_int(w, s->bytes);
-	}
-}
 
 /* A name's record: its rank, class and name, as get_class_name() reads them. */
 static void
@@ -171,11 +139,11 @@ put_rank_partial(struct oprank *r, struct jw *w, struct agg *a)
 			continue;
 		jw_record(w, "op_partial_name");
 		put_class_name(w, a->rank, nm);
-		put_stat(w, &a->st[id]);
+		opf_put(w, &op_stat_fields, &a->st[id]);
 		if (a->pst[id].count > 0) {
 			jw_key(w, "in_phase");
 			jw_begin_object(w);
-			put_stat(w, &a->pst[id]);
+			opf_put(w, &op_stat_fields, &a->pst[id]);
 			jw_end_object(w);
 		}
 		jw_end(w);
@@ -387,24 +355,6 @@ in_order(struct oprank *r, const char *a, int64_t va, const char *b,
 	    a);
 }
 
-static int
-get_stat(struct oprank *r, uint32_t obj, struct stat *s)
-{
-	if (op_get_num(r, obj, "count", P_SIZE, &s->count) < 0 ||
-	    op_get_num(r, obj, "total", P_SIZE, &s->total) < 0 ||
-	    op_get_num(r, obj, "self", P_TIME, &s->self) < 0 ||
-	    op_get_num(r, obj, "min", P_SIZE, &s->min) < 0 ||
-	    op_get_num(r, obj, "max", P_SIZE, &s->max) < 0 ||
-	    op_get_num(r, obj, "gpu_self", P_SIZE, &s->gpu_self) < 0 ||
-	    op_get_num(r, obj, "gpu_total", P_SIZE, &s->gpu_total) < 0)
-		return -1;
-	s->bytes = 0;
-	if (jdoc_get(r->doc, obj, "bytes") >= 0 &&
-	    op_get_num(r, obj, "bytes", P_SIZE, &s->bytes) < 0)
-		return -1;
-	return 0;
-}
-
 /*
  * The header must match this run: the same format, the same options (so
  * that every partial of a merge was made alike) and the same tables.
@@ -495,11 +445,11 @@ partial_name(struct oprank *r, struct agg *a)
 	if ((c = get_class_name(r, &name, &len)) < 0)
 		return -1;
 	memset(&ps, 0, sizeof(ps));
-	if (get_stat(r, 0, &st) < 0)
+	if (opf_get(r, 0, &op_stat_fields, &st) < 0)
 		return -1;
 	if ((i = jdoc_get(d, 0, "in_phase")) >= 0 &&
-	    (d->node[i].type != JT_OBJECT || get_stat(r, (uint32_t)i,
-	    &ps) < 0))
+	    (d->node[i].type != JT_OBJECT ||
+	    opf_get(r, (uint32_t)i, &op_stat_fields, &ps) < 0))
 		return d->node[i].type != JT_OBJECT ? jdoc_error(r->file, d,
 		    (uint32_t)i, "\"in_phase\" is not an object") : -1;
 	id = op_intern(&r->names, c, name, len);
@@ -511,8 +461,8 @@ partial_name(struct oprank *r, struct agg *a)
 		a = &r->all;
 	}
 	op_agg_fit(a, r->names.n);
-	op_stat_merge(&a->st[id], &st);
-	op_stat_merge(&a->pst[id], &ps);
+	opf_merge(&op_stat_fields, &a->st[id], &st);
+	opf_merge(&op_stat_fields, &a->pst[id], &ps);
 	return 0;
 }
 
@@ -520,7 +470,7 @@ partial_name(struct oprank *r, struct agg *a)
 static int
 get_rtsum(struct oprank *r, struct rtsum *rs)
 {
-	return opf_get(r, &op_rtsum_fields, rs);
+	return opf_get(r, 0, &op_rtsum_fields, rs);
 }
 
 static int
@@ -604,7 +554,7 @@ partial_record(struct oprank *r, const char *kind)
 			return jdoc_error(r->file, d, 0, "\"pid\" or \"tid\""
 			    " is not a number or a string");
 		memset(&one_ts, 0, sizeof(one_ts));
-		if (opf_get(r, &op_thsum_fields, &one_ts) < 0)
+		if (opf_get(r, 0, &op_thsum_fields, &one_ts) < 0)
 			return -1;
 		/* Of threads that did not fit: how many, the busiest. */
 		if (jdoc_get(d, 0, "threads") >= 0 &&
@@ -627,7 +577,7 @@ partial_record(struct oprank *r, const char *kind)
 		if (op_get_jid(d, jdoc_get(d, 0, "device"), &ds.dev) < 0)
 			return jdoc_error(r->file, d, 0, "\"device\" is not"
 			    " a number or a string");
-		if (opf_get(r, &op_devsum_fields, &ds) < 0)
+		if (opf_get(r, 0, &op_devsum_fields, &ds) < 0)
 			return -1;
 		op_devsum_add(op_devsum_get(a, &ds.dev), &ds);
 		return 0;
@@ -684,7 +634,7 @@ partial_record(struct oprank *r, const char *kind)
 		return 0;
 	}
 	if (strcmp(kind, "op_partial_step") == 0) {
-		if (opf_get(r, &op_step_fields, &st) < 0 ||
+		if (opf_get(r, 0, &op_step_fields, &st) < 0 ||
 		    in_order(r, "ts", st.ts, "cpu_end", st.cpu_end) < 0 ||
 		    in_order(r, "cpu_end", st.cpu_end, "end", st.end) < 0)
 			return -1;

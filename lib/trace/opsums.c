@@ -27,23 +27,6 @@ op_stat_add(struct stat *s, int64_t total, int64_t self)
 	s->self = op_sat_add(s->self, self);
 }
 
-void
-op_stat_merge(struct stat *d, const struct stat *s)
-{
-	if (s->count == 0)
-		return;
-	if (d->count == 0 || s->min < d->min)
-		d->min = s->min;
-	if (d->count == 0 || s->max > d->max)
-		d->max = s->max;
-	d->count = op_sat_add(d->count, s->count);
-	d->total = op_sat_add(d->total, s->total);
-	d->self = op_sat_add(d->self, s->self);
-	d->gpu_self = op_sat_add(d->gpu_self, s->gpu_self);
-	d->gpu_total = op_sat_add(d->gpu_total, s->gpu_total);
-	d->bytes = op_sat_add(d->bytes, s->bytes);
-}
-
 /*
  * Makes room for names below n.  The room grows by doubling, as a merge
  * fits a rank to each new name it reads; nst stays exact, for the loops

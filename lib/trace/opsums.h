@@ -160,7 +160,6 @@ op_sat_add(int64_t a, int64_t b)
 /* opsums.c: one sum at a time. */
 double	op_keyval(const struct stat *s, enum key k);
 void	op_stat_add(struct stat *s, int64_t total, int64_t self);
-void	op_stat_merge(struct stat *d, const struct stat *s);
 void	op_agg_fit(struct agg *a, size_t n);
 struct thsum	*op_thsum_get(struct agg *a, const struct jid *pid,
 	    const struct jid *tid, const char *name, size_t max);
