@@ -16,6 +16,7 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "io/tsv.h"
 #include "snippet/replay.h"
 #include "snippet/snipcfg.h"
 #include "snippet/snipout.h"
@@ -105,25 +106,19 @@ identifier(const char *s, size_t n)
 void
 replay_table_load(struct replay_table *t, FILE *f, const char *path)
 {
-	char *line = NULL, *tab1, *tab2;
-	size_t cap = 0, lineno = 0;
+	struct tsv tab = { f, NULL, 0, 0 };
+	char *field[3];
+	size_t n, lineno;
 	struct replay_row r;
 
 	memset(t, 0, sizeof(*t));
 	t->path = xstrdup(path);
-	while (getline(&line, &cap, f) != -1) {
-		lineno++;
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] == '#' || line[strspn(line, " \t")] == '\0')
-			continue;
-		if ((tab1 = strchr(line, '\t')) == NULL ||
-		    (tab2 = strchr(tab1 + 1, '\t')) == NULL ||
-		    strchr(tab2 + 1, '\t') != NULL)
+	while ((n = tsv_next(&tab, field, 3)) > 0) {
+		lineno = tab.lineno;
+		if (n != 3)
 			die_usage("%s:%zu: expected operator<TAB>call<TAB>"
 			    "devices", path, lineno);
-		*tab1++ = '\0';
-		*tab2++ = '\0';
-		if (parse_row(&r, line, tab1, tab2) < 0)
+		if (parse_row(&r, field[0], field[1], field[2]) < 0)
 			die_usage("%s:%zu: expected NS::NAME<TAB>"
 			    "NAME.OVERLOAD(name:kind, ...)<TAB>any or cuda,"
 			    " NAME the operator's, each kind one of tensor,"
@@ -136,7 +131,7 @@ replay_table_load(struct replay_table *t, FILE *f, const char *path)
 	}
 	if (ferror(f))
 		die_usage("%s: %s", path, strerror(errno));
-	free(line);
+	tsv_free(&tab);
 }
 
 /* op "ns::name", call "name.overload(a:k, *, b:k?)", devices. */

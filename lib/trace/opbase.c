@@ -91,25 +91,6 @@ op_gpu_keep(char **dst, const char *src)
 	*dst = xstrdup(src);
 }
 
-/*
- * Cuts a table's line at its tabs into at most max fields, in place: how
- * many.
- */
-size_t
-op_tab_split(char *line, char **f, size_t max)
-{
-	size_t nf;
-	char *p;
-
-	for (nf = 0, p = line; nf < max; nf++) {
-		f[nf] = p;
-		if ((p = strchr(p, '\t')) == NULL)
-			return nf + 1;
-		*p++ = '\0';
-	}
-	return nf;
-}
-
 char *
 op_lower_dup(const char *s)
 {

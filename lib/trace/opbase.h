@@ -1,7 +1,7 @@
 /*
  * opbase: what every part of the operator aggregator uses (opbase.c):
  * growing an array, medians, a prefix test, the rank and warning members
- * of op-rank's records, rounding, the TSV tables' fields, and a pid or
+ * of op-rank's records, rounding, names kept lower case, and a pid or
  * tid as the trace wrote it.  It calls no other part, so that the parts
  * form layers: this first, the output and the intake last.
  *
@@ -31,7 +31,6 @@ void	op_put_rank(struct jw *w, int64_t rank);
 void	op_put_warning(struct jw *w, int64_t rank, const char *msg);
 double	op_round3(double x);
 void	op_gpu_keep(char **dst, const char *src);
-size_t	op_tab_split(char *line, char **f, size_t max);
 char	*op_lower_dup(const char *s);
 int	op_get_jid(const struct jdoc *d, int i, struct jid *id);
 void	op_jid_copy(struct jid *dst, const struct jid *src);

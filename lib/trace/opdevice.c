@@ -20,6 +20,7 @@
 
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "io/tsv.h"
 #include "trace/opbase.h"
 #include "trace/opcore.h"
 #include "trace/opdevice.h"
@@ -207,28 +208,25 @@ load_model(struct oprank *r, char **f, const char *path,
 void
 op_load_arch(struct oprank *r, const char *path)
 {
-	FILE *fp;
-	char *line = NULL, *f[8];
-	size_t cap = 0;
-	unsigned long lineno = 0;
+	struct tsv t = { 0 };
+	char *f[8];
+	unsigned long lineno;
 	struct gpuarch *g;
 	long major, minor;
+	size_t n;
 
-	if ((fp = fopen(path, "r")) == NULL)
+	if ((t.fp = fopen(path, "r")) == NULL)
 		die("%s: %s", path, strerror(errno));
-	while (getline(&line, &cap, fp) != -1) {
-		lineno++;
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] == '#' || line[0] == '\0')
-			continue;
-		if (strncmp(line, "model\t", 6) == 0) {
-			if (op_tab_split(line, f, 8) != 8)
+	while ((n = tsv_next(&t, f, 8)) > 0) {
+		lineno = t.lineno;
+		if (n > 1 && strcmp(f[0], "model") == 0) {
+			if (n < 8)
 				die_usage("%s:%lu: want 8 tab-separated"
 				    " fields on a model line", path, lineno);
 			load_model(r, f + 1, path, lineno);
 			continue;
 		}
-		if (op_tab_split(line, f, 5) != 5)
+		if (n < 5)
 			die_usage("%s:%lu: want 5 tab-separated fields", path,
 			    lineno);
 		if (strcmp(f[0], "cuda") != 0 && strcmp(f[0], "rocm") != 0)
@@ -249,10 +247,10 @@ op_load_arch(struct oprank *r, const char *path)
 			    " fp8, fp4 and int8, \"-\" or \"?\": %s", path,
 			    lineno, f[3]);
 	}
-	if (ferror(fp))
+	if (ferror(t.fp))
 		die("%s: %s", path, strerror(errno));
-	free(line);
-	fclose(fp);
+	tsv_free(&t);
+	fclose(t.fp);
 }
 
 void
@@ -423,21 +421,18 @@ const char *const op_peakname[NPEAK] = {
 void
 op_load_peaks(struct oprank *r, const char *path)
 {
-	FILE *fp;
-	char *line = NULL, *f[NPEAK + 4];
-	size_t cap = 0;
-	unsigned long lineno = 0;
+	struct tsv t = { 0 };
+	char *f[NPEAK + 4];
+	unsigned long lineno;
 	struct gpupeak *g;
+	size_t n;
 	int i;
 
-	if ((fp = fopen(path, "r")) == NULL)
+	if ((t.fp = fopen(path, "r")) == NULL)
 		die_usage("%s: %s", path, strerror(errno));
-	while (getline(&line, &cap, fp) != -1) {
-		lineno++;
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] == '#' || line[0] == '\0')
-			continue;
-		if (op_tab_split(line, f, NPEAK + 4) != NPEAK + 4)
+	while ((n = tsv_next(&t, f, NPEAK + 4)) > 0) {
+		lineno = t.lineno;
+		if (n < NPEAK + 4)
 			die_usage("%s:%lu: want %d tab-separated fields", path,
 			    lineno, NPEAK + 4);
 		r->peaks = xreallocarray(r->peaks, r->npeaks + 1,
@@ -458,10 +453,10 @@ op_load_peaks(struct oprank *r, const char *path)
 				    f[i + 2]);
 		}
 	}
-	if (ferror(fp))
+	if (ferror(t.fp))
 		die_usage("%s: %s", path, strerror(errno));
-	free(line);
-	fclose(fp);
+	tsv_free(&t);
+	fclose(t.fp);
 }
 
 void

@@ -19,6 +19,7 @@
 #include "base/sha256.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "io/tsv.h"
 #include "trace/opbase.h"
 #include "trace/opcore.h"
 #include "trace/opnames.h"
@@ -96,43 +97,34 @@ scope_of(const char *s)
 void
 op_load_table(struct table *t, const char *path, const char *none)
 {
-	FILE *fp;
-	char *line = NULL, *scope, *fam, *pat;
+	struct tsv tab = { 0 };
+	char *f[3], *scope, *fam, *pat;
 	const char *p;
-	size_t cap = 0, i, lineno = 0;
-	ssize_t len;
+	size_t i, n;
+	unsigned long lineno;
 
-	if ((fp = fopen(path, "r")) == NULL)
+	if ((tab.fp = fopen(path, "r")) == NULL)
 		die_usage("%s:", path);
-	while ((len = getline(&line, &cap, fp)) != -1) {
-		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' ||
-		    line[len - 1] == '\r'))
-			line[--len] = '\0';
-		if (len == 0 || line[0] == '#')
-			continue;
-		scope = line;
-		if ((fam = strchr(scope, '\t')) == NULL ||
-		    (pat = strchr(fam + 1, '\t')) == NULL) {
-			fclose(fp);
-			die_usage("%s:%zu: expected scope, family and pattern"
+	while ((n = tsv_next(&tab, f, 3)) > 0) {
+		lineno = tab.lineno;
+		if (n < 3)
+			die_usage("%s:%lu: expected scope, family and pattern"
 			    " separated by tabs", path, lineno);
-		}
-		*fam++ = '\0';
-		*pat++ = '\0';
+		scope = f[0];
+		fam = f[1];
+		pat = f[2];
 		if (scope_of(scope) < 0 ||
-		    *fam == '\0' || *pat == '\0' || strchr(pat, '\t') != NULL ||
+		    *fam == '\0' || *pat == '\0' || n > 3 ||
 		    strcmp(fam, none) == 0) {
 			p = scope_of(scope) < 0 ?
 			    "scope is not cpu, gpu or python" :
 			    strcmp(fam, none) == 0 ?
 			    "is what matches no rule" :
 			    "empty family or pattern, or a fourth column";
-			fclose(fp);
 			if (strcmp(fam, none) == 0)
-				die_usage("%s:%zu: \"%s\" %s", path, lineno,
+				die_usage("%s:%lu: \"%s\" %s", path, lineno,
 				    none, p);
-			die_usage("%s:%zu: %s", path, lineno, p);
+			die_usage("%s:%lu: %s", path, lineno, p);
 		}
 		for (i = 0; i < t->nfam; i++)
 			if (strcmp(t->fam[i], fam) == 0)
@@ -148,12 +140,10 @@ op_load_table(struct table *t, const char *path, const char *none)
 		t->r[t->n].pattern = lower(pat);
 		t->n++;
 	}
-	if (ferror(fp)) {
-		fclose(fp);
+	if (ferror(tab.fp))
 		die_usage("%s:", path);
-	}
-	free(line);
-	fclose(fp);
+	tsv_free(&tab);
+	fclose(tab.fp);
 }
 
 void

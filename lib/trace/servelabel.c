@@ -15,6 +15,7 @@
 
 #include "base/err.h"
 #include "base/xalloc.h"
+#include "io/tsv.h"
 #include "trace/servelabel.h"
 
 #define MAXPIECE	64	/* pieces of one pattern */
@@ -170,28 +171,17 @@ struct servetab *
 servetab_load(const char *path)
 {
 	struct servetab *t = xcalloc(1, sizeof(*t));
-	FILE *fp;
-	char *line = NULL, *f[4], *p;
-	size_t cap = 0, nf, i;
-	unsigned long lineno = 0;
+	struct tsv tab = { 0 };
+	char *f[4];
+	size_t i;
+	unsigned long lineno;
 	struct row *w;
 
-	if ((fp = fopen(path, "r")) == NULL)
+	if ((tab.fp = fopen(path, "r")) == NULL)
 		die_usage("%s: %s", path, strerror(errno));
-	while (getline(&line, &cap, fp) != -1) {
-		lineno++;
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] == '#' || line[0] == '\0')
-			continue;
-		for (nf = 0, p = line; nf < 4; nf++) {
-			f[nf] = p;
-			if ((p = strchr(p, '\t')) == NULL) {
-				nf++;
-				break;
-			}
-			*p++ = '\0';
-		}
-		if (nf != 4 || p != NULL)
+	while ((i = tsv_next(&tab, f, 4)) > 0) {
+		lineno = tab.lineno;
+		if (i != 4)
 			die_usage("%s:%lu: want 4 tab-separated fields", path,
 			    lineno);
 		if (f[0][0] == '\0' || f[2][0] == '\0')
@@ -226,10 +216,10 @@ servetab_load(const char *path)
 		w->engine = (int)i;
 		compile(w, f[2], path, lineno);
 	}
-	if (ferror(fp))
+	if (ferror(tab.fp))
 		die("%s: %s", path, strerror(errno));
-	free(line);
-	fclose(fp);
+	tsv_free(&tab);
+	fclose(tab.fp);
 	return t;
 }
 
