@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/opsums.h"
+#include "trace/opbase.h"
 
 struct oprank;
 struct trace;

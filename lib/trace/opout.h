@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/opsums.h"
-
+struct agg;
 struct jw;
 struct oprank;
 struct sstat;
+struct thsum;
 
 #define TOP_N		5	/* entries in the summaries' top lists */
 #define TOP_RT		10	/* runtime_call records a rank writes */
