@@ -645,6 +645,20 @@ def facts:
       elif (.tf32_gemm_share // 0) > 0 then "bf16_tf32_on"
       elif any((.gpu_precisions // [])[]; . == "tf32") then "bf16_allow_tf32"
       else "bf16" end)
+  # What the GEMMs should run in: fp16 with a GradScaler where the GPU has
+  # no bf16, else bf16, with what it needs where the GPU is unknown, and
+  # TF32 already on for some float32 GEMMs, or allowed for the rest (where
+  # the GPU has it or is unknown), or neither.
+  | .matmul_case = (if .half_precision == "fp16" then "fp16"
+      elif .gpu_precisions == null and (.tf32_gemm_share // 0) > 0 then "unknown_gpu_tf32_on"
+      elif .gpu_precisions == null then "unknown_gpu_allow_tf32"
+      elif (.tf32_gemm_share // 0) > 0 then "bf16_tf32_on"
+      elif any(.gpu_precisions[]; . == "tf32") then "bf16_allow_tf32"
+      else "bf16" end)
+  # The GPU as a sentence names it: its name, and its architecture
+  # between commas after it ("NVIDIA GeForce RTX 2080 Ti, Turing,").
+  | .gpu_called = (.gpu_device.name // .gpu_device.gpu // "this GPU")
+      + (if .gpu_device.architecture != null then ", " + .gpu_device.architecture + "," else "" end)
   # Many tiny kernels whose launches, not warm-up, hold the idle GPU.
   | .launch_bound = (.mean_kernel_us != null and .mean_kernel_us < 10
       and .gpu.events >= 50 and .runtime.launch >= 0.5 * .gpu.busy
