@@ -529,6 +529,23 @@ def facts:
                 steps: (recs("serve_step") | of_rank($r) | map(del(.kind))),
                 step_count: ($counts.serve_step // 0)} end)
     }
+  # What the memory rules' advice leaves out as done, the cases of their
+  # actions.  An OOM: bf16 unless the GEMMs or the declared precision are
+  # reduced already, expandable segments unless they are on or little
+  # memory is split off.  Allocator retries: which of
+  # garbage_collection_threshold and expandable_segments the run sets.
+  # Split fragmentation: max_split_size set, else expandable segments on,
+  # else neither.
+  | .oom_case = (((.reduced_gemm_share // 0) >= 0.8
+        or ((.declared_precision // "") | IN("bf16", "fp16", "fp8"))) as $reduced
+      | (.expandable_segments or ((.split_fragmentation // 0) < 0.1)) as $unsplit
+      | if $reduced and $unsplit then "shrink" elif $reduced then "shrink_expandable"
+        elif $unsplit then "shrink_bf16" else "shrink_bf16_expandable" end)
+  | .alloc_retries_case = (if .gc_threshold_set and .expandable_segments then "threshold_expandable"
+      elif .gc_threshold_set then "threshold"
+      elif .expandable_segments then "expandable" else "neither" end)
+  | .fragmentation_case = (if .max_split_set then "max_split"
+      elif .expandable_segments then "expandable" else "neither" end)
   | .gpu_window_name = (if .ledger.gpu_busy != null then .window_name
       else "the GPU's active span" end)
   # What the windows are (op-rank's ledger phases): capturing CUDA graphs
