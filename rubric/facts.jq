@@ -662,6 +662,11 @@ def facts:
       elif (.tf32_gemm_share // 0) > 0 then "bf16_tf32_on"
       elif any((.gpu_precisions // [])[]; . == "tf32") then "bf16_allow_tf32"
       else "bf16" end)
+  # Whether the float32 GEMMs' observation can compare this GPU's peaks,
+  # or names its architecture's tensor-core precision alone.
+  | .fp32_gemm_peaks_case = (if .fast_precision != null
+        and .compute.peaks[.fast_precision] != null and .compute.peaks.fp32 != null
+      then "peaks" else "no_peaks" end)
   # What the GEMMs should run in: fp16 with a GradScaler where the GPU has
   # no bf16, else bf16, with what it needs where the GPU is unknown, and
   # TF32 already on for some float32 GEMMs, or allowed for the rest (where
