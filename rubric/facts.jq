@@ -548,6 +548,9 @@ def facts:
       elif .expandable_segments then "expandable" else "neither" end)
   | .gpu_window_name = (if .ledger.gpu_busy != null then .window_name
       else "the GPU's active span" end)
+  # Without steps: iterations inferred from the calls that start them, or
+  # only the traced window.
+  | .iterations_case = (if .iterations_from != null then "inferred" else "window" end)
   # What the windows are (op-rank's ledger phases): capturing CUDA graphs
   # or compiling is not the run's steady state, and rules that judge
   # utilisation, launches or Python do not judge it.
