@@ -116,7 +116,8 @@ context = $(firstword $(wildcard $1/context.yaml $1/context.json))
 stages = $(if $(call context,$1),$1/context.ndjson) \
 	$(if $(call traces,$1),$1/ops.ndjson $1/trace-memory.ndjson) \
 	$(if $(call snaps,$1),$1/memory.ndjson $1/churn.ndjson)
-RULES := $(wildcard $(RUBRIC)/*.yaml) $(RUBRIC)/facts.jq $(RUBRIC)/format.jq
+RULES := $(wildcard $(RUBRIC)/*.yaml) $(RUBRIC)/facts.jq $(RUBRIC)/format.jq \
+	$(RUBRIC)/thresholds.tsv
 # $(call rank_file,trace,kind): the trace's stage file of that kind (ops
 # or mem), beside it; $(call rank_files,dir,kind): those of every trace in
 # dir, in the traces' order.
@@ -305,12 +306,14 @@ all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json) $(RUNS:%=%/report.html) \
 
 # Before and after: the baseline run's report against this run's.
 %/diff.md: $(BASE)/report.json %/report.json $(BIN)/report-diff \
-    $(RUBRIC)/facts.jq $(RUBRIC)/format.jq $(RUBRIC)/diff.jq
+    $(RUBRIC)/facts.jq $(RUBRIC)/format.jq $(RUBRIC)/diff.jq \
+    $(RUBRIC)/thresholds.tsv
 	$(call into,$(BIN)/report-diff -r $(RUBRIC) \
 	    $(call q,$(BASE)/report.json) $(call q,$*/report.json))
 
 %/diff.json: $(BASE)/report.json %/report.json $(BIN)/report-diff \
-    $(RUBRIC)/facts.jq $(RUBRIC)/format.jq $(RUBRIC)/diff.jq
+    $(RUBRIC)/facts.jq $(RUBRIC)/format.jq $(RUBRIC)/diff.jq \
+    $(RUBRIC)/thresholds.tsv
 	$(call into,$(BIN)/report-diff -j -r $(RUBRIC) \
 	    $(call q,$(BASE)/report.json) $(call q,$*/report.json))
 

@@ -428,7 +428,8 @@ YAML
 
 @test "rubric-apply: a bad rubric file is a usage error with its position" {
 	mkdir "$BATS_TEST_TMPDIR/r"
-	cp "$TOP/rubric/facts.jq" "$TOP/rubric/format.jq" "$BATS_TEST_TMPDIR/r"
+	cp "$TOP/rubric/facts.jq" "$TOP/rubric/format.jq" "$TOP/rubric/thresholds.tsv" \
+	    "$BATS_TEST_TMPDIR/r"
 	printf 'rules:\n  - id: x\n    area: disk\n' >"$BATS_TEST_TMPDIR/r/a.yaml"
 	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
 	assert_stderr --partial 'a.yaml:2: rule x: area "disk" is not memory'
@@ -497,7 +498,8 @@ YAML
 
 @test "rubric-apply: an estimate must say of what, and why that much" {
 	mkdir "$BATS_TEST_TMPDIR/r"
-	cp "$TOP/rubric/facts.jq" "$TOP/rubric/format.jq" "$BATS_TEST_TMPDIR/r"
+	cp "$TOP/rubric/facts.jq" "$TOP/rubric/format.jq" "$TOP/rubric/thresholds.tsv" \
+	    "$BATS_TEST_TMPDIR/r"
 	printf 'rules:\n  - id: x\n    area: step\n    confidence: low\n    when: "true"\n    impact: "0.5"\n    observation: o\n    cause: c\n    action: a\n    metric: m\n' \
 	    >"$BATS_TEST_TMPDIR/r/a.yaml"
 	run -2 --separate-stderr rubric-apply -r "$BATS_TEST_TMPDIR/r" </dev/null
@@ -533,7 +535,8 @@ YAML
 @test "rubric-apply: better without a measure, or not lower or higher, is refused" {
 	d=$BATS_TEST_TMPDIR/rubric
 	mkdir "$d"
-	cp "$TOP/rubric/facts.jq" "$TOP/rubric/format.jq" "$d"
+	cp "$TOP/rubric/facts.jq" "$TOP/rubric/format.jq" "$TOP/rubric/thresholds.tsv" \
+	    "$d"
 	cat >"$d/r.yaml" <<'YAML'
 rules:
   - id: x
@@ -564,7 +567,8 @@ YAML
 @test "rubric-apply: a text written as cases says the case its expression names" {
 	d=$BATS_TEST_TMPDIR/rubric
 	mkdir "$d"
-	cp "$TOP/rubric/facts.jq" "$TOP/rubric/format.jq" "$d"
+	cp "$TOP/rubric/facts.jq" "$TOP/rubric/format.jq" "$TOP/rubric/thresholds.tsv" \
+	    "$d"
 	cat >"$d/r.yaml" <<'YAML'
 rules:
   - id: x

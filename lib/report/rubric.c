@@ -18,6 +18,7 @@
 #include "io/pyyaml.h"
 #include "report/jqx.h"
 #include "report/rubric.h"
+#include "report/thresholds.h"
 
 const char *const rubric_text_name[RT_N] = {
 	"observation", "cause", "action", "metric", "capture"
@@ -39,6 +40,11 @@ static const char prelude[] =
     "    else (. * 1000 | round / 1000 | tostring) end)\n"
     "  elif type == \"null\" then \"n/a\" else tojson end;\n";
 
+static void	 load_thresholds(struct thresholds *, const char *dir);
+static void	 th_check_rule(const struct rubric *, const struct rule *);
+static void	 th_check_one(const struct rubric *, const struct rule *,
+		    const char *what, uint32_t line, const char *text);
+static void	 put_expr(struct jw *, const struct rubric *, const char *);
 static void	 load_file(struct rubric *, const char *dir, const char *name);
 static void	 load_rule(struct rubric *, const char *file,
 		    const struct ynode *);
@@ -54,7 +60,7 @@ static void	 text_def(struct strbuf *, const struct rule *, int t);
 static void	 expr(struct strbuf *, const char *);
 static void	 rule_def(struct strbuf *, const struct rule *, size_t i);
 static char	*head(const struct rubric *);
-static int	 try_compile(const char *, char **);
+static int	 try_compile(const struct rubric *, const char *, char **);
 static void	 blame(const struct rubric *, const struct rule *,
 		    const char *what, uint32_t line, const char *text,
 		    int is_template);
@@ -107,6 +113,9 @@ rubric_load(struct rubric *r, const char *dir)
 	r->dir = xstrdup(dir);
 	r->facts = rubric_slurp(dir, "facts.jq");
 	r->format = rubric_slurp(dir, "format.jq");
+	load_thresholds(&r->th, dir);
+	th_check_file(&r->th, dir, "facts.jq", r->facts);
+	th_check_file(&r->th, dir, "format.jq", r->format);
 	if ((d = opendir(dir)) == NULL)
 		die_usage("%s:", dir);
 	while ((de = readdir(d)) != NULL) {
@@ -129,7 +138,64 @@ rubric_load(struct rubric *r, const char *dir)
 	free(names);
 	if (r->n == 0)
 		die_usage("%s: no rules in *.yaml", dir);
+	for (i = 0; i < r->n; i++)
+		th_check_rule(r, &r->rule[i]);
 }
+
+/* dir's thresholds.tsv, which every program of the rubric reads as $th. */
+static void
+load_thresholds(struct thresholds *t, const char *dir)
+{
+	struct strbuf path = { 0 };
+	char *text;
+
+	text = rubric_slurp(dir, "thresholds.tsv");
+	sb_printf(&path, "%s/thresholds.tsv", dir);
+	th_parse(t, path.s, text);
+	sb_free(&path);
+	free(text);
+}
+
+static void
+th_check_rule(const struct rubric *r, const struct rule *u)
+{
+	size_t k;
+	int t;
+
+	th_check_one(r, u, "when", u->when_line, u->when);
+	th_check_one(r, u, "impact", u->impact_line, u->impact);
+	th_check_one(r, u, "measure", u->measure_line, u->measure);
+	for (k = 0; k < u->nev; k++)
+		th_check_one(r, u, u->evname[k], u->evline[k], u->evexpr[k]);
+	for (t = 0; t < RT_N; t++) {
+		th_check_one(r, u, rubric_text_name[t], u->text_line[t],
+		    u->text[t]);
+		th_check_one(r, u, rubric_text_name[t], u->text_line[t],
+		    u->casex[t]);
+		for (k = 0; k < u->ncase[t]; k++)
+			th_check_one(r, u, u->casename[t][k],
+			    u->caseline[t][k], u->casetext[t][k]);
+	}
+}
+
+/* As blame() says a member that does not compile. */
+static void
+th_check_one(const struct rubric *r, const struct rule *u, const char *what,
+    uint32_t line, const char *text)
+{
+	const char *p;
+	size_t off;
+	char *msg;
+
+	if (text == NULL || (msg = th_bad(&r->th, text, &off)) == NULL)
+		return;
+	for (p = text; p < text + off; p++)
+		if (*p == '\n')
+			line++;
+	die_usage("%s/%s:%u: rule %s: %s: %s", r->dir, u->file, line, u->id,
+	    what, msg);
+}
+
 
 static int
 yaml_cmp(const void *a, const void *b)
@@ -551,11 +617,11 @@ rubric_program(const struct rubric *r)
 }
 
 static int
-try_compile(const char *prog, char **msg)
+try_compile(const struct rubric *r, const char *prog, char **msg)
 {
 	struct jqx *x;
 
-	if ((x = jqx_compile(prog, jv_object(), msg)) == NULL)
+	if ((x = jqx_compile(prog, th_args(&r->th), msg)) == NULL)
 		return -1;
 	jqx_free(x);
 	return 0;
@@ -571,7 +637,7 @@ rubric_compile(const struct rubric *r)
 	int t;
 
 	prog = rubric_program(r);
-	x = jqx_compile(prog, jv_object(), &msg);
+	x = jqx_compile(prog, th_args(&r->th), &msg);
 	free(prog);
 	if (x != NULL)
 		return x;
@@ -581,14 +647,14 @@ rubric_compile(const struct rubric *r)
 	sb_puts(&b, prelude);
 	sb_puts(&b, r->facts);
 	sb_puts(&b, "\n.");
-	if (try_compile(b.s, &msg) != 0)
+	if (try_compile(r, b.s, &msg) != 0)
 		die_usage("%s/facts.jq: %s", r->dir, msg);
 	free(b.s);
 	h = head(r);
 	memset(&b, 0, sizeof(b));
 	sb_puts(&b, h);
 	sb_puts(&b, ".");
-	if (try_compile(b.s, &msg) != 0)
+	if (try_compile(r, b.s, &msg) != 0)
 		die_usage("%s/format.jq: %s", r->dir, msg);
 	free(b.s);
 	for (i = 0; i < r->n; i++) {
@@ -623,18 +689,23 @@ rubric_compile_files(const char *dir, const char *const *files,
     const char *call, jv args)
 {
 	struct strbuf prog = { 0 };
+	struct thresholds th = { 0 };
 	struct jqx *x;
 	char *text, *msg;
 	size_t i;
 
+	load_thresholds(&th, dir);
 	for (i = 0; files[i] != NULL; i++) {
 		text = rubric_slurp(dir, files[i]);
+		th_check_file(&th, dir, files[i], text);
 		sb_puts(&prog, text);
 		sb_puts(&prog, "\n");
 		free(text);
 	}
 	sb_puts(&prog, call);
 	sb_puts(&prog, "\n");
+	args = jv_object_merge(args, th_args(&th));
+	th_free(&th);
 	if ((x = jqx_compile(prog.s, args, &msg)) == NULL)
 		die_usage("%s/%s: %s", dir, files[i - 1], msg);
 	sb_free(&prog);
@@ -656,10 +727,29 @@ blame(const struct rubric *r, const struct rule *u, const char *what,
 		template(&b, text);
 	else
 		expr(&b, text);
-	if (try_compile(b.s, &msg) != 0)
+	if (try_compile(r, b.s, &msg) != 0)
 		die_usage("%s/%s:%u: rule %s: %s: %s", r->dir, u->file, line,
 		    u->id, what, msg);
 	free(b.s);
+}
+
+/*
+ * An expression or a text of a rule for the listing, with the values of
+ * the thresholds it names: the reference says what a rule fires at, as
+ * the rule read before its thresholds had names.  NULL is written null.
+ */
+static void
+put_expr(struct jw *w, const struct rubric *r, const char *s)
+{
+	char *t;
+
+	if (s == NULL) {
+		jw_cstring_or_null(w, NULL);
+		return;
+	}
+	t = th_subst(&r->th, s);
+	jw_cstring(w, t);
+	free(t);
 }
 
 void
@@ -686,9 +776,9 @@ rubric_write_rule(struct jw *w, const struct rubric *r, size_t i)
 		jw_cstring(w, u->needs[k]);
 	jw_end_array(w);
 	jw_key(w, "when");
-	jw_cstring(w, u->when);
+	put_expr(w, r, u->when);
 	jw_key(w, "impact");
-	jw_cstring(w, u->impact);
+	put_expr(w, r, u->impact);
 	jw_key(w, "basis");
 	jw_cstring_or_null(w, u->basis);
 	jw_key(w, "recovers");
@@ -698,30 +788,30 @@ rubric_write_rule(struct jw *w, const struct rubric *r, size_t i)
 	jw_key(w, "blocking");
 	jw_bool(w, u->blocking);
 	jw_key(w, "measure");
-	jw_cstring_or_null(w, u->measure);
+	put_expr(w, r, u->measure);
 	jw_key(w, "better");
 	jw_cstring_or_null(w, u->better);
 	jw_key(w, "evidence");
 	jw_begin_object(w);
 	for (k = 0; k < u->nev; k++) {
 		jw_ckey(w, u->evname[k]);
-		jw_cstring(w, u->evexpr[k]);
+		put_expr(w, r, u->evexpr[k]);
 	}
 	jw_end_object(w);
 	for (t = 0; t < RT_N; t++) {
 		if (u->text[t] != NULL) {
 			jw_ckey(w, rubric_text_name[t]);
-			jw_cstring(w, u->text[t]);
+			put_expr(w, r, u->text[t]);
 		} else if (u->casex[t] != NULL) {
 			jw_ckey(w, rubric_text_name[t]);
 			jw_begin_object(w);
 			jw_key(w, "case");
-			jw_cstring(w, u->casex[t]);
+			put_expr(w, r, u->casex[t]);
 			jw_key(w, "cases");
 			jw_begin_object(w);
 			for (k = 0; k < u->ncase[t]; k++) {
 				jw_ckey(w, u->casename[t][k]);
-				jw_cstring(w, u->casetext[t][k]);
+				put_expr(w, r, u->casetext[t][k]);
 			}
 			jw_end_object(w);
 			jw_end_object(w);
@@ -775,5 +865,6 @@ rubric_free(struct rubric *r)
 	free(r->rule);
 	free(r->facts);
 	free(r->format);
+	th_free(&r->th);
 	free(r->dir);
 }

@@ -4,10 +4,16 @@
  *
  * A rubric directory holds facts.jq (jq definitions, among them "facts",
  * which turns the gathered records of recset(3) into the object the rules
- * read), format.jq (the formatting that templates and reports share) and
- * any number of *.yaml files, each a mapping with a "rules"
- * sequence; mrp-rubric(5) describes the format.  Files are read in sorted
- * name order and rules keep their order within a file.
+ * read), format.jq (the formatting that templates and reports share),
+ * thresholds.tsv (the limits the rules and the facts judge by, each named
+ * with its unit and source) and any number of *.yaml files, each a mapping
+ * with a "rules" sequence; mrp-rubric(5) describes the format.  Files are
+ * read in sorted name order and rules keep their order within a file.
+ *
+ * Every program compiled from the rubric sees the thresholds as the jq
+ * variable $th, an object of name to number; rules and jq files read one
+ * as $th.NAME, and a name that thresholds.tsv lacks is refused when the
+ * rubric is loaded, not read as null.
  *
  * rubric_load() reports every problem as a usage error (exit 2) naming the
  * file, line and column, as a jq program that does not compile is one.
@@ -20,6 +26,8 @@
 #include <stdint.h>
 
 #include <jv.h>
+
+#include "report/thresholds.h"
 
 struct jw;
 
@@ -62,6 +70,7 @@ struct rubric {
 	char		*dir;
 	char		*facts;		/* facts.jq's text */
 	char		*format;	/* format.jq's */
+	struct thresholds th;
 	struct rule	*rule;
 	size_t		 n, cap;
 };
@@ -82,7 +91,10 @@ char *rubric_dir(const char *dir);
  */
 char *rubric_slurp(const char *dir, const char *name);
 
-/* Loads every rule of dir into r (zeroed by the caller). */
+/*
+ * Loads every rule and the thresholds of dir into r (zeroed by the
+ * caller).
+ */
 void rubric_load(struct rubric *, const char *dir);
 
 /*
@@ -106,14 +118,18 @@ struct jqx *rubric_compile(const struct rubric *);
 
 /*
  * Compiles the files of dir named in files (NULL-terminated), in order,
- * followed by the jq expression call, with args (consumed) as named
- * arguments: how report-md and report-diff build their programs.  A
- * program that does not compile is a usage error naming the last file.
+ * followed by the jq expression call, with args (consumed) and $th (from
+ * dir's thresholds.tsv) as named arguments: how report-md and report-diff
+ * build their programs.  A program that does not compile, or that names a
+ * threshold thresholds.tsv lacks, is a usage error naming the file.
  */
 struct jqx *rubric_compile_files(const char *dir, const char *const *files,
     const char *call, jv args);
 
-/* Writes a "rule" record describing rule i. */
+/*
+ * Writes a "rule" record describing rule i: its members as written, each
+ * $th.NAME in them replaced by that threshold's value as written.
+ */
 void rubric_write_rule(struct jw *, const struct rubric *, size_t i);
 
 void rubric_free(struct rubric *);
