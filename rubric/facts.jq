@@ -7,6 +7,8 @@
 # only, and of every rank a rank_summary record.
 # Output of "facts": one object; a member is null when the records it
 # comes from are missing, so that rules which need it do not fire.
+# The thresholds are thresholds.tsv's, read as $th and their names; the
+# comments here say the values it ships with.
 
 def recs($k): .records[$k] // [];
 
@@ -57,9 +59,9 @@ def rank_rows:
          gpu_busy, computation, exposed_comm, idle, operator,
          slower_operator, collective});
 
-# A rank slower than the median rank by STRAGGLER_RATIO or more, with
+# A rank slower than the median rank by straggler_ratio or more, with
 # where its extra time goes against that median rank.
-def straggler_ratio: 1.2;
+def straggler_ratio: $th.straggler_ratio_min;
 def straggler($rows):
   ($rows | map(select(.mean_step != null)) | sort_by(.mean_step)) as $s
   | if ($s | length) < 2 then null
@@ -156,13 +158,13 @@ def ledger($r):
       | . + {by: ($l.slices | map({key: .slice,
                  value: (. + {share: (.time / $l.wall)})}) | from_entries)} end;
 
-# Slices of 5 % or more that are not useful work and that no rule of their
+# Slices of 5 % or more (slice_share_min) that are not useful work and that no rule of their
 # own explains ($own), largest first: the generic finding speaks for the
 # first.
 def unexplained($l; $own):
   if $l == null then []
   else useful_slices($l.gpu_busy != null) as $useful
-    | [$l.slices[] | select(.time >= 0.05 * $l.wall)
+    | [$l.slices[] | select(.time >= $th.slice_share_min * $l.wall)
        | select(.slice as $s | ($useful + $own) | any(.[]; . == $s) | not)
        | . + {share: (.time / $l.wall), label: (.slice | slice_label)}]
   end;
@@ -183,7 +185,7 @@ def comm_kind:
 # An operator shape this far below its peak (a fraction of it) gets the
 # command that replays it alone (snip-new --from-trace), as a GEMM this
 # far below is slow to the gemm-below-peak rule.
-def far_from_peak: 0.3;
+def far_from_peak: $th.of_peak_max;
 
 # A word for a POSIX shell as Python's shlex.quote() writes it; with a
 # control character, as bash's $'...' with \xNN escapes, so that no line
@@ -211,11 +213,11 @@ def median_of: sort | if length == 0 then null
 # call by call across ranks, each instance's last rank to arrive is the one
 # that spends least in it, and the others wait past it.  A rank is late
 # when it is last at most instances and the others' median wait a step is
-# LATE_SHARE or more of their median step, whatever the mean steps say (in
+# late_share or more of their median step, whatever the mean steps say (in
 # synchronous training every rank's step lasts as long as the late one's).
 # Where its extra time goes: the ledger slice (op-rank's ledger_total per
 # rank, per window) furthest above the median of the others, waits aside.
-def late_share: 0.05;
+def late_share: $th.late_share_min;
 def late_rank($rows):
   ($rows | map(select(.steps > 0 and .mean_step != null and .collective.instances > 0))) as $w
   | if ($w | length) < 2 then null
@@ -283,7 +285,7 @@ def facts:
   | (recs("op_shape") | of_rank($r)) as $shapes
   | (recs("input") | map(select(.role == "trace"))) as $traces
   | ($shapes | map(select(.model == "gemm" and .gpu_us > 0))) as $gemms
-  | ($gemms | map(select(.of_peak != null and .of_peak < 0.3))) as $slow_gemms
+  | ($gemms | map(select(.of_peak != null and .of_peak < far_from_peak))) as $slow_gemms
   | ($gemms | map(select(.precision == "fp32") | .gpu_us) | add) as $fp32_gemm_us
   | {
       memory: $mem,
@@ -385,7 +387,7 @@ def facts:
       memory_sites: memory_sites,
       # The time above the median step: what steadier steps could give
       # back, at most (op-rank's step_stats and wall_steps carry it).
-      above_median_share: (if $steps == null or $steps.steps < 3 then null
+      above_median_share: (if $steps == null or $steps.steps < $th.variation_steps_min then null
         else share($steps.above_median; $steps.total) end),
       # The ledger's slices where there is one: input loading or the
       # optimizer while no GPU work runs, what the step waits for.
@@ -461,7 +463,8 @@ def facts:
       model_sync_count: ([recs("runtime_issuer") | of_rank($r)[]
         | select(.slice == "sync" and .who == "model") | .count] | add),
       sync_ops: ($ops | map(select(.name == "aten::item" or .name == "aten::_local_scalar_dense" or .name == "cudaStreamSynchronize"))),
-      step_cv: (if $steps != null and $steps.steps >= 3 and $steps.mean > 0 then $steps.std / $steps.mean else null end),
+      step_cv: (if $steps != null and $steps.steps >= $th.variation_steps_min and $steps.mean > 0
+        then $steps.std / $steps.mean else null end),
       # Per profiled step, so that runs with more or fewer steps compare.
       cpu_matmul_per_step: (if $families == null or ($steps.steps // 0) <= 0 then null
         else ($families["matmul/linear"].self // 0) / $steps.steps end),
@@ -557,7 +560,7 @@ def facts:
   | .window_phases = (.ledger.phases // [] | map({key: .phase, value: .}) | from_entries)
   | .capture_share = share(.window_phases.capture.wall // 0; .ledger.wall)
   | .compile_share = share(.window_phases.compile.wall // 0; .ledger.wall)
-  | .steady = ((.capture_share // 0) + (.compile_share // 0) < 0.5)
+  | .steady = ((.capture_share // 0) + (.compile_share // 0) < $th.unsteady_share_max)
   | .has_frames = ((.ledger.python_frames // 0) > 0)
   # What holds the late rank's extra time (the host, compute, or work of
   # its own), and what makes the straggler slow: the cases of their texts.
@@ -581,8 +584,8 @@ def facts:
   | .python_under = .ledger.by.python.under
   | .python_top = (.ledger.by.python.top // [])
   | .python_input_work = (.python_under != null
-      and .python_under.time >= 0.5 * (.ledger.by.python.time // 0)
-      and .python_under.work < 0.1 * .python_under.time)
+      and .python_under.time >= $th.python_under_share_min * (.ledger.by.python.time // 0)
+      and .python_under.work < $th.python_under_work_max * .python_under.time)
   # Which texts of python-between-ops explain it: input work, the frames
   # the trace names, or no frames at all.
   | .python_case = (if .python_input_work then "input_work"
@@ -627,7 +630,7 @@ def facts:
   | .copy_gpu_us = ($cp | map(.total) | add // 0)
   | .copy_bytes = ($cp | map(.bytes // 0) | add // 0)
   | .copy_is_sync = ((.ledger.by.blocking_copy.time // 0) > 0
-      and .copy_gpu_us < 0.1 * .ledger.by.blocking_copy.time)
+      and .copy_gpu_us < $th.copy_gpu_share_max * .ledger.by.blocking_copy.time)
   | .copy_case = (if .copy_is_sync then "sync_point" else "pageable" end)
   # The synchronize call that holds the most, and what issues it:
   # torch.cuda.synchronize(), a host read of a tensor, or an event wait.
@@ -656,7 +659,7 @@ def facts:
   | .gemm = ((.slow_gemms // [])[0] as $g | if $g == null then null
       else try ($g | gemm_mnk as $s | align_of(.precision) as $a | gemm_tiles($s) as $t
         | {m: $s.m, n: $s.n, k: $s.k, tiles: $t, align: $a, precision,
-           case: (if $t < 100 then "small"
+           case: (if $t < $th.gemm_tiles_min then "small"
              elif [$s.m, $s.n, $s.k] | map(. % $a) | any(. != 0) then "misaligned"
              else "aligned" end)}) catch null end)
   # What float32 GEMMs should run in on this GPU: bf16 (with TF32 already
@@ -685,9 +688,10 @@ def facts:
   | .gpu_called = (.gpu_device.name // .gpu_device.gpu // "this GPU")
       + (if .gpu_device.architecture != null then ", " + .gpu_device.architecture + "," else "" end)
   # Many tiny kernels whose launches, not warm-up, hold the idle GPU.
-  | .launch_bound = (.mean_kernel_us != null and .mean_kernel_us < 10
-      and .gpu.events >= 50 and .runtime.launch >= 0.5 * .gpu.busy
-      and (.launch_share // 0) >= 0.05)
+  | .launch_bound = (.mean_kernel_us != null and .mean_kernel_us < $th.launch_kernel_us_max
+      and .gpu.events >= $th.launch_kernels_min
+      and .runtime.launch >= $th.launch_busy_share_min * .gpu.busy
+      and (.launch_share // 0) >= $th.launch_share_min)
   # The host's time in operators, out of the ledger's window: all of it on
   # a CPU-only trace, the part while no GPU work runs on a GPU trace.
   | .cpu_slices_share = (if .ledger == null then null
@@ -696,7 +700,7 @@ def facts:
   # Operators too short for their work to outweigh the call: under 10 µs
   # of self time a call, their self time mostly dispatch.  Their calls per
   # window and their self time, at most the operators' slices.
-  | ([.ops[] | select(.count > 0 and .self < 10 * .count)]) as $tiny
+  | ([.ops[] | select(.count > 0 and .self < $th.tiny_op_us_max * .count)]) as $tiny
   | .tiny_calls_per_window = (if .ledger == null then null
       else ($tiny | map(.count) | add // 0) / .ledger.windows end)
   | .tiny_self_us = ($tiny | map(.self) | add // 0)
@@ -711,20 +715,20 @@ def facts:
       else .ledger.windows as $w
         | [$tiny[] | select(.name as $n | view_ops | any(.[]; . == $n) | not) | .count]
         | (max // 0) / $w end)
-  | .many_tiny_ops = ((.tiny_calls_per_window // 0) >= 1000
-      and (.tiny_top_calls_per_window // 0) >= 1000
-      and (.tiny_ops_share // 0) >= 0.05)
+  | .many_tiny_ops = ((.tiny_calls_per_window // 0) >= $th.tiny_calls_min
+      and (.tiny_top_calls_per_window // 0) >= $th.tiny_top_calls_min
+      and (.tiny_ops_share // 0) >= $th.tiny_ops_share_min)
   # Casts (aten::_to_copy, under every .to(dtype), .float(), .type_as())
   # long enough to be the copy, not the call, and at least one a window:
   # at most their time, at most the data-movement operators' slice.
   | ([.ops[] | select(.name == "aten::_to_copy" and .count > 0
-       and .total >= 10 * .count)]) as $casts
+       and .total >= $th.cast_us_min * .count)]) as $casts
   | .cast_count = ($casts | map(.count) | add // 0)
   | .cast_us = ($casts | map(.total) | add // 0)
   | .cast_share = (if .ledger == null then null
       else [.cast_us / .ledger.wall, (.ledger.by["cpu:data movement"].share // 0)] | min end)
-  | .dtype_conversion = (.ledger != null and .cast_count >= .ledger.windows
-      and (.cast_share // 0) >= 0.05)
+  | .dtype_conversion = (.ledger != null and .cast_count >= $th.cast_calls_min * .ledger.windows
+      and (.cast_share // 0) >= $th.cast_share_min)
   # What the host rules outside the host-bound pool already claim of the
   # idle GPU's time, warm-up and the profiler's own time included: no
   # steady, unprofiled run pays those.
