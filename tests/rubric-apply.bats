@@ -607,3 +607,119 @@ YAML
 	run -2 --separate-stderr rubric-apply -r "$d" "$FIXTURES/example.ndjson"
 	assert_stderr --partial 'rule x: cause: no case has a text'
 }
+
+@test "rubric-apply: a threshold edited in thresholds.tsv changes what fires" {
+	r=$BATS_TEST_TMPDIR/r
+	cp -r "$TOP/rubric" "$r"
+	fired() {
+		rubric-apply -r "$r" "$FIXTURES/$1" |
+		    jq -r --arg r "$2" 'select(.kind == "finding" and .rule == $r) | .rule'
+	}
+	# The BERT trace launches 61 kernels; facts.jq's launch_bound asks for
+	# 50 or more.
+	run -0 fired base-trace.ndjson launch-bound
+	assert_output launch-bound
+	sed -i 's/^launch_kernels_min\t50\t/launch_kernels_min\t61\t/' "$r/thresholds.tsv"
+	run -0 fired base-trace.ndjson launch-bound
+	assert_output launch-bound
+	sed -i 's/^launch_kernels_min\t61\t/launch_kernels_min\t62\t/' "$r/thresholds.tsv"
+	run -0 fired base-trace.ndjson launch-bound
+	assert_output ''
+	# The DLRM ranks wait 9.1 % of their steps for input: above the rule's
+	# 5 %, not above 10 %.
+	run -0 fired base-ranks.ndjson dataloader-share
+	assert_output dataloader-share
+	sed -i 's/^dataloader_share_min\t0.05\t/dataloader_share_min\t0.1\t/' "$r/thresholds.tsv"
+	run -0 fired base-ranks.ndjson dataloader-share
+	assert_output ''
+	# The listing says the value the rule now fires at.
+	run -0 bats_pipe rubric-apply -r "$r" -l \| \
+	    jq -r 'select(.id == "dataloader-share") | .when'
+	assert_output '.has_iterations and (.dataloader_share > 0.1)'
+}
+
+@test "rubric-apply: the listing writes each threshold's value, not its name" {
+	# The rules name their thresholds; the listing says the values.
+	run -0 grep -c '\$th\.' "$TOP/rubric/time.yaml"
+	run -0 rubric-apply -l
+	refute_output --partial '$th'
+	run -0 bats_pipe rubric-apply -l \| \
+	    jq -r 'select(.id == "nearby-sizes" or .id == "graph-capture") | .when'
+	assert_output - <<'OUT'
+([.churn.size_histogram[]? | select(.from >= 1048576 and .allocs >= 64)] | length > 0) and ((.split_fragmentation // 0) >= 0.05) and (.roundup_set | not)
+.capture_share >= 0.05
+OUT
+	run -0 bats_pipe rubric-apply -l \| \
+	    jq -r 'select(.id == "nearby-sizes") | .evidence.band'
+	assert_output '[.churn.size_histogram[] | select(.from >= 1048576)] | max_by(.allocs) | {from, to, allocs}'
+}
+
+@test "rubric-apply: a bad row of thresholds.tsv is a usage error at its line and column" {
+	r=$BATS_TEST_TMPDIR/r
+	cp -r "$TOP/rubric" "$r"
+	cp "$r/thresholds.tsv" "$BATS_TEST_TMPDIR/good.tsv"
+	n=$(($(wc -l <"$r/thresholds.tsv") + 1))
+	bad() {
+		cp "$BATS_TEST_TMPDIR/good.tsv" "$r/thresholds.tsv"
+		printf '%b' "$1" >>"$r/thresholds.tsv"
+		run -2 --separate-stderr rubric-apply -r "$r" "$FIXTURES/example.ndjson"
+		assert_output ''
+		assert_stderr "rubric-apply: $r/thresholds.tsv:$n:$2"
+		# The listing, and the report, which read the rubric too.
+		run -2 --separate-stderr rubric-apply -r "$r" -l
+		assert_stderr "rubric-apply: $r/thresholds.tsv:$n:$2"
+		run -2 --separate-stderr report-md -r "$r" "$FIXTURES/example.ndjson"
+		assert_stderr "report-md: $r/thresholds.tsv:$n:$2"
+	}
+	bad 'x_min\tabc\tcalls\thouse\n' '7: x_min: "abc" is not a finite decimal number'
+	bad 'x_min\t.5\tcalls\thouse\n' '7: x_min: ".5" is not a finite decimal number'
+	bad 'x_min\t1e400\tcalls\thouse\n' '7: x_min: "1e400" is not a finite decimal number'
+	l=$(grep -n '^gpu_util_max' "$BATS_TEST_TMPDIR/good.tsv" | cut -d: -f1)
+	bad 'gpu_util_max\t0.4\tfraction\thouse\n' "1: threshold gpu_util_max is already on line $l"
+	bad '2fast\t1\tcalls\thouse\n' "1: \"2fast\" is not a name: letters, digits and '_', not starting with a digit"
+	bad 'x-min\t1\tcalls\thouse\n' "1: \"x-min\" is not a name: letters, digits and '_', not starting with a digit"
+	bad 'x_min\t1\tcalls\n' '14: no source column: a row is name, value, unit and source, separated by tabs'
+	bad 'x_min\t1\n' '8: no unit column: a row is name, value, unit and source, separated by tabs'
+	bad 'x_min\t1\tcalls\t\n' '15: empty source'
+	bad 'x_min\t1\tcalls\thouse\tmore\n' '21: more than four columns: a row is name, value, unit and source, separated by tabs'
+	# No thresholds.tsv at all: the rules that name one cannot be read.
+	rm "$r/thresholds.tsv"
+	run -2 --separate-stderr rubric-apply -r "$r" "$FIXTURES/example.ndjson"
+	assert_stderr --partial "rubric-apply: $r/thresholds.tsv: "
+	run -2 --separate-stderr report-md -r "$r" "$FIXTURES/example.ndjson"
+	assert_stderr --partial "report-md: $r/thresholds.tsv: "
+}
+
+@test "rubric-apply: a threshold that thresholds.tsv lacks is refused, named, when the rubric is loaded" {
+	r=$BATS_TEST_TMPDIR/r
+	cp -r "$TOP/rubric" "$r"
+	cat >"$r/zz-th.yaml" <<'YAML'
+rules:
+  - id: misspelt
+    area: step
+    confidence: low
+    when: .step_cv > $th.step_cv_mni
+    impact: 'null'
+    observation: o
+    cause: c
+    action: a
+    metric: m
+YAML
+	run -2 --separate-stderr rubric-apply -r "$r" "$FIXTURES/example.ndjson"
+	assert_output ''
+	assert_stderr "rubric-apply: $r/zz-th.yaml:5: rule misspelt: when: \$th.step_cv_mni: no such threshold in thresholds.tsv"
+	run -2 --separate-stderr rubric-apply -r "$r" -l
+	assert_stderr --partial 'rule misspelt: when: $th.step_cv_mni: no such threshold'
+	# In a template, and in the facts, as well.
+	sed -i 's/\$th.step_cv_mni/$th.step_cv_min/; s/observation: o/observation: "{{ $th.cv_max }}"/' \
+	    "$r/zz-th.yaml"
+	run -2 --separate-stderr rubric-apply -r "$r" -l
+	assert_stderr "rubric-apply: $r/zz-th.yaml:7: rule misspelt: observation: \$th.cv_max: no such threshold in thresholds.tsv"
+	rm "$r/zz-th.yaml"
+	printf 'def unknown:\n  1 + $th.nope;\n' >>"$r/facts.jq"
+	n=$(wc -l <"$r/facts.jq")
+	run -2 --separate-stderr rubric-apply -r "$r" -l
+	assert_stderr "rubric-apply: $r/facts.jq:$n:7: \$th.nope: no such threshold in thresholds.tsv"
+	run -2 --separate-stderr report-md -r "$r" "$FIXTURES/example.ndjson"
+	assert_stderr "report-md: $r/facts.jq:$n:7: \$th.nope: no such threshold in thresholds.tsv"
+}
