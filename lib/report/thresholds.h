@@ -7,7 +7,7 @@
  * starting with '#' are comments.  A name is a jq identifier, used once; a
  * value is a finite number as JSON writes it.  A bad row, like a text that
  * names a threshold the table lacks, is a usage error (exit 2) naming its
- * place, as every problem of a rubric is (rubric(3)).
+ * place, as every problem of a rubric is (mrp-rubric(5)).
  *
  * Ownership: the table owns its strings; th_free() frees them.
  */
