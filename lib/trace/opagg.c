@@ -123,7 +123,7 @@ op_agg_take(struct agg *dst, struct agg *src, size_t max)
 		 */
 		op_steps_merge(dst, src);
 		op_ledger_merge(dst, src);
-		op_graph_merge(&dst->graph, &src->graph);
+		opf_merge(&op_graphsum_fields, &dst->graph, &src->graph);
 		op_serve_merge(dst, src);
 		op_compile_merge(dst, src);
 		op_blame_merge(dst, src);

@@ -54,7 +54,6 @@ struct gpumodel {
 	char		*name, *peaks;
 };
 
-
 /* Keeps the first device of device_properties (node props) in a. */
 void	op_device_keep(struct agg *a, const struct jdoc *d, int props);
 

@@ -4,6 +4,7 @@
 #include "io/ndjson.h"
 #include "trace/opcore.h"
 #include "trace/opfield.h"
+#include "trace/opgraph.h"
 #include "trace/opstep.h"
 #include "trace/opsums.h"
 
@@ -33,6 +34,22 @@ static const struct opfield stat[] = {
 	OPTIONAL(struct stat, bytes, "bytes", P_SIZE, OPF_SUM, OPF_INT, 7)
 };
 COUNTED(op_stat_fields, stat, struct stat, count);
+
+/* A rank's graph launches (struct graphsum). */
+static const struct opfield graphsum[] = {
+	F(struct graphsum, launches, "launches", P_SIZE, OPF_SUM, OPF_INT, 0),
+	F(struct graphsum, ran, "launches_with_kernels", P_SIZE, OPF_SUM,
+	    OPF_INT, 1),
+	F(struct graphsum, kernels, "kernels", P_SIZE, OPF_SUM, OPF_INT, 2),
+	F(struct graphsum, kernel_time, "kernel_time", P_SIZE, OPF_SUM,
+	    OPF_US, 3),
+	F(struct graphsum, delay, "delay", P_SIZE, OPF_SUM, OPF_US, 4),
+	F(struct graphsum, delay_max, "delay_max", P_SIZE, OPF_MAX, OPF_US,
+	    5),
+	F(struct graphsum, host, "host", P_SIZE, OPF_SUM, OPF_US, 6),
+	F(struct graphsum, host_max, "host_max", P_SIZE, OPF_MAX, OPF_US, 7)
+};
+TABLE(op_graphsum_fields, graphsum);
 
 static const struct opfield devsum[] = {
 	F(struct devsum, events, "events", P_SIZE, OPF_SUM, OPF_INT, 0),

@@ -124,21 +124,6 @@ op_graph_join(struct oprank *r)
 	spillcur_free(&cc);
 }
 
-void
-op_graph_merge(struct graphsum *dst, const struct graphsum *src)
-{
-	dst->launches = op_sat_add(dst->launches, src->launches);
-	dst->ran = op_sat_add(dst->ran, src->ran);
-	dst->kernels = op_sat_add(dst->kernels, src->kernels);
-	dst->kernel_time = op_sat_add(dst->kernel_time, src->kernel_time);
-	dst->delay = op_sat_add(dst->delay, src->delay);
-	dst->host = op_sat_add(dst->host, src->host);
-	if (src->delay_max > dst->delay_max)
-		dst->delay_max = src->delay_max;
-	if (src->host_max > dst->host_max)
-		dst->host_max = src->host_max;
-}
-
 /* {"mean": sum / n, "max": max} under key, in µs; null without n. */
 static void
 put_us_pair(struct jw *w, const char *key, int64_t sum, int64_t n,
@@ -243,22 +228,7 @@ op_put_graph_partial(struct jw *w, const struct agg *a)
 		return 0;
 	jw_record(w, "op_partial_graph");
 	op_put_rank(w, a->rank);
-	jw_key(w, "launches");
-	jw_int(w, gs->launches);
-	jw_key(w, "launches_with_kernels");
-	jw_int(w, gs->ran);
-	jw_key(w, "kernels");
-	jw_int(w, gs->kernels);
-	jw_key(w, "kernel_time");
-	jw_int(w, gs->kernel_time);
-	jw_key(w, "delay");
-	jw_int(w, gs->delay);
-	jw_key(w, "delay_max");
-	jw_int(w, gs->delay_max);
-	jw_key(w, "host");
-	jw_int(w, gs->host);
-	jw_key(w, "host_max");
-	jw_int(w, gs->host_max);
+	opf_put(w, &op_graphsum_fields, gs);
 	jw_end(w);
 	return 1;
 }
@@ -269,20 +239,13 @@ op_graph_partial(struct oprank *r, struct agg *a)
 {
 	struct graphsum gs;
 
-	if (op_get_num(r, 0, "launches", P_SIZE, &gs.launches) < 0 ||
-	    op_get_num(r, 0, "launches_with_kernels", P_SIZE, &gs.ran) < 0 ||
-	    op_get_num(r, 0, "kernels", P_SIZE, &gs.kernels) < 0 ||
-	    op_get_num(r, 0, "kernel_time", P_SIZE, &gs.kernel_time) < 0 ||
-	    op_get_num(r, 0, "delay", P_SIZE, &gs.delay) < 0 ||
-	    op_get_num(r, 0, "delay_max", P_SIZE, &gs.delay_max) < 0 ||
-	    op_get_num(r, 0, "host", P_SIZE, &gs.host) < 0 ||
-	    op_get_num(r, 0, "host_max", P_SIZE, &gs.host_max) < 0)
+	if (opf_get(r, 0, &op_graphsum_fields, &gs) < 0)
 		return -1;
 	if (gs.ran > gs.launches || gs.delay_max > gs.delay ||
 	    gs.host_max > gs.host || (gs.ran == 0) != (gs.kernels == 0))
 		return jdoc_error(r->file, r->doc, 0, "\"op_partial_graph\""
 		    " does not add up: more launches with kernels than"
 		    " launches, or a maximum above its sum");
-	op_graph_merge(&a->graph, &gs);
+	opf_merge(&op_graphsum_fields, &a->graph, &gs);
 	return 0;
 }

@@ -35,7 +35,6 @@ struct graphsum {
 void	op_graph_join(struct oprank *r);
 
 /* Adds src's sums to dst's. */
-void	op_graph_merge(struct graphsum *dst, const struct graphsum *src);
 
 /* The rank's graph_replay record, where it launched graphs. */
 void	op_put_graph(struct oprank *r, struct jw *w, struct agg *a);

@@ -113,7 +113,6 @@ static int	(*const on_class[])(struct oprank *, const struct event *,
 	[EV_OVERHEAD] = on_overhead
 };
 
-
 int
 oprank_record(struct oprank *r, const char *file, const struct jdoc *d)
 {
