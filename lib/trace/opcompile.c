@@ -200,18 +200,7 @@ op_compile_merge(struct agg *dst, const struct agg *src)
 	struct strent **ent;
 	size_t i;
 
-	dst->compile.guard_calls = op_sat_add(dst->compile.guard_calls,
-	    src->compile.guard_calls);
-	dst->compile.guard_time = op_sat_add(dst->compile.guard_time,
-	    src->compile.guard_time);
-	dst->compile.region_calls = op_sat_add(dst->compile.region_calls,
-	    src->compile.region_calls);
-	dst->compile.region_time = op_sat_add(dst->compile.region_time,
-	    src->compile.region_time);
-	dst->compile.nested = op_sat_add(dst->compile.nested,
-	    src->compile.nested);
-	dst->compile.splits = op_sat_add(dst->compile.splits,
-	    src->compile.splits);
+	opf_merge(&op_compsum_fields, &dst->compile, &src->compile);
 	ent = strmap_sorted(&src->compile.regions);
 	for (i = 0; i < src->compile.regions.count; i++)
 		region_add(dst, ent[i]->key, ent[i]->len, ent[i]->val);
@@ -375,18 +364,7 @@ op_put_compile_partials(struct jw *w, const struct agg *a)
 		return 0;
 	jw_record(w, "op_partial_compile");
 	op_put_rank(w, a->rank);
-	jw_key(w, "guard_calls");
-	jw_int(w, cs->guard_calls);
-	jw_key(w, "guard_time");
-	jw_int(w, cs->guard_time);
-	jw_key(w, "region_calls");
-	jw_int(w, cs->region_calls);
-	jw_key(w, "region_time");
-	jw_int(w, cs->region_time);
-	jw_key(w, "nested");
-	jw_int(w, cs->nested);
-	jw_key(w, "splits");
-	jw_int(w, cs->splits);
+	opf_put(w, &op_compsum_fields, cs);
 	jw_end(w);
 	n++;
 	ent = strmap_sorted(&cs->regions);
@@ -420,9 +398,7 @@ op_compile_partial(struct oprank *r, struct agg *a)
 		    strlen(OTHER_REGIONS) || memcmp(s, OTHER_REGIONS, len))))
 			return jdoc_error(r->file, d, 0, "\"%s\" lacks a"
 			    " \"compile_id\" of the form F/C", ndin_kind(d));
-		if (op_get_num(r, 0, "count", P_SIZE, &rs.count) < 0 ||
-		    op_get_num(r, 0, "total", P_SIZE, &rs.total) < 0 ||
-		    op_get_num(r, 0, "max", P_SIZE, &rs.max) < 0)
+		if (opf_get(r, 0, &op_rtsum_fields, &rs) < 0)
 			return -1;
 		if (rs.count == 0 || rs.max > rs.total)
 			return jdoc_error(r->file, d, 0, "\"%s\" does not add"
@@ -432,22 +408,8 @@ op_compile_partial(struct oprank *r, struct agg *a)
 		return 0;
 	}
 	memset(&one, 0, sizeof(one));
-	if (op_get_num(r, 0, "guard_calls", P_SIZE, &one.guard_calls) < 0 ||
-	    op_get_num(r, 0, "guard_time", P_SIZE, &one.guard_time) < 0 ||
-	    op_get_num(r, 0, "region_calls", P_SIZE, &one.region_calls) < 0 ||
-	    op_get_num(r, 0, "region_time", P_SIZE, &one.region_time) < 0 ||
-	    op_get_num(r, 0, "nested", P_SIZE, &one.nested) < 0 ||
-	    op_get_num(r, 0, "splits", P_SIZE, &one.splits) < 0)
+	if (opf_get(r, 0, &op_compsum_fields, &one) < 0)
 		return -1;
-	a->compile.guard_calls = op_sat_add(a->compile.guard_calls,
-	    one.guard_calls);
-	a->compile.guard_time = op_sat_add(a->compile.guard_time,
-	    one.guard_time);
-	a->compile.region_calls = op_sat_add(a->compile.region_calls,
-	    one.region_calls);
-	a->compile.region_time = op_sat_add(a->compile.region_time,
-	    one.region_time);
-	a->compile.nested = op_sat_add(a->compile.nested, one.nested);
-	a->compile.splits = op_sat_add(a->compile.splits, one.splits);
+	opf_merge(&op_compsum_fields, &a->compile, &one);
 	return 0;
 }

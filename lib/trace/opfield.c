@@ -3,6 +3,7 @@
 
 #include "io/ndjson.h"
 #include "trace/opcore.h"
+#include "trace/opcompile.h"
 #include "trace/opfield.h"
 #include "trace/opgraph.h"
 #include "trace/opstep.h"
@@ -34,6 +35,20 @@ static const struct opfield stat[] = {
 	OPTIONAL(struct stat, bytes, "bytes", P_SIZE, OPF_SUM, OPF_INT, 7)
 };
 COUNTED(op_stat_fields, stat, struct stat, count);
+
+/* A rank's torch.compile guards and regions (struct compsum). */
+static const struct opfield compsum[] = {
+	F(struct compsum, guard_calls, "guard_calls", P_SIZE, OPF_SUM, OPF_INT,
+	    0),
+	F(struct compsum, guard_time, "guard_time", P_SIZE, OPF_SUM, OPF_US, 1),
+	F(struct compsum, region_calls, "region_calls", P_SIZE, OPF_SUM,
+	    OPF_INT, 2),
+	F(struct compsum, region_time, "region_time", P_SIZE, OPF_SUM, OPF_US,
+	    3),
+	F(struct compsum, nested, "nested", P_SIZE, OPF_SUM, OPF_INT, 4),
+	F(struct compsum, splits, "splits", P_SIZE, OPF_SUM, OPF_INT, 5)
+};
+TABLE(op_compsum_fields, compsum);
 
 /* A rank's graph launches (struct graphsum). */
 static const struct opfield graphsum[] = {

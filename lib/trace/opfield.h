@@ -110,8 +110,8 @@ struct opfields {
 
 /* A name's calls and times (struct stat), as key_averages() sums them. */
 extern const struct opfields op_stat_fields;
-/* A rank's graph launches (struct graphsum). */
-extern const struct opfields op_graphsum_fields;
+/* A rank's compiled regions (struct compsum), graph launches (graphsum). */
+extern const struct opfields op_compsum_fields, op_graphsum_fields;
 /* A device's GPU time (struct devsum), a runtime call's (struct rtsum). */
 extern const struct opfields op_devsum_fields, op_rtsum_fields;
 /* A thread's busy time (struct thsum), a step's bounds (struct step). */
