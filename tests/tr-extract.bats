@@ -30,6 +30,16 @@ setup() {
 	assert_output --partial '16384'
 }
 
+@test "a cuda_sync event keeps the stream and the event record it waits on" {
+	run -0 bash -c "tr-extract '$TOP/fixtures/crit-path/hta_cuda_event_sync_multi_stream.json.gz' |
+	    jq -c 'select(.cat == \"cuda_sync\") | [.name, .stream, .wait_on_stream, .wait_on_event_record]'"
+	assert_output '["Event Sync",-1,-1,-1]
+["Event Sync",-1,20,32]
+["Stream Wait Event",24,20,1385]
+["Event Sync",-1,28,62]
+["Context Sync",-1,null,null]'
+}
+
 @test "usage errors exit 2" {
 	run -2 --separate-stderr tr-extract -Z
 	assert_stderr --partial 'usage: tr-extract [-a] [file ...]'

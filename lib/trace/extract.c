@@ -52,6 +52,7 @@ struct ev {
 	int	ph, name, cat, pid, tid, ts, dur, args, id, bp, scope;
 	int	stream, correlation, external_id, device;	/* in args */
 	int	bytes;						/* in args */
+	int	wait_stream, wait_record;			/* in args */
 	int	coll, in_nelems, out_nelems, group_size, dtype, pg; /* in args */
 	int	dims, types, strides, concrete;			/* in args */
 	int64_t	ts_ns, dur_ns;
@@ -388,6 +389,11 @@ fields(struct trace *t, struct ev *e)
 				e->device = (int)i;
 			else if (KEY_IS(d, i, "bytes"))
 				e->bytes = (int)i;
+			else if (KEY_IS(d, i, "wait_on_stream"))
+				e->wait_stream = (int)i;
+			else if (KEY_IS(d, i,
+			    "wait_on_cuda_event_record_corr_id"))
+				e->wait_record = (int)i;
 			else if (KEY_IS(d, i, "Input Dims"))
 				e->dims = (int)i;
 			else if (KEY_IS(d, i, "Input type"))
@@ -576,6 +582,9 @@ emit_complete(struct trace *t, const struct jdoc *d, const struct ev *e,
 	put_member(w, d, e->external_id, JW_KEY("external_id"));
 	put_member(w, d, e->device, JW_KEY("device"));
 	put_member(w, d, e->bytes, JW_KEY("bytes"));
+	/* What a cuda_sync event waits for: crit-path's sync edges. */
+	put_member(w, d, e->wait_stream, JW_KEY("wait_on_stream"));
+	put_member(w, d, e->wait_record, JW_KEY("wait_on_event_record"));
 	/* Shapes only where op-rank can cost them: they are most of a trace. */
 	if (e->dims >= 0 && e->name >= 0 && d->node[e->name].type == JT_STRING &&
 	    opcost_model(jdoc_str(d, (uint32_t)e->name)) != OM_NONE) {
