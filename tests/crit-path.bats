@@ -123,6 +123,22 @@ on() {
 	assert_output 421
 }
 
+@test "the top events name the user's Python frame they ran from" {
+	# vLLM's graph replays from its CUDAGraphWrapper; the one eager gemm
+	# from the model's layer.  torch's own frames are passed over.
+	run -0 bash -c "tr-extract '$FIXTURES/tracelens_vllm_decode_graph.json.gz' | crit-path |
+	    jq -c 'select(.kind == \"critical_path\") | .top[] | select(.count > 20 or .class != \"graph_replay\") |
+	    [.class, .count, .frame]' | sort -u"
+	assert_output '["gpu_compute_bound",1,"vllm/model_executor/layers/utils.py(122): rocm_unquantized_gemm_impl"]
+["graph_replay",23,"vllm/compilation/cuda_graph.py(208): __call__"]
+["graph_replay",24,"vllm/compilation/cuda_graph.py(208): __call__"]
+["graph_replay",48,"vllm/compilation/cuda_graph.py(208): __call__"]'
+	# Without with_stack=True there is no frame to name.
+	run -0 bash -c "tr-extract '$FIXTURES/hta_cuda_event_sync.json.gz' | crit-path |
+	    jq -c 'select(.kind == \"critical_path\") | [.top[].frame] | unique'"
+	assert_output '[null]'
+}
+
 @test "without cuda_sync events, a blocking call waits for the GPU (ROCm)" {
 	run -0 bash -c "tr-extract '$FIXTURES/hta_mi250_rocm.json.gz' | crit-path -a -W |
 	    jq -c 'select(.type == \"sync_dependency\") | [.to_event, .from_end, .to_end]'"

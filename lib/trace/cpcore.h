@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "base/strmap.h"
+#include "trace/opnames.h"
 
 struct critpath_opts;
 
@@ -31,13 +32,14 @@ enum { R_LAUNCH = 1, R_GRAPH = 2, R_BLOCKING = 4, R_LOCK = 8, R_DATA = 16,
 enum { K_OP, K_RUNTIME, K_ANNOT, K_SYNC, K_GPU };
 enum { S_NONE, S_CONTEXT, S_STREAM, S_EVENT, S_WAIT };
 
-struct name {
+struct cpname {
 	char		*s;
 	unsigned	 role;
 	unsigned char	 sync;		/* S_*, for cuda_sync events */
 	unsigned char	 record;	/* cudaEventRecord, hipEventRecord */
 	unsigned char	 wait;		/* cudaStreamWaitEvent */
 	unsigned char	 fwd, bwd;	/* holds "forward", "autograd" */
+	unsigned char	 user;		/* a Python frame of the user's code */
 };
 
 struct ev {
@@ -61,6 +63,7 @@ struct thread {
 	char		*pid, *tid;	/* as in the trace */
 	int		 numeric;
 	long long	 npid, ntid;
+	uint32_t	 order;		/* in HTA's order of (pid, tid) */
 };
 
 struct stream {
@@ -85,6 +88,9 @@ struct rank {
 	int		 has_sync;
 	struct at	*by_ts;		/* host events by start */
 	size_t		 nby_ts;
+	uint32_t	*waits;		/* the Stream Wait Events: in every
+					   window, as in HTA's */
+	size_t		 nwaits;
 	uint32_t	*gpu_of;	/* CSR: each runtime call's GPU work */
 	uint32_t	*gpu_at;
 	int32_t		*rec_src;	/* per sync: its record's GPU work */
@@ -94,14 +100,16 @@ struct rank {
 struct critpath {
 	const struct critpath_opts *o;
 	struct strmap	 names;
-	struct name	*name;
+	struct cpname	*name;
 	size_t		 nname, capname;
 	struct rank	*rank;
 	size_t		 nrank;
 	struct { unsigned role; char *pat; } *rule;
 	size_t		 nrule;
 	uint32_t	 k_cpu_op, k_runtime, k_driver, k_annot, k_sync,
-			 k_gpu_annot, k_operator, k_runtime18;
+			 k_gpu_annot, k_operator, k_runtime18, k_py;
+	struct table	 frames;	/* rubric/python-frames.tsv */
+	int		 famlib, famprof;
 };
 
 #endif

@@ -152,7 +152,6 @@ static void
 make_nodes(struct graph *g)
 {
 	struct rank *r = g->r;
-	struct critpath *cp = g->cp;
 	size_t cap = 0, i, lo, hi, mid, k;
 	uint32_t h;
 
@@ -176,21 +175,20 @@ make_nodes(struct graph *g)
 		    r->ev[r->ev[h].link].stream >= 0)
 			take(g, (uint32_t)r->ev[h].link, &cap);
 	}
-	for (i = 0; i < r->n; i++)
-		if (r->ev[i].kind == K_SYNC &&
-		    cp->name[r->ev[i].name].sync == S_WAIT)
-			take(g, (uint32_t)i, &cap);
+	for (i = 0; i < r->nwaits; i++)
+		take(g, r->waits[i], &cap);
 	xqsort(g->in, g->nin, sizeof(*g->in), u32_cmp);
 
 	g->snode = xreallocarray(NULL, g->nin + 1, sizeof(*g->snode));
 	g->enode = xreallocarray(NULL, g->nin + 1, sizeof(*g->enode));
 	g->sync_src = xreallocarray(NULL, g->nin + 1, sizeof(*g->sync_src));
+	g->frame = xreallocarray(NULL, g->nin + 1, sizeof(*g->frame));
 	g->node = xreallocarray(NULL, 2 * g->nin + 1, sizeof(*g->node));
 	for (i = 0; i < g->nin; i++) {
 		struct ev *e = &r->ev[g->in[i]];
 
 		e->loc = (int32_t)i;
-		g->snode[i] = g->enode[i] = g->sync_src[i] = -1;
+		g->snode[i] = g->enode[i] = g->sync_src[i] = g->frame[i] = -1;
 		if (e->kind == K_OP || e->kind == K_RUNTIME ||
 		    role(g, g->in[i], R_DATA) ||
 		    (e->stream >= 0 && (e->link >= 0 || e->corr >= 0))) {
@@ -259,6 +257,7 @@ lock_edges(struct graph *g)
 /* One end of a host event on its thread's call stack. */
 struct cs {
 	int64_t		 time, dur;
+	uint32_t	 thread;	/* its stack's place in HTA's order */
 	uint32_t	 ev;
 	int		 start;
 };
@@ -269,6 +268,8 @@ cs_cmp(const void *a, const void *b)
 {
 	const struct cs *x = a, *y = b;
 
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
 	if (x->ev == y->ev)
 		return x->start ? -1 : 1;
 	if (x->time != y->time)
@@ -285,30 +286,6 @@ cs_cmp(const void *a, const void *b)
 	return x->start ? -1 : 1;
 }
 
-struct thread_key {
-	int32_t		 th;
-	const struct thread *t;
-};
-
-static int
-thread_cmp(const void *a, const void *b)
-{
-	const struct thread *x = ((const struct thread_key *)a)->t;
-	const struct thread *y = ((const struct thread_key *)b)->t;
-	int c;
-
-	if (x->numeric != y->numeric)
-		return x->numeric ? -1 : 1;
-	if (x->numeric) {
-		if (x->npid != y->npid)
-			return x->npid < y->npid ? -1 : 1;
-		return x->ntid < y->ntid ? -1 : x->ntid > y->ntid;
-	}
-	if ((c = strcmp(x->pid, y->pid)) != 0)
-		return c;
-	return strcmp(x->tid, y->tid);
-}
-
 /*
  * HTA's _get_fwd_tid and _get_bwd_tid: the one thread with operators or
  * annotations named "forward", and the one named "autograd", if each is
@@ -316,16 +293,17 @@ thread_cmp(const void *a, const void *b)
  * thread's stack, so that the path runs from forward into backward.
  */
 static void
-merge_backward(struct graph *g, int32_t *thread_map)
+merge_backward(struct graph *g, int32_t *from, int32_t *into)
 {
 	struct rank *r = g->r;
 	int32_t fwd = -1, bwd = -1;
 	int many_fwd = 0, many_bwd = 0;
 	size_t i;
 
+	*from = *into = -1;
 	for (i = 0; i < g->nin; i++) {
 		const struct ev *e = &r->ev[g->in[i]];
-		const struct name *nm = &g->cp->name[e->name];
+		const struct cpname *nm = &g->cp->name[e->name];
 
 		if (e->thread < 0 || (e->cat != g->cp->k_cpu_op &&
 		    e->cat != g->cp->k_annot))
@@ -336,8 +314,18 @@ merge_backward(struct graph *g, int32_t *thread_map)
 			many_bwd |= bwd >= 0, bwd = e->thread;
 	}
 	if (fwd >= 0 && bwd >= 0 && !many_fwd && !many_bwd && fwd != bwd &&
-	    strcmp(r->th[fwd].pid, r->th[bwd].pid) == 0)
-		thread_map[bwd] = fwd;
+	    strcmp(r->th[fwd].pid, r->th[bwd].pid) == 0) {
+		*from = bwd;
+		*into = fwd;
+	}
+}
+
+/* A Python frame of the user's code, by rubric/python-frames.tsv. */
+static int
+user_frame(const struct graph *g, uint32_t ev)
+{
+	return g->r->ev[ev].cat == g->cp->k_py &&
+	    g->cp->name[g->r->ev[ev].name].user;
 }
 
 /*
@@ -352,84 +340,74 @@ static void
 stack_edges(struct graph *g)
 {
 	struct rank *r = g->r;
-	struct thread_key *tk;
-	int32_t *thread_map, last, s, en;
-	struct cs *cs;
 	struct { uint32_t ev; int32_t parent; } *stack;
-	size_t i, t, ncs, nst;
-	int32_t parent, last_parent, depth;
+	int32_t last = -1, last_parent = -1, depth = 0, parent, s, en;
+	int32_t from, into;
+	size_t i, ncs = 0, nst = 0;
 	struct edge *e;
+	struct cs *cs;
+	uint32_t ev, th;
 
-	thread_map = xreallocarray(NULL, r->nth + 1, sizeof(*thread_map));
-	for (t = 0; t < r->nth; t++)
-		thread_map[t] = (int32_t)t;
-	merge_backward(g, thread_map);
-	tk = xreallocarray(NULL, r->nth + 1, sizeof(*tk));
-	for (t = 0; t < r->nth; t++)
-		tk[t] = (struct thread_key){ (int32_t)t, &r->th[t] };
-	xqsort(tk, r->nth, sizeof(*tk), thread_cmp);
+	merge_backward(g, &from, &into);
 	cs = xreallocarray(NULL, 2 * g->nin + 1, sizeof(*cs));
 	stack = xreallocarray(NULL, g->nin + 1, sizeof(*stack));
+	for (i = 0; i < g->nin; i++) {
+		const struct ev *h = &r->ev[g->in[i]];
 
-	for (t = 0; t < r->nth; t++) {
-		ncs = 0;
-		for (i = 0; i < g->nin; i++) {
-			const struct ev *ev = &r->ev[g->in[i]];
-
-			if (ev->thread < 0 || thread_map[ev->thread] != tk[t].th)
-				continue;
-			cs[ncs++] = (struct cs){ ev->ts, ev->end - ev->ts,
-			    g->in[i], 1 };
-			cs[ncs++] = (struct cs){ ev->end, ev->end - ev->ts,
-			    g->in[i], 0 };
+		if (h->thread < 0)
+			continue;
+		th = r->th[h->thread == from ? into : h->thread].order;
+		cs[ncs++] = (struct cs){ h->ts, h->end - h->ts, th, g->in[i],
+		    1 };
+		cs[ncs++] = (struct cs){ h->end, h->end - h->ts, th, g->in[i],
+		    0 };
+	}
+	/* Each thread's stack in turn, in HTA's order of (pid, tid). */
+	xqsort(cs, ncs, sizeof(*cs), cs_cmp);
+	for (i = 0; i < ncs; i++) {
+		if (i > 0 && cs[i].thread != cs[i - 1].thread) {
+			last = last_parent = -1;
+			depth = 0;
+			nst = 0;
 		}
-		xqsort(cs, ncs, sizeof(*cs), cs_cmp);
-		last = -1;
-		last_parent = -1;
-		depth = 0;
-		nst = 0;
-		for (i = 0; i < ncs; i++) {
-			uint32_t ev;
-
-			if (cs[i].start) {
-				parent = nst > 0 ? (int32_t)stack[nst - 1].ev : -1;
-				ev = cs[i].ev;
-				stack[nst].ev = ev;
-				stack[nst++].parent = parent;
-				if ((s = snode(g, (int32_t)ev)) < 0 ||
-				    enode(g, (int32_t)ev) < 0)
-					continue;
-				if (last >= 0 && !shares_lock(g, last, s)) {
-					e = add_edge(g, last, s, depth == 0 ?
-					    E_DEP : E_OP, 0);
-					attribute(g, e, last_parent);
-				}
-				last = s;
-				last_parent = parent;
-				depth++;
+		if (cs[i].start) {
+			parent = nst > 0 ? (int32_t)stack[nst - 1].ev : -1;
+			ev = cs[i].ev;
+			stack[nst].ev = ev;
+			stack[nst++].parent = parent;
+			g->frame[r->ev[ev].loc] = user_frame(g, ev) ?
+			    (int32_t)ev : parent < 0 ? -1 :
+			    g->frame[r->ev[parent].loc];
+			if ((s = snode(g, (int32_t)ev)) < 0 ||
+			    enode(g, (int32_t)ev) < 0)
 				continue;
-			}
-			if (nst == 0)
-				continue;
-			ev = stack[--nst].ev;
-			parent = stack[nst].parent;
-			if ((en = enode(g, (int32_t)ev)) < 0 ||
-			    snode(g, (int32_t)ev) < 0)
-				continue;
-			if (last >= 0 && !shares_lock(g, last, en)) {
-				e = add_edge(g, last, en, E_OP,
-				    role(g, ev, R_BLOCKING));
+			if (last >= 0 && !shares_lock(g, last, s)) {
+				e = add_edge(g, last, s, depth == 0 ? E_DEP :
+				    E_OP, 0);
 				attribute(g, e, last_parent);
 			}
-			last = en;
+			last = s;
 			last_parent = parent;
-			depth--;
+			depth++;
+			continue;
 		}
+		if (nst == 0)
+			continue;
+		ev = stack[--nst].ev;
+		parent = stack[nst].parent;
+		if ((en = enode(g, (int32_t)ev)) < 0 ||
+		    snode(g, (int32_t)ev) < 0)
+			continue;
+		if (last >= 0 && !shares_lock(g, last, en)) {
+			e = add_edge(g, last, en, E_OP, role(g, ev, R_BLOCKING));
+			attribute(g, e, last_parent);
+		}
+		last = en;
+		last_parent = parent;
+		depth--;
 	}
 	free(stack);
 	free(cs);
-	free(tk);
-	free(thread_map);
 }
 
 /*
@@ -824,6 +802,19 @@ cpg_bound_of(const struct graph *g, const struct edge *e)
 	return B_NONE;
 }
 
+int32_t
+cpg_frame_of(const struct graph *g, int32_t ev)
+{
+	const struct ev *e;
+
+	if (ev < 0)
+		return -1;
+	e = &g->r->ev[ev];
+	if (e->kind == K_GPU)
+		return cpg_frame_of(g, e->link);
+	return e->loc < 0 ? -1 : g->frame[e->loc];
+}
+
 /* The edge from u to v, or NULL. */
 struct edge *
 cpg_edge_of(struct graph *g, uint32_t u, uint32_t v)
@@ -864,6 +855,7 @@ cpg_free(struct graph *g)
 	free(g->edge);
 	free(g->node);
 	free(g->sync_src);
+	free(g->frame);
 	free(g->enode);
 	free(g->snode);
 	free(g->in);

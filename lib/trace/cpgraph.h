@@ -39,6 +39,8 @@ struct graph {
 	size_t		 nin;
 	int32_t		*snode, *enode;	/* by place in the window */
 	int32_t		*sync_src;	/* by place: a GPU event to wait on */
+	int32_t		*frame;		/* by place: the user's Python frame
+					   it ran in, or -1 */
 	struct node	*node;
 	size_t		 nnode;
 	struct edge	*edge;
@@ -65,6 +67,8 @@ void	cpg_free(struct graph *);
 struct edge *cpg_edge_of(struct graph *, uint32_t u, uint32_t v);
 /* An edge's bound class (B_*), B_NONE for those that weigh nothing. */
 int	cpg_bound_of(const struct graph *, const struct edge *);
+/* The user's Python frame an event ran in (a kernel: its launch), or -1. */
+int32_t	cpg_frame_of(const struct graph *, int32_t ev);
 /* An event's name; "ROOT" for -1, the top of a call stack. */
 const char *cpg_ev_name(const struct graph *, int32_t ev);
 

@@ -56,6 +56,7 @@ struct critpath *
 critpath_new(const struct critpath_opts *o)
 {
 	struct critpath *cp = xcalloc(1, sizeof(*cp));
+	char *frames;
 
 	cp->o = o;
 	load_rules(cp);
@@ -68,6 +69,12 @@ critpath_new(const struct critpath_opts *o)
 	cp->k_annot = intern(cp, "user_annotation", 15);
 	cp->k_sync = intern(cp, "cuda_sync", 9);
 	cp->k_gpu_annot = intern(cp, "gpu_user_annotation", 19);
+	cp->k_py = intern(cp, "python_function", 15);
+	frames = op_find_table(FRAMES_NAME);
+	op_load_table(&cp->frames, frames, "user");
+	free(frames);
+	cp->famlib = op_family_index(&cp->frames, "library");
+	cp->famprof = op_family_index(&cp->frames, "profiler");
 	return cp;
 }
 
@@ -103,7 +110,7 @@ static uint32_t
 intern(struct critpath *cp, const char *s, size_t len)
 {
 	struct strent *e = strmap_put(&cp->names, s, len);
-	struct name *nm;
+	struct cpname *nm;
 	size_t i;
 
 	if (e->val != NULL)
@@ -247,12 +254,15 @@ critpath_add(struct critpath *cp, const struct jdoc *d, const char *file,
 	if (stream < 0 && clen > 0 && k != cp->k_cpu_op &&
 	    k != cp->k_runtime &&
 	    k != cp->k_driver && k != cp->k_annot && k != cp->k_sync &&
-	    k != cp->k_gpu_annot && strcmp(cat, "python_function") != 0)
+	    k != cp->k_gpu_annot && k != cp->k_py)
 		return 0;
 	if (member_text(d, "pid", &pid, &plen) < 0 ||
 	    member_text(d, "tid", &tid, &tlen) < 0)
 		pid = tid = "", plen = tlen = 0;
 	nm = intern(cp, name, nlen);
+	if (k == cp->k_py && !cp->name[nm].user)
+		cp->name[nm].user = op_pyframe_kind(&cp->frames, cp->famlib,
+		    cp->famprof, cp->name[nm].s) == PYK_USER;
 	r = rank_of(cp, get_int(d, "rank", 0));
 	r->ev = op_grow(r->ev, &r->cap, r->n, sizeof(*r->ev));
 	e = &r->ev[r->n++];
@@ -465,6 +475,41 @@ launch_at(const struct launch *l, size_t n, uint32_t stream, int64_t ts)
 	return lo;
 }
 
+/* HTA's order of the call stacks: groupby(["pid", "tid"]). */
+static int
+thread_cmp(const void *a, const void *b)
+{
+	const struct thread *x = *(struct thread *const *)a;
+	const struct thread *y = *(struct thread *const *)b;
+	int c;
+
+	if (x->numeric != y->numeric)
+		return x->numeric ? -1 : 1;
+	if (x->numeric) {
+		if (x->npid != y->npid)
+			return x->npid < y->npid ? -1 : 1;
+		return x->ntid < y->ntid ? -1 : x->ntid > y->ntid;
+	}
+	if ((c = strcmp(x->pid, y->pid)) != 0)
+		return c;
+	return strcmp(x->tid, y->tid);
+}
+
+/* Each thread's place in that order. */
+static void
+order_threads(struct rank *r)
+{
+	struct thread **by = xreallocarray(NULL, r->nth + 1, sizeof(*by));
+	size_t t;
+
+	for (t = 0; t < r->nth; t++)
+		by[t] = &r->th[t];
+	xqsort(by, r->nth, sizeof(*by), thread_cmp);
+	for (t = 0; t < r->nth; t++)
+		by[t]->order = (uint32_t)t;
+	free(by);
+}
+
 /*
  * What the event syncs wait for, over the whole rank as HTA's
  * _get_cuda_event_record_df and _get_cuda_stream_wait_event_df find it:
@@ -548,9 +593,14 @@ events_rank(struct critpath *cp, struct rank *r)
 	free(l);
 
 	r->by_ts = xreallocarray(NULL, r->n + 1, sizeof(*r->by_ts));
-	for (i = 0; i < r->n; i++)
+	r->waits = xreallocarray(NULL, r->n + 1, sizeof(*r->waits));
+	for (i = 0; i < r->n; i++) {
 		if (r->ev[i].stream < 0)
 			r->by_ts[r->nby_ts++].ev = (uint32_t)i;
+		if (r->ev[i].kind == K_SYNC &&
+		    cp->name[r->ev[i].name].sync == S_WAIT)
+			r->waits[r->nwaits++] = (uint32_t)i;
+	}
 	for (i = 0; i < r->nby_ts; i++)
 		r->by_ts[i].ts = r->ev[r->by_ts[i].ev].ts;
 	xqsort(r->by_ts, r->nby_ts, sizeof(*r->by_ts), cp_at_cmp);
@@ -607,10 +657,15 @@ put_edge(struct jw *w, struct graph *g, const struct edge *e, int critical)
 }
 
 /* An event's time on the path in one class, for the top events. */
+/*
+ * The path's time of the events of one name in one class run from one
+ * frame of the user's code, for the top events; ev is the first of them.
+ */
 struct spent {
 	int64_t		 us;
-	int32_t		 ev;
+	int32_t		 ev, frame;
 	int		 bound;
+	uint64_t	 count;
 };
 
 static int
@@ -630,12 +685,13 @@ put_path(struct jw *w, struct graph *g)
 {
 	int64_t by[NBOUND] = { 0 };
 	size_t ntype[5] = { 0 };
-	struct strmap m = { 0 };
+	struct strmap m = { 0 }, events = { 0 };
 	struct spent *sp = NULL;
 	size_t i, nsp = 0, nev = 0;
 	struct strent *s;
 	unsigned char *mark;
 	struct edge *e;
+	int32_t frame;
 	int b;
 
 	for (i = 0; i < g->nedge; i++)
@@ -667,30 +723,41 @@ put_path(struct jw *w, struct graph *g)
 	}
 	jw_us(w, g->length);
 
-	mark = xcalloc(g->r->n + 1, 1);
+	mark = xcalloc(g->nin + 1, 1);
 	sp = xreallocarray(NULL, g->npath + 1, sizeof(*sp));
 	for (i = 0; i < g->npath; i++)
-		if (!mark[g->node[g->path[i]].ev]++)
+		if (!mark[g->r->ev[g->node[g->path[i]].ev].loc]++)
 			nev++;
 	for (i = 0; i + 1 < g->npath; i++) {
-		struct { int32_t ev; int bound; } key;
+		struct { int64_t name, frame; int bound; } key;
+		struct { int32_t ev; int bound; } one;
+		int32_t ev;
 
 		e = cpg_edge_of(g, g->path[i], g->path[i + 1]);
 		if ((b = cpg_bound_of(g, e)) == B_NONE || e->w == 0)
 			continue;
 		by[b] += e->w;
-		memset(&key, 0, sizeof(key));
 		/* A gap is the kernel's before it, a launch's delay its work's. */
-		key.ev = e->type == E_KK ? (int32_t)g->node[e->u].ev :
+		ev = e->type == E_KK ? (int32_t)g->node[e->u].ev :
 		    e->type == E_LAUNCH ? (int32_t)g->node[e->v].ev : e->attr;
+		frame = cpg_frame_of(g, ev);
+		memset(&key, 0, sizeof(key));
+		key.name = ev < 0 ? -1 : (int64_t)g->r->ev[ev].name;
+		key.frame = frame < 0 ? -1 : (int64_t)g->r->ev[frame].name;
 		key.bound = b;
 		s = strmap_put(&m, (const char *)&key, sizeof(key));
 		if (s->n == 0) {
-			sp[nsp] = (struct spent){ 0, key.ev, b };
+			sp[nsp] = (struct spent){ 0, ev, frame, b, 0 };
 			s->n = ++nsp;
 		}
 		sp[s->n - 1].us += e->w;
+		memset(&one, 0, sizeof(one));
+		one.ev = ev;
+		one.bound = b;
+		if (strmap_put(&events, (const char *)&one, sizeof(one))->n++ == 0)
+			sp[s->n - 1].count++;
 	}
+	strmap_free(&events, NULL);
 	strmap_free(&m, NULL);
 	jw_key(w, "path_nodes");
 	jw_uint(w, g->npath);
@@ -726,11 +793,11 @@ put_path(struct jw *w, struct graph *g)
 		jw_cstring_or_null(w, ev ? g->cp->name[ev->cat].s : NULL);
 		jw_key(w, "class");
 		jw_cstring(w, bound_name[sp[i].bound]);
-		jw_key(w, "ts_us");
-		if (ev)
-			jw_us(w, ev->ts);
-		else
-			jw_null(w);
+		jw_key(w, "frame");
+		jw_cstring_or_null(w, sp[i].frame < 0 ? NULL :
+		    cpg_ev_name(g, sp[i].frame));
+		jw_key(w, "count");
+		jw_uint(w, sp[i].count);
 		jw_key(w, "us");
 		jw_us(w, sp[i].us);
 		jw_key(w, "share");
@@ -809,6 +876,7 @@ run_rank(struct critpath *cp, struct rank *r, struct jw *w)
 	link_rank(cp, r);
 	queue_rank(cp, r);
 	events_rank(cp, r);
+	order_threads(r);
 	win = xreallocarray(NULL, r->n + 1, sizeof(*win));
 	for (i = 0; i < r->n; i++) {
 		const char *s = cp->name[r->ev[i].name].s;
@@ -877,6 +945,7 @@ critpath_free(struct critpath *cp)
 		free(r->st);
 		free(r->ev);
 		free(r->by_ts);
+		free(r->waits);
 		free(r->gpu_of);
 		free(r->gpu_at);
 		free(r->rec_src);
@@ -886,6 +955,7 @@ critpath_free(struct critpath *cp)
 	for (i = 0; i < cp->nrule; i++)
 		free(cp->rule[i].pat);
 	free(cp->rule);
+	op_table_free(&cp->frames);
 	free(cp->name);
 	strmap_free(&cp->names, NULL);
 	free(cp);

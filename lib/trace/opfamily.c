@@ -279,13 +279,19 @@ op_intern(struct names *nm, int cls, const char *s, size_t len)
 static int
 pyframe_kind(const struct names *nm, const char *s)
 {
+	return op_pyframe_kind(nm->frames, nm->famlib, nm->famprof, s);
+}
+
+int
+op_pyframe_kind(const struct table *frames, int famlib, int famprof,
+    const char *s)
+{
 	int f;
 
 	if (op_prefix(s, "nn.Module: "))
 		return PYK_MODULE;
-	f = family_of(nm->frames, 2, s);
-	return f == nm->famprof ? PYK_PROF : f == nm->famlib ? PYK_LIB :
-	    PYK_USER;
+	f = family_of(frames, 2, s);
+	return f == famprof ? PYK_PROF : f == famlib ? PYK_LIB : PYK_USER;
 }
 
 /* What name n->s of class n->cls is: its family, phase mark and more. */

@@ -93,6 +93,12 @@ char	*op_find_table(const char *name);
 void	op_load_table(struct table *t, const char *path, const char *none);
 void	op_table_free(struct table *t);
 int	op_family_index(const struct table *t, const char *s);
+/*
+ * A Python frame's kind (PYK_*) by the frames table and the indices of its
+ * "library" and "profiler" kinds.
+ */
+int	op_pyframe_kind(const struct table *frames, int famlib, int famprof,
+	    const char *s);
 void	op_check_prec(struct names *nm, const struct table *t,
 	    const char *path);
 uint32_t	op_intern(struct names *nm, int cls, const char *s, size_t len);
