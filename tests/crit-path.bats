@@ -180,6 +180,23 @@ on() {
 	assert_stderr ''
 }
 
+@test "HTA's held-out tests: a nanosecond trace and the ROCm trace have paths" {
+	# HTA's test_amd_trace: ProfilerStep instance 1, in HTA the GPU's copy
+	# of ProfilerStep#1 (it drops the last step, ProfilerStep#2, when
+	# loading; mrp keeps it, so the copy is instance 2).  HTA's path is
+	# 741 us; mrp's keeps the nanoseconds and the ROCm syncs.
+	run -0 bash -c "tr-extract '$FIXTURES/hta_mi250_rocm.json.gz' | crit-path -w ProfilerStep:2 |
+	    jq -c 'select(.kind == \"critical_path\") | [.window, .start_us, .failed,
+	    (.length_us - 741 | fabs) / 741 < 0.01]'"
+	assert_output '["ProfilerStep#1",-1140.795,null,true]'
+	# HTA's test_ns_resolution_trace: ProfilerStep instance 1.
+	need_shared traces/hta/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz
+	run -0 bash -c "tr-extract '$SHARED/traces/hta/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz' |
+	    crit-path -w ProfilerStep:1 | jq -c 'select(.kind == \"critical_path\") |
+	    [.window, .failed, .length_us > 0, .path_events > 1000]'"
+	assert_output '["ProfilerStep#102",null,true,true]'
+}
+
 @test "windows: every step, an annotation's instances, the whole trace" {
 	run -0 bash -c "tr-extract '$FIXTURES/hta_mi250_rocm.json.gz' | crit-path |
 	    jq -c 'select(.kind == \"critical_path\") | [.window, .instance, .length_us]'"
