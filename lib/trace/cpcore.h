@@ -37,7 +37,6 @@ struct cpname {
 	unsigned	 role;
 	unsigned char	 sync;		/* S_*, for cuda_sync events */
 	unsigned char	 record;	/* cudaEventRecord, hipEventRecord */
-	unsigned char	 wait;		/* cudaStreamWaitEvent */
 	unsigned char	 fwd, bwd;	/* holds "forward", "autograd" */
 	unsigned char	 user;		/* a Python frame of the user's code */
 };
@@ -82,7 +81,8 @@ struct rank {
 	size_t		 n, cap;
 	struct thread	*th;
 	size_t		 nth, capth;
-	struct strmap	 thmap;
+	struct strmap	 thmap;		/* pid's length, pid, tid: thread + 1 */
+	struct strmap	 stmap;		/* struct stream: its index + 1 */
 	struct stream	*st;
 	size_t		 nst, capst;
 	int		 has_sync;
@@ -103,7 +103,8 @@ struct critpath {
 	struct cpname	*name;
 	size_t		 nname, capname;
 	struct rank	*rank;
-	size_t		 nrank;
+	size_t		 nrank, caprank;
+	struct strmap	 ranks;		/* the rank's id: its index + 1 */
 	struct { unsigned role; char *pat; } *rule;
 	size_t		 nrule;
 	uint32_t	 k_cpu_op, k_runtime, k_driver, k_annot, k_sync,

@@ -90,9 +90,11 @@ attribute(struct graph *g, struct edge *e, int32_t parent)
 {
 	const struct node *s = &g->node[e->u], *d = &g->node[e->v];
 
+	if (e->type != E_OP && e->type != E_KK)
+		return;
 	if (e->type == E_KK || s->start)
 		e->attr = (int32_t)s->ev;
-	else if (e->type == E_OP)
+	else
 		e->attr = !d->start ? (int32_t)d->ev : parent;
 }
 

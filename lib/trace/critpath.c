@@ -130,8 +130,6 @@ intern(struct critpath *cp, const char *s, size_t len)
 	    strcmp(nm->s, "Stream wait sync") == 0 ? S_WAIT : S_NONE;
 	nm->record = strcmp(nm->s, "cudaEventRecord") == 0 ||
 	    strcmp(nm->s, "hipEventRecord") == 0;
-	nm->wait = strcmp(nm->s, "cudaStreamWaitEvent") == 0 ||
-	    strcmp(nm->s, "hipStreamWaitEvent") == 0;
 	nm->fwd = strstr(nm->s, "forward") != NULL;
 	nm->bwd = strstr(nm->s, "autograd") != NULL;
 	e->val = nm;
@@ -142,32 +140,34 @@ intern(struct critpath *cp, const char *s, size_t len)
 static struct rank *
 rank_of(struct critpath *cp, int64_t id)
 {
-	size_t i;
+	struct strent *e = strmap_put(&cp->ranks, (const char *)&id,
+	    sizeof(id));
 
-	for (i = 0; i < cp->nrank; i++)
-		if (cp->rank[i].id == id)
-			return &cp->rank[i];
-	cp->rank = xreallocarray(cp->rank, cp->nrank + 1, sizeof(*cp->rank));
-	memset(&cp->rank[cp->nrank], 0, sizeof(*cp->rank));
-	cp->rank[cp->nrank].id = id;
-	return &cp->rank[cp->nrank++];
+	if (e->n == 0) {
+		cp->rank = op_grow(cp->rank, &cp->caprank, cp->nrank,
+		    sizeof(*cp->rank));
+		memset(&cp->rank[cp->nrank], 0, sizeof(*cp->rank));
+		cp->rank[cp->nrank].id = id;
+		e->n = ++cp->nrank;
+	}
+	return &cp->rank[e->n - 1];
 }
 
 static int32_t
 thread_of(struct rank *r, const char *pid, size_t plen, const char *tid,
     size_t tlen)
 {
-	char key[128];
+	char *key = xmalloc(sizeof(plen) + plen + tlen);
 	struct strent *e;
 	struct thread *t;
 	char *end;
-	int n;
 
-	n = snprintf(key, sizeof(key), "%.*s\037%.*s", (int)plen, pid,
-	    (int)tlen, tid);
-	if (n < 0 || (size_t)n >= sizeof(key))
-		n = (int)sizeof(key) - 1;
-	e = strmap_put(&r->thmap, key, (size_t)n);
+	/* The pid's length first: a string's may hold any byte. */
+	memcpy(key, &plen, sizeof(plen));
+	memcpy(key + sizeof(plen), pid, plen);
+	memcpy(key + sizeof(plen) + plen, tid, tlen);
+	e = strmap_put(&r->thmap, key, sizeof(plen) + plen + tlen);
+	free(key);
 	if (e->n > 0)
 		return (int32_t)(e->n - 1);
 	r->th = op_grow(r->th, &r->capth, r->nth, sizeof(*r->th));
@@ -185,15 +185,16 @@ thread_of(struct rank *r, const char *pid, size_t plen, const char *tid,
 static int32_t
 stream_of(struct rank *r, int32_t device, int32_t id)
 {
-	size_t i;
+	struct stream key = { device, id };
+	struct strent *e = strmap_put(&r->stmap, (const char *)&key,
+	    sizeof(key));
 
-	for (i = 0; i < r->nst; i++)
-		if (r->st[i].device == device && r->st[i].id == id)
-			return (int32_t)i;
-	r->st = op_grow(r->st, &r->capst, r->nst, sizeof(*r->st));
-	r->st[r->nst].device = device;
-	r->st[r->nst].id = id;
-	return (int32_t)r->nst++;
+	if (e->n == 0) {
+		r->st = op_grow(r->st, &r->capst, r->nst, sizeof(*r->st));
+		r->st[r->nst] = key;
+		e->n = ++r->nst;
+	}
+	return (int32_t)(e->n - 1);
 }
 
 /* A member as the text of a number or string, for pid and tid. */
@@ -246,11 +247,11 @@ critpath_add(struct critpath *cp, const struct jdoc *d, const char *file,
 		    line, (int)(TIME_MAX / 86400000000000LL));
 	stream = get_int(d, "stream", -1);
 	k = intern(cp, cat, clen);
-	/* What the graph cannot use: memory, flows, Python, GPU ranges. */
 	if (k == cp->k_operator)
 		k = cp->k_cpu_op;
 	else if (k == cp->k_runtime18)
 		k = cp->k_runtime;
+	/* What the graph cannot use: memory, flows, instants, counters. */
 	if (stream < 0 && clen > 0 && k != cp->k_cpu_op &&
 	    k != cp->k_runtime &&
 	    k != cp->k_driver && k != cp->k_annot && k != cp->k_sync &&
@@ -942,6 +943,7 @@ critpath_free(struct critpath *cp)
 		}
 		free(r->th);
 		strmap_free(&r->thmap, NULL);
+		strmap_free(&r->stmap, NULL);
 		free(r->st);
 		free(r->ev);
 		free(r->by_ts);
@@ -952,6 +954,7 @@ critpath_free(struct critpath *cp)
 		free(r->wait_dest);
 	}
 	free(cp->rank);
+	strmap_free(&cp->ranks, NULL);
 	for (i = 0; i < cp->nrule; i++)
 		free(cp->rule[i].pat);
 	free(cp->rule);
