@@ -224,6 +224,30 @@ on() {
 	assert_output '"cudaStreamSynchronize"'
 }
 
+@test "passes over temporary files: a budget of 4 KiB gives the same bytes" {
+	tr-extract "$FIXTURES/hta_simple_add.json.gz" > "$BATS_TEST_TMPDIR/rec"
+	crit-path -a -W "$BATS_TEST_TMPDIR/rec" > "$BATS_TEST_TMPDIR/in-memory"
+	run -0 env MRP_CRIT_PATH_MEMORY=4096 crit-path -a -W "$BATS_TEST_TMPDIR/rec"
+	assert_output - < "$BATS_TEST_TMPDIR/in-memory"
+	MRP_CRIT_PATH_MEMORY=4096 crit-path -a -W "$BATS_TEST_TMPDIR/rec" | edges |
+	    diff <(grep -v '^#' "$FIXTURES/hta_simple_add_whole.edges.tsv") -
+	run -2 --separate-stderr env MRP_CRIT_PATH_MEMORY=lots crit-path "$BATS_TEST_TMPDIR/rec"
+	assert_stderr 'crit-path: MRP_CRIT_PATH_MEMORY is invalid: lots'
+}
+
+@test "several ranks in one input: each rank's windows, as alone" {
+	need_shared traces/hta/sampled_rank-1.json.gz
+	cd "$BATS_TEST_TMPDIR"
+	tr-extract "$SHARED/traces/hta/sampled_rank-0.json.gz" > r0
+	tr-extract "$SHARED/traces/hta/sampled_rank-1.json.gz" > r1
+	(crit-path r0 && crit-path r1) > apart
+	run -0 crit-path r0 r1
+	assert_output - < apart
+	run -0 bash -c "crit-path r0 r1 | jq -r 'select(.kind == \"critical_path\") | .rank' | uniq -c"
+	assert_output '      2 0
+      2 1'
+}
+
 @test "gzip and plain input give the same bytes" {
 	tr-extract "$FIXTURES/hta_cuda_event_sync.json.gz" > "$BATS_TEST_TMPDIR/rec"
 	gzip -c "$BATS_TEST_TMPDIR/rec" > "$BATS_TEST_TMPDIR/rec.gz"

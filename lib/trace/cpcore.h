@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "base/strmap.h"
+#include "io/spill.h"
 #include "trace/opnames.h"
 
 struct critpath_opts;
@@ -39,23 +40,43 @@ struct cpname {
 	unsigned char	 record;	/* cudaEventRecord, hipEventRecord */
 	unsigned char	 fwd, bwd;	/* holds "forward", "autograd" */
 	unsigned char	 user;		/* a Python frame of the user's code */
+	unsigned char	 framed;	/* user found, for a Python frame */
+	unsigned char	 described;	/* role found, for any other event */
 };
 
+/* NO_SEL: an event no window takes by its time. */
+#define NO_SEL		INT64_MIN
+
+/*
+ * A kept event, as it goes through the rank's passes (cprank.c) in spill
+ * files of fixed-size records and into a window's graph.  idx is its
+ * place among the rank's events, HTA's index: links name events by it.
+ */
 struct ev {
 	int64_t		 ts, end;	/* ns from the trace's origin */
 	int64_t		 corr;		/* -1: none */
 	int64_t		 wait_record;	/* cuda_sync: its cudaEventRecord */
+	int64_t		 sel;		/* the start that puts it in a
+					   window: its own or its launch's */
+	int64_t		 link_ts;	/* its link's start */
+	uint32_t	 idx;
 	uint32_t	 name, cat;
-	int32_t		 thread;	/* host events; -1 on the GPU */
+	int32_t		 thread;	/* host events; -1 on the GPU, -2 for
+					   no length */
 	int32_t		 stream;	/* index into the rank's streams */
 	int32_t		 wait_stream;	/* cuda_sync: the event's stream */
 	int32_t		 device;
 	int32_t		 link;		/* HTA's index_correlation, or -1 */
+	int32_t		 link_thread;	/* its link's thread */
 	int32_t		 queue;		/* launches before it on its stream */
 	int32_t		 queue_at;	/* launches left there as it starts */
-	int32_t		 loc;		/* place in the window, or -1 */
+	int32_t		 rec_src;	/* a sync: the work its event waits
+					   for, or -1 */
+	int32_t		 wait_dest;	/* a Stream Wait Event: the work it
+					   holds back, or -1 */
 	unsigned char	 kind;
 	unsigned char	 graph;		/* GPU work of a graph launch */
+	unsigned char	 launched;	/* GPU work of a launch: queued */
 };
 
 struct thread {
@@ -69,16 +90,31 @@ struct stream {
 	int32_t		 device, id;
 };
 
-/* An event by its start, for the windows' host events. */
+/* An event by its start: a window, or an event in one. */
 struct at {
 	int64_t		 ts;
 	uint32_t	 ev;
 };
 
+/* A window's bounds and the event that names it. */
+struct win {
+	int64_t		 ts, end;
+	uint32_t	 idx, name;
+};
+
 struct rank {
 	int64_t		 id;
-	struct ev	*ev;
-	size_t		 n, cap;
+	uint32_t	 n;		/* events kept */
+	struct spill	 bycorr;	/* every one, for the links */
+	struct spill	 recs;		/* the event syncs' records and waits */
+	struct spill	 bysel;		/* every one a window may take, made
+					   by cpr_prepare() */
+	struct ev	*waits;		/* the Stream Wait Events: in every
+					   window, as in HTA's */
+	size_t		 nwaits, capwaits;
+	struct win	*win;		/* the events that may be windows */
+	size_t		 nwin, capwin;
+	int64_t		 lo, hi;	/* the first start, the last end */
 	struct thread	*th;
 	size_t		 nth, capth;
 	struct strmap	 thmap;		/* pid's length, pid, tid: thread + 1 */
@@ -86,15 +122,6 @@ struct rank {
 	struct stream	*st;
 	size_t		 nst, capst;
 	int		 has_sync;
-	struct at	*by_ts;		/* host events by start */
-	size_t		 nby_ts;
-	uint32_t	*waits;		/* the Stream Wait Events: in every
-					   window, as in HTA's */
-	size_t		 nwaits;
-	uint32_t	*gpu_of;	/* CSR: each runtime call's GPU work */
-	uint32_t	*gpu_at;
-	int32_t		*rec_src;	/* per sync: its record's GPU work */
-	int32_t		*wait_dest;	/* per event: a wait's next GPU work */
 };
 
 struct critpath {
@@ -111,6 +138,7 @@ struct critpath {
 			 k_gpu_annot, k_operator, k_runtime18, k_py;
 	struct table	 frames;	/* rubric/python-frames.tsv */
 	int		 famlib, famprof;
+	struct spool	 pool;		/* $MRP_CRIT_PATH_MEMORY */
 };
 
 #endif

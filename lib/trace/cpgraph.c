@@ -101,7 +101,7 @@ attribute(struct graph *g, struct edge *e, int32_t parent)
 static int
 role(const struct graph *g, uint32_t ev, unsigned r)
 {
-	return (g->cp->name[g->r->ev[ev].name].role & r) != 0;
+	return (g->cp->name[g->ev[ev].name].role & r) != 0;
 }
 
 /* HTA's _shares_cuda_runtime_lock. */
@@ -125,61 +125,17 @@ node_cmp(const void *a, const void *b)
 	return y->start - x->start;
 }
 
-static int
-u32_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void
-take(struct graph *g, uint32_t i, size_t *cap)
-{
-	if (g->r->ev[i].loc >= 0)
-		return;
-	g->r->ev[i].loc = 0;
-	g->in = op_grow(g->in, cap, g->nin, sizeof(*g->in));
-	g->in[g->nin++] = i;
-}
-
 /*
- * HTA's critical_path_analysis clipping and _create_event_nodes: the host
- * events that start in the window and last, the GPU work their calls
- * launched (all of a graph launch's: HTA keeps one) and every Stream Wait
- * Event; two nodes for each operator, runtime call, data load and GPU
- * event, in order of time.
+ * HTA's _create_event_nodes: two nodes for each operator, runtime call,
+ * data load and GPU event of the window, in order of time.  The window's
+ * events (HTA's clip) are the caller's: the host events that start in it
+ * and last, the GPU work their calls launched (all of a graph launch's:
+ * HTA keeps one) and every Stream Wait Event, in order of idx.
  */
 static void
 make_nodes(struct graph *g)
 {
-	struct rank *r = g->r;
-	size_t cap = 0, i, lo, hi, mid, k;
-	uint32_t h;
-
-	lo = 0;
-	hi = r->nby_ts;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (r->by_ts[mid].ts < g->ws)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; i < r->nby_ts && r->by_ts[i].ts <= g->we; i++) {
-		h = r->by_ts[i].ev;
-		if (r->ev[h].end <= r->ev[h].ts)
-			continue;
-		take(g, h, &cap);
-		for (k = r->gpu_at[h]; k < r->gpu_at[h + 1]; k++)
-			take(g, r->gpu_of[k], &cap);
-		if (r->ev[h].link >= 0 && r->ev[r->ev[h].link].kind == K_SYNC &&
-		    r->ev[r->ev[h].link].stream >= 0)
-			take(g, (uint32_t)r->ev[h].link, &cap);
-	}
-	for (i = 0; i < r->nwaits; i++)
-		take(g, r->waits[i], &cap);
-	xqsort(g->in, g->nin, sizeof(*g->in), u32_cmp);
+	size_t i;
 
 	g->snode = xreallocarray(NULL, g->nin + 1, sizeof(*g->snode));
 	g->enode = xreallocarray(NULL, g->nin + 1, sizeof(*g->enode));
@@ -187,39 +143,57 @@ make_nodes(struct graph *g)
 	g->frame = xreallocarray(NULL, g->nin + 1, sizeof(*g->frame));
 	g->node = xreallocarray(NULL, 2 * g->nin + 1, sizeof(*g->node));
 	for (i = 0; i < g->nin; i++) {
-		struct ev *e = &r->ev[g->in[i]];
+		const struct ev *e = &g->ev[i];
 
-		e->loc = (int32_t)i;
 		g->snode[i] = g->enode[i] = g->sync_src[i] = g->frame[i] = -1;
 		if (e->kind == K_OP || e->kind == K_RUNTIME ||
-		    role(g, g->in[i], R_DATA) ||
+		    role(g, (uint32_t)i, R_DATA) ||
 		    (e->stream >= 0 && (e->link >= 0 || e->corr >= 0))) {
-			g->node[g->nnode++] = (struct node){ e->ts, g->in[i], 1 };
-			g->node[g->nnode++] = (struct node){ e->end, g->in[i],
-			    0 };
+			g->node[g->nnode++] = (struct node){ e->ts, (uint32_t)i,
+			    1 };
+			g->node[g->nnode++] = (struct node){ e->end,
+			    (uint32_t)i, 0 };
 		}
 	}
 	xqsort(g->node, g->nnode, sizeof(*g->node), node_cmp);
 	for (i = 0; i < g->nnode; i++) {
-		int32_t loc = r->ev[g->node[i].ev].loc;
-
 		if (g->node[i].start)
-			g->snode[loc] = (int32_t)i;
+			g->snode[g->node[i].ev] = (int32_t)i;
 		else
-			g->enode[loc] = (int32_t)i;
+			g->enode[g->node[i].ev] = (int32_t)i;
 	}
 }
 
+/* The window's place of the event of idx, or -1 where it is not in it. */
+static int32_t
+local(const struct graph *g, int32_t idx)
+{
+	size_t lo = 0, hi = g->nin, mid;
+
+	if (idx < 0)
+		return -1;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (g->ev[mid].idx < (uint32_t)idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->nin && g->ev[lo].idx == (uint32_t)idx ?
+	    (int32_t)lo : -1;
+}
+
+/* An event's start and end nodes, by its place; -1 for none. */
 static int32_t
 snode(const struct graph *g, int32_t ev)
 {
-	return ev < 0 || g->r->ev[ev].loc < 0 ? -1 : g->snode[g->r->ev[ev].loc];
+	return ev < 0 ? -1 : g->snode[ev];
 }
 
 static int32_t
 enode(const struct graph *g, int32_t ev)
 {
-	return ev < 0 || g->r->ev[ev].loc < 0 ? -1 : g->enode[g->r->ev[ev].loc];
+	return ev < 0 ? -1 : g->enode[ev];
 }
 
 /*
@@ -304,7 +278,7 @@ merge_backward(struct graph *g, int32_t *from, int32_t *into)
 
 	*from = *into = -1;
 	for (i = 0; i < g->nin; i++) {
-		const struct ev *e = &r->ev[g->in[i]];
+		const struct ev *e = &g->ev[i];
 		const struct cpname *nm = &g->cp->name[e->name];
 
 		if (e->thread < 0 || (e->cat != g->cp->k_cpu_op &&
@@ -326,8 +300,8 @@ merge_backward(struct graph *g, int32_t *from, int32_t *into)
 static int
 user_frame(const struct graph *g, uint32_t ev)
 {
-	return g->r->ev[ev].cat == g->cp->k_py &&
-	    g->cp->name[g->r->ev[ev].name].user;
+	return g->ev[ev].cat == g->cp->k_py &&
+	    g->cp->name[g->ev[ev].name].user;
 }
 
 /*
@@ -354,14 +328,14 @@ stack_edges(struct graph *g)
 	cs = xreallocarray(NULL, 2 * g->nin + 1, sizeof(*cs));
 	stack = xreallocarray(NULL, g->nin + 1, sizeof(*stack));
 	for (i = 0; i < g->nin; i++) {
-		const struct ev *h = &r->ev[g->in[i]];
+		const struct ev *h = &g->ev[i];
 
 		if (h->thread < 0)
 			continue;
 		th = r->th[h->thread == from ? into : h->thread].order;
-		cs[ncs++] = (struct cs){ h->ts, h->end - h->ts, th, g->in[i],
+		cs[ncs++] = (struct cs){ h->ts, h->end - h->ts, th, (uint32_t)i,
 		    1 };
-		cs[ncs++] = (struct cs){ h->end, h->end - h->ts, th, g->in[i],
+		cs[ncs++] = (struct cs){ h->end, h->end - h->ts, th, (uint32_t)i,
 		    0 };
 	}
 	/* Each thread's stack in turn, in HTA's order of (pid, tid). */
@@ -377,9 +351,8 @@ stack_edges(struct graph *g)
 			ev = cs[i].ev;
 			stack[nst].ev = ev;
 			stack[nst++].parent = parent;
-			g->frame[r->ev[ev].loc] = user_frame(g, ev) ?
-			    (int32_t)ev : parent < 0 ? -1 :
-			    g->frame[r->ev[parent].loc];
+			g->frame[ev] = user_frame(g, ev) ? (int32_t)ev :
+			    parent < 0 ? -1 : g->frame[parent];
 			if ((s = snode(g, (int32_t)ev)) < 0 ||
 			    enode(g, (int32_t)ev) < 0)
 				continue;
@@ -452,12 +425,12 @@ kernel_edges(struct graph *g)
 
 	gk = xreallocarray(NULL, g->nin + 1, sizeof(*gk));
 	for (i = 0; i < g->nin; i++) {
-		const struct ev *ev = &r->ev[g->in[i]];
+		const struct ev *ev = &g->ev[i];
 
 		if (ev->kind == K_GPU ? (ev->link >= 0 || ev->corr >= 0) :
 		    ev->kind == K_SYNC && ev->link >= 0)
 			gk[ngk++] = (struct at){ ev->kind == K_SYNC ? ev->end :
-			    ev->ts, g->in[i] };
+			    ev->ts, (uint32_t)i };
 	}
 	/* HTA's kernel order: GPU work by start, syncs by their end. */
 	xqsort(gk, ngk, sizeof(*gk), cp_at_cmp);
@@ -468,30 +441,29 @@ kernel_edges(struct graph *g)
 
 	for (k = 0; k < ngk; k++) {
 		uint32_t id = gk[k].ev;
-		const struct ev *ev = &r->ev[id];
-		const struct ev *rt = ev->link >= 0 ? &r->ev[ev->link] : NULL;
+		const struct ev *ev = &g->ev[id];
+		int32_t host = local(g, ev->link);
 
 		if (ev->kind == K_SYNC) {
 			switch (cp->name[ev->name].sync) {
 			case S_WAIT:
-				src = r->rec_src[id];
-				dest = r->wait_dest[id];
-				if (src >= 0 && dest >= 0 && r->ev[dest].loc >= 0)
-					g->sync_src[r->ev[dest].loc] = src;
+				dest = local(g, ev->wait_dest);
+				if (ev->rec_src >= 0 && dest >= 0)
+					g->sync_src[dest] = ev->rec_src;
 				break;
 			case S_EVENT:
-				sync_edge(g, enode(g, r->rec_src[id]),
-				    enode(g, ev->link));
+				sync_edge(g, enode(g, local(g, ev->rec_src)),
+				    enode(g, host));
 				break;
 			case S_STREAM:
 				if (ev->stream >= 0)
 					sync_edge(g, last[ev->stream],
-					    enode(g, ev->link));
+					    enode(g, host));
 				break;
 			case S_CONTEXT:
 				for (i = 0; i < norder; i++)
 					sync_edge(g, last[order[i]],
-					    enode(g, ev->link));
+					    enode(g, host));
 				break;
 			}
 			continue;
@@ -503,20 +475,20 @@ kernel_edges(struct graph *g)
 		attribute(g, e, -1);
 
 		ks = -1;
-		if ((src = g->sync_src[ev->loc]) >= 0 &&
-		    (ks = enode(g, src)) >= 0) {
+		if ((src = g->sync_src[id]) >= 0 &&
+		    (ks = enode(g, local(g, src))) >= 0) {
 			sync_edge(g, ks, s);
-			g->sync_src[ev->loc] = -1;
+			g->sync_src[id] = -1;
 		}
-		rs = snode(g, ev->link);
+		rs = snode(g, host);
 		run = last[ev->stream] >= 0 && ev->graph &&
-		    r->ev[g->node[last[ev->stream]].ev].link == ev->link;
+		    g->ev[g->node[last[ev->stream]].ev].link == ev->link;
 		launched = 0;
-		if (rt != NULL && rs >= 0 && !run && ev->queue == 0 &&
+		if (rs >= 0 && !run && ev->queue == 0 &&
 		    (ev->graph || ev->queue_at == 0) &&
 		    (last[ev->stream] < 0 ||
-		    g->node[last[ev->stream]].ts < rt->ts) &&
-		    (ks < 0 || g->node[ks].ts < rt->ts)) {
+		    g->node[last[ev->stream]].ts < ev->link_ts) &&
+		    (ks < 0 || g->node[ks].ts < ev->link_ts)) {
 			add_edge(g, rs, s, E_LAUNCH, 0);
 			launched = 1;
 		} else if (last[ev->stream] >= 0 && (run ||
@@ -564,29 +536,39 @@ work_cmp(const void *a, const void *b)
 static void
 blocking_edges(struct graph *g)
 {
-	struct rank *r = g->r;
 	struct work *l;
+	uint32_t *at, *of, *fill;
 	size_t i, k, n = 0, lo, hi, mid, a;
-	int32_t to;
+	int32_t to, h;
 
+	/* Each call's own GPU work in the window, in order: a CSR table. */
+	at = xcalloc(g->nin + 2, sizeof(*at));
+	for (i = 0; i < g->nin; i++)
+		if (g->ev[i].kind == K_GPU &&
+		    (h = local(g, g->ev[i].link)) >= 0)
+			at[h + 1]++;
+	for (i = 0; i < g->nin; i++)
+		at[i + 1] += at[i];
+	of = xreallocarray(NULL, at[g->nin] + 1, sizeof(*of));
+	fill = xcalloc(g->nin + 1, sizeof(*fill));
 	l = xreallocarray(NULL, g->nin + 1, sizeof(*l));
 	for (i = 0; i < g->nin; i++) {
-		const struct ev *ev = &r->ev[g->in[i]];
+		const struct ev *ev = &g->ev[i];
 
+		if (ev->kind == K_GPU && (h = local(g, ev->link)) >= 0)
+			of[at[h] + fill[h]++] = (uint32_t)i;
 		if (ev->kind == K_GPU && ev->link >= 0 && g->enode[i] >= 0)
-			l[n++] = (struct work){ r->ev[ev->link].ts, ev->stream,
+			l[n++] = (struct work){ ev->link_ts, ev->stream,
 			    g->enode[i] };
 	}
 	xqsort(l, n, sizeof(*l), work_cmp);
 	for (i = 0; i < g->nin; i++) {
-		uint32_t b = g->in[i];
-
-		if (r->ev[b].kind != K_RUNTIME || !role(g, b, R_BLOCKING) ||
-		    (to = g->enode[i]) < 0)
+		if (g->ev[i].kind != K_RUNTIME ||
+		    !role(g, (uint32_t)i, R_BLOCKING) || (to = g->enode[i]) < 0)
 			continue;
-		if (r->gpu_at[b] < r->gpu_at[b + 1]) {
-			for (k = r->gpu_at[b]; k < r->gpu_at[b + 1]; k++)
-				sync_edge(g, enode(g, (int32_t)r->gpu_of[k]), to);
+		if (at[i] < at[i + 1]) {
+			for (k = at[i]; k < at[i + 1]; k++)
+				sync_edge(g, g->enode[of[k]], to);
 			continue;
 		}
 		for (a = 0; a < n; a = hi) {
@@ -594,7 +576,7 @@ blocking_edges(struct graph *g)
 				;
 			for (lo = a, mid = hi; lo < mid;) {
 				k = lo + (mid - lo) / 2;
-				if (l[k].ts < r->ev[b].ts)
+				if (l[k].ts < g->ev[i].ts)
 					lo = k + 1;
 				else
 					mid = k;
@@ -604,12 +586,15 @@ blocking_edges(struct graph *g)
 		}
 	}
 	free(l);
+	free(fill);
+	free(of);
+	free(at);
 }
 
 const char *
 cpg_ev_name(const struct graph *g, int32_t ev)
 {
-	return ev < 0 ? "ROOT" : g->cp->name[g->r->ev[ev].name].s;
+	return ev < 0 ? "ROOT" : g->cp->name[g->ev[ev].name].s;
 }
 
 static void
@@ -645,8 +630,8 @@ validate(struct graph *g)
 			edge_warning(g, e, "an edge back in time");
 			g->failed = "negative_weight";
 		}
-		a = &g->r->ev[g->node[e->u].ev];
-		b = &g->r->ev[g->node[e->v].ev];
+		a = &g->ev[g->node[e->u].ev];
+		b = &g->ev[g->node[e->v].ev];
 		if (e->type == E_SYNC && a->kind == K_GPU &&
 		    b->kind == K_GPU && a->stream == b->stream) {
 			edge_warning(g, e, "a sync between work on one stream");
@@ -787,14 +772,14 @@ cpg_bound_of(const struct graph *g, const struct edge *e)
 	case E_LAUNCH:
 		return B_LAUNCH;
 	case E_KK:
-		u = &g->r->ev[g->node[e->u].ev];
-		v = &g->r->ev[g->node[e->v].ev];
+		u = &g->ev[g->node[e->u].ev];
+		v = &g->ev[g->node[e->v].ev];
 		return u->graph && v->graph && u->link == v->link ? B_GRAPH :
 		    B_KK;
 	case E_OP:
 		if (e->attr < 0)
 			return B_CPU;
-		a = &g->r->ev[e->attr];
+		a = &g->ev[e->attr];
 		if (a->kind == K_GPU)
 			return a->graph ? B_GRAPH :
 			    role(g, (uint32_t)e->attr, R_COMM) ? B_COMM : B_GPU;
@@ -807,14 +792,11 @@ cpg_bound_of(const struct graph *g, const struct edge *e)
 int32_t
 cpg_frame_of(const struct graph *g, int32_t ev)
 {
-	const struct ev *e;
-
 	if (ev < 0)
 		return -1;
-	e = &g->r->ev[ev];
-	if (e->kind == K_GPU)
-		return cpg_frame_of(g, e->link);
-	return e->loc < 0 ? -1 : g->frame[e->loc];
+	if (g->ev[ev].kind == K_GPU)
+		return cpg_frame_of(g, local(g, g->ev[ev].link));
+	return g->frame[ev];
 }
 
 /* The edge from u to v, or NULL. */
@@ -848,10 +830,6 @@ cpg_build(struct graph *g)
 void
 cpg_free(struct graph *g)
 {
-	size_t i;
-
-	for (i = 0; i < g->nin; i++)
-		g->r->ev[g->in[i]].loc = -1;
 	free(g->path);
 	free(g->hash);
 	free(g->edge);
@@ -860,5 +838,5 @@ cpg_free(struct graph *g)
 	free(g->frame);
 	free(g->enode);
 	free(g->snode);
-	free(g->in);
+	free(g->ev);
 }

@@ -3,7 +3,8 @@
  * it, and its longest path (cpgraph.c).
  *
  * Ownership: a struct graph borrows its critpath and rank and owns its
- * arrays until cpg_free(), which also clears the events' places in it.
+ * arrays, its events too, until cpg_free().  Events are named by their
+ * place in ev (nodes, edges, frames); links inside them by idx.
  */
 #ifndef CPGRAPH_H
 #define CPGRAPH_H
@@ -35,7 +36,7 @@ struct graph {
 	const char	*label;
 	long		 instance;
 	int64_t		 ws, we;
-	uint32_t	*in;		/* the window's events, in order */
+	struct ev	*ev;		/* the window's events, by idx */
 	size_t		 nin;
 	int32_t		*snode, *enode;	/* by place in the window */
 	int32_t		*sync_src;	/* by place: a GPU event to wait on */

@@ -6,6 +6,7 @@
  */
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,13 @@
 #include "io/ndjson.h"
 #include "io/tsv.h"
 #include "trace/cpgraph.h"
+#include "trace/cprank.h"
 #include "trace/critpath.h"
 #include "trace/opbase.h"
 
 #define NTOP		10
+/* The passes' spills in memory, as op-rank's: $MRP_CRIT_PATH_MEMORY. */
+#define MEMORY		(16 * 1024 * 1024)
 
 static const char *const role_name[] = {
 	"launch", "graph", "blocking", "lock", "data", "comm"
@@ -45,18 +49,16 @@ static struct rank *rank_of(struct critpath *, int64_t);
 static int32_t	thread_of(struct rank *, const char *, size_t,
 		    const char *, size_t);
 static int32_t	stream_of(struct rank *, int32_t, int32_t);
-static void	link_rank(struct critpath *, struct rank *);
-static void	queue_rank(struct critpath *, struct rank *);
-static void	events_rank(struct critpath *, struct rank *);
-static int	window(struct critpath *, struct rank *, const char *,
-		    long, int64_t, int64_t, struct jw *);
+struct reader;
+static int	window(struct critpath *, struct rank *, struct reader *,
+		    const char *, long, int64_t, int64_t, struct jw *);
 static int	run_rank(struct critpath *, struct rank *, struct jw *);
 
 struct critpath *
 critpath_new(const struct critpath_opts *o)
 {
 	struct critpath *cp = xcalloc(1, sizeof(*cp));
-	char *frames;
+	char *frames, *env;
 
 	cp->o = o;
 	load_rules(cp);
@@ -70,6 +72,10 @@ critpath_new(const struct critpath_opts *o)
 	cp->k_sync = intern(cp, "cuda_sync", 9);
 	cp->k_gpu_annot = intern(cp, "gpu_user_annotation", 19);
 	cp->k_py = intern(cp, "python_function", 15);
+	cp->pool.budget = MEMORY;
+	if ((env = getenv("MRP_CRIT_PATH_MEMORY")) != NULL && *env != '\0')
+		cp->pool.budget = (size_t)parse_num(env, 1, LLONG_MAX,
+		    "MRP_CRIT_PATH_MEMORY");
 	frames = op_find_table(FRAMES_NAME);
 	op_load_table(&cp->frames, frames, "user");
 	free(frames);
@@ -105,13 +111,12 @@ load_rules(struct critpath *cp)
 	fclose(tab.fp);
 }
 
-/* A name's index, its roles and what HTA reads in it found once. */
+/* A name's index, and what HTA reads in it, found once. */
 static uint32_t
 intern(struct critpath *cp, const char *s, size_t len)
 {
 	struct strent *e = strmap_put(&cp->names, s, len);
 	struct cpname *nm;
-	size_t i;
 
 	if (e->val != NULL)
 		return (uint32_t)(e->n - 1);
@@ -119,9 +124,6 @@ intern(struct critpath *cp, const char *s, size_t len)
 	nm = &cp->name[cp->nname];
 	memset(nm, 0, sizeof(*nm));
 	nm->s = e->key;
-	for (i = 0; i < cp->nrule; i++)
-		if (fnmatch(cp->rule[i].pat, nm->s, 0) == 0)
-			nm->role |= cp->rule[i].role;
 	/* Kineto's names, and nsys-extract's ("Stream sync", ...). */
 	nm->sync = strcasecmp(nm->s, "Context Sync") == 0 ? S_CONTEXT :
 	    strcasecmp(nm->s, "Stream Sync") == 0 ? S_STREAM :
@@ -135,6 +137,27 @@ intern(struct critpath *cp, const char *s, size_t len)
 	e->val = nm;
 	e->n = ++cp->nname;
 	return (uint32_t)(e->n - 1);
+}
+
+/*
+ * A name's roles by the calls table, or, for a Python frame, whether it is
+ * the user's code: a hundred thousand frames need no calls' patterns.
+ */
+static void
+describe(const struct critpath *cp, struct cpname *nm, int python)
+{
+	size_t i;
+
+	if (python) {
+		nm->user = op_pyframe_kind(&cp->frames, cp->famlib,
+		    cp->famprof, nm->s) == PYK_USER;
+		nm->framed = 1;
+		return;
+	}
+	for (i = 0; i < cp->nrule; i++)
+		if (fnmatch(cp->rule[i].pat, nm->s, 0) == 0)
+			nm->role |= cp->rule[i].role;
+	nm->described = 1;
 }
 
 static struct rank *
@@ -220,6 +243,31 @@ get_int(const struct jdoc *d, const char *key, int64_t absent)
 	return jdoc_get_i64(d, 0, key, &v) == 0 ? v : absent;
 }
 
+/*
+ * Whether e bounds windows: a step (a "ProfilerStep#" event on the host, as
+ * the ledger's steps are), or with --window any event whose name holds
+ * it, as HTA counts an annotation's instances.
+ */
+static int
+takes_window(const struct critpath *cp, const struct ev *e)
+{
+	const char *s = cp->name[e->name].s;
+
+	if (cp->o->whole)
+		return 0;
+	if (cp->o->window != NULL)
+		return strstr(s, cp->o->window) != NULL;
+	return e->kind != K_GPU && e->kind != K_SYNC &&
+	    e->cat != cp->k_gpu_annot && strncmp(s, "ProfilerStep#", 13) == 0;
+}
+
+static void
+add_window(struct rank *r, const struct ev *e)
+{
+	r->win = op_grow(r->win, &r->capwin, r->nwin, sizeof(*r->win));
+	r->win[r->nwin++] = (struct win){ e->ts, e->end, e->idx, e->name };
+}
+
 int
 critpath_add(struct critpath *cp, const struct jdoc *d, const char *file,
     uint64_t line)
@@ -227,8 +275,8 @@ critpath_add(struct critpath *cp, const struct jdoc *d, const char *file,
 	const char *name, *cat, *pid, *tid;
 	size_t nlen, clen, plen, tlen;
 	struct rank *r;
-	struct ev *e;
-	int64_t ts, dur, stream;
+	struct ev ev, *e = &ev;
+	int64_t ts, dur, stream, wait_stream;
 	uint32_t nm, k;
 
 	if (strcmp(ndin_kind(d), "event") != 0)
@@ -261,22 +309,23 @@ critpath_add(struct critpath *cp, const struct jdoc *d, const char *file,
 	    member_text(d, "tid", &tid, &tlen) < 0)
 		pid = tid = "", plen = tlen = 0;
 	nm = intern(cp, name, nlen);
-	if (k == cp->k_py && !cp->name[nm].user)
-		cp->name[nm].user = op_pyframe_kind(&cp->frames, cp->famlib,
-		    cp->famprof, cp->name[nm].s) == PYK_USER;
+	if (k == cp->k_py ? !cp->name[nm].framed : !cp->name[nm].described)
+		describe(cp, &cp->name[nm], k == cp->k_py);
 	r = rank_of(cp, get_int(d, "rank", 0));
-	r->ev = op_grow(r->ev, &r->cap, r->n, sizeof(*r->ev));
-	e = &r->ev[r->n++];
+	if (r->n == UINT32_MAX)
+		return error("%s:%" PRIu64 ": more than %" PRIu32 " events in"
+		    " rank %" PRId64, file, line, UINT32_MAX - 1, r->id);
 	memset(e, 0, sizeof(*e));
+	e->idx = r->n++;
 	e->ts = ts;
 	e->end = ts + (dur > 0 ? dur : 0);
 	e->name = nm;
 	e->cat = k;
 	e->corr = get_int(d, "correlation", -1);
 	e->wait_record = get_int(d, "wait_on_event_record", -1);
-	e->wait_stream = (int32_t)get_int(d, "wait_on_stream", -1);
+	wait_stream = get_int(d, "wait_on_stream", -1);
 	e->device = (int32_t)get_int(d, "device", -1);
-	e->link = e->loc = -1;
+	e->link = e->wait_stream = -1;
 	e->stream = -1;
 	e->thread = -1;
 	if (k == cp->k_sync) {
@@ -284,6 +333,9 @@ critpath_add(struct critpath *cp, const struct jdoc *d, const char *file,
 		r->has_sync = 1;
 		if (stream >= 0)
 			e->stream = stream_of(r, e->device, (int32_t)stream);
+		if (wait_stream >= 0)
+			e->wait_stream = stream_of(r, e->device,
+			    (int32_t)wait_stream);
 	} else if (stream >= 0) {
 		e->kind = K_GPU;
 		e->stream = stream_of(r, e->device, (int32_t)stream);
@@ -297,183 +349,14 @@ critpath_add(struct critpath *cp, const struct jdoc *d, const char *file,
 	/* A zero-length host event has no place in HTA's call stacks. */
 	if (e->kind != K_GPU && e->kind != K_SYNC && dur <= 0)
 		e->thread = -2;
+	if (r->n == 1 || ts < r->lo)
+		r->lo = ts;
+	if (r->n == 1 || e->end > r->hi)
+		r->hi = e->end;
+	if (takes_window(cp, e))
+		add_window(r, e);
+	cpr_add(cp, r, e);
 	return 0;
-}
-
-/* HTA's GPUKernelFilter: GPU work, and the syncs that run on the device. */
-static int
-gpu_side(const struct critpath *cp, const struct ev *e)
-{
-	return (e->kind == K_GPU && e->corr >= 0) ||
-	    (e->kind == K_SYNC && (cp->name[e->name].sync == S_EVENT ||
-	    cp->name[e->name].sync == S_CONTEXT || e->stream >= 0));
-}
-
-/*
- * HTA's transform_correlation_to_index: each host event and the GPU event
- * of its correlation point at each other.  A graph launch's GPU events
- * all point at it; it points at the last of them, as in HTA.
- */
-static void
-link_rank(struct critpath *cp, struct rank *r)
-{
-	struct strmap host = { 0 };
-	struct strent *e;
-	uint32_t *fill, h;
-	size_t i;
-
-	for (i = 0; i < r->n; i++)
-		if (r->ev[i].corr >= 0 && !gpu_side(cp, &r->ev[i])) {
-			e = strmap_put(&host, (const char *)&r->ev[i].corr,
-			    sizeof(r->ev[i].corr));
-			e->n = i + 1;
-		}
-	for (i = 0; i < r->n; i++)
-		if (r->ev[i].corr >= 0 && gpu_side(cp, &r->ev[i]) &&
-		    (e = strmap_get(&host, (const char *)&r->ev[i].corr,
-		    sizeof(r->ev[i].corr))) != NULL) {
-			r->ev[i].link = (int32_t)(e->n - 1);
-			r->ev[e->n - 1].link = (int32_t)i;
-		}
-	strmap_free(&host, NULL);
-
-	/* Each runtime call's GPU work, in order, as a CSR table. */
-	r->gpu_at = xcalloc(r->n + 1, sizeof(*r->gpu_at));
-	for (i = 0; i < r->n; i++)
-		if (r->ev[i].kind == K_GPU && r->ev[i].link >= 0)
-			r->gpu_at[r->ev[i].link + 1]++;
-	for (i = 0; i < r->n; i++)
-		r->gpu_at[i + 1] += r->gpu_at[i];
-	r->gpu_of = xcalloc(r->gpu_at[r->n] + 1, sizeof(*r->gpu_of));
-	fill = xcalloc(r->n + 1, sizeof(*fill));
-	for (i = 0; i < r->n; i++) {
-		if (r->ev[i].kind != K_GPU || r->ev[i].link < 0)
-			continue;
-		h = (uint32_t)r->ev[i].link;
-		r->gpu_of[r->gpu_at[h] + fill[h]++] = (uint32_t)i;
-		r->ev[i].graph = (cp->name[r->ev[h].name].role & R_GRAPH) != 0;
-	}
-	free(fill);
-}
-
-static int
-launches(const struct critpath *cp, const struct rank *r, uint32_t h)
-{
-	return (cp->name[r->ev[h].name].role & (R_LAUNCH | R_GRAPH)) != 0;
-}
-
-/* A stream's enqueued work: each launch's +1 and each start's -1. */
-struct qitem {
-	int64_t		 ts;
-	uint32_t	 stream;
-	uint32_t	 later;		/* a start, after the launches at ts */
-	uint32_t	 order;		/* the event's place in the trace */
-	uint32_t	 gpu;
-};
-
-static int
-qitem_cmp(const void *a, const void *b)
-{
-	const struct qitem *x = a, *y = b;
-
-	if (x->stream != y->stream)
-		return x->stream < y->stream ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->later != y->later)
-		return x->later < y->later ? -1 : 1;
-	if (x->order != y->order)
-		return x->order < y->order ? -1 : 1;
-	return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
-}
-
-/*
- * HTA's TraceCounters._get_queue_length_time_series_for_rank, over the
- * whole rank: a stream's queue grows at each launch's start and shrinks
- * at each start of its work, ties kept in the order HTA concatenates
- * them (launches first).  queue is the length before the launch (HTA's
- * queue_length_runtime less one), queue_at the length as the work starts;
- * a graph launch's work shares the length before the launch.
- */
-static void
-queue_rank(struct critpath *cp, struct rank *r)
-{
-	struct qitem *q;
-	size_t i, n = 0, k;
-	int32_t len = 0;
-	uint32_t prev = UINT32_MAX, st = UINT32_MAX;
-	int32_t base = 0;
-
-	q = xreallocarray(NULL, 2 * r->n + 1, sizeof(*q));
-	for (i = 0; i < r->n; i++) {
-		struct ev *g = &r->ev[i];
-
-		g->queue = g->queue_at = -1;
-		if (g->kind != K_GPU || g->link < 0 ||
-		    !launches(cp, r, (uint32_t)g->link))
-			continue;
-		q[n++] = (struct qitem){ r->ev[g->link].ts, (uint32_t)g->stream,
-		    0, (uint32_t)g->link, (uint32_t)i };
-		q[n++] = (struct qitem){ g->ts, (uint32_t)g->stream, 1,
-		    (uint32_t)i, (uint32_t)i };
-	}
-	xqsort(q, n, sizeof(*q), qitem_cmp);
-	for (k = 0; k < n; k++) {
-		struct ev *g = &r->ev[q[k].gpu];
-
-		if (q[k].stream != st) {
-			st = q[k].stream;
-			len = 0;
-			prev = UINT32_MAX;
-		}
-		if (q[k].later) {
-			g->queue_at = --len;
-			continue;
-		}
-		if (q[k].order != prev)
-			base = len;
-		prev = q[k].order;
-		g->queue = g->graph ? base : len;
-		len++;
-	}
-	free(q);
-}
-
-/* A launch of GPU work on a stream, for the event syncs. */
-struct launch {
-	int64_t		 ts;
-	uint32_t	 stream, host, gpu;
-};
-
-static int
-launch_cmp(const void *a, const void *b)
-{
-	const struct launch *x = a, *y = b;
-
-	if (x->stream != y->stream)
-		return x->stream < y->stream ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->host != y->host)
-		return x->host < y->host ? -1 : 1;
-	return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
-}
-
-/* The first launch on stream at ts or later (n where there is none). */
-static size_t
-launch_at(const struct launch *l, size_t n, uint32_t stream, int64_t ts)
-{
-	size_t lo = 0, hi = n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (l[mid].stream < stream ||
-		    (l[mid].stream == stream && l[mid].ts < ts))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* HTA's order of the call stacks: groupby(["pid", "tid"]). */
@@ -511,101 +394,6 @@ order_threads(struct rank *r)
 	free(by);
 }
 
-/*
- * What the event syncs wait for, over the whole rank as HTA's
- * _get_cuda_event_record_df and _get_cuda_stream_wait_event_df find it:
- * a cudaEventRecord waits for the last work launched before it on the
- * stream its syncs name; a Stream Wait Event holds back the next work
- * its cudaStreamWaitEvent's thread launches on the waiting stream.
- */
-static void
-events_rank(struct critpath *cp, struct rank *r)
-{
-	struct strmap rec = { 0 };
-	struct strent *e;
-	struct launch *l;
-	size_t i, n = 0, k;
-
-	r->rec_src = xreallocarray(NULL, r->n + 1, sizeof(*r->rec_src));
-	r->wait_dest = xreallocarray(NULL, r->n + 1, sizeof(*r->wait_dest));
-	l = xreallocarray(NULL, r->n + 1, sizeof(*l));
-	for (i = 0; i < r->n; i++) {
-		struct ev *g = &r->ev[i];
-
-		r->rec_src[i] = r->wait_dest[i] = -1;
-		if (g->kind == K_GPU && g->link >= 0 &&
-		    launches(cp, r, (uint32_t)g->link))
-			l[n++] = (struct launch){ r->ev[g->link].ts,
-			    (uint32_t)g->stream, (uint32_t)g->link,
-			    (uint32_t)i };
-	}
-	xqsort(l, n, sizeof(*l), launch_cmp);
-
-	/* Each recorded event's stream, from the syncs that wait on it. */
-	for (i = 0; i < r->n; i++) {
-		struct ev *s = &r->ev[i];
-
-		if (s->kind != K_SYNC || s->wait_record < 0 ||
-		    s->wait_stream < 0)
-			continue;
-		e = strmap_put(&rec, (const char *)&s->wait_record,
-		    sizeof(s->wait_record));
-		if (e->n == 0)
-			e->n = (uint64_t)stream_of(r, s->device,
-			    s->wait_stream) + 1;
-	}
-	for (i = 0; i < r->n; i++) {
-		struct ev *h = &r->ev[i];
-		uint32_t st;
-
-		if (h->kind != K_RUNTIME || !cp->name[h->name].record ||
-		    h->corr < 0 || (e = strmap_get(&rec, (const char *)&h->corr,
-		    sizeof(h->corr))) == NULL)
-			continue;
-		st = (uint32_t)(e->n - 1);
-		k = launch_at(l, n, st, h->ts + 1);
-		if (k > 0 && l[k - 1].stream == st)
-			e->val = &r->ev[l[k - 1].gpu];
-	}
-	for (i = 0; i < r->n; i++) {
-		struct ev *s = &r->ev[i];
-
-		if (s->kind == K_SYNC && s->wait_record >= 0 &&
-		    (e = strmap_get(&rec, (const char *)&s->wait_record,
-		    sizeof(s->wait_record))) != NULL && e->val != NULL)
-			r->rec_src[i] = (int32_t)((struct ev *)e->val - r->ev);
-	}
-	strmap_free(&rec, NULL);
-
-	for (i = 0; i < r->n; i++) {
-		struct ev *s = &r->ev[i], *w;
-
-		if (s->kind != K_SYNC || cp->name[s->name].sync != S_WAIT ||
-		    s->link < 0 || s->stream < 0)
-			continue;
-		w = &r->ev[s->link];
-		for (k = launch_at(l, n, (uint32_t)s->stream, w->ts + 1);
-		    k < n && l[k].stream == (uint32_t)s->stream; k++)
-			if (r->ev[l[k].host].thread == w->thread) {
-				r->wait_dest[i] = (int32_t)l[k].gpu;
-				break;
-			}
-	}
-	free(l);
-
-	r->by_ts = xreallocarray(NULL, r->n + 1, sizeof(*r->by_ts));
-	r->waits = xreallocarray(NULL, r->n + 1, sizeof(*r->waits));
-	for (i = 0; i < r->n; i++) {
-		if (r->ev[i].stream < 0)
-			r->by_ts[r->nby_ts++].ev = (uint32_t)i;
-		if (r->ev[i].kind == K_SYNC &&
-		    cp->name[r->ev[i].name].sync == S_WAIT)
-			r->waits[r->nwaits++] = (uint32_t)i;
-	}
-	for (i = 0; i < r->nby_ts; i++)
-		r->by_ts[i].ts = r->ev[r->by_ts[i].ev].ts;
-	xqsort(r->by_ts, r->nby_ts, sizeof(*r->by_ts), cp_at_cmp);
-}
 
 static void
 put_window(struct jw *w, const struct graph *g)
@@ -727,7 +515,7 @@ put_path(struct jw *w, struct graph *g)
 	mark = xcalloc(g->nin + 1, 1);
 	sp = xreallocarray(NULL, g->npath + 1, sizeof(*sp));
 	for (i = 0; i < g->npath; i++)
-		if (!mark[g->r->ev[g->node[g->path[i]].ev].loc]++)
+		if (!mark[g->node[g->path[i]].ev]++)
 			nev++;
 	for (i = 0; i + 1 < g->npath; i++) {
 		struct { int64_t name, frame; int bound; } key;
@@ -743,8 +531,8 @@ put_path(struct jw *w, struct graph *g)
 		    e->type == E_LAUNCH ? (int32_t)g->node[e->v].ev : e->attr;
 		frame = cpg_frame_of(g, ev);
 		memset(&key, 0, sizeof(key));
-		key.name = ev < 0 ? -1 : (int64_t)g->r->ev[ev].name;
-		key.frame = frame < 0 ? -1 : (int64_t)g->r->ev[frame].name;
+		key.name = ev < 0 ? -1 : (int64_t)g->ev[ev].name;
+		key.frame = frame < 0 ? -1 : (int64_t)g->ev[frame].name;
 		key.bound = b;
 		s = strmap_put(&m, (const char *)&key, sizeof(key));
 		if (s->n == 0) {
@@ -784,7 +572,7 @@ put_path(struct jw *w, struct graph *g)
 	jw_key(w, "top");
 	jw_begin_array(w);
 	for (i = 0; i < nsp && i < NTOP; i++) {
-		const struct ev *ev = sp[i].ev >= 0 ? &g->r->ev[sp[i].ev] :
+		const struct ev *ev = sp[i].ev >= 0 ? &g->ev[sp[i].ev] :
 		    NULL;
 
 		jw_begin_object(w);
@@ -834,13 +622,67 @@ put_edges(struct jw *w, struct graph *g, int all)
 	free(on);
 }
 
+/*
+ * Reads a rank's events by (sel, idx) for windows in order of their
+ * starts: what a window takes stays in buf while a later window, which
+ * starts no earlier, may take it too.
+ */
+struct reader {
+	struct spillcur	 cur;
+	struct ev	 next;		/* read, not yet in buf */
+	int		 has_next;
+	struct ev	*buf;
+	size_t		 head, n, cap;
+};
+
+static void
+reader_load(struct reader *rd, int64_t ws, int64_t we)
+{
+	const struct ev *e;
+
+	while (rd->head < rd->n && rd->buf[rd->head].sel < ws)
+		rd->head++;
+	if (rd->head > 0 && rd->head * 2 >= rd->n) {
+		memmove(rd->buf, rd->buf + rd->head,
+		    (rd->n - rd->head) * sizeof(*rd->buf));
+		rd->n -= rd->head;
+		rd->head = 0;
+	}
+	for (;;) {
+		if (!rd->has_next) {
+			if ((e = spill_next(&rd->cur)) == NULL)
+				break;
+			rd->next = *e;
+			rd->has_next = 1;
+		}
+		if (rd->next.sel > we)
+			break;
+		rd->has_next = 0;
+		if (rd->next.sel < ws)
+			continue;
+		rd->buf = op_grow(rd->buf, &rd->cap, rd->n, sizeof(*rd->buf));
+		rd->buf[rd->n++] = rd->next;
+	}
+}
+
 static int
-window(struct critpath *cp, struct rank *r, const char *label, long instance,
-    int64_t ws, int64_t we, struct jw *w)
+idx_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const struct ev *)a)->idx, y = ((const struct ev *)b)->idx;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Window [ws, we]'s graph, path and records. */
+static int
+window(struct critpath *cp, struct rank *r, struct reader *rd,
+    const char *label, long instance, int64_t ws, int64_t we, struct jw *w)
 {
 	struct graph g;
+	size_t i;
 	int rc;
 
+	reader_load(rd, ws, we);
 	memset(&g, 0, sizeof(g));
 	g.cp = cp;
 	g.r = r;
@@ -848,71 +690,83 @@ window(struct critpath *cp, struct rank *r, const char *label, long instance,
 	g.instance = instance;
 	g.ws = ws;
 	g.we = we;
+	g.ev = xreallocarray(NULL, rd->n - rd->head + r->nwaits + 1,
+	    sizeof(*g.ev));
+	for (i = rd->head; i < rd->n && rd->buf[i].sel <= we; i++)
+		g.ev[g.nin++] = rd->buf[i];
+	for (i = 0; i < r->nwaits; i++)
+		g.ev[g.nin++] = r->waits[i];
+	xqsort(g.ev, g.nin, sizeof(*g.ev), idx_cmp);
 	cpg_build(&g);
 	put_path(w, &g);
 	put_edges(w, &g, cp->o->all_edges);
-
 	rc = g.failed != NULL;
 	cpg_free(&g);
 	return rc;
 }
 
+static int
+win_cmp(const void *a, const void *b)
+{
+	const struct win *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
 /*
- * The windows: each step (a "ProfilerStep#" event, as the ledger's steps
- * are), or else the whole trace; with --window the events whose name
- * holds it, in the trace's order, as HTA counts an annotation's
- * instances; with --whole the whole trace, from its first start to its
- * last end, as HTA's empty annotation.
+ * The windows: each step, or else the whole trace; with --window each
+ * instance in the trace's order (or the one asked for); with --whole the
+ * whole trace, from its first start to its last end, as HTA's empty
+ * annotation.  Windows in order of their starts are read in one pass;
+ * others read the rank's events again from the start.
  */
 static int
 run_rank(struct critpath *cp, struct rank *r, struct jw *w)
 {
 	const struct critpath_opts *o = cp->o;
-	struct at *win;
-	size_t i, n = 0;
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	long k = 0;
+	struct reader rd;
+	size_t i;
+	int64_t last = INT64_MIN;
 	int rc = 0, whole = o->whole;
 
-	link_rank(cp, r);
-	queue_rank(cp, r);
-	events_rank(cp, r);
 	order_threads(r);
-	win = xreallocarray(NULL, r->n + 1, sizeof(*win));
-	for (i = 0; i < r->n; i++) {
-		const char *s = cp->name[r->ev[i].name].s;
-
-		if (r->ev[i].ts < lo)
-			lo = r->ev[i].ts;
-		if (r->ev[i].end > hi)
-			hi = r->ev[i].end;
-		if (whole)
-			continue;
-		if (o->window != NULL ? strstr(s, o->window) != NULL :
-		    r->ev[i].kind != K_GPU && r->ev[i].kind != K_SYNC &&
-		    r->ev[i].cat != cp->k_gpu_annot &&
-		    strncmp(s, "ProfilerStep#", 13) == 0)
-			win[n++] = (struct at){ r->ev[i].ts, (uint32_t)i };
-	}
+	cpr_prepare(cp, r);
+	memset(&rd, 0, sizeof(rd));
+	spill_open(&rd.cur, &r->bysel);
 	if (o->window == NULL && !whole) {
-		xqsort(win, n, sizeof(*win), cp_at_cmp);
-		whole = n == 0;
+		xqsort(r->win, r->nwin, sizeof(*r->win), win_cmp);
+		whole = r->nwin == 0;
 	}
 	if (whole && r->n > 0)
-		rc |= window(cp, r, "", -1, lo, hi, w);
-	for (i = 0; !whole && i < n; i++, k++) {
-		const struct ev *e = &r->ev[win[i].ev];
+		rc |= window(cp, r, &rd, "", -1, r->lo, r->hi, w);
+	for (i = 0; !whole && i < r->nwin; i++) {
+		const struct win *v = &r->win[i];
 
-		if (o->instance >= 0 && k != o->instance)
+		if (o->instance >= 0 && (size_t)o->instance != i)
 			continue;
-		rc |= window(cp, r, cp->name[e->name].s, k, e->ts, e->end, w);
+		if (v->ts < last) {
+			spillcur_free(&rd.cur);
+			spill_open(&rd.cur, &r->bysel);
+			rd.head = rd.n = 0;
+			rd.has_next = 0;
+		}
+		last = v->ts;
+		rc |= window(cp, r, &rd, cp->name[v->name].s, (long)i, v->ts,
+		    v->end, w);
 	}
-	if (o->window != NULL && !whole &&
-	    (n == 0 || (o->instance >= 0 && (size_t)o->instance >= n)))
+	if (o->window != NULL && !whole && r->nwin == 0)
+		warnmsg("warning: rank %" PRId64 ": no event named like \"%s\"",
+		    r->id, o->window);
+	else if (o->window != NULL && !whole && o->instance >= 0 &&
+	    (size_t)o->instance >= r->nwin)
 		warnmsg("warning: rank %" PRId64 ": no instance %ld of an event"
 		    " named like \"%s\" (%zu found)", r->id, o->instance,
-		    o->window, n);
-	free(win);
+		    o->window, r->nwin);
+	spillcur_free(&rd.cur);
+	free(rd.buf);
+	spill_free(&r->bysel);
 	return rc;
 }
 
@@ -937,6 +791,12 @@ critpath_free(struct critpath *cp)
 	for (i = 0; i < cp->nrank; i++) {
 		struct rank *r = &cp->rank[i];
 
+		/* What a data error left unread. */
+		if (r->bycorr.pool != NULL)
+			spill_free(&r->bycorr);
+		if (r->recs.pool != NULL)
+			spill_free(&r->recs);
+
 		for (t = 0; t < r->nth; t++) {
 			free(r->th[t].pid);
 			free(r->th[t].tid);
@@ -945,13 +805,8 @@ critpath_free(struct critpath *cp)
 		strmap_free(&r->thmap, NULL);
 		strmap_free(&r->stmap, NULL);
 		free(r->st);
-		free(r->ev);
-		free(r->by_ts);
 		free(r->waits);
-		free(r->gpu_of);
-		free(r->gpu_at);
-		free(r->rec_src);
-		free(r->wait_dest);
+		free(r->win);
 	}
 	free(cp->rank);
 	strmap_free(&cp->ranks, NULL);
@@ -961,5 +816,6 @@ critpath_free(struct critpath *cp)
 	op_table_free(&cp->frames);
 	free(cp->name);
 	strmap_free(&cp->names, NULL);
+	spool_free(&cp->pool);
 	free(cp);
 }

@@ -4,8 +4,8 @@
  * wait on, so that links point anywhere, windows overlap and edges run
  * back in time.  A bad record must come back as -1, a graph with a cycle
  * or a negative edge as a window without a path (never exit(), a crash,
- * undefined behaviour or a leak).  The calls table comes from RUBRIC_DIR,
- * set by the Makefile.  A crash replays with "crit-path FILE".
+ * undefined behaviour or a leak).  The tables come from RUBRIC_DIR, set
+ * by the Makefile.  A crash replays with "crit-path FILE".
  */
 #include "fuzz.h"
 
@@ -24,6 +24,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc;
 
 	fuzz_init("crit-path");
+	if (setenv("MRP_RUBRIC", RUBRIC_DIR, 1) != 0)
+		abort();
 	fuzz_stdin(data, size);
 	/* The input's size picks the windows and the edges written. */
 	o.all_edges = size % 2;
