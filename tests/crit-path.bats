@@ -23,11 +23,17 @@ on() {
 
 @test "usage error exits 2 with the synopsis" {
 	run -2 --separate-stderr crit-path -Z
-	assert_stderr --partial 'usage: crit-path [-aW] [-f table] [-w name[:n]] [file ...]'
+	assert_stderr --partial 'usage: crit-path [-asW] [-f table] [-w name[:n]] [file ...]'
 	run -2 --separate-stderr crit-path -W -w ProfilerStep
 	assert_stderr --partial 'different windows'
 	run -2 --separate-stderr crit-path -w ''
 	assert_stderr --partial 'empty name'
+}
+
+@test "-s writes the critical_path records alone" {
+	tr-extract "$FIXTURES/hta_mi250_rocm.json.gz" > "$BATS_TEST_TMPDIR/rec"
+	run -0 crit-path -s "$BATS_TEST_TMPDIR/rec"
+	assert_output - < <(grep '"kind":"critical_path"' "$FIXTURES/hta_mi250_rocm.ndjson")
 }
 
 @test "empty input gives empty output" {

@@ -25,6 +25,7 @@ static const struct optdoc options[] = {
 	{ "-a", "write a critical_edge record for every edge, not only the"
 	    " path's" },
 	{ "-f table", "read the calls' roles from table" },
+	{ "-s", "write only the critical_path records, no edges" },
 	{ "-w, --window name[:n]", "the events named like name (instance n"
 	    " only), not the steps" },
 	{ "-W, --whole", "the whole trace as one window" },
@@ -32,7 +33,7 @@ static const struct optdoc options[] = {
 	OPTDOC_END
 };
 static const struct usage use = {
-	"[-aW] [-f table] [-w name[:n]] [file ...]",
+	"[-asW] [-f table] [-w name[:n]] [file ...]",
 	"find the critical path of each step of profiler traces",
 	options
 };
@@ -58,18 +59,21 @@ main(int argc, char *argv[])
 		{ "window", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct critpath_opts o = { NULL, -1, 0, 0, NULL };
+	struct critpath_opts o = { NULL, -1, 0, CP_EDGES_PATH, NULL };
 	struct reading rd;
 	struct jw *w;
 	char *table = NULL, *window = NULL, *colon;
 	int ch, status;
 
 	setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "af:hw:W", longopts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "af:hsw:W", longopts, NULL)) !=
 	    -1) {
 		switch (ch) {
 		case 'a':
-			o.all_edges = 1;
+			o.edges = CP_EDGES_ALL;
+			break;
+		case 's':
+			o.edges = CP_EDGES_NONE;
 			break;
 		case 'f':
 			o.calls = optarg;

@@ -600,16 +600,16 @@ put_path(struct jw *w, struct graph *g)
 }
 
 static void
-put_edges(struct jw *w, struct graph *g, int all)
+put_edges(struct jw *w, struct graph *g, int which)
 {
+	int all = which == CP_EDGES_ALL;
 	unsigned char *on;
 	struct edge *e;
 	size_t i;
 
-	if (g->failed != NULL || g->npath == 0) {
-		if (!all)
-			return;
-	}
+	if (which == CP_EDGES_NONE ||
+	    (!all && (g->failed != NULL || g->npath == 0)))
+		return;
 	on = xcalloc(g->nedge + 1, 1);
 	for (i = 0; i + 1 < g->npath; i++) {
 		e = cpg_edge_of(g, g->path[i], g->path[i + 1]);
@@ -699,7 +699,7 @@ window(struct critpath *cp, struct rank *r, struct reader *rd,
 	xqsort(g.ev, g.nin, sizeof(*g.ev), idx_cmp);
 	cpg_build(&g);
 	put_path(w, &g);
-	put_edges(w, &g, cp->o->all_edges);
+	put_edges(w, &g, cp->o->edges);
 	rc = g.failed != NULL;
 	cpg_free(&g);
 	return rc;

@@ -22,11 +22,14 @@ struct jw;
 
 #define CALLS_NAME	"cuda-calls.tsv"
 
+/* The critical_edge records written: none, the path's, every edge's. */
+enum { CP_EDGES_NONE, CP_EDGES_PATH, CP_EDGES_ALL };
+
 struct critpath_opts {
 	const char	*window;	/* annotation substring, or NULL */
 	long		 instance;	/* its instance, or -1 for every one */
 	int		 whole;		/* the whole trace as one window */
-	int		 all_edges;	/* a critical_edge record per edge */
+	int		 edges;		/* which critical_edge records */
 	const char	*calls;		/* the calls table's path */
 };
 

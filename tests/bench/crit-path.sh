@@ -1,9 +1,9 @@
 # crit-path: the critical path of every step beside op-rank's ranking of
 # the same records, on the Kineto traces at 250 MB and 1 GB and the legacy
 # layout at 250 MB (no GPU: a chain of operators); then each alone on the
-# cached records for its own peak RSS.  crit-path holds the events its
-# graphs can use (about 90 bytes each) for the whole trace, op-rank a
-# bounded budget: the RSS lines show the gap.
+# cached records for its own peak RSS.  Both hold a budget of 16 MiB
+# (MRP_CRIT_PATH_MEMORY, MRP_OP_RANK_MEMORY) and spill the rest; crit-path
+# also one window's graph.
 ND=$BENCH_DIR/trace-1g.ndjson
 if [ ! -s "$ND" ]; then
 	"$BIN/tr-extract" "$BIG" >"$ND.tmp"

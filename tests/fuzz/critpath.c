@@ -15,7 +15,7 @@
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct critpath_opts o = { NULL, -1, 0, 0,
+	struct critpath_opts o = { NULL, -1, 0, CP_EDGES_PATH,
 	    RUBRIC_DIR "/cuda-calls.tsv" };
 	struct critpath *cp;
 	struct jdoc doc = { 0 };
@@ -28,7 +28,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	fuzz_stdin(data, size);
 	/* The input's size picks the windows and the edges written. */
-	o.all_edges = size % 2;
+	o.edges = size % 2 ? CP_EDGES_ALL : CP_EDGES_PATH;
 	o.whole = size % 3 == 0;
 	if (size % 5 == 0)
 		o.window = "Step";
