@@ -363,6 +363,35 @@ def md_graphs($f):
            ["Queued, nothing else traced", ($g.queued | us)]])
     end;
 
+# The critical path of each step: only where crit-path's records came in
+# (crit-path -s beside the other records).  The ledger says where a step's
+# time goes; the path says which of it, made shorter, makes the step
+# shorter.
+def critical_windows($f):
+  recs("critical_path")
+  | map(select(.length_us != null and ($f.rank == null or .rank == $f.rank)));
+
+def bound_classes:
+  .share | to_entries | map(select(.value > 0)) | sort_by(-.value) | .[0:3]
+  | map((.key | gsub("_"; " ")) + " " + (.value | pct)) | join(", ");
+
+def md_critical($f):
+  critical_windows($f) as $w
+  | if ($w | length) == 0 then ""
+    else "## Critical path" + rank_label($f) + "\n\n"
+      + "The longest chain of dependent work through each step (HTA's dependency graph of operators, "
+      + "runtime calls and GPU work; `crit-path`): work off it overlaps something longer, "
+      + "so only what is on it shortens the step.\n\n"
+      + table(["Window", "Length", "Bound by", "Top event on the path"]; ["l", "r", "l", "l"];
+          [$w[0:20][] | [(.window | if . == "" then "whole trace" else . end),
+             (.length_us | us), bound_classes,
+             (.top[0] | if . == null then "n/a"
+              else (.name | clip(60)) + " (" + (.class | gsub("_"; " ")) + ", "
+                + (.share | pct)
+                + (if .frame != null then ", from " + (.frame | clip(60)) else "" end) + ")" end)]])
+      + (if ($w | length) > 20 then "\n\(($w | length) - 20) more windows in the JSON report.\n" else "" end)
+    end;
+
 # A serving engine's steps: only where op-rank read its step labels.
 def md_serving($f):
   $f.serving as $s
@@ -650,7 +679,9 @@ def json_report:
     + (if $f.compile == null then {} else {compiled: ($f.compile | nokind)} end)
     + (if $f.graph == null then {} else {cuda_graphs: ($f.graph | nokind)} end)
     + (if $f.serving == null then {}
-       else {serving: ($f.serving | {summary, phases})} end) end;
+       else {serving: ($f.serving | {summary, phases})} end)
+    + (critical_windows($f) | if length == 0 then {}
+       else {critical_path: map(nokind)} end) end;
 
 # Before and after: with a "baseline" record (analyze-profile --baseline),
 # the comparison of that report with this one, built from the same facts.
@@ -696,6 +727,7 @@ def markdown:
       + (md_compiled($f) | if . == "" then "" else "\n" + . end)
       + (md_graphs($f) | if . == "" then "" else "\n" + . end)
       + (md_serving($f) | if . == "" then "" else "\n" + . end)
+      + (md_critical($f) | if . == "" then "" else "\n" + . end)
       + "\n" + md_diagnosis($f) + "\n" + md_actions($f) + "\n" + md_baseline + md_inputs
       + (if (rules | length) > 0 then "\n## Rubric reference\n\n" + md_rules else "" end)
     end;

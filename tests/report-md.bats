@@ -417,3 +417,20 @@ JSON
 	    grep -c '^snip-new --from-trace TRACE --op'
 	assert_output 10
 }
+
+@test "report-md: crit-path's records give a Critical path section and member" {
+	cd "$BATS_TEST_TMPDIR"
+	tr-extract "$TOP/fixtures/crit-path/tracelens_vllm_decode_graph.json.gz" > rec
+	op-rank rec > ops
+	crit-path -s rec > crit
+	run -0 report-md ops crit
+	assert_line '## Critical path (rank 0)'
+	assert_line --regexp '^\| whole trace \| 10\.89 ms \| graph replay 95\.4 %, gpu compute bound 2\.6 %, cpu bound 1\.9 % \| \\_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1 \(graph replay, 34\.5 %, from vllm/compilation/cuda_graph\.py\(208\): \\_\\_call\\_\\_\) \|$'
+	run -0 bash -c "report-md -j ops crit | jq -c '.critical_path | map([.window, .length_us, .share.graph_replay])'"
+	assert_output '[["",10888.63,0.954]]'
+	# Without them, neither: the reports keep their bytes.
+	run -0 bash -c "report-md ops | grep -c 'Critical path' || true"
+	assert_output 0
+	run -0 bash -c "report-md -j ops | jq 'has(\"critical_path\")'"
+	assert_output false
+}
