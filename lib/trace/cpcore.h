@@ -1,11 +1,12 @@
 /*
  * cpcore: what crit-path's parts share (critpath.c reads the records and
- * builds each rank's tables, cpgraph.c each window's graph): a rank's
- * events, as few bytes each as the graph needs, and the names interned
- * once with their roles from rubric/cuda-calls.tsv.
+ * writes the windows' records, cprank.c makes each rank's passes,
+ * cpgraph.c each window's graph): an event as the passes carry it, a
+ * rank's threads, streams and spills, and the names interned once with
+ * their roles from rubric/cuda-calls.tsv.
  *
- * Ownership: struct critpath owns its names, rules and ranks; a rank its
- * events, threads, streams and tables (critpath_free()).
+ * Ownership: struct critpath owns its names, rules, ranks and spill pool;
+ * a rank its threads, streams, windows, waits and spills (critpath_free()).
  */
 #ifndef CPCORE_H
 #define CPCORE_H

@@ -1,8 +1,7 @@
 /*
  * critpath: see critpath.h.  Here are the records read into each rank's
- * events and the tables over the whole rank that HTA builds over its
- * dataframe (links, queues, event syncs), the windows, and the records
- * written; the graph of a window is cpgraph's.
+ * events, the windows and the records written; the passes over a rank
+ * are cprank's, the graph of a window cpgraph's.
  */
 #include <fnmatch.h>
 #include <inttypes.h>

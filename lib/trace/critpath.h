@@ -8,9 +8,14 @@
  * found by dynamic programming over a topological order, as networkx's
  * dag_longest_path finds it, so that ties fall as HTA's do.
  *
- * Ownership: a struct critpath owns every event it was given, the names
- * interned from them and the tables it read; critpath_free() frees them.
- * The options are borrowed until critpath_free().
+ * Memory holds the names, threads and streams, the events that may bound
+ * windows and one window's graph; the events themselves go through spill
+ * files under $MRP_CRIT_PATH_MEMORY (cprank.h).
+ *
+ * Ownership: a struct critpath owns its copies of the events it was
+ * given, the names interned from them and the tables it read, and its
+ * temporary file; critpath_free() frees them.  The options are borrowed
+ * until critpath_free().
  */
 #ifndef CRITPATH_H
 #define CRITPATH_H
