@@ -62,13 +62,11 @@ struct ev {
 	int64_t		 link_ts;	/* its link's start */
 	uint32_t	 idx;
 	uint32_t	 name, cat;
-	int32_t		 thread;	/* host events; -1 on the GPU, -2 for
-					   no length */
+	int32_t		 thread;	/* host events; -1 on the GPU */
 	int32_t		 stream;	/* index into the rank's streams */
-	int32_t		 wait_stream;	/* cuda_sync: the event's stream */
-	int32_t		 device;
+	int32_t		 wait_stream;	/* cuda_sync: the recorded event's
+					   stream, an index as stream's */
 	int32_t		 link;		/* HTA's index_correlation, or -1 */
-	int32_t		 link_thread;	/* its link's thread */
 	int32_t		 queue;		/* launches before it on its stream */
 	int32_t		 queue_at;	/* launches left there as it starts */
 	int32_t		 rec_src;	/* a sync: the work its event waits
@@ -89,12 +87,6 @@ struct thread {
 
 struct stream {
 	int32_t		 device, id;
-};
-
-/* An event by its start: a window, or an event in one. */
-struct at {
-	int64_t		 ts;
-	uint32_t	 ev;
 };
 
 /* A window's bounds and the event that names it. */

@@ -14,8 +14,14 @@
 #include "trace/cpgraph.h"
 #include "trace/opbase.h"
 
-int
-cp_at_cmp(const void *a, const void *b)
+/* GPU work or a sync by the time HTA orders it by, then its place. */
+struct at {
+	int64_t		 ts;
+	uint32_t	 ev;
+};
+
+static int
+at_cmp(const void *a, const void *b)
 {
 	const struct at *x = a, *y = b;
 
@@ -433,7 +439,7 @@ kernel_edges(struct graph *g)
 			    ev->ts, (uint32_t)i };
 	}
 	/* HTA's kernel order: GPU work by start, syncs by their end. */
-	xqsort(gk, ngk, sizeof(*gk), cp_at_cmp);
+	xqsort(gk, ngk, sizeof(*gk), at_cmp);
 	last = xreallocarray(NULL, r->nst + 1, sizeof(*last));
 	order = xreallocarray(NULL, r->nst + 1, sizeof(*order));
 	for (i = 0; i < r->nst; i++)

@@ -54,9 +54,6 @@ struct graph {
 	const char	*failed;
 };
 
-/* Orders events by start, then place: struct at. */
-int	cp_at_cmp(const void *, const void *);
-
 /*
  * Builds g's graph over the window g->ws to g->we of g->r and finds its
  * path; where there is none for a cycle or a bad edge, g->failed says

@@ -308,7 +308,6 @@ sweep_links(struct critpath *cp, struct rank *r, struct spill *b,
 				else if (i >= nhost && h != NULL) {
 					g->link = (int32_t)h->idx;
 					g->link_ts = h->ts;
-					g->link_thread = h->thread;
 					role = cp->name[h->name].role;
 					g->graph = g->kind == K_GPU &&
 					    (role & R_GRAPH) != 0;
@@ -352,7 +351,6 @@ sweep_links(struct critpath *cp, struct rank *r, struct spill *b,
 		grp[n] = *it;
 		g = &grp[n];
 		g->sel = NO_SEL;
-		g->link_thread = -1;
 		/* HTA's clip: host events that last, by their own start. */
 		if (g->stream < 0 && g->end > g->ts)
 			g->sel = g->ts;

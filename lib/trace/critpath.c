@@ -276,6 +276,7 @@ critpath_add(struct critpath *cp, const struct jdoc *d, const char *file,
 	struct rank *r;
 	struct ev ev, *e = &ev;
 	int64_t ts, dur, stream, wait_stream;
+	int32_t device;
 	uint32_t nm, k;
 
 	if (strcmp(ndin_kind(d), "event") != 0)
@@ -323,7 +324,7 @@ critpath_add(struct critpath *cp, const struct jdoc *d, const char *file,
 	e->corr = get_int(d, "correlation", -1);
 	e->wait_record = get_int(d, "wait_on_event_record", -1);
 	wait_stream = get_int(d, "wait_on_stream", -1);
-	e->device = (int32_t)get_int(d, "device", -1);
+	device = (int32_t)get_int(d, "device", -1);
 	e->link = e->wait_stream = -1;
 	e->stream = -1;
 	e->thread = -1;
@@ -331,13 +332,13 @@ critpath_add(struct critpath *cp, const struct jdoc *d, const char *file,
 		e->kind = K_SYNC;
 		r->has_sync = 1;
 		if (stream >= 0)
-			e->stream = stream_of(r, e->device, (int32_t)stream);
+			e->stream = stream_of(r, device, (int32_t)stream);
 		if (wait_stream >= 0)
-			e->wait_stream = stream_of(r, e->device,
+			e->wait_stream = stream_of(r, device,
 			    (int32_t)wait_stream);
 	} else if (stream >= 0) {
 		e->kind = K_GPU;
-		e->stream = stream_of(r, e->device, (int32_t)stream);
+		e->stream = stream_of(r, device, (int32_t)stream);
 	} else {
 		/* The legacy profiler's operators have no category. */
 		e->kind = k == cp->k_cpu_op || clen == 0 ? K_OP :
@@ -345,9 +346,6 @@ critpath_add(struct critpath *cp, const struct jdoc *d, const char *file,
 		    K_ANNOT;
 		e->thread = thread_of(r, pid, plen, tid, tlen);
 	}
-	/* A zero-length host event has no place in HTA's call stacks. */
-	if (e->kind != K_GPU && e->kind != K_SYNC && dur <= 0)
-		e->thread = -2;
 	if (r->n == 1 || ts < r->lo)
 		r->lo = ts;
 	if (r->n == 1 || e->end > r->hi)
