@@ -178,7 +178,7 @@ main(int argc, char *argv[])
 
 			if ((c.s[0].nsys ? nsys_extract(c.s[0].file, w, NULL) :
 			    extract_trace(c.s[0].file, w,
-			    &(struct extract_opts){ 0, NULL })) != 0)
+			    &(struct extract_opts){ .args = 0 })) != 0)
 				exit(1);
 			jw_free(w);
 			if (c.s[0].events == 0)
@@ -290,7 +290,7 @@ replay_operator(const char *path, int nsys, char **range, int64_t *events)
 	struct jw *w = jw_new_doc(find_range, &f);
 
 	if ((nsys ? nsys_extract(path, w, NULL) : extract_trace(path, w,
-	    &(struct extract_opts){ 0, NULL })) != 0)
+	    &(struct extract_opts){ .args = 0 })) != 0)
 		exit(1);
 	jw_free(w);
 	*range = f.range;

@@ -799,7 +799,7 @@ static void
 trace_shapes(const char *path, struct shapes *sh)
 {
 	struct oprank_opts o = { NULL, 0, 0, -1, 0, NULL };
-	struct extract_opts xo = { 0, NULL };
+	struct extract_opts xo = { .args = 0 };
 	struct rankfeed feed = { NULL, path };
 	struct jw *w;
 

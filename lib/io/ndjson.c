@@ -272,6 +272,19 @@ jw_end_array(struct jw *w)
 }
 
 void
+jw_break(struct jw *w)
+{
+	if (DOC(w))
+		return;
+	if (w->more[w->depth]) {
+		putch(w, ',');
+		/* As after a key: the value that follows writes no comma. */
+		w->after_key = 1;
+	}
+	putch(w, '\n');
+}
+
+void
 jw_put_key(struct jw *w, struct jwkey k)
 {
 	if (DOC(w)) {

@@ -94,6 +94,12 @@ void jw_begin_object(struct jw *);
 void jw_end_object(struct jw *);
 void jw_begin_array(struct jw *);
 void jw_end_array(struct jw *);
+/*
+ * A line break before the next value of the array being written, after
+ * its comma: for a long array (a trace's events) that line tools read one
+ * value a line.  A document writer has no lines and ignores it.
+ */
+void jw_break(struct jw *);
 
 /*
  * A member name; the value follows with one of the calls below.  Like

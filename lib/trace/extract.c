@@ -63,6 +63,7 @@ struct trace {
 	struct jreader	*r;
 	struct jw	*w;
 	int		 args;		/* extract_opts.args */
+	const struct extract_opts *opts;	/* its hooks */
 	int		 seen;		/* the input was not empty */
 	int		 array_form;
 	int		 has_events;	/* an object with traceEvents */
@@ -93,6 +94,8 @@ static int	read_top(struct trace *);
 static int	read_events(struct trace *);
 static int	at_end(struct trace *);
 static int	event(struct trace *);
+static int	pass_on(struct trace *, const struct ev *, char, int);
+static int	pass_top(struct trace *, const char *, const struct jdoc *);
 static int	fields(struct trace *, struct ev *);
 static int	reader_failed(struct trace *);
 static int	str_is(const struct jdoc *, int, const char *);
@@ -134,6 +137,7 @@ extract_trace(const char *path, struct jw *w, const struct extract_opts *o)
 	t.file = gzin_name(in);
 	t.w = w;
 	t.args = o->args;
+	t.opts = o;
 	t.r = jr_open(in, JR_OPEN_ARRAY);
 	if ((t.rank = rank_from_name(t.file)) >= 0)
 		t.rank_from = "file name";
@@ -231,6 +235,8 @@ read_top(struct trace *t)
 		if (tok.len == 16 && memcmp(tok.s, "deviceProperties", 16) == 0) {
 			if (jr_value(t->r, &t->devprops) < 0)
 				return reader_failed(t);
+			if (pass_top(t, "deviceProperties", &t->devprops) < 0)
+				return -1;
 			continue;
 		}
 		if (tok.len == 15 && memcmp(tok.s, "distributedInfo", 15) == 0) {
@@ -239,6 +245,8 @@ read_top(struct trace *t)
 
 			if (jr_value(t->r, &t->dist) < 0)
 				return reader_failed(t);
+			if (pass_top(t, "distributedInfo", &t->dist) < 0)
+				return -1;
 			i = jdoc_get(&t->dist, 0, "rank");
 			if (i >= 0 && t->dist.node[i].type == JT_NUMBER &&
 			    jnum_int64(jdoc_str(&t->dist, (uint32_t)i),
@@ -255,10 +263,15 @@ read_top(struct trace *t)
 		    memcmp(tok.s, "displayTimeUnit", 15) == 0)) {
 			char **slot = tok.s[0] == 's' ? &t->schema :
 			    tok.s[0] == 'b' ? &t->basetime : &t->timeunit;
+			const char *key = tok.s[0] == 's' ? "schemaVersion" :
+			    tok.s[0] == 'b' ? "baseTimeNanoseconds" :
+			    "displayTimeUnit";
 			int want = tok.s[0] == 'd' ? JT_STRING : JT_NUMBER;
 
 			if (jr_value(t->r, &t->doc) < 0)
 				return reader_failed(t);
+			if (pass_top(t, key, &t->doc) < 0)
+				return -1;
 			if (t->doc.node[0].type == want) {
 				free(*slot);
 				*slot = xstrdup(jdoc_str(&t->doc, 0));
@@ -435,12 +448,14 @@ event(struct trace *t)
 		t->other_ph++;
 	count_cat(t, &e);
 	if (ph == 'M') {
+		if (pass_on(t, &e, ph, 0) < 0)
+			return -1;
 		emit_metadata(t, &e);
 		return 0;
 	}
 	if (e.ts < 0) {
 		if (ph == '\0' || strchr("XBEiIsftC", ph) == NULL)
-			return 0;
+			return pass_on(t, &e, ph, 0);
 		return jdoc_error(t->file, d, 0, "'%c' event has no \"ts\"", ph);
 	}
 	if (!t->have_origin) {
@@ -457,9 +472,11 @@ event(struct trace *t)
 		t->first = t->last = e.ts_ns;
 	}
 	if (d->node[e.ph].len != 1)
-		return 0;
+		return pass_on(t, &e, ph, 1);
 	if (strchr("XBEiIsftC", ph) != NULL &&
 	    check_time(t, d, &e, e.ts_ns, ph == 'X' ? e.dur_ns : 0) < 0)
+		return -1;
+	if (pass_on(t, &e, ph, 1) < 0)
 		return -1;
 	switch (ph) {
 	case 'X':
@@ -521,6 +538,31 @@ event(struct trace *t)
 		break;
 	}
 	return 0;
+}
+
+/* The event as read, to the caller's hook. */
+static int
+pass_on(struct trace *t, const struct ev *e, char ph, int timed)
+{
+	const struct jdoc *d = &t->doc;
+	struct extract_seen s;
+
+	if (t->opts->each == NULL)
+		return 0;
+	s.ph = d->node[e->ph].len == 1 ? ph : '\0';
+	s.timed = timed;
+	s.start_ns = timed ? e->ts_ns - t->origin : 0;
+	s.dur_ns = e->dur_ns;
+	s.origin_ns = t->origin;
+	return t->opts->each(t->opts->hook_arg, d, &s);
+}
+
+static int
+pass_top(struct trace *t, const char *key, const struct jdoc *value)
+{
+	if (t->opts->top == NULL)
+		return 0;
+	return t->opts->top(t->opts->hook_arg, key, value);
 }
 
 /* name, cat, pid, tid, ts: what every timed record starts with. */

@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "io/json.h"
 #include "io/ndjson.h"
 
 /* What the trace file is, byte for byte, found as it was read. */
@@ -24,6 +25,19 @@ struct extract_digest {
 	int		hashed;		/* 0: the file could not be read ahead */
 	uint64_t	size;
 	char		sha256[65];
+};
+
+/*
+ * What a hook sees of one event of traceEvents, as the file holds it:
+ * before a 'B' is paired with its 'E', and whether or not it makes a
+ * record.
+ */
+struct extract_seen {
+	char	ph;		/* its letter; '\0' when not one letter */
+	int	timed;		/* 0: no "ts" (metadata); the times unset */
+	int64_t	start_ns;	/* "ts" from the origin, as records' ts */
+	int64_t	dur_ns;		/* "dur"; 0 when absent */
+	int64_t	origin_ns;	/* the origin, in the trace's own clock */
 };
 
 struct extract_opts {
@@ -34,6 +48,17 @@ struct extract_opts {
 	 * was read whole.
 	 */
 	struct extract_digest *digest;
+	/*
+	 * Not NULL: called with every event in file order, after its
+	 * checks and before its record; and top with each top-level member
+	 * that records carry (deviceProperties, distributedInfo,
+	 * schemaVersion, baseTimeNanoseconds, displayTimeUnit), by its key.
+	 * A hook returns 0, or -1 after its own message to stop the read.
+	 */
+	int	(*each)(void *arg, const struct jdoc *event,
+		    const struct extract_seen *);
+	int	(*top)(void *arg, const char *key, const struct jdoc *value);
+	void	*hook_arg;
 };
 
 /*

@@ -65,7 +65,7 @@ int
 opcalls_read(struct opcalls *oc, const char *path,
     const struct opcalls_opts *o)
 {
-	struct extract_opts xo = { 1, NULL };
+	struct extract_opts xo = { .args = 1 };
 	struct jw *w;
 	int rc = 0;
 

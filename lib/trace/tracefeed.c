@@ -27,7 +27,7 @@ tracefeed_run(const struct tracefeed *f)
 {
 	struct oprank_opts o = { NULL, 0, 0, -1, 0, f->gpu };
 	struct extract_digest digest;
-	struct extract_opts xo = { 0, &digest };
+	struct extract_opts xo = { .digest = &digest };
 	struct sink sink = { 0 };
 	struct jw *w, *inw;
 	size_t i;
