@@ -2,12 +2,19 @@
  * overlay: the trace, its events passed through tr-extract's reader (so
  * that times are read as the records' are), with the critical path drawn
  * on it.  See overlay.h for what is written.
+ *
+ * Two reads of the trace, everything between them in spill files: the
+ * first finds where the records' nodes are (each event's start and end,
+ * by name and time, joined with the nodes), the second writes the events
+ * and notes where each flow meets its event.  Memory holds the distinct
+ * names of the path's events and the spills' budget.
  */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/err.h"
 #include "base/strmap.h"
@@ -19,43 +26,60 @@
 #include "trace/opbase.h"
 #include "trace/overlay.h"
 
-/* The counters' spills in memory, as crit-path's: $MRP_CRIT_PATH_MEMORY. */
+/* The spills in memory, as crit-path's: $MRP_CRIT_PATH_MEMORY. */
 #define MEMORY	(16u << 20)
 
-/* The edge types of crit-path's records, and HTA's names for them. */
+/* The edge types of crit-path's records; HTA's names add a prefix. */
 static const char *const edge_types[] = {
 	"operator", "dependency", "kernel_launch_delay",
 	"kernel_kernel_delay", "sync_dependency"
 };
 enum { E_OPERATOR, E_DEPENDENCY, E_LAUNCH, E_KERNEL, E_SYNC, E_NTYPES };
 
-/* A node of crit-path's graph: one end of an event. */
-struct node {
-	int		critical;	/* on a critical edge */
-	int		found;		/* its event was read */
-	int64_t		ns;		/* from the origin */
-	int		end;
-	struct jid	pid, tid;
-	int64_t		dur_ns;		/* its event's */
-	int		device;		/* its event runs on a GPU */
+/* No name: an edge without a class or an attributed event. */
+#define NONAME	UINT32_MAX
+
+/* A node's bits. */
+enum {
+	N_END = 1,		/* the event's end, not its start */
+	N_TO = 2,		/* the edge's last node */
+	N_CRITICAL = 4,		/* the edge is on the path */
+	N_FLOW = 8		/* the edge gets a flow */
 };
 
-struct edge {
-	int64_t		 rank;
-	struct node	*from, *to;
-	int		 type;
-	int64_t		 weight_ns;
-	char		*cls;		/* its bound class, or NULL */
-	char		*event;		/* the event it is attributed to */
-	int		 critical;
-};
+/* A pid or tid as the trace wrote it, in a spill's fixed size. */
+#define JIDLEN	24
+enum { JID_ABSENT, JID_NUMBER, JID_STRING };
 
-struct finding {
-	int64_t	 place;
-	char	*rule, *area, *observation;
+/* Spill records; each order ends in a sequence number or an index. */
+struct edgerec {		/* the records' edges, in their order */
+	uint64_t	seq;
+	int64_t		rank, from_ns, weight_ns;
+	uint32_t	type, bits;	/* N_CRITICAL, N_FLOW */
+	uint32_t	cls, event;	/* names, or NONAME */
 };
-
-/* Records of the counters' spills; each ends in its sequence number. */
+struct nodeaddr {		/* an edge's node, by the event it is */
+	int64_t		rank;
+	uint32_t	name, bits;
+	int64_t		ns;
+	uint64_t	seq;
+};
+struct evaddr {			/* an end of an event of the trace */
+	uint32_t	name, end;
+	int64_t		ns;
+	uint64_t	index;		/* the event's, in file order */
+};
+struct flowend {		/* where a flow meets an event */
+	uint64_t	index, seq;
+	uint32_t	bits;
+	uint32_t	pad;
+};
+struct flowout {		/* that event's thread and the flow's time */
+	uint64_t	seq;
+	uint32_t	to, pad;
+	int64_t		ns;
+	char		pid[JIDLEN], tid[JIDLEN];	/* last byte: JID_* */
+};
 struct launch {
 	int64_t		corr, start;
 	uint64_t	seq;
@@ -70,6 +94,18 @@ struct delta {
 	uint64_t	seq;
 };
 
+struct finding {
+	int64_t	 place;
+	char	*rule, *area, *observation;
+};
+
+/* A rank the records name, and its first window's start. */
+struct rankseen {
+	int64_t	rank;
+	int	have_start;
+	int64_t	start_ns;
+};
+
 /* A stream's counters as last written. */
 struct stream {
 	int64_t	pid, stream;
@@ -79,30 +115,33 @@ struct stream {
 
 struct overlay {
 	const struct overlay_opts *o;
-	struct strmap	 nodes;		/* key(): struct node */
-	struct edge	*edges;
-	size_t		 nedges, edgecap;
-	int64_t		*ranks;		/* ranks the records name */
+	struct strmap	 names;		/* name -> its id + 1 in n */
+	char		**name;		/* by id */
+	size_t		 nnames, namecap;
+	uint64_t	 nedges;
+	struct rankseen	*ranks;
 	size_t		 nranks;
 	int64_t		 rank;		/* the one drawn */
-	int		 have_start;
-	int64_t		 first_start;	/* ns, the first window's start */
 	struct finding	*findings;
 	size_t		 nfindings, findcap;
+	struct spool	 pool;
+	struct spill	 edges, nodes, events, marks, flowends, flowouts;
+	struct spill	 launches, gpu, deltas;
+	uint64_t	 seq;
 
-	/* Writing. */
-	struct jw	*w;
-	const char	*file;		/* the trace's name, for messages */
+	/* Reading the trace. */
+	int		 writing;	/* the second read */
+	uint64_t	 index;		/* the event being read */
 	int64_t		 origin;
-	int		 have_origin;
 	int64_t		 max_pid;
 	int		 have_pid;
 	struct jdoc	 top[5];	/* the top-level members kept */
-	int		 have_top[5];
-	uint64_t	 marked, found;
-	struct spool	 pool;
-	struct spill	 launches, gpu, deltas;
-	uint64_t	 seq;
+	int		 have_top[5];	/* 1: before the events, 2: after */
+	uint64_t	 marked;
+	struct spillcur	 markcur, flowcur;
+	const uint64_t	*mark;
+	const struct flowend *flow;
+	struct jw	*w;
 	struct stream	*streams;
 	size_t		 nstreams, streamcap;
 };
@@ -112,38 +151,56 @@ static const char *const top_keys[] = {
 	"baseTimeNanoseconds", "displayTimeUnit"
 };
 
-static int	add_edge(struct overlay *, const struct jdoc *, const char *,
-		    uint64_t);
+static int	add_edge(struct overlay *, const struct jdoc *, const char *);
+static int	add_window(struct overlay *, const struct jdoc *,
+		    const char *);
 static int	add_finding(struct overlay *, const struct jdoc *);
-static void	see_rank(struct overlay *, int64_t);
-static size_t	node_key(char *, size_t, int64_t, const char *, size_t,
-		    int, int64_t);
-static struct node *get_node(struct overlay *, int64_t, const char *,
-		    size_t, int, int64_t, int);
+static struct rankseen *see_rank(struct overlay *, int64_t);
+static int	get_bool(const struct jdoc *, const char *, int *);
+static uint32_t	intern(struct overlay *, const char *);
+static int64_t	name_id(const struct overlay *, const char *, size_t);
+static void	add_node(struct overlay *, const struct edgerec *,
+		    const char *, int, int64_t, uint32_t);
 static int	pick_rank(struct overlay *);
+static int	read_trace(struct overlay *, const char *);
 static int	discard(void *, const struct jdoc *);
 static int	each_event(void *, const struct jdoc *,
 		    const struct extract_seen *);
 static int	keep_top(void *, const char *, const struct jdoc *);
-static void	fill_node(struct node *, const struct jdoc *, int, int,
-		    int64_t);
-static void	free_node(void *);
+static void	put_top(struct overlay *, int);
+static void	find_ends(struct overlay *, const struct jdoc *,
+		    const struct extract_seen *);
+static void	join_nodes(struct overlay *);
+static void	meet_flows(struct overlay *, const struct jdoc *,
+		    const struct extract_seen *);
+static void	jid_pack(char *, const struct jdoc *, const char *);
+static void	jid_put(struct jw *, const char *, const char *);
 static void	put_marked(struct jw *, const struct jdoc *);
 static void	see_gpu(struct overlay *, const struct jdoc *,
 		    const struct extract_seen *);
 static void	put_time(struct overlay *, int64_t);
 static void	put_flows(struct overlay *);
-static void	put_flow(struct overlay *, const struct edge *,
-		    const struct node *, uint64_t, int);
+static void	put_flow(struct overlay *, const struct edgerec *,
+		    const struct flowout *, uint64_t);
 static void	put_track(struct overlay *);
+static void	put_thread_meta(struct jw *, const char *, int64_t, int64_t,
+		    const char *);
 static void	put_counters(struct overlay *);
 static void	put_counter(struct overlay *, const struct stream *,
 		    const char *, int64_t, int64_t);
 static struct stream *get_stream(struct overlay *, int64_t, int64_t);
+static int	cmp_i64(int64_t, int64_t);
+static int	cmp_u64(uint64_t, uint64_t);
+static int	cmp_edge(const void *, const void *);
+static int	cmp_node(const void *, const void *);
+static int	cmp_evaddr(const void *, const void *);
+static int	cmp_mark(const void *, const void *);
+static int	cmp_flowend(const void *, const void *);
+static int	cmp_flowout(const void *, const void *);
 static int	cmp_launch(const void *, const void *);
 static int	cmp_gpu(const void *, const void *);
 static int	cmp_delta(const void *, const void *);
-static int	cmp_i64(int64_t, int64_t);
+static void	free_finding(struct finding *);
 
 struct overlay *
 overlay_new(const struct overlay_opts *o)
@@ -157,6 +214,15 @@ overlay_new(const struct overlay_opts *o)
 	if ((env = getenv("MRP_CRIT_PATH_MEMORY")) != NULL && *env != '\0')
 		ov->pool.budget = (size_t)parse_num(env, 1, LLONG_MAX,
 		    "MRP_CRIT_PATH_MEMORY");
+	spill_init(&ov->edges, &ov->pool, sizeof(struct edgerec), cmp_edge);
+	spill_init(&ov->nodes, &ov->pool, sizeof(struct nodeaddr), cmp_node);
+	spill_init(&ov->events, &ov->pool, sizeof(struct evaddr),
+	    cmp_evaddr);
+	spill_init(&ov->marks, &ov->pool, sizeof(uint64_t), cmp_mark);
+	spill_init(&ov->flowends, &ov->pool, sizeof(struct flowend),
+	    cmp_flowend);
+	spill_init(&ov->flowouts, &ov->pool, sizeof(struct flowout),
+	    cmp_flowout);
 	spill_init(&ov->launches, &ov->pool, sizeof(struct launch),
 	    cmp_launch);
 	spill_init(&ov->gpu, &ov->pool, sizeof(struct gpuwork), cmp_gpu);
@@ -169,79 +235,107 @@ overlay_add(struct overlay *ov, const struct jdoc *d, const char *file,
     uint64_t line)
 {
 	const char *kind = ndin_kind(d);
-	int64_t rank, ns;
 
+	(void)line;
 	if (strcmp(kind, "critical_edge") == 0)
-		return add_edge(ov, d, file, line);
+		return add_edge(ov, d, file);
+	if (strcmp(kind, "critical_path") == 0)
+		return add_window(ov, d, file);
 	if (strcmp(kind, "finding") == 0)
 		return add_finding(ov, d);
-	if (strcmp(kind, "critical_path") != 0)
-		return 0;
+	return 0;
+}
+
+static int
+add_window(struct overlay *ov, const struct jdoc *d, const char *file)
+{
+	struct rankseen *r;
+	int64_t rank, ns;
+
 	if (jdoc_get_i64(d, 0, "rank", &rank) < 0 ||
 	    jdoc_get_ns(d, 0, "start_us", &ns) < 0)
 		return jdoc_error(file, d, 0, "a critical_path record without"
 		    " rank and start_us");
-	see_rank(ov, rank);
-	if ((ov->o->rank < 0 || rank == ov->o->rank) &&
-	    (!ov->have_start || ns < ov->first_start)) {
-		ov->first_start = ns;
-		ov->have_start = 1;
+	r = see_rank(ov, rank);
+	if (!r->have_start || ns < r->start_ns) {
+		r->start_ns = ns;
+		r->have_start = 1;
 	}
 	return 0;
 }
 
 static int
-add_edge(struct overlay *ov, const struct jdoc *d, const char *file,
-    uint64_t line)
+add_edge(struct overlay *ov, const struct jdoc *d, const char *file)
 {
-	struct edge *e;
+	struct edgerec e;
 	const char *from, *to, *type, *s;
-	size_t nfrom, nto, ntype, n;
-	int64_t rank, from_ns, to_ns, weight;
-	int from_end, to_end, critical, t, i;
+	size_t n;
+	int64_t to_ns;
+	int from_end, to_end, critical, t;
 
-	(void)line;
-	if (jdoc_get_i64(d, 0, "rank", &rank) < 0 ||
-	    jdoc_get_str(d, 0, "from_event", &from, &nfrom) < 0 ||
-	    jdoc_get_str(d, 0, "to_event", &to, &nto) < 0 ||
-	    jdoc_get_str(d, 0, "type", &type, &ntype) < 0 ||
-	    jdoc_get_ns(d, 0, "from_us", &from_ns) < 0 ||
+	if (jdoc_get_i64(d, 0, "rank", &e.rank) < 0 ||
+	    jdoc_get_str(d, 0, "from_event", &from, &n) < 0 ||
+	    jdoc_get_str(d, 0, "to_event", &to, &n) < 0 ||
+	    jdoc_get_str(d, 0, "type", &type, &n) < 0 ||
+	    jdoc_get_ns(d, 0, "from_us", &e.from_ns) < 0 ||
 	    jdoc_get_ns(d, 0, "to_us", &to_ns) < 0 ||
-	    jdoc_get_ns(d, 0, "weight_us", &weight) < 0 ||
-	    (i = jdoc_get(d, 0, "from_end")) < 0 ||
-	    d->node[i].type > JT_TRUE || d->node[i].type == JT_NULL ||
-	    (from_end = d->node[i].type == JT_TRUE,
-	    (i = jdoc_get(d, 0, "to_end")) < 0) ||
-	    d->node[i].type > JT_TRUE || d->node[i].type == JT_NULL ||
-	    (to_end = d->node[i].type == JT_TRUE,
-	    (i = jdoc_get(d, 0, "critical")) < 0) ||
-	    d->node[i].type > JT_TRUE || d->node[i].type == JT_NULL)
+	    jdoc_get_ns(d, 0, "weight_us", &e.weight_ns) < 0 ||
+	    get_bool(d, "from_end", &from_end) < 0 ||
+	    get_bool(d, "to_end", &to_end) < 0 ||
+	    get_bool(d, "critical", &critical) < 0)
 		return jdoc_error(file, d, 0, "a critical_edge record without"
 		    " rank, from and to events, their ends and times, type,"
 		    " weight_us and critical");
-	critical = d->node[i].type == JT_TRUE;
 	for (t = 0; t < E_NTYPES; t++)
 		if (strcmp(type, edge_types[t]) == 0)
 			break;
 	if (t == E_NTYPES)
 		return jdoc_error(file, d, (uint32_t)jdoc_get(d, 0, "type"),
 		    "not an edge type of crit-path: %s", type);
-	see_rank(ov, rank);
-	ov->edges = op_grow(ov->edges, &ov->edgecap, ov->nedges,
-		    sizeof(*ov->edges));
-	e = &ov->edges[ov->nedges++];
-	memset(e, 0, sizeof(*e));
-	e->rank = rank;
-	e->type = t;
-	e->weight_ns = weight;
-	e->critical = critical;
-	e->from = get_node(ov, rank, from, nfrom, from_end, from_ns,
-	    critical);
-	e->to = get_node(ov, rank, to, nto, to_end, to_ns, critical);
-	if (jdoc_get_str(d, 0, "class", &s, &n) == 0)
-		e->cls = xstrdup(s);
-	if (jdoc_get_str(d, 0, "event", &s, &n) == 0)
-		e->event = xstrdup(s);
+	(void)see_rank(ov, e.rank);
+	e.seq = ov->nedges++;
+	e.type = (uint32_t)t;
+	e.bits = critical ? N_CRITICAL : 0;
+	/* HTA's: the path's dependencies, launches and syncs; or all. */
+	if (ov->o->all_edges ? !(t == E_LAUNCH && e.weight_ns == 0) :
+	    critical && (t == E_DEPENDENCY || t == E_LAUNCH || t == E_SYNC))
+		e.bits |= N_FLOW;
+	e.cls = jdoc_get_str(d, 0, "class", &s, &n) == 0 ? intern(ov, s) :
+	    NONAME;
+	e.event = jdoc_get_str(d, 0, "event", &s, &n) == 0 ?
+	    intern(ov, s) : NONAME;
+	spill_add(&ov->edges, &e);
+	if (e.bits != 0) {
+		add_node(ov, &e, from, from_end, e.from_ns, 0);
+		add_node(ov, &e, to, to_end, to_ns, N_TO);
+	}
+	return 0;
+}
+
+static void
+add_node(struct overlay *ov, const struct edgerec *e, const char *name,
+    int end, int64_t ns, uint32_t to)
+{
+	struct nodeaddr a;
+
+	memset(&a, 0, sizeof(a));
+	a.rank = e->rank;
+	a.name = intern(ov, name);
+	a.bits = e->bits | to | (end ? N_END : 0);
+	a.ns = ns;
+	a.seq = e->seq;
+	spill_add(&ov->nodes, &a);
+}
+
+static int
+get_bool(const struct jdoc *d, const char *key, int *v)
+{
+	int i = jdoc_get(d, 0, key);
+
+	if (i < 0 || (d->node[i].type != JT_TRUE &&
+	    d->node[i].type != JT_FALSE))
+		return -1;
+	*v = d->node[i].type == JT_TRUE;
 	return 0;
 }
 
@@ -252,8 +346,8 @@ add_finding(struct overlay *ov, const struct jdoc *d)
 	const char *s;
 	size_t n;
 
-	ov->findings = op_grow(ov->findings, &ov->findcap,
-		    ov->nfindings, sizeof(*ov->findings));
+	ov->findings = op_grow(ov->findings, &ov->findcap, ov->nfindings,
+	    sizeof(*ov->findings));
 	f = &ov->findings[ov->nfindings++];
 	memset(f, 0, sizeof(*f));
 	if (jdoc_get_i64(d, 0, "place", &f->place) < 0)
@@ -265,52 +359,45 @@ add_finding(struct overlay *ov, const struct jdoc *d)
 	return 0;
 }
 
-static void
+static struct rankseen *
 see_rank(struct overlay *ov, int64_t rank)
 {
 	size_t i;
 
 	for (i = 0; i < ov->nranks; i++)
-		if (ov->ranks[i] == rank)
-			return;
+		if (ov->ranks[i].rank == rank)
+			return &ov->ranks[i];
 	ov->ranks = xreallocarray(ov->ranks, ov->nranks + 1,
 	    sizeof(*ov->ranks));
-	ov->ranks[ov->nranks++] = rank;
+	memset(&ov->ranks[ov->nranks], 0, sizeof(ov->ranks[0]));
+	ov->ranks[ov->nranks].rank = rank;
+	return &ov->ranks[ov->nranks++];
 }
 
-/* rank, end and time, then the name: the bytes a node is found by. */
-static size_t
-node_key(char *buf, size_t size, int64_t rank, const char *name,
-    size_t len, int end, int64_t ns)
+/* Names are few (the distinct names of the path's events and classes). */
+static uint32_t
+intern(struct overlay *ov, const char *s)
 {
-	size_t n = 2 * sizeof(int64_t) + 1;
-
-	if (n + len > size)
-		len = size - n;
-	memcpy(buf, &rank, sizeof(rank));
-	memcpy(buf + sizeof(rank), &ns, sizeof(ns));
-	buf[2 * sizeof(int64_t)] = (char)end;
-	memcpy(buf + n, name, len);
-	return n + len;
-}
-
-static struct node *
-get_node(struct overlay *ov, int64_t rank, const char *name, size_t len,
-    int end, int64_t ns, int critical)
-{
-	char key[4096];
 	struct strent *ent;
-	struct node *nd;
 
-	ent = strmap_put(&ov->nodes, key, node_key(key, sizeof(key), rank,
-	    name, len, end, ns));
-	if ((nd = ent->val) == NULL) {
-		nd = ent->val = xcalloc(1, sizeof(*nd));
-		nd->ns = ns;
-		nd->end = end;
+	ent = strmap_put(&ov->names, s, strlen(s));
+	if (ent->n == 0) {
+		if (ov->nnames == NONAME)
+			die("more than %u names on a critical path", NONAME);
+		ov->name = op_grow(ov->name, &ov->namecap, ov->nnames,
+		    sizeof(*ov->name));
+		ov->name[ov->nnames++] = xstrdup(s);
+		ent->n = ov->nnames;
 	}
-	nd->critical |= critical;
-	return nd;
+	return (uint32_t)(ent->n - 1);
+}
+
+static int64_t
+name_id(const struct overlay *ov, const char *s, size_t len)
+{
+	const struct strent *ent = strmap_get(&ov->names, s, len);
+
+	return ent == NULL ? -1 : (int64_t)ent->n - 1;
 }
 
 /* The rank drawn: the one asked for, else the only one the records name. */
@@ -320,12 +407,12 @@ pick_rank(struct overlay *ov)
 	ov->rank = ov->o->rank;
 	if (ov->rank >= 0 || ov->nranks <= 1) {
 		if (ov->rank < 0 && ov->nranks == 1)
-			ov->rank = ov->ranks[0];
+			ov->rank = ov->ranks[0].rank;
 		return 0;
 	}
 	warnmsg("the records hold the critical paths of %zu ranks (%" PRId64
 	    " and %" PRId64 " among them): name the trace's with -r",
-	    ov->nranks, ov->ranks[0], ov->ranks[1]);
+	    ov->nranks, ov->ranks[0].rank, ov->ranks[1].rank);
 	return -1;
 }
 
@@ -333,48 +420,76 @@ int
 overlay_write(struct overlay *ov, const char *path, FILE *out,
     const char *outname)
 {
-	struct extract_opts xo;
-	struct jw *sink;
-	size_t i;
+	struct stat st;
 	int rc;
 
 	if (pick_rank(ov) < 0)
 		return -1;
-	memset(&xo, 0, sizeof(xo));
-	xo.each = each_event;
-	xo.top = keep_top;
-	xo.hook_arg = ov;
+	if (path == NULL || strcmp(path, "-") == 0 || stat(path, &st) < 0 ||
+	    !S_ISREG(st.st_mode)) {
+		if (path != NULL && strcmp(path, "-") != 0 &&
+		    stat(path, &st) < 0) {
+			warnmsg("%s:", path);
+			return 1;
+		}
+		warnmsg("%s: the trace is read twice: name a regular file",
+		    path == NULL ? "-" : path);
+		return -1;
+	}
+	if ((rc = read_trace(ov, path)) != 0)
+		return rc;
+	join_nodes(ov);
 	ov->w = jw_new(out);
 	jw_name(ov->w, outname);
 	jw_begin_object(ov->w);
+	/* Where they were: a reader takes a rank for the events after it. */
+	put_top(ov, 1);
 	jw_key(ov->w, "traceEvents");
 	jw_begin_array(ov->w);
-	/* The records tr-extract would write are not wanted here. */
-	sink = jw_new_doc(discard, NULL);
-	rc = extract_trace(path, sink, &xo);
-	jw_free(sink);
+	ov->writing = 1;
+	spill_open(&ov->markcur, &ov->marks);
+	spill_open(&ov->flowcur, &ov->flowends);
+	ov->mark = spill_next(&ov->markcur);
+	ov->flow = spill_next(&ov->flowcur);
+	rc = read_trace(ov, path);
+	spillcur_free(&ov->markcur);
+	spillcur_free(&ov->flowcur);
 	if (rc != 0) {
 		jw_free(ov->w);
 		ov->w = NULL;
 		return rc;
 	}
-	if (ov->marked == 0 && ov->found == 0 && ov->nedges > 0)
+	if (ov->marked == 0 && ov->nedges > 0)
 		warnmsg("%s: warning: none of the path's events is in the"
-		    " trace: are the records from another trace?",
-		    path == NULL ? "<stdin>" : path);
+		    " trace: are the records from another trace?", path);
 	put_flows(ov);
 	put_track(ov);
 	put_counters(ov);
 	jw_end_array(ov->w);
-	for (i = 0; i < sizeof(top_keys) / sizeof(top_keys[0]); i++)
-		if (ov->have_top[i]) {
-			jw_ckey(ov->w, top_keys[i]);
-			jw_jdoc(ov->w, &ov->top[i], 0);
-		}
+	put_top(ov, 2);
 	jw_end(ov->w);
 	jw_free(ov->w);
 	ov->w = NULL;
 	return 0;
+}
+
+/* One read of the trace through tr-extract's reader, records discarded. */
+static int
+read_trace(struct overlay *ov, const char *path)
+{
+	struct extract_opts xo;
+	struct jw *sink;
+	int rc;
+
+	memset(&xo, 0, sizeof(xo));
+	xo.each = each_event;
+	xo.top = keep_top;
+	xo.hook_arg = ov;
+	ov->index = 0;
+	sink = jw_new_doc(discard, NULL);
+	rc = extract_trace(path, sink, &xo);
+	jw_free(sink);
+	return rc;
 }
 
 static int
@@ -385,58 +500,40 @@ discard(void *arg, const struct jdoc *d)
 	return 0;
 }
 
-/* Each event of the trace, as read: passed on, marked if on the path. */
 static int
 each_event(void *arg, const struct jdoc *d, const struct extract_seen *s)
 {
 	struct overlay *ov = arg;
-	struct node *start = NULL, *end = NULL;
-	char key[4096];
-	const char *name;
-	size_t len;
-	int64_t pid;
-	int critical = 0, pid_i, tid_i;
-	struct strent *ent;
+	int marked = 0;
 
-	if (!ov->have_origin && s->timed) {
-		ov->origin = s->origin_ns;
-		ov->have_origin = 1;
+	if (!ov->writing) {
+		int64_t pid;
+
+		if (s->timed)
+			ov->origin = s->origin_ns;
+		if (jdoc_get_i64(d, 0, "pid", &pid) == 0 &&
+		    (!ov->have_pid || pid > ov->max_pid)) {
+			ov->max_pid = pid;
+			ov->have_pid = 1;
+		}
+		find_ends(ov, d, s);
+		if (s->timed && s->ph == 'X')
+			see_gpu(ov, d, s);
+		ov->index++;
+		return 0;
 	}
-	if (jdoc_get_i64(d, 0, "pid", &pid) == 0 &&
-	    (!ov->have_pid || pid > ov->max_pid)) {
-		ov->max_pid = pid;
-		ov->have_pid = 1;
+	while (ov->mark != NULL && *ov->mark <= ov->index) {
+		marked |= *ov->mark == ov->index;
+		ov->mark = spill_next(&ov->markcur);
 	}
-	if (s->timed && ov->nodes.count > 0 &&
-	    (s->ph == 'X' || s->ph == 'B' || s->ph == 'E') &&
-	    jdoc_get_str(d, 0, "name", &name, &len) == 0) {
-		if (s->ph != 'E' && (ent = strmap_get(&ov->nodes, key,
-		    node_key(key, sizeof(key), ov->rank, name, len, 0,
-		    s->start_ns))) != NULL)
-			start = ent->val;
-		if (s->ph != 'B' && (ent = strmap_get(&ov->nodes, key,
-		    node_key(key, sizeof(key), ov->rank, name, len, 1,
-		    s->start_ns + (s->ph == 'X' ? s->dur_ns : 0)))) != NULL)
-			end = ent->val;
-		pid_i = jdoc_get(d, 0, "pid");
-		tid_i = jdoc_get(d, 0, "tid");
-		if (start != NULL)
-			fill_node(start, d, pid_i, tid_i, s->dur_ns);
-		if (end != NULL)
-			fill_node(end, d, pid_i, tid_i, s->dur_ns);
-		if (start != NULL || end != NULL)
-			ov->found++;
-		critical = (start != NULL && start->critical) ||
-		    (end != NULL && end->critical);
-	}
+	meet_flows(ov, d, s);
 	jw_break(ov->w);
-	if (critical) {
+	if (marked) {
 		put_marked(ov->w, d);
 		ov->marked++;
 	} else
 		jw_jdoc(ov->w, d, 0);
-	if (s->timed && s->ph == 'X')
-		see_gpu(ov, d, s);
+	ov->index++;
 	return 0;
 }
 
@@ -446,35 +543,173 @@ keep_top(void *arg, const char *key, const struct jdoc *value)
 	struct overlay *ov = arg;
 	size_t i;
 
+	if (ov->writing)
+		return 0;
 	for (i = 0; i < sizeof(top_keys) / sizeof(top_keys[0]); i++)
 		if (strcmp(key, top_keys[i]) == 0) {
 			jdoc_copy(&ov->top[i], value);
-			ov->have_top[i] = 1;
+			ov->have_top[i] = ov->index == 0 ? 1 : 2;
 		}
 	return 0;
 }
 
-/* Where a flow meets the event: its thread, and whether a GPU runs it. */
 static void
-fill_node(struct node *nd, const struct jdoc *d, int pid_i, int tid_i,
-    int64_t dur_ns)
+put_top(struct overlay *ov, int where)
 {
-	struct jid id;
-	int64_t device;
-	int args;
+	size_t i;
 
-	if (nd->found)
+	for (i = 0; i < sizeof(top_keys) / sizeof(top_keys[0]); i++)
+		if (ov->have_top[i] == where) {
+			jw_ckey(ov->w, top_keys[i]);
+			jw_jdoc(ov->w, &ov->top[i], 0);
+		}
+}
+
+/* The ends of an event that a node of the path may be: its start, end. */
+static void
+find_ends(struct overlay *ov, const struct jdoc *d,
+    const struct extract_seen *s)
+{
+	struct evaddr a;
+	const char *name;
+	size_t len;
+	int64_t id;
+
+	if (!s->timed || (s->ph != 'X' && s->ph != 'B' && s->ph != 'E') ||
+	    jdoc_get_str(d, 0, "name", &name, &len) < 0 ||
+	    (id = name_id(ov, name, len)) < 0)
 		return;
-	nd->found = 1;
-	if (op_get_jid(d, pid_i, &id) == 0)
-		op_jid_copy(&nd->pid, &id);
-	if (op_get_jid(d, tid_i, &id) == 0)
-		op_jid_copy(&nd->tid, &id);
-	nd->dur_ns = dur_ns;
+	memset(&a, 0, sizeof(a));
+	a.name = (uint32_t)id;
+	a.index = ov->index;
+	if (s->ph != 'E') {
+		a.end = 0;
+		a.ns = s->start_ns;
+		spill_add(&ov->events, &a);
+	}
+	if (s->ph != 'B') {
+		a.end = 1;
+		a.ns = s->start_ns + (s->ph == 'X' ? s->dur_ns : 0);
+		spill_add(&ov->events, &a);
+	}
+}
+
+/*
+ * The nodes of the drawn rank joined with the events' ends, both in the
+ * order of name, end and time: the events to mark, and where each flow
+ * meets its event.
+ */
+static void
+join_nodes(struct overlay *ov)
+{
+	struct spillcur nc, ec;
+	const struct nodeaddr *n;
+	const struct evaddr *e;
+	uint64_t *group = NULL;
+	size_t ngroup = 0, cap = 0, i;
+	struct evaddr key;
+	struct flowend f;
+	int have_key = 0;
+
+	spill_open(&nc, &ov->nodes);
+	spill_open(&ec, &ov->events);
+	e = spill_next(&ec);
+	memset(&key, 0, sizeof(key));
+	while ((n = spill_next(&nc)) != NULL) {
+		if (n->rank != ov->rank)
+			continue;
+		if (!have_key || key.name != n->name ||
+		    key.end != (n->bits & N_END ? 1u : 0u) || key.ns != n->ns) {
+			key.name = n->name;
+			key.end = n->bits & N_END ? 1 : 0;
+			key.ns = n->ns;
+			key.index = 0;
+			have_key = 1;
+			while (e != NULL && cmp_evaddr(e, &key) < 0)
+				e = spill_next(&ec);
+			ngroup = 0;
+			while (e != NULL && e->name == key.name &&
+			    e->end == key.end && e->ns == key.ns) {
+				group = op_grow(group, &cap, ngroup,
+				    sizeof(*group));
+				group[ngroup++] = e->index;
+				e = spill_next(&ec);
+			}
+		}
+		for (i = 0; i < ngroup; i++) {
+			if (n->bits & N_CRITICAL)
+				spill_add(&ov->marks, &group[i]);
+			if (n->bits & N_FLOW) {
+				memset(&f, 0, sizeof(f));
+				f.index = group[i];
+				f.seq = n->seq;
+				f.bits = n->bits;
+				spill_add(&ov->flowends, &f);
+			}
+		}
+	}
+	free(group);
+	spillcur_free(&nc);
+	spillcur_free(&ec);
+}
+
+/* Where the flows of the event being written meet it. */
+static void
+meet_flows(struct overlay *ov, const struct jdoc *d,
+    const struct extract_seen *s)
+{
+	struct flowout o;
+	int64_t device;
+	int args, gpu;
+
+	if (ov->flow == NULL || ov->flow->index != ov->index)
+		return;
 	args = jdoc_get(d, 0, "args");
-	nd->device = args >= 0 && d->node[args].type == JT_OBJECT &&
+	gpu = args >= 0 && d->node[args].type == JT_OBJECT &&
 	    jdoc_get_i64(d, (uint32_t)args, "device", &device) == 0 &&
 	    device >= 0;
+	for (; ov->flow != NULL && ov->flow->index == ov->index;
+	    ov->flow = spill_next(&ov->flowcur)) {
+		memset(&o, 0, sizeof(o));
+		o.seq = ov->flow->seq;
+		o.to = ov->flow->bits & N_TO ? 1 : 0;
+		o.ns = s->start_ns;
+		if (ov->flow->bits & N_END) {
+			if (s->ph == 'X')
+				o.ns += s->dur_ns;
+			/* Inside a GPU slice, so that viewers draw the arrow. */
+			if (gpu)
+				o.ns -= s->dur_ns < 1000 ? s->dur_ns : 1000;
+		}
+		jid_pack(o.pid, d, "pid");
+		jid_pack(o.tid, d, "tid");
+		spill_add(&ov->flowouts, &o);
+	}
+}
+
+/* A pid or tid into a fixed slot; one too long to fit stays absent. */
+static void
+jid_pack(char *slot, const struct jdoc *d, const char *key)
+{
+	struct jid id;
+	size_t n;
+
+	memset(slot, 0, JIDLEN);
+	if (op_get_jid(d, jdoc_get(d, 0, key), &id) < 0 || id.text == NULL ||
+	    (n = strlen(id.text)) >= JIDLEN - 1)
+		return;
+	memcpy(slot, id.text, n);
+	slot[JIDLEN - 1] = id.str ? JID_STRING : JID_NUMBER;
+}
+
+static void
+jid_put(struct jw *w, const char *key, const char *slot)
+{
+	struct jid id;
+
+	id.text = slot[JIDLEN - 1] == JID_ABSENT ? NULL : (char *)slot;
+	id.str = slot[JIDLEN - 1] == JID_STRING;
+	op_put_jid(w, key, &id);
 }
 
 /* The event with "critical": 1 in its args, as HTA marks it. */
@@ -552,6 +787,7 @@ see_gpu(struct overlay *ov, const struct jdoc *d,
 	}
 }
 
+
 /* A time from the origin, in the trace's own clock. */
 static void
 put_time(struct overlay *ov, int64_t ns)
@@ -559,61 +795,63 @@ put_time(struct overlay *ov, int64_t ns)
 	jw_us(ov->w, ov->origin + ns);
 }
 
-/*
- * HTA's flows: by default the path's dependency, launch and sync edges;
- * with all_edges every edge read but launches of no weight, as HTA's
- * show_all_edges.
- */
+/* HTA's flows, in the records' order, each where its events were. */
 static void
 put_flows(struct overlay *ov)
 {
-	const struct edge *e;
+	struct spillcur ec, oc;
+	const struct edgerec *e;
+	const struct flowout *o;
+	struct flowout from;
 	uint64_t id = 0, lost = 0;
-	size_t i;
+	int have_from, have_to;
 
-	for (i = 0; i < ov->nedges; i++) {
-		e = &ov->edges[i];
-		if (e->rank != ov->rank)
+	spill_open(&ec, &ov->edges);
+	spill_open(&oc, &ov->flowouts);
+	o = spill_next(&oc);
+	while ((e = spill_next(&ec)) != NULL) {
+		if (e->rank != ov->rank || !(e->bits & N_FLOW))
 			continue;
-		if (ov->o->all_edges ?
-		    e->type == E_LAUNCH && e->weight_ns == 0 :
-		    !e->critical || e->type == E_OPERATOR ||
-		    e->type == E_KERNEL)
-			continue;
-		if (!e->from->found || !e->to->found) {
-			lost++;
-			continue;
+		while (o != NULL && o->seq < e->seq)
+			o = spill_next(&oc);
+		have_from = have_to = 0;
+		for (; o != NULL && o->seq == e->seq; o = spill_next(&oc)) {
+			if (!o->to && !have_from) {
+				from = *o;
+				have_from = 1;
+			} else if (o->to && have_from && !have_to) {
+				put_flow(ov, e, &from, id);
+				put_flow(ov, e, o, id);
+				have_to = 1;
+				id++;
+			}
 		}
-		put_flow(ov, e, e->from, id, 1);
-		put_flow(ov, e, e->to, id, 0);
-		id++;
+		lost += !have_to;
 	}
+	spillcur_free(&ec);
+	spillcur_free(&oc);
 	if (lost > 0)
 		warnmsg("warning: %" PRIu64 " edges have an event the trace"
 		    " does not hold; they have no flow", lost);
 }
 
 static void
-put_flow(struct overlay *ov, const struct edge *e, const struct node *nd,
-    uint64_t id, int start)
+put_flow(struct overlay *ov, const struct edgerec *e,
+    const struct flowout *o, uint64_t id)
 {
 	struct jw *w = ov->w;
 	char type[64];
-	int64_t ns = nd->ns;
 
-	/* Inside a GPU slice, so that viewers draw the arrow (HTA's). */
-	if (nd->end && nd->device)
-		ns -= nd->dur_ns < 1000 ? nd->dur_ns : 1000;
 	jw_break(w);
 	jw_begin_object(w);
 	jw_key(w, "ph");
-	jw_cstring(w, start ? "s" : "f");
+	jw_cstring(w, o->to ? "f" : "s");
 	jw_key(w, "id");
 	jw_uint(w, id);
-	op_put_jid(w, "pid", &nd->pid);
-	op_put_jid(w, "tid", &nd->tid);
+	jid_put(w, "pid", o->pid);
+	jid_put(w, "tid", o->tid);
 	jw_key(w, "ts");
-	put_time(ov, ns);
+	put_time(ov, o->ns);
 	jw_key(w, "cat");
 	jw_cstring(w, "critical_path");
 	jw_key(w, "name");
@@ -623,12 +861,12 @@ put_flow(struct overlay *ov, const struct edge *e, const struct node *nd,
 	jw_key(w, "weight");
 	jw_us(w, e->weight_ns);
 	jw_key(w, "critical");
-	jw_bool(w, e->critical);
+	jw_bool(w, (e->bits & N_CRITICAL) != 0);
 	jw_key(w, "type");
 	snprintf(type, sizeof(type), "critical_path_%s", edge_types[e->type]);
 	jw_cstring(w, type);
 	jw_end_object(w);
-	if (!start) {
+	if (o->to) {
 		jw_key(w, "bp");
 		jw_cstring(w, "e");
 	}
@@ -640,8 +878,10 @@ static void
 put_track(struct overlay *ov)
 {
 	struct jw *w = ov->w;
-	const struct edge *e;
+	struct spillcur ec;
+	const struct edgerec *e;
 	const struct finding *f;
+	const struct rankseen *r = NULL;
 	int64_t pid = ov->have_pid && ov->max_pid < INT64_MAX ?
 	    ov->max_pid + 1 : 1, tid = ov->rank < 0 ? 0 : ov->rank;
 	char name[64];
@@ -649,49 +889,24 @@ put_track(struct overlay *ov)
 
 	if (ov->nedges == 0 && ov->nfindings == 0)
 		return;
-	jw_break(w);
-	jw_begin_object(w);
-	jw_key(w, "ph");
-	jw_cstring(w, "M");
-	jw_key(w, "name");
-	jw_cstring(w, "process_name");
-	jw_key(w, "pid");
-	jw_int(w, pid);
-	jw_key(w, "tid");
-	jw_int(w, tid);
-	jw_key(w, "args");
-	jw_begin_object(w);
-	jw_key(w, "name");
-	jw_cstring(w, "critical path");
-	jw_end_object(w);
-	jw_end_object(w);
-	jw_break(w);
-	jw_begin_object(w);
-	jw_key(w, "ph");
-	jw_cstring(w, "M");
-	jw_key(w, "name");
-	jw_cstring(w, "thread_name");
-	jw_key(w, "pid");
-	jw_int(w, pid);
-	jw_key(w, "tid");
-	jw_int(w, tid);
-	jw_key(w, "args");
-	jw_begin_object(w);
-	jw_key(w, "name");
+	for (i = 0; i < ov->nranks; i++)
+		if (ov->ranks[i].rank == ov->rank)
+			r = &ov->ranks[i];
+	put_thread_meta(w, "process_name", pid, tid, "critical path");
 	snprintf(name, sizeof(name), "critical path, rank %" PRId64, tid);
-	jw_cstring(w, name);
-	jw_end_object(w);
-	jw_end_object(w);
-	for (i = 0; i < ov->nedges; i++) {
-		e = &ov->edges[i];
-		if (e->rank != ov->rank || !e->critical || e->weight_ns <= 0)
+	put_thread_meta(w, "thread_name", pid, tid, name);
+	spill_open(&ec, &ov->edges);
+	while ((e = spill_next(&ec)) != NULL) {
+		if (e->rank != ov->rank || !(e->bits & N_CRITICAL) ||
+		    e->weight_ns <= 0)
 			continue;
 		jw_break(w);
 		jw_begin_object(w);
 		jw_key(w, "ph");
 		jw_cstring(w, "X");
 		jw_key(w, "name");
-		jw_cstring(w, e->cls != NULL ? e->cls : edge_types[e->type]);
+		jw_cstring(w, e->cls != NONAME ? ov->name[e->cls] :
+		    edge_types[e->type]);
 		jw_key(w, "cat");
 		jw_cstring(w, "critical_path");
 		jw_key(w, "pid");
@@ -699,7 +914,7 @@ put_track(struct overlay *ov)
 		jw_key(w, "tid");
 		jw_int(w, tid);
 		jw_key(w, "ts");
-		put_time(ov, e->from->ns);
+		put_time(ov, e->from_ns);
 		jw_key(w, "dur");
 		jw_us(w, e->weight_ns);
 		jw_key(w, "args");
@@ -708,10 +923,12 @@ put_track(struct overlay *ov)
 		jw_key(w, "edge");
 		jw_cstring(w, edge_types[e->type]);
 		jw_key(w, "event");
-		jw_cstring_or_null(w, e->event);
+		jw_cstring_or_null(w, e->event != NONAME ?
+		    ov->name[e->event] : NULL);
 		jw_end_object(w);
 		jw_end_object(w);
 	}
+	spillcur_free(&ec);
 	for (i = 0; i < ov->nfindings; i++) {
 		f = &ov->findings[i];
 		jw_break(w);
@@ -730,7 +947,7 @@ put_track(struct overlay *ov)
 		jw_key(w, "tid");
 		jw_int(w, tid);
 		jw_key(w, "ts");
-		put_time(ov, ov->have_start ? ov->first_start : 0);
+		put_time(ov, r != NULL && r->have_start ? r->start_ns : 0);
 		jw_key(w, "args");
 		jw_begin_object(w);
 		jw_key(w, "place");
@@ -744,6 +961,28 @@ put_track(struct overlay *ov)
 		jw_end_object(w);
 		jw_end_object(w);
 	}
+}
+
+static void
+put_thread_meta(struct jw *w, const char *what, int64_t pid, int64_t tid,
+    const char *name)
+{
+	jw_break(w);
+	jw_begin_object(w);
+	jw_key(w, "ph");
+	jw_cstring(w, "M");
+	jw_key(w, "name");
+	jw_cstring(w, what);
+	jw_key(w, "pid");
+	jw_int(w, pid);
+	jw_key(w, "tid");
+	jw_int(w, tid);
+	jw_key(w, "args");
+	jw_begin_object(w);
+	jw_key(w, "name");
+	jw_cstring(w, name);
+	jw_end_object(w);
+	jw_end_object(w);
 }
 
 /*
@@ -807,7 +1046,8 @@ put_counters(struct overlay *ov)
 			put_counter(ov, st, "queue length", ts, st->queue);
 			st->queue_out = st->queue;
 		}
-		if ((st->busy > 0) != st->busy_out) {
+		if ((st->busy > 0) != st->busy_out &&
+		    !(st->busy_out < 0 && st->busy == 0)) {
 			put_counter(ov, st, "GPU busy", ts, st->busy > 0);
 			st->busy_out = st->busy > 0;
 		}
@@ -866,10 +1106,85 @@ get_stream(struct overlay *ov, int64_t pid, int64_t stream)
 	return st;
 }
 
+
 static int
 cmp_i64(int64_t a, int64_t b)
 {
 	return a < b ? -1 : a > b;
+}
+
+static int
+cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int
+cmp_edge(const void *a, const void *b)
+{
+	return cmp_u64(((const struct edgerec *)a)->seq,
+	    ((const struct edgerec *)b)->seq);
+}
+
+static int
+cmp_node(const void *a, const void *b)
+{
+	const struct nodeaddr *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return cmp_i64(x->rank, y->rank);
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	if ((x->bits & N_END) != (y->bits & N_END))
+		return x->bits & N_END ? 1 : -1;
+	if (x->ns != y->ns)
+		return cmp_i64(x->ns, y->ns);
+	if (x->seq != y->seq)
+		return cmp_u64(x->seq, y->seq);
+	return (x->bits & N_TO) != (y->bits & N_TO) ?
+	    (x->bits & N_TO ? 1 : -1) : 0;
+}
+
+static int
+cmp_evaddr(const void *a, const void *b)
+{
+	const struct evaddr *x = a, *y = b;
+
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->ns != y->ns)
+		return cmp_i64(x->ns, y->ns);
+	return cmp_u64(x->index, y->index);
+}
+
+static int
+cmp_mark(const void *a, const void *b)
+{
+	return cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b);
+}
+
+static int
+cmp_flowend(const void *a, const void *b)
+{
+	const struct flowend *x = a, *y = b;
+
+	if (x->index != y->index)
+		return cmp_u64(x->index, y->index);
+	if (x->seq != y->seq)
+		return cmp_u64(x->seq, y->seq);
+	return cmp_u64(x->bits, y->bits);
+}
+
+static int
+cmp_flowout(const void *a, const void *b)
+{
+	const struct flowout *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return cmp_u64(x->seq, y->seq);
+	return cmp_u64(x->to, y->to);
 }
 
 static int
@@ -878,7 +1193,7 @@ cmp_launch(const void *a, const void *b)
 	const struct launch *x = a, *y = b;
 
 	return x->corr != y->corr ? cmp_i64(x->corr, y->corr) :
-	    cmp_i64((int64_t)x->seq, (int64_t)y->seq);
+	    cmp_u64(x->seq, y->seq);
 }
 
 static int
@@ -887,7 +1202,7 @@ cmp_gpu(const void *a, const void *b)
 	const struct gpuwork *x = a, *y = b;
 
 	return x->corr != y->corr ? cmp_i64(x->corr, y->corr) :
-	    cmp_i64((int64_t)x->seq, (int64_t)y->seq);
+	    cmp_u64(x->seq, y->seq);
 }
 
 static int
@@ -901,7 +1216,15 @@ cmp_delta(const void *a, const void *b)
 		return cmp_i64(x->pid, y->pid);
 	if (x->stream != y->stream)
 		return cmp_i64(x->stream, y->stream);
-	return cmp_i64((int64_t)x->seq, (int64_t)y->seq);
+	return cmp_u64(x->seq, y->seq);
+}
+
+static void
+free_finding(struct finding *f)
+{
+	free(f->rule);
+	free(f->area);
+	free(f->observation);
 }
 
 void
@@ -911,35 +1234,26 @@ overlay_free(struct overlay *ov)
 
 	if (ov == NULL)
 		return;
-	for (i = 0; i < ov->nedges; i++) {
-		free(ov->edges[i].cls);
-		free(ov->edges[i].event);
-	}
-	free(ov->edges);
-	strmap_free(&ov->nodes, free_node);
-	for (i = 0; i < ov->nfindings; i++) {
-		free(ov->findings[i].rule);
-		free(ov->findings[i].area);
-		free(ov->findings[i].observation);
-	}
+	for (i = 0; i < ov->nnames; i++)
+		free(ov->name[i]);
+	free(ov->name);
+	strmap_free(&ov->names, NULL);
+	for (i = 0; i < ov->nfindings; i++)
+		free_finding(&ov->findings[i]);
 	free(ov->findings);
 	free(ov->ranks);
 	free(ov->streams);
 	for (i = 0; i < sizeof(ov->top) / sizeof(ov->top[0]); i++)
 		jdoc_free(&ov->top[i]);
+	spill_free(&ov->edges);
+	spill_free(&ov->nodes);
+	spill_free(&ov->events);
+	spill_free(&ov->marks);
+	spill_free(&ov->flowends);
+	spill_free(&ov->flowouts);
 	spill_free(&ov->launches);
 	spill_free(&ov->gpu);
 	spill_free(&ov->deltas);
 	spool_free(&ov->pool);
 	free(ov);
-}
-
-static void
-free_node(void *p)
-{
-	struct node *nd = p;
-
-	op_jid_free(&nd->pid);
-	op_jid_free(&nd->tid);
-	free(nd);
 }
