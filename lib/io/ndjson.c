@@ -1,3 +1,12 @@
+/*
+ * ndjson: the one writer of records, text or documents, and the reader of
+ * NDJSON records (see ndjson.h).
+ *
+ * One file: each writing call serves both backends, choosing by DOC(w), so
+ * that a stage makes the same calls whether its records are printed or
+ * handed to an in-process consumer; split by backend, every call would be
+ * written twice.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>

@@ -24,126 +24,16 @@
 #include "io/spill.h"
 #include "trace/extract.h"
 #include "trace/opbase.h"
+#include "trace/ovcore.h"
+#include "trace/ovcount.h"
 #include "trace/overlay.h"
 
 /* The spills in memory, as crit-path's: $MRP_CRIT_PATH_MEMORY. */
 #define MEMORY	(16u << 20)
 
-/* The edge types of crit-path's records; HTA's names add a prefix. */
-static const char *const edge_types[] = {
+const char *const ov_edge_types[] = {
 	"operator", "dependency", "kernel_launch_delay",
 	"kernel_kernel_delay", "sync_dependency"
-};
-enum { E_OPERATOR, E_DEPENDENCY, E_LAUNCH, E_KERNEL, E_SYNC, E_NTYPES };
-
-/* No name: an edge without a class or an attributed event. */
-#define NONAME	UINT32_MAX
-
-/* A node's bits. */
-enum {
-	N_END = 1,		/* the event's end, not its start */
-	N_TO = 2,		/* the edge's last node */
-	N_CRITICAL = 4,		/* the edge is on the path */
-	N_FLOW = 8		/* the edge gets a flow */
-};
-
-/* A pid or tid as the trace wrote it, in a spill's fixed size. */
-#define JIDLEN	24
-enum { JID_ABSENT, JID_NUMBER, JID_STRING };
-
-/* Spill records; each order ends in a sequence number or an index. */
-struct edgerec {		/* the records' edges, in their order */
-	uint64_t	seq;
-	int64_t		rank, from_ns, weight_ns;
-	uint32_t	type, bits;	/* N_CRITICAL, N_FLOW */
-	uint32_t	cls, event;	/* names, or NONAME */
-};
-struct nodeaddr {		/* an edge's node, by the event it is */
-	int64_t		rank;
-	uint32_t	name, bits;
-	int64_t		ns;
-	uint64_t	seq;
-};
-struct evaddr {			/* an end of an event of the trace */
-	uint32_t	name, end;
-	int64_t		ns;
-	uint64_t	index;		/* the event's, in file order */
-};
-struct flowend {		/* where a flow meets an event */
-	uint64_t	index, seq;
-	uint32_t	bits;
-	uint32_t	pad;
-};
-struct flowout {		/* that event's thread and the flow's time */
-	uint64_t	seq;
-	uint32_t	to, pad;
-	int64_t		ns;
-	char		pid[JIDLEN], tid[JIDLEN];	/* last byte: JID_* */
-};
-struct launch {
-	int64_t		corr, start;
-	uint64_t	seq;
-};
-struct gpuwork {
-	int64_t		corr, start, end, pid, stream;
-	uint64_t	seq;
-};
-struct delta {
-	int64_t		ts, pid, stream;
-	int32_t		queue, busy;
-	uint64_t	seq;
-};
-
-struct finding {
-	int64_t	 place;
-	char	*rule, *area, *observation;
-};
-
-/* A rank the records name, and its first window's start. */
-struct rankseen {
-	int64_t	rank;
-	int	have_start;
-	int64_t	start_ns;
-};
-
-/* A stream's counters as last written. */
-struct stream {
-	int64_t	pid, stream;
-	int64_t	queue, busy;
-	int64_t	queue_out, busy_out;	/* -1: not written yet */
-};
-
-struct overlay {
-	const struct overlay_opts *o;
-	struct strmap	 names;		/* name -> its id + 1 in n */
-	char		**name;		/* by id */
-	size_t		 nnames, namecap;
-	uint64_t	 nedges;
-	struct rankseen	*ranks;
-	size_t		 nranks;
-	int64_t		 rank;		/* the one drawn */
-	struct finding	*findings;
-	size_t		 nfindings, findcap;
-	struct spool	 pool;
-	struct spill	 edges, nodes, events, marks, flowends, flowouts;
-	struct spill	 launches, gpu, deltas;
-	uint64_t	 seq;
-
-	/* Reading the trace. */
-	int		 writing;	/* the second read */
-	uint64_t	 index;		/* the event being read */
-	int64_t		 origin;
-	int64_t		 max_pid;
-	int		 have_pid;
-	struct jdoc	 top[5];	/* the top-level members kept */
-	int		 have_top[5];	/* 1: before the events, 2: after */
-	uint64_t	 marked;
-	struct spillcur	 markcur, flowcur;
-	const uint64_t	*mark;
-	const struct flowend *flow;
-	struct jw	*w;
-	struct stream	*streams;
-	size_t		 nstreams, streamcap;
 };
 
 static const char *const top_keys[] = {
@@ -176,19 +66,9 @@ static void	meet_flows(struct overlay *, const struct jdoc *,
 static void	jid_pack(char *, const struct jdoc *, const char *);
 static void	jid_put(struct jw *, const char *, const char *);
 static void	put_marked(struct jw *, const struct jdoc *);
-static void	see_gpu(struct overlay *, const struct jdoc *,
-		    const struct extract_seen *);
-static void	put_time(struct overlay *, int64_t);
 static void	put_flows(struct overlay *);
 static void	put_flow(struct overlay *, const struct edgerec *,
 		    const struct flowout *, uint64_t);
-static void	put_track(struct overlay *);
-static void	put_thread_meta(struct jw *, const char *, int64_t, int64_t,
-		    const char *);
-static void	put_counters(struct overlay *);
-static void	put_counter(struct overlay *, const struct stream *,
-		    const char *, int64_t, int64_t);
-static struct stream *get_stream(struct overlay *, int64_t, int64_t);
 static int	cmp_i64(int64_t, int64_t);
 static int	cmp_u64(uint64_t, uint64_t);
 static int	cmp_edge(const void *, const void *);
@@ -197,10 +77,6 @@ static int	cmp_evaddr(const void *, const void *);
 static int	cmp_mark(const void *, const void *);
 static int	cmp_flowend(const void *, const void *);
 static int	cmp_flowout(const void *, const void *);
-static int	cmp_launch(const void *, const void *);
-static int	cmp_gpu(const void *, const void *);
-static int	cmp_delta(const void *, const void *);
-static void	free_finding(struct finding *);
 
 struct overlay *
 overlay_new(const struct overlay_opts *o)
@@ -223,10 +99,7 @@ overlay_new(const struct overlay_opts *o)
 	    cmp_flowend);
 	spill_init(&ov->flowouts, &ov->pool, sizeof(struct flowout),
 	    cmp_flowout);
-	spill_init(&ov->launches, &ov->pool, sizeof(struct launch),
-	    cmp_launch);
-	spill_init(&ov->gpu, &ov->pool, sizeof(struct gpuwork), cmp_gpu);
-	spill_init(&ov->deltas, &ov->pool, sizeof(struct delta), cmp_delta);
+	ovcount_init(&ov->counters, &ov->pool);
 	return ov;
 }
 
@@ -287,7 +160,7 @@ add_edge(struct overlay *ov, const struct jdoc *d, const char *file)
 		    " rank, from and to events, their ends and times, type,"
 		    " weight_us and critical");
 	for (t = 0; t < E_NTYPES; t++)
-		if (strcmp(type, edge_types[t]) == 0)
+		if (strcmp(type, ov_edge_types[t]) == 0)
 			break;
 	if (t == E_NTYPES)
 		return jdoc_error(file, d, (uint32_t)jdoc_get(d, 0, "type"),
@@ -463,8 +336,8 @@ overlay_write(struct overlay *ov, const char *path, FILE *out,
 		warnmsg("%s: warning: none of the path's events is in the"
 		    " trace: are the records from another trace?", path);
 	put_flows(ov);
-	put_track(ov);
-	put_counters(ov);
+	ovtrack_write(ov);
+	ovcount_write(&ov->counters, ov->w, ov->origin);
 	jw_end_array(ov->w);
 	put_top(ov, 2);
 	jw_end(ov->w);
@@ -518,7 +391,7 @@ each_event(void *arg, const struct jdoc *d, const struct extract_seen *s)
 		}
 		find_ends(ov, d, s);
 		if (s->timed && s->ph == 'X')
-			see_gpu(ov, d, s);
+			ovcount_see(&ov->counters, d, s);
 		ov->index++;
 		return 0;
 	}
@@ -749,51 +622,6 @@ put_marked(struct jw *w, const struct jdoc *d)
 	jw_end_object(w);
 }
 
-/* GPU work and the runtime calls that launch it, for the counters. */
-static void
-see_gpu(struct overlay *ov, const struct jdoc *d,
-    const struct extract_seen *s)
-{
-	const char *cat;
-	size_t len;
-	int args;
-	int64_t corr = INT64_MIN;
-
-	if (jdoc_get_str(d, 0, "cat", &cat, &len) < 0 ||
-	    (args = jdoc_get(d, 0, "args")) < 0 ||
-	    d->node[args].type != JT_OBJECT)
-		return;
-	(void)jdoc_get_i64(d, (uint32_t)args, "correlation", &corr);
-	if (strcmp(cat, "kernel") == 0 || strcmp(cat, "gpu_memcpy") == 0 ||
-	    strcmp(cat, "gpu_memset") == 0) {
-		struct gpuwork g;
-
-		if (jdoc_get_i64(d, 0, "pid", &g.pid) < 0 ||
-		    jdoc_get_i64(d, (uint32_t)args, "stream", &g.stream) < 0)
-			return;
-		g.corr = corr;
-		g.start = s->start_ns;
-		g.end = s->start_ns + s->dur_ns;
-		g.seq = ov->seq++;
-		spill_add(&ov->gpu, &g);
-	} else if (corr != INT64_MIN && (strcmp(cat, "cuda_runtime") == 0 ||
-	    strcmp(cat, "cuda_driver") == 0)) {
-		struct launch l;
-
-		l.corr = corr;
-		l.start = s->start_ns;
-		l.seq = ov->seq++;
-		spill_add(&ov->launches, &l);
-	}
-}
-
-
-/* A time from the origin, in the trace's own clock. */
-static void
-put_time(struct overlay *ov, int64_t ns)
-{
-	jw_us(ov->w, ov->origin + ns);
-}
 
 /* HTA's flows, in the records' order, each where its events were. */
 static void
@@ -851,7 +679,7 @@ put_flow(struct overlay *ov, const struct edgerec *e,
 	jid_put(w, "pid", o->pid);
 	jid_put(w, "tid", o->tid);
 	jw_key(w, "ts");
-	put_time(ov, o->ns);
+	jw_us(w, ov->origin + o->ns);
 	jw_key(w, "cat");
 	jw_cstring(w, "critical_path");
 	jw_key(w, "name");
@@ -863,7 +691,7 @@ put_flow(struct overlay *ov, const struct edgerec *e,
 	jw_key(w, "critical");
 	jw_bool(w, (e->bits & N_CRITICAL) != 0);
 	jw_key(w, "type");
-	snprintf(type, sizeof(type), "critical_path_%s", edge_types[e->type]);
+	snprintf(type, sizeof(type), "critical_path_%s", ov_edge_types[e->type]);
 	jw_cstring(w, type);
 	jw_end_object(w);
 	if (o->to) {
@@ -871,239 +699,6 @@ put_flow(struct overlay *ov, const struct edgerec *e,
 		jw_cstring(w, "e");
 	}
 	jw_end_object(w);
-}
-
-/* The process "critical path": its track of edges, and the findings. */
-static void
-put_track(struct overlay *ov)
-{
-	struct jw *w = ov->w;
-	struct spillcur ec;
-	const struct edgerec *e;
-	const struct finding *f;
-	const struct rankseen *r = NULL;
-	int64_t pid = ov->have_pid && ov->max_pid < INT64_MAX ?
-	    ov->max_pid + 1 : 1, tid = ov->rank < 0 ? 0 : ov->rank;
-	char name[64];
-	size_t i;
-
-	if (ov->nedges == 0 && ov->nfindings == 0)
-		return;
-	for (i = 0; i < ov->nranks; i++)
-		if (ov->ranks[i].rank == ov->rank)
-			r = &ov->ranks[i];
-	put_thread_meta(w, "process_name", pid, tid, "critical path");
-	snprintf(name, sizeof(name), "critical path, rank %" PRId64, tid);
-	put_thread_meta(w, "thread_name", pid, tid, name);
-	spill_open(&ec, &ov->edges);
-	while ((e = spill_next(&ec)) != NULL) {
-		if (e->rank != ov->rank || !(e->bits & N_CRITICAL) ||
-		    e->weight_ns <= 0)
-			continue;
-		jw_break(w);
-		jw_begin_object(w);
-		jw_key(w, "ph");
-		jw_cstring(w, "X");
-		jw_key(w, "name");
-		jw_cstring(w, e->cls != NONAME ? ov->name[e->cls] :
-		    edge_types[e->type]);
-		jw_key(w, "cat");
-		jw_cstring(w, "critical_path");
-		jw_key(w, "pid");
-		jw_int(w, pid);
-		jw_key(w, "tid");
-		jw_int(w, tid);
-		jw_key(w, "ts");
-		put_time(ov, e->from_ns);
-		jw_key(w, "dur");
-		jw_us(w, e->weight_ns);
-		jw_key(w, "args");
-		jw_begin_object(w);
-		/* Not "type": HTA counts flows by it. */
-		jw_key(w, "edge");
-		jw_cstring(w, edge_types[e->type]);
-		jw_key(w, "event");
-		jw_cstring_or_null(w, e->event != NONAME ?
-		    ov->name[e->event] : NULL);
-		jw_end_object(w);
-		jw_end_object(w);
-	}
-	spillcur_free(&ec);
-	for (i = 0; i < ov->nfindings; i++) {
-		f = &ov->findings[i];
-		jw_break(w);
-		jw_begin_object(w);
-		jw_key(w, "ph");
-		jw_cstring(w, "i");
-		jw_key(w, "s");
-		jw_cstring(w, "g");
-		jw_key(w, "name");
-		snprintf(name, sizeof(name), "finding %" PRId64, f->place);
-		jw_cstring(w, name);
-		jw_key(w, "cat");
-		jw_cstring(w, "mrp");
-		jw_key(w, "pid");
-		jw_int(w, pid);
-		jw_key(w, "tid");
-		jw_int(w, tid);
-		jw_key(w, "ts");
-		put_time(ov, r != NULL && r->have_start ? r->start_ns : 0);
-		jw_key(w, "args");
-		jw_begin_object(w);
-		jw_key(w, "place");
-		jw_int(w, f->place);
-		jw_key(w, "rule");
-		jw_cstring(w, f->rule);
-		jw_key(w, "area");
-		jw_cstring(w, f->area);
-		jw_key(w, "observation");
-		jw_cstring(w, f->observation);
-		jw_end_object(w);
-		jw_end_object(w);
-	}
-}
-
-static void
-put_thread_meta(struct jw *w, const char *what, int64_t pid, int64_t tid,
-    const char *name)
-{
-	jw_break(w);
-	jw_begin_object(w);
-	jw_key(w, "ph");
-	jw_cstring(w, "M");
-	jw_key(w, "name");
-	jw_cstring(w, what);
-	jw_key(w, "pid");
-	jw_int(w, pid);
-	jw_key(w, "tid");
-	jw_int(w, tid);
-	jw_key(w, "args");
-	jw_begin_object(w);
-	jw_key(w, "name");
-	jw_cstring(w, name);
-	jw_end_object(w);
-	jw_end_object(w);
-}
-
-/*
- * Each stream's queue (launched, not finished: HTA's queue length) and
- * whether it runs, from the launches and the GPU work joined on their
- * correlation, then swept in time.
- */
-static void
-put_counters(struct overlay *ov)
-{
-	struct spillcur lc, gc, dc;
-	const struct launch *l;
-	const struct gpuwork *g;
-	const struct delta *dl;
-	struct delta d;
-	struct stream *st;
-	int64_t ts;
-
-	spill_open(&lc, &ov->launches);
-	spill_open(&gc, &ov->gpu);
-	l = spill_next(&lc);
-	while ((g = spill_next(&gc)) != NULL) {
-		while (l != NULL && l->corr < g->corr)
-			l = spill_next(&lc);
-		memset(&d, 0, sizeof(d));
-		d.pid = g->pid;
-		d.stream = g->stream;
-		d.ts = g->start;
-		d.busy = 1;
-		d.seq = ov->seq++;
-		spill_add(&ov->deltas, &d);
-		d.ts = g->end;
-		d.busy = -1;
-		if (l != NULL && l->corr == g->corr && g->corr != INT64_MIN &&
-		    l->start <= g->end) {
-			d.queue = -1;
-			d.seq = ov->seq++;
-			spill_add(&ov->deltas, &d);
-			d.ts = l->start;
-			d.queue = 1;
-			d.busy = 0;
-		}
-		d.seq = ov->seq++;
-		spill_add(&ov->deltas, &d);
-	}
-	spillcur_free(&lc);
-	spillcur_free(&gc);
-	spill_open(&dc, &ov->deltas);
-	dl = spill_next(&dc);
-	while (dl != NULL) {
-		st = get_stream(ov, dl->pid, dl->stream);
-		ts = dl->ts;
-		do {
-			st->queue += dl->queue;
-			st->busy += dl->busy;
-			dl = spill_next(&dc);
-		} while (dl != NULL && dl->ts == ts && dl->pid == st->pid &&
-		    dl->stream == st->stream);
-		if (st->queue != st->queue_out &&
-		    !(st->queue_out < 0 && st->queue == 0)) {
-			put_counter(ov, st, "queue length", ts, st->queue);
-			st->queue_out = st->queue;
-		}
-		if ((st->busy > 0) != st->busy_out &&
-		    !(st->busy_out < 0 && st->busy == 0)) {
-			put_counter(ov, st, "GPU busy", ts, st->busy > 0);
-			st->busy_out = st->busy > 0;
-		}
-	}
-	spillcur_free(&dc);
-}
-
-static void
-put_counter(struct overlay *ov, const struct stream *st, const char *what,
-    int64_t ts, int64_t value)
-{
-	struct jw *w = ov->w;
-	char name[96];
-
-	jw_break(w);
-	jw_begin_object(w);
-	jw_key(w, "ph");
-	jw_cstring(w, "C");
-	snprintf(name, sizeof(name), "%s (stream %" PRId64 ")", what,
-	    st->stream);
-	jw_key(w, "name");
-	jw_cstring(w, name);
-	jw_key(w, "cat");
-	jw_cstring(w, "mrp");
-	jw_key(w, "pid");
-	jw_int(w, st->pid);
-	jw_key(w, "ts");
-	put_time(ov, ts);
-	jw_key(w, "args");
-	jw_begin_object(w);
-	if (what[0] == 'q')
-		jw_key(w, "kernels");
-	else
-		jw_key(w, "busy");
-	jw_int(w, value);
-	jw_end_object(w);
-	jw_end_object(w);
-}
-
-static struct stream *
-get_stream(struct overlay *ov, int64_t pid, int64_t stream)
-{
-	struct stream *st;
-	size_t i;
-
-	for (i = 0; i < ov->nstreams; i++)
-		if (ov->streams[i].pid == pid && ov->streams[i].stream == stream)
-			return &ov->streams[i];
-	ov->streams = op_grow(ov->streams, &ov->streamcap,
-		    ov->nstreams, sizeof(*ov->streams));
-	st = &ov->streams[ov->nstreams++];
-	memset(st, 0, sizeof(*st));
-	st->pid = pid;
-	st->stream = stream;
-	st->queue_out = st->busy_out = -1;
-	return st;
 }
 
 
@@ -1187,46 +782,6 @@ cmp_flowout(const void *a, const void *b)
 	return cmp_u64(x->to, y->to);
 }
 
-static int
-cmp_launch(const void *a, const void *b)
-{
-	const struct launch *x = a, *y = b;
-
-	return x->corr != y->corr ? cmp_i64(x->corr, y->corr) :
-	    cmp_u64(x->seq, y->seq);
-}
-
-static int
-cmp_gpu(const void *a, const void *b)
-{
-	const struct gpuwork *x = a, *y = b;
-
-	return x->corr != y->corr ? cmp_i64(x->corr, y->corr) :
-	    cmp_u64(x->seq, y->seq);
-}
-
-static int
-cmp_delta(const void *a, const void *b)
-{
-	const struct delta *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return cmp_i64(x->ts, y->ts);
-	if (x->pid != y->pid)
-		return cmp_i64(x->pid, y->pid);
-	if (x->stream != y->stream)
-		return cmp_i64(x->stream, y->stream);
-	return cmp_u64(x->seq, y->seq);
-}
-
-static void
-free_finding(struct finding *f)
-{
-	free(f->rule);
-	free(f->area);
-	free(f->observation);
-}
-
 void
 overlay_free(struct overlay *ov)
 {
@@ -1238,11 +793,13 @@ overlay_free(struct overlay *ov)
 		free(ov->name[i]);
 	free(ov->name);
 	strmap_free(&ov->names, NULL);
-	for (i = 0; i < ov->nfindings; i++)
-		free_finding(&ov->findings[i]);
+	for (i = 0; i < ov->nfindings; i++) {
+		free(ov->findings[i].rule);
+		free(ov->findings[i].area);
+		free(ov->findings[i].observation);
+	}
 	free(ov->findings);
 	free(ov->ranks);
-	free(ov->streams);
 	for (i = 0; i < sizeof(ov->top) / sizeof(ov->top[0]); i++)
 		jdoc_free(&ov->top[i]);
 	spill_free(&ov->edges);
@@ -1251,9 +808,7 @@ overlay_free(struct overlay *ov)
 	spill_free(&ov->marks);
 	spill_free(&ov->flowends);
 	spill_free(&ov->flowouts);
-	spill_free(&ov->launches);
-	spill_free(&ov->gpu);
-	spill_free(&ov->deltas);
+	ovcount_free(&ov->counters);
 	spool_free(&ov->pool);
 	free(ov);
 }
