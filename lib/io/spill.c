@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #ifdef __GLIBC__
+#include <limits.h>
 #include <malloc.h>
 #endif
 #include <signal.h>
@@ -31,6 +32,16 @@ static void	sort_ties(const struct spill *);
 static void	src_fill(const struct spillcur *, struct spillsrc *);
 static int	src_less(const struct spillcur *, size_t, size_t);
 static void	heap_down(struct spillcur *, size_t);
+
+size_t
+spool_budget(const char *env, size_t dflt)
+{
+	const char *v = getenv(env);
+
+	if (v == NULL || *v == '\0')
+		return dflt;
+	return (size_t)parse_num(v, 1, LLONG_MAX, env);
+}
 
 void
 spill_init(struct spill *sp, struct spool *pool, size_t size,

@@ -80,6 +80,13 @@ struct spillcur {
 	size_t			 nheap, nsrc;
 };
 
+/*
+ * A pool's budget: the bytes the environment variable env holds, or dflt
+ * when it is unset or empty; a value that is not a positive count is a
+ * usage error naming env.
+ */
+size_t	spool_budget(const char *env, size_t dflt);
+
 /* An empty spill of records of size bytes, ordered by cmp, in pool. */
 void	spill_init(struct spill *, struct spool *pool, size_t size,
 	    int (*cmp)(const void *, const void *));

@@ -5,7 +5,6 @@
  */
 #include <fnmatch.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +56,7 @@ struct critpath *
 critpath_new(const struct critpath_opts *o)
 {
 	struct critpath *cp = xcalloc(1, sizeof(*cp));
-	char *frames, *env;
+	char *frames;
 
 	cp->o = o;
 	load_rules(cp);
@@ -71,10 +70,7 @@ critpath_new(const struct critpath_opts *o)
 	cp->k_sync = intern(cp, "cuda_sync", 9);
 	cp->k_gpu_annot = intern(cp, "gpu_user_annotation", 19);
 	cp->k_py = intern(cp, "python_function", 15);
-	cp->pool.budget = MEMORY;
-	if ((env = getenv("MRP_CRIT_PATH_MEMORY")) != NULL && *env != '\0')
-		cp->pool.budget = (size_t)parse_num(env, 1, LLONG_MAX,
-		    "MRP_CRIT_PATH_MEMORY");
+	cp->pool.budget = spool_budget("MRP_CRIT_PATH_MEMORY", MEMORY);
 	frames = op_find_table(FRAMES_NAME);
 	op_load_table(&cp->frames, frames, "user");
 	free(frames);

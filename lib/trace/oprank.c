@@ -52,7 +52,6 @@ oprank_new(const struct oprank_opts *o)
 {
 	struct oprank *r;
 	char *table, *prec, *peaks, *arch, *frames, *serve;
-	const char *env;
 	size_t share;
 
 	r = xcalloc(1, sizeof(*r));
@@ -60,10 +59,7 @@ oprank_new(const struct oprank_opts *o)
 	r->phase = o->phase >= 0 ? o->phase : PH_NONE;
 	r->limit = o->limit;
 	r->every = o->every;
-	r->pool.budget = MEMORY;
-	if ((env = getenv("MRP_OP_RANK_MEMORY")) != NULL && *env != '\0')
-		r->pool.budget = (size_t)parse_num(env, 1, LLONG_MAX,
-		    "MRP_OP_RANK_MEMORY");
+	r->pool.budget = spool_budget("MRP_OP_RANK_MEMORY", MEMORY);
 	/* Names and threads each: a quarter, but a real trace's whole. */
 	share = r->pool.budget / 4 > MINSHARE ? r->pool.budget / 4 : MINSHARE;
 	r->names.budget = share;

@@ -10,7 +10,6 @@
  * names of the path's events and the spills' budget.
  */
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,14 +81,10 @@ struct overlay *
 overlay_new(const struct overlay_opts *o)
 {
 	struct overlay *ov;
-	const char *env;
 
 	ov = xcalloc(1, sizeof(*ov));
 	ov->o = o;
-	ov->pool.budget = MEMORY;
-	if ((env = getenv("MRP_CRIT_PATH_MEMORY")) != NULL && *env != '\0')
-		ov->pool.budget = (size_t)parse_num(env, 1, LLONG_MAX,
-		    "MRP_CRIT_PATH_MEMORY");
+	ov->pool.budget = spool_budget("MRP_CRIT_PATH_MEMORY", MEMORY);
 	spill_init(&ov->edges, &ov->pool, sizeof(struct edgerec), cmp_edge);
 	spill_init(&ov->nodes, &ov->pool, sizeof(struct nodeaddr), cmp_node);
 	spill_init(&ov->events, &ov->pool, sizeof(struct evaddr),
