@@ -3,7 +3,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 
 @test "analyze-profile: usage errors" {
 	run -2 --separate-stderr analyze-profile
-	assert_stderr --partial 'usage: analyze-profile [--baseline file] [--context file] [--cpu-trace file] [--html-out file] [--json-out file] [--md-out file] [--memory-json file] [--nsys-sqlite file] [--objective objective] [--phase phase] [--set key=value]'
+	assert_stderr --partial 'usage: analyze-profile [--baseline file] [--context file] [--cpu-trace file] [--html-out file] [--json-out file] [--md-out file] [--memory-json file] [--nsys-sqlite file] [--objective objective] [--overlay-out file] [--phase phase] [--set key=value]'
 	run -2 --separate-stderr analyze-profile --bogus x
 	run -2 --separate-stderr analyze-profile --md-out x.md
 	run -2 --separate-stderr analyze-profile --set model=x --md-out x.md
@@ -28,6 +28,32 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	cmp "$BATS_TEST_TMPDIR/r.md" "$FIXTURES/example.md"
 	cmp "$BATS_TEST_TMPDIR/r.json" "$FIXTURES/example.json"
 	[ "$(ls "$BATS_TEST_TMPDIR")" = "$(printf 'r.json\nr.md')" ]
+}
+
+@test "analyze-profile: --overlay-out writes the trace back with its critical path and the findings" {
+	local t=$TOP/fixtures/crit-path/hta_cuda_event_sync.json.gz
+	run -0 analyze-profile --cpu-trace "$t" --json-out "$BATS_TEST_TMPDIR/a.json"
+	echo "$output" > "$BATS_TEST_TMPDIR/a.md"
+	run -0 analyze-profile --cpu-trace "$t" --json-out "$BATS_TEST_TMPDIR/b.json" \
+	    --overlay-out "$BATS_TEST_TMPDIR/ov.json.gz"
+	# The report is the same with or without it.
+	assert_output - < "$BATS_TEST_TMPDIR/a.md"
+	cmp "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json"
+	# trace-overlay's on crit-path's records, and a marker per finding.
+	tr-extract "$t" | crit-path > "$BATS_TEST_TMPDIR/rec"
+	trace-overlay "$t" "$BATS_TEST_TMPDIR/rec" > "$BATS_TEST_TMPDIR/want.json.gz"
+	run -0 bash -c "zcat '$BATS_TEST_TMPDIR/ov.json.gz' | jq -c '
+	    [([.traceEvents[] | select(.args.critical == 1)] | length),
+	    ([.traceEvents[] | select(.ph == \"i\" and .cat == \"mrp\")] | length)]'"
+	assert_output "[$(jq 'select(.kind == "critical_path") | .path_events' "$BATS_TEST_TMPDIR/rec"),$(jq '.actions | length' "$BATS_TEST_TMPDIR/b.json")]"
+	diff <(zcat "$BATS_TEST_TMPDIR/want.json.gz" | grep -v '"cat":"mrp","pid":[0-9]*,"tid"') \
+	    <(zcat "$BATS_TEST_TMPDIR/ov.json.gz" | grep -v '"cat":"mrp","pid":[0-9]*,"tid"')
+	# An Nsight export alone has no trace to draw on.
+	run -2 --separate-stderr analyze-profile --nsys-sqlite "$TOP/fixtures/nsys-extract/$(ls "$TOP/fixtures/nsys-extract" | grep -m1 '\.sqlite$')" \
+	    --overlay-out "$BATS_TEST_TMPDIR/x.json.gz"
+	assert_stderr --partial '--overlay-out draws on a profiler trace'
+	run -2 --separate-stderr analyze-profile --cpu-trace "$t" --overlay-out "$t"
+	assert_stderr --partial '--overlay-out is the --cpu-trace file'
 }
 
 @test "analyze-profile: the trace alone" {

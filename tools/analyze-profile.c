@@ -7,7 +7,9 @@
  * trace) and the memory branch (mem-segments and churn-score) in
  * parallel, then rubric-apply and report-md on what they wrote into a
  * private temporary directory (with --html-out also report-svg, and
- * report-html on the charted Markdown); those two start at once and
+ * report-html on the charted Markdown; with --overlay-out crit-path
+ * beside the readers and trace-overlay beside report-md); those two start
+ * at once and
  * compile their programs meanwhile.  What the user says of the run
  * (--context, --set, --phase, --objective) reaches those two as one
  * "context" record (lib/report/context).  The first stage to fail, or a
@@ -42,6 +44,9 @@
 #include "report/context.h"
 #include "report/jqx.h"
 #include "report/recset.h"
+#include "trace/critpath.h"
+#include "trace/extract.h"
+#include "trace/opnames.h"
 #include "trace/tracefeed.h"
 
 /* The trace stage's exit status when a trace has no events. */
@@ -70,7 +75,7 @@ struct targ {
 enum file {
 	F_TRACE, F_TRACE_MEMORY, F_MEMORY, F_CHURN, F_INPUTS, F_FINDINGS,
 	F_CONTEXT, F_EMPTY, F_TRACE_INPUTS, F_OTHER_INPUTS, F_BASELINE,
-	F_CHARTS, NFILES
+	F_CHARTS, F_CRITPATH, NFILES
 };
 
 /* Their names, by enum file, then the charts report-svg draws there. */
@@ -78,13 +83,13 @@ static const char *const tmpnames[] = {
 	"trace.ndjson", "trace-memory.ndjson", "memory.ndjson",
 	"churn.ndjson", "inputs.ndjson", "findings.ndjson", "context.ndjson",
 	"empty.txt", "trace-inputs.ndjson", "other-inputs.ndjson",
-	"baseline.ndjson", "charts.ndjson",
+	"baseline.ndjson", "charts.ndjson", "critpath.ndjson",
 	"memory.svg", "memory-trace.svg", "segments.svg", "ledger.svg",
 	"gpu-timeline.svg", "steps.svg", "families.svg", "roofline.svg",
 	NULL
 };
 
-enum { OUT_MD, OUT_JSON, OUT_HTML, NOUT };
+enum { OUT_MD, OUT_JSON, OUT_HTML, OUT_OVERLAY, NOUT };
 
 /* What the command line asked for. */
 struct args {
@@ -92,6 +97,7 @@ struct args {
 	const char	*out[NOUT];	/* NULL: not asked for (md: stdout) */
 	int		 hasctx;	/* a context record is written */
 	char		*gpu;
+	const char	*overlaid;	/* the trace --overlay-out draws on */
 };
 
 /* A run of the stages, and the argument vectors they are given. */
@@ -116,6 +122,11 @@ static void	start_readers(struct run *);
 static void	start_report(struct run *);
 static int	check_read(struct run *);
 static void	start_html(struct run *, int charts);
+static void	start_critpath(struct run *);
+static void	start_overlay(struct run *);
+static void	critpath_stage(const char *, const char *)
+		    __attribute__((noreturn));
+static int	critpath_take(void *, const struct jdoc *);
 static void	trace_stage(const struct traces *, const char *phase,
 		    const char *gpu, int out, int mem, const char *empty,
 		    const char *inputs) __attribute__((noreturn));
@@ -148,6 +159,8 @@ static const struct optdoc options[] = {
 	{ "--nsys-sqlite file",
 	    "an Nsight Systems SQLite export (repeatable)" },
 	{ "--objective objective", "throughput, memory or latency" },
+	{ "--overlay-out file", "also write the first trace back with its"
+	    " critical path on it (gzip)" },
 	{ "--phase phase",
 	    "forward, backward, optimizer, dataloader or communication" },
 	{ "--set key=value", "one item of the context (repeatable)" },
@@ -158,7 +171,7 @@ static const struct usage use = {
 	"[--baseline file] [--context file] [--cpu-trace file] "
 	    "[--html-out file] [--json-out file] [--md-out file] "
 	    "[--memory-json file] [--nsys-sqlite file] [--objective objective] "
-	    "[--phase phase] "
+	    "[--overlay-out file] [--phase phase] "
 	    "[--set key=value]",
 	"the whole report from a CUDA memory snapshot and profiler traces",
 	options
@@ -212,6 +225,7 @@ main(int argc, char *argv[])
 		{ "memory-json", required_argument, NULL, 'M' },
 		{ "nsys-sqlite", required_argument, NULL, 'N' },
 		{ "objective", required_argument, NULL, 'O' },
+		{ "overlay-out", required_argument, NULL, 'V' },
 		{ "phase", required_argument, NULL, 'P' },
 		{ "set", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
@@ -248,6 +262,9 @@ main(int argc, char *argv[])
 		case 'O':
 			objective = optarg;
 			break;
+		case 'V':
+			a.out[OUT_OVERLAY] = optarg;
+			break;
 		case 'P':
 			a.phase = optarg;
 			break;
@@ -283,7 +300,8 @@ main(int argc, char *argv[])
 		    option_for(argv[0]), argv[0]);
 	if (ntargs == 0 && a.mem == NULL && (!a.hasctx ||
 	    a.out[OUT_MD] != NULL || a.out[OUT_JSON] != NULL ||
-	    a.out[OUT_HTML] != NULL || a.base != NULL))
+	    a.out[OUT_HTML] != NULL || a.out[OUT_OVERLAY] != NULL ||
+	    a.base != NULL))
 		usage();
 	/* A directory is every trace in it; every trace is checked alike. */
 	for (i = 0; i < ntargs; i++) {
@@ -295,6 +313,12 @@ main(int argc, char *argv[])
 	free(targs);
 	for (k = 0; k < tr.n; k++)
 		check_input(tr.v[k], 0);
+	for (k = 0; k < tr.n && a.overlaid == NULL; k++)
+		if (!tr.nsys[k])
+			a.overlaid = tr.v[k];
+	if (a.out[OUT_OVERLAY] != NULL && a.overlaid == NULL)
+		die_usage("--overlay-out draws on a profiler trace: give one"
+		    " with --cpu-trace");
 	if (a.mem != NULL)
 		check_input(a.mem, 0);
 	if (ctxfile != NULL)
@@ -393,6 +417,7 @@ run_report(struct run *r, struct context *ctx)
 	if (status == 0) {
 		stages_gate_open(&r->st, r->md);
 		start_html(r, 0);
+		start_overlay(r);
 		status = stages_wait(&r->st, NULL, NULL) != 0;
 	}
 	if (status == 0)
@@ -469,6 +494,7 @@ start_readers(struct run *r)
 		free(r->ops);
 		hash_inputs(r->f[F_OTHER_INPUTS], tr, mem);
 	}
+	start_critpath(r);
 	start_report(r);
 	if (tr->n > 0)
 		for (i = behind; i < r->st.np; i++)
@@ -609,6 +635,40 @@ start_html(struct run *r, int charts)
 }
 
 /*
+ * --overlay-out in two steps: the critical path of the trace it draws on
+ * (crit-path's records), beside the readers and below them; then, with
+ * the findings, the overlay (trace-overlay), beside report-md.
+ */
+static void
+start_critpath(struct run *r)
+{
+	if (r->a->out[OUT_OVERLAY] == NULL ||
+	    stages_fork(&r->st, "crit-path", -1) != 0)
+		return;
+	free(r->av);
+	free(r->ops);
+	critpath_stage(r->a->overlaid, r->f[F_CRITPATH]);
+}
+
+static void
+start_overlay(struct run *r)
+{
+	const char *av[5];
+	int out;
+
+	if (r->a->out[OUT_OVERLAY] == NULL)
+		return;
+	av[0] = "trace-overlay";
+	av[1] = r->a->overlaid;
+	av[2] = r->f[F_CRITPATH];
+	av[3] = r->f[F_FINDINGS];
+	av[4] = NULL;
+	out = pubout_fd(&r->out[OUT_OVERLAY]);
+	stages_spawn(&r->st, "trace-overlay", av, -1, out);
+	close(out);
+}
+
+/*
  * The trace branch (lib/trace/tracefeed) in this child: op-rank's records
  * to out, what mem-segments reads to mem, each trace's "input" record to
  * inputs, and the index of each trace without events to empty, for
@@ -631,6 +691,48 @@ trace_stage(const struct traces *tr, const char *phase, const char *gpu,
 	if ((f.inputs = fopen(inputs, "w")) == NULL)
 		die("%s:", inputs);
 	_exit(tracefeed_run(&f) ? NOEVENTS : 0);
+}
+
+/*
+ * crit-path on trace, in this child, its records to path.  A window
+ * without a path has been named and leaves the others theirs: the overlay
+ * draws what there is, and the report goes on.
+ */
+static void
+critpath_stage(const char *trace, const char *path)
+{
+	struct critpath_opts o = { NULL, -1, 0, CP_EDGES_PATH, NULL };
+	struct extract_opts xo = { .args = 0 };
+	struct critpath *cp;
+	struct jw *w;
+	char *table;
+	FILE *fp;
+	int rc;
+
+	o.calls = table = op_find_table(CALLS_NAME);
+	cp = critpath_new(&o);
+	w = jw_new_doc(critpath_take, cp);
+	rc = extract_trace(trace, w, &xo);
+	jw_free(w);
+	if (rc == 0) {
+		if ((fp = fopen(path, "w")) == NULL)
+			die("%s:", path);
+		w = jw_new(fp);
+		jw_name(w, path);
+		(void)critpath_write(cp, w);
+		jw_free(w);
+		if (close_out(fp, path) != 0)
+			rc = 1;
+	}
+	critpath_free(cp);
+	free(table);
+	_exit(rc != 0);
+}
+
+static int
+critpath_take(void *cp, const struct jdoc *d)
+{
+	return critpath_add(cp, d, "crit-path", 0) < 0 ? -1 : 0;
 }
 
 /* Names each trace the trace stage found without events. */
@@ -858,7 +960,7 @@ check_outputs(const struct args *a, const struct traces *tr,
     const char *ctx)
 {
 	static const char *const oname[NOUT] = {
-		"--md-out", "--json-out", "--html-out"
+		"--md-out", "--json-out", "--html-out", "--overlay-out"
 	};
 	const char *const *out = a->out;
 	const char *in[2] = { a->mem, ctx }, *iname[2] = { "--memory-json",
