@@ -222,10 +222,10 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/lib/libutil.a | deps
 # with cmark-gfm, GitHub's parser.
 $(BUILD)/fuzz/markdown: CPPFLAGS += -DRUBRIC_DIR='"$(abspath rubric)"'
 $(BUILD)/fuzz/markdown: LDLIBS += -lcmark-gfm-extensions -lcmark-gfm
-# The partials', the step labels' and the critical path's harnesses read
-# their tables from the rubric.
-$(BUILD)/fuzz/partial $(BUILD)/fuzz/serve $(BUILD)/fuzz/critpath: \
-    CPPFLAGS += -DRUBRIC_DIR='"$(abspath rubric)"'
+# The partials', the step labels', the critical path's and the overlay's
+# harnesses read their tables from the rubric.
+$(BUILD)/fuzz/partial $(BUILD)/fuzz/serve $(BUILD)/fuzz/critpath \
+    $(BUILD)/fuzz/overlay: CPPFLAGS += -DRUBRIC_DIR='"$(abspath rubric)"'
 
 # The harnesses' checks without libFuzzer, compiled like the tools (and
 # with the sanitizers under make asan), run by bats on named files.

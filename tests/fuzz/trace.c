@@ -158,7 +158,7 @@ slurp(FILE *f, size_t *len)
 static int
 trace_check(const char *path, const uint8_t *data, size_t size, int args)
 {
-	struct extract_opts o = { args, NULL };
+	struct extract_opts o = { .args = args };
 	struct pass p;
 	struct jw *w;
 	char name[64], *a, *b;
