@@ -81,8 +81,10 @@ settle() {
 			fi
 		done
 		find "$d" -maxdepth 1 -type f \( -name '.*.ops.ndjson' -o \
-		    -name '.*.mem.ndjson' -o -name '.ops.ndjson.list' -o \
+		    -name '.*.mem.ndjson' -o -name '.*.crit.ndjson' -o \
+		    -name '.ops.ndjson.list' -o \
 		    -name '.trace-memory.ndjson.list' -o \
+		    -name '.critical.ndjson.list' -o \
 		    -name '.report.md.list' -o -name '.report.json.list' \) \
 		    -delete
 	done

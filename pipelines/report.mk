@@ -31,17 +31,20 @@
 # $@.tmp and mv, so a failed stage leaves nothing half-written:
 #	context.ndjson	analyze-profile's context record, read first by
 #		rubric-apply and report-md
-#	.<trace>.ops.ndjson, .<trace>.mem.ndjson	one stage per trace: its
-#		tr-extract records piped through one tee to op-rank --partial
-#		(a partial aggregate) and to the filter that keeps what
-#		mem-segments reads; the records themselves are never stored
-#		(they are several times the trace's size).  The traces' stages
-#		run in parallel under -j; the merge stage below removes these
-#		files once it has made both of its own
-#	ops.ndjson, trace-memory.ndjson	the merge stage: op-rank --merge of
-#		the partials, the same records as one op-rank over all the
-#		traces, and mem-segments over the kept records in the traces'
-#		order (mem-segments of each trace apart would not add up)
+#	.<trace>.ops.ndjson, .<trace>.mem.ndjson, .<trace>.crit.ndjson	one
+#		stage per trace: its tr-extract records piped through one tee
+#		to op-rank --partial (a partial aggregate), to the filter that
+#		keeps what mem-segments reads and to crit-path -s (each step's
+#		critical path); the records themselves are never stored (they
+#		are several times the trace's size).  The traces' stages run
+#		in parallel under -j; the merge stage below removes these
+#		files once it has made its own
+#	ops.ndjson, trace-memory.ndjson, critical.ndjson	the merge stage:
+#		op-rank --merge of the partials, the same records as one
+#		op-rank over all the traces, mem-segments over the kept
+#		records in the traces' order (mem-segments of each trace apart
+#		would not add up), and the traces' critical paths in their
+#		order, as analyze-profile writes them
 #	memory.ndjson	mem-segments' records of the snapshots
 #	churn.ndjson	churn-score's records of the snapshots
 #	findings.ndjson	rubric-apply's findings
@@ -114,12 +117,13 @@ snaps = $(sort $(wildcard $(addprefix $1/,$(SNAP_PATTERNS))))
 pickles = $(call files,$1,$(PICKLE_PATTERNS))
 context = $(firstword $(wildcard $1/context.yaml $1/context.json))
 stages = $(if $(call context,$1),$1/context.ndjson) \
-	$(if $(call traces,$1),$1/ops.ndjson $1/trace-memory.ndjson) \
+	$(if $(call traces,$1),$1/ops.ndjson $1/critical.ndjson \
+	    $1/trace-memory.ndjson) \
 	$(if $(call snaps,$1),$1/memory.ndjson $1/churn.ndjson)
 RULES := $(wildcard $(RUBRIC)/*.yaml) $(RUBRIC)/facts.jq $(RUBRIC)/format.jq \
 	$(RUBRIC)/thresholds.tsv
-# $(call rank_file,trace,kind): the trace's stage file of that kind (ops
-# or mem), beside it; $(call rank_files,dir,kind): those of every trace in
+# $(call rank_file,trace,kind): the trace's stage file of that kind (ops,
+# crit or mem), beside it; $(call rank_files,dir,kind): those of every trace in
 # dir, in the traces' order.
 rank_file = $(dir $1).$(notdir $1).$2.ndjson
 rank_files = $(foreach t,$(call traces,$1),$(call rank_file,$t,$2))
@@ -194,21 +198,27 @@ into = t=$(call q,$(or $2,$@).tmp); trap 'rm -f "$$t"' EXIT; \
 # command, so that through $(SUBMIT) all its pipes run on one node.
 script = bash -eu -o pipefail -c $(call q,$1) $(ME) $2
 
-# One trace's stage, writing $$2 (the partial) and $$3 (the records
-# mem-segments reads) from the trace $$1 with the extractor $$4
-# (tr-extract, or nsys-extract for an export): its records go through
-# tee to op-rank and, on descriptor 4, to the filter, started first so that
-# this shell can wait for it and the trap always finds its file.
-RANK_STAGE = trap 'rm -f "$$2.tmp" "$$3.tmp"' EXIT; \
+# One trace's stage, writing $$2 (the partial), $$3 (the records
+# mem-segments reads) and $$5 (its critical path) from the trace $$1 with
+# the extractor $$4 (tr-extract, or nsys-extract for an export): its
+# records go through tee to op-rank and, on descriptors 4 and 5, to the
+# filter and to crit-path -s, started first so that this shell can wait
+# for them and the trap always finds their files.  A window without a
+# path (crit-path's 1, said on stderr) leaves the others theirs.
+RANK_STAGE = trap 'rm -f "$$2.tmp" "$$3.tmp" "$$5.tmp"' EXIT; \
 	exec 4> >({ grep -E '$(TRACE_MEMORY)' || [ $$? = 1 ]; } >"$$3.tmp"); \
-	"$$4" "$$1" | tee /dev/fd/4 | \
+	m=$$!; \
+	exec 5> >($(BIN)/crit-path -s >"$$5.tmp" || [ $$? = 1 ]); c=$$!; \
+	"$$4" "$$1" | tee /dev/fd/4 /dev/fd/5 | \
 	$(BIN)/op-rank --partial >"$$2.tmp"; \
-	exec 4>&-; wait $$!; mv "$$3.tmp" "$$3"; mv "$$2.tmp" "$$2"
+	exec 4>&- 5>&-; wait $$m; wait $$c; mv "$$5.tmp" "$$5"; \
+	mv "$$3.tmp" "$$3"; mv "$$2.tmp" "$$2"
 
 # The outputs of a run, published as a set: report-svg's charts, the
 # records naming them, the reports and the comparison.
 PUBLISHED := charts.ndjson memory.svg memory-trace.svg segments.svg \
-	ledger.svg gpu-timeline.svg steps.svg families.svg roofline.svg \
+	ledger.svg critical-path.svg gpu-timeline.svg steps.svg families.svg \
+	roofline.svg \
 	report.md report.json report.html diff.md diff.json
 
 ifeq ($(MRP_REPORT_LOCKED),)
@@ -232,15 +242,18 @@ else
 all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json) $(RUNS:%=%/report.html) \
     $(if $(BASE),$(RUNS:%=%/diff.md) $(RUNS:%=%/diff.json))
 
-# For run/N: run/.N.ops.ndjson, and run/.N.mem.ndjson beside it, renamed
-# before it (a pattern without a slash matches the file's name, and $$* is
-# run/N).  The .mem file is no target: make would run the stage a second
-# time for it once the .ops file is read and gone.
+# For run/N: run/.N.ops.ndjson, and run/.N.mem.ndjson and
+# run/.N.crit.ndjson beside it, renamed before it (a pattern without a
+# slash matches the file's name, and $$* is run/N).  The .mem and .crit
+# files are no targets: make would run the stage a second time for them
+# once the .ops file is read and gone.
 .%.ops.ndjson: % $(BIN)/tr-extract $(BIN)/nsys-extract $(BIN)/op-rank \
-    $(RUBRIC)/op-families.tsv $(RUBRIC)/kernel-precision.tsv
+    $(BIN)/crit-path $(RUBRIC)/op-families.tsv \
+    $(RUBRIC)/kernel-precision.tsv $(RUBRIC)/cuda-calls.tsv
 	$(SUBMIT) $(call script,$(RANK_STAGE),$(call qs,$* \
 	    $(call rank_file,$*,ops) $(call rank_file,$*,mem) \
-	    $(if $(filter %.sqlite,$*),$(BIN)/nsys-extract,$(BIN)/tr-extract)))
+	    $(if $(filter %.sqlite,$*),$(BIN)/nsys-extract,$(BIN)/tr-extract) \
+	    $(call rank_file,$*,crit)))
 
 # An Nsight Systems report's export, made only where there is none (the
 # prerequisite is order-only): nsys writes it under a hidden name, renamed
@@ -253,20 +266,25 @@ all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json) $(RUNS:%=%/report.html) \
 	$(SUBMIT) nsys export --type sqlite --force-overwrite true \
 	    --output "$$t" $(call q,$|) >&2; mv "$$t" $(call q,$@)
 
-# Both from the per-trace files, which go once both are made.  mem-segments
-# reads the kept records as one stream, as in one pass (given files, it
-# would name each in its records).
-%/ops.ndjson %/trace-memory.ndjson: $$(call rank_files,$$*,ops) \
-    $(BIN)/op-rank $(BIN)/mem-segments
+# All three from the per-trace files, which go once all are made.
+# mem-segments reads the kept records as one stream, as in one pass (given
+# files, it would name each in its records); each trace's critical path is
+# its own, in the traces' order.
+%/ops.ndjson %/trace-memory.ndjson %/critical.ndjson: \
+    $$(call rank_files,$$*,ops) $(BIN)/op-rank $(BIN)/mem-segments
 	$(call into,$(BIN)/op-rank --merge -T $(call q,$(call listed, \
 	    $*/ops.ndjson,$(call rank_files,$*,ops))),$*/ops.ndjson)
 	$(call into,$(call script,xargs -d '\n' -a "$$1" cat -- | \
 	    $(BIN)/mem-segments,$(call q,$(call listed,$*/trace-memory.ndjson, \
 	    $(call rank_files,$*,mem)))),$*/trace-memory.ndjson)
+	$(call into,$(call script,xargs -d '\n' -a "$$1" cat --,$(call q,$(call \
+	    listed,$*/critical.ndjson,$(call rank_files,$*,crit)))),$*/critical.ndjson)
 	$(call script,xargs -d '\n' -a "$$1" rm -f -- && \
-	    xargs -d '\n' -a "$$2" rm -f -- && rm -f -- "$$@", \
+	    xargs -d '\n' -a "$$2" rm -f -- && \
+	    xargs -d '\n' -a "$$3" rm -f -- && rm -f -- "$$@", \
 	    $(call qs,$(call list_of,$*/ops.ndjson) \
-	    $(call list_of,$*/trace-memory.ndjson)))
+	    $(call list_of,$*/trace-memory.ndjson) \
+	    $(call list_of,$*/critical.ndjson)))
 
 %/context.ndjson: $$(call context,$$*) $(BIN)/analyze-profile
 	$(call into,$(BIN)/analyze-profile --context $(call q,$(call context,$*)))

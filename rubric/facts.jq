@@ -244,6 +244,23 @@ def late_rank($rows):
       end
     end;
 
+# The critical path of the rank's windows (crit-path's critical_path
+# records; of each rank the first 64 windows reach the rubric): their
+# length, its time by bound class and the events that hold most of it.
+def critical_path($r):
+  recs("critical_path")
+  | map(select(.length_us != null and .length_us > 0
+      and ($r == null or .rank == $r)))
+  | if length == 0 then null
+    else {windows: length, length_us: (map(.length_us) | add),
+          by_class: (reduce .[].by_class_us as $c ({};
+            reduce ($c | to_entries[]) as $e (.; .[$e.key] += $e.value))),
+          top: ([.[].top[]] | group_by([.name, .class, .frame])
+            | map({name: .[0].name, class: .[0].class, frame: .[0].frame,
+                   count: (map(.count) | add), us: (map(.us) | add)})
+            | sort_by(-.us) | .[0:3])}
+    end;
+
 def facts:
   (.counts // {}) as $counts
   | primary_rank as $r
@@ -260,6 +277,7 @@ def facts:
   | (recs("gpu_timeline") | of_rank($r) | gpu_sum) as $gpu
   | (recs("runtime_total") | of_rank($r) | .[0]) as $rt
   | ledger($r) as $ledger
+  | critical_path($r) as $critical
   | (recs("churn") | if length == 0 then null else max_by(.churn) end) as $churn
   | (recs("memory_growth") | if length == 0 then null else max_by(.bytes) end) as $growth
   | (recs("memory_profile") | map(select(.device_type == 1))
@@ -413,6 +431,7 @@ def facts:
       # GPU utilisation over the ledger's windows (the steps, or the
       # traced window), not over the GPU's own active span.
       ledger: $ledger,
+      critical: $critical,
       gpu_busy_us: ($ledger.gpu_busy // $gpu.busy),
       gpu_window_us: (if $ledger.gpu_busy != null then $ledger.wall else $gpu.window end),
       window_name: (if $ledger == null then
@@ -590,6 +609,21 @@ def facts:
   # the trace names, or no frames at all.
   | .python_case = (if .python_input_work then "input_work"
       elif .has_frames then "frames" else "no_frames" end)
+  # What bounds the steps: the largest class of time on their critical
+  # path (crit-path), named where anything but host work is on it (a
+  # trace of host work alone has nothing on its path but that).
+  | (.critical.by_class // {} | to_entries | max_by(.value)) as $bound
+  | .critical_case = $bound.key
+  | .critical_label = ({cpu_bound: "host work on the CPU",
+      data_loading: "data loading", gpu_compute_bound: "GPU computation",
+      gpu_communication_bound: "GPU communication",
+      kernel_kernel_overhead: "gaps between kernels",
+      kernel_launch_overhead: "kernel launch overhead",
+      host_blocked_on_sync: "the host blocked on synchronisation",
+      graph_replay: "CUDA graph replay"}[$bound.key // ""] // $bound.key)
+  | .critical_share = share($bound.value; .critical.length_us)
+  | .critical_mixed = ((.critical.by_class // {}) | to_entries
+      | any(.key != "cpu_bound" and .value > 0))
   # The Python and untraced time the periodic steps add is theirs.
   | .python_periodic_us = (if .periodic == null then 0
       else (.periodic.slices.python // 0) + (if .has_steps then .periodic.slices.untraced // 0 else 0 end) end)

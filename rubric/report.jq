@@ -364,12 +364,15 @@ def md_graphs($f):
     end;
 
 # The critical path of each step: only where crit-path's records came in
-# (crit-path -s beside the other records).  The ledger says where a step's
-# time goes; the path says which of it, made shorter, makes the step
-# shorter.
+# (crit-path -s beside the other records) and something but host work is
+# on a path (of host work alone the ledger says all).  The ledger says
+# where a step's time goes; the path says which of it, made shorter, makes
+# the step shorter.
 def critical_windows($f):
   recs("critical_path")
-  | map(select(.length_us != null and ($f.rank == null or .rank == $f.rank)));
+  | map(select(.length_us != null and ($f.rank == null or .rank == $f.rank)))
+  | if any(.[]; .by_class_us | to_entries | any(.key != "cpu_bound" and .value > 0))
+    then . else [] end;
 
 def bound_classes:
   .share | to_entries | map(select(.value > 0)) | sort_by(-.value) | .[0:3]
@@ -390,6 +393,7 @@ def md_critical($f):
                 + (.share | pct)
                 + (if .frame != null then ", from " + (.frame | clip(60)) else "" end) + ")" end)]])
       + (if ($w | length) > 20 then "\n\(($w | length) - 20) more windows in the JSON report.\n" else "" end)
+      + chart_links("Critical path")
     end;
 
 # A serving engine's steps: only where op-rank read its step labels.

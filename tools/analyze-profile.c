@@ -75,7 +75,7 @@ struct targ {
 enum file {
 	F_TRACE, F_TRACE_MEMORY, F_MEMORY, F_CHURN, F_INPUTS, F_FINDINGS,
 	F_CONTEXT, F_EMPTY, F_TRACE_INPUTS, F_OTHER_INPUTS, F_BASELINE,
-	F_CHARTS, F_CRITPATH, NFILES
+	F_CHARTS, F_CRITPATH, F_CRITICAL, NFILES
 };
 
 /* Their names, by enum file, then the charts report-svg draws there. */
@@ -84,9 +84,10 @@ static const char *const tmpnames[] = {
 	"churn.ndjson", "inputs.ndjson", "findings.ndjson", "context.ndjson",
 	"empty.txt", "trace-inputs.ndjson", "other-inputs.ndjson",
 	"baseline.ndjson", "charts.ndjson", "critpath.ndjson",
+	"critical.ndjson",
 	"memory.svg", "memory-trace.svg", "segments.svg", "ledger.svg",
 	"gpu-timeline.svg", "steps.svg", "families.svg", "roofline.svg",
-	NULL
+	"critical-path.svg", NULL
 };
 
 enum { OUT_MD, OUT_JSON, OUT_HTML, OUT_OVERLAY, NOUT };
@@ -127,9 +128,8 @@ static void	start_overlay(struct run *);
 static void	critpath_stage(const char *, const char *)
 		    __attribute__((noreturn));
 static int	critpath_take(void *, const struct jdoc *);
-static void	trace_stage(const struct traces *, const char *phase,
-		    const char *gpu, int out, int mem, const char *empty,
-		    const char *inputs) __attribute__((noreturn));
+static void	trace_stage(const struct run *, int out, int mem)
+		    __attribute__((noreturn));
 static void	report_empty(const struct traces *, const char *);
 static void	traces_add(struct traces *, const char *);
 static void	traces_push(struct traces *, char *, int);
@@ -460,8 +460,7 @@ start_readers(struct run *r)
 			free(r->av);
 			free(r->ops);
 			close(memp[0]);
-			trace_stage(tr, r->a->phase, r->a->gpu, out, memp[1],
-			    r->f[F_EMPTY], r->f[F_TRACE_INPUTS]);
+			trace_stage(r, out, memp[1]);
 		}
 		close(out);
 		close(memp[1]);
@@ -521,6 +520,7 @@ start_report(struct run *r)
 		r->ops[r->nops++] = r->f[F_CONTEXT];
 	if (r->tr->n > 0) {
 		r->ops[r->nops++] = r->f[F_TRACE];
+		r->ops[r->nops++] = r->f[F_CRITICAL];
 		r->ops[r->nops++] = r->f[F_TRACE_MEMORY];
 	}
 	if (r->a->mem != NULL) {
@@ -670,16 +670,19 @@ start_overlay(struct run *r)
 
 /*
  * The trace branch (lib/trace/tracefeed) in this child: op-rank's records
- * to out, what mem-segments reads to mem, each trace's "input" record to
- * inputs, and the index of each trace without events to empty, for
- * report_empty(), which make the exit status NOEVENTS.
+ * to out, crit-path's to F_CRITICAL, what mem-segments reads to mem, each
+ * trace's "input" record to F_TRACE_INPUTS, and the index of each trace
+ * without events to F_EMPTY, for report_empty(), which make the exit
+ * status NOEVENTS.
  */
 static void
-trace_stage(const struct traces *tr, const char *phase, const char *gpu,
-    int out, int mem, const char *empty, const char *inputs)
+trace_stage(const struct run *r, int out, int mem)
 {
-	struct tracefeed f = { tr->v, tr->nsys, tr->n, phase, gpu, NULL, NULL,
-	    NULL, NULL };
+	const struct traces *tr = r->tr;
+	const char *empty = r->f[F_EMPTY], *inputs = r->f[F_TRACE_INPUTS],
+	    *critical = r->f[F_CRITICAL];
+	struct tracefeed f = { tr->v, tr->nsys, tr->n, r->a->phase,
+	    r->a->gpu, NULL, NULL, NULL, NULL, NULL };
 
 	/* mem-segments stopped and says why: end as a pipe's writer would. */
 	signal(SIGPIPE, SIG_DFL);
@@ -690,6 +693,8 @@ trace_stage(const struct traces *tr, const char *phase, const char *gpu,
 		die("%s:", empty);
 	if ((f.inputs = fopen(inputs, "w")) == NULL)
 		die("%s:", inputs);
+	if ((f.critical = fopen(critical, "w")) == NULL)
+		die("%s:", critical);
 	_exit(tracefeed_run(&f) ? NOEVENTS : 0);
 }
 

@@ -48,7 +48,8 @@ static int	gpu_cmp(const void *, const void *);
 static void	bar_label(char *, size_t, int64_t, int64_t);
 static void	mark_slowest(char *, size_t);
 static void	draw_gpu(struct jw *, struct charts *);
-static void	draw_ledger(struct jw *, struct charts *);
+static void	draw_shares(struct jw *, struct barset *, const char *,
+		    const char *, const char *, const char *);
 static int	ser_cmp(const void *, const void *);
 static void	draw_steps(struct jw *, struct charts *);
 static int	famv_cmp(const void *, const void *);
@@ -66,7 +67,16 @@ charts_draw(struct charts *c, struct jw *w, const char *dir)
 	draw_memory(w, &c->memtr, "memory-trace",
 	    "Memory over time (trace)", "Resource summary");
 	draw_segments(w, c);
-	draw_ledger(w, c);
+	draw_shares(w, &c->ledger, "ledger", "Where the time goes, per window",
+	    "Where the time goes",
+	    "share of the window (its wall time after the bar)");
+	/* Of host work alone the ledger says all (report.jq's rule too). */
+	if (c->critical.npart > 1 || (c->critical.npart == 1 &&
+	    strcmp(c->critical.part[0], "cpu_bound") != 0))
+		draw_shares(w, &c->critical, "critical-path",
+		    "The critical path by bound class, per window",
+		    "Critical path",
+		    "share of the critical path (its length after the bar)");
 	draw_gpu(w, c);
 	draw_steps(w, c);
 	draw_families(w, c);
@@ -540,16 +550,17 @@ slicev_cmp(const void *a, const void *b)
 }
 
 /*
- * The time ledger: one bar per window and rank, as op-rank's ledger
- * records cut it, each slice a share of the window, whose length ends
- * the bar.  The SLICE_COLORS slices with the most time get a colour each;
- * the rest share one grey.
+ * One bar per window, each part a share of the window, whose length ends
+ * the bar: op-rank's time ledger (its slices), crit-path's critical path
+ * (its bound classes).  The SLICE_COLORS parts with the most time get a
+ * colour each; the rest share one grey.
  */
 static void
-draw_ledger(struct jw *w, struct charts *c)
+draw_shares(struct jw *w, struct barset *c, const char *name,
+    const char *title, const char *section, const char *axis)
 {
-	static const char *const title = "Where the time goes, per window";
 	struct slicev sv[MAX_SLICES];
+	size_t lw;
 	const char *lname[SLICE_COLORS + 1], *lcolor[SLICE_COLORS + 1];
 	char *label[SLICE_COLORS + 1], *u;
 	int colour[MAX_SLICES];
@@ -562,30 +573,34 @@ draw_ledger(struct jw *w, struct charts *c)
 
 	if (c->nwin == 0)
 		return;
-	for (k = 0; k < c->nslice; k++) {
+	for (k = 0; k < c->npart; k++) {
 		sv[k] = (struct slicev){ k, 0 };
 		for (i = 0; i < c->nwin; i++)
 			sv[k].v += c->win[i].t[k];
 	}
-	xqsort(sv, c->nslice, sizeof(*sv), slicev_cmp);
-	ncol = c->nslice <= SLICE_COLORS + 1 ? c->nslice : SLICE_COLORS;
-	for (k = 0; k < c->nslice; k++)
+	xqsort(sv, c->npart, sizeof(*sv), slicev_cmp);
+	ncol = c->npart <= SLICE_COLORS + 1 ? c->npart : SLICE_COLORS;
+	for (k = 0; k < c->npart; k++)
 		colour[sv[k].i] = k < ncol ? (int)k : -1;
 	/* "data loading", not "data_loading": the legend is for people. */
 	for (nleg = 0; nleg < ncol; nleg++) {
-		lname[nleg] = label[nleg] = xstrdup(c->slice[sv[nleg].i]);
+		lname[nleg] = label[nleg] = xstrdup(c->part[sv[nleg].i]);
 		for (u = label[nleg]; (u = strchr(u, '_')) != NULL; u++)
 			*u = ' ';
 		lcolor[nleg] = svg_palette[nleg % SVG_NPALETTE];
 	}
-	if (ncol < c->nslice) {
+	if (ncol < c->npart) {
 		lname[nleg] = "other";
 		lcolor[nleg++] = "#d9d9d9";
 	}
+	/* Room for the longest label, as far as a third of the width. */
+	for (lw = 0, i = 0; i < c->nwin; i++)
+		if (strlen(c->win[i].label) > lw)
+			lw = strlen(c->win[i].label);
 	memset(&p, 0, sizeof(p));
-	p.x0 = 150;
+	p.x0 = fmin(fmax(150, 16 + 7 * (double)lw), SVG_WIDTH / 3);
 	p.y0 = 50;
-	p.w = SVG_WIDTH - 240;
+	p.w = SVG_WIDTH - p.x0 - 90;
 	p.h = (double)c->nwin * (SVG_BAR + SVG_BAR_GAP) + SVG_BAR_GAP;
 	p.xmax = 1;
 	rows = svg_legend_rows(p.x0, lname, nleg);
@@ -600,25 +615,17 @@ draw_ledger(struct jw *w, struct charts *c)
 		svg_text(&g, svg_px(&p, x), p.y0 + p.h + 17, "middle", buf,
 		    NULL);
 	}
-	svg_textn(&g, p.x0 + p.w / 2, p.y0 + p.h + 34, "middle",
-	    "share of the window (its wall time after the bar)", NULL,
+	svg_textn(&g, p.x0 + p.w / 2, p.y0 + p.h + 34, "middle", axis, NULL,
 	    SVG_LABEL_MAX * 3);
 	for (i = 0; i < c->nwin; i++) {
 		const struct window *wn = &c->win[i];
 		double other = 0;
 
 		y = p.y0 + SVG_BAR_GAP + (double)i * (SVG_BAR + SVG_BAR_GAP);
-		if (wn->num >= 0 && wn->rank >= 0)
-			snprintf(buf, sizeof(buf), "rank %" PRId64 ", %s %"
-			    PRId64, wn->rank, wn->kind, wn->num);
-		else if (wn->num >= 0)
-			snprintf(buf, sizeof(buf), "%s %" PRId64, wn->kind,
-			    wn->num);
-		else
-			bar_label(buf, sizeof(buf), wn->rank, -1);
-		svg_text(&g, p.x0 - 8, y + SVG_BAR - 5, "end", buf, NULL);
+		svg_text(&g, p.x0 - 8, y + SVG_BAR - 5, "end", wn->label,
+		    NULL);
 		x = 0;
-		for (k = 0; wn->wall > 0 && k < c->nslice; k++) {
+		for (k = 0; wn->wall > 0 && k < c->npart; k++) {
 			if (colour[sv[k].i] < 0) {
 				other += wn->t[sv[k].i];
 				continue;
@@ -645,12 +652,12 @@ draw_ledger(struct jw *w, struct charts *c)
 	svg_legend(&g, p.x0, h - 16 - (rows - 1) * 18, lname, lcolor, nleg);
 	for (k = 0; k < ncol; k++)
 		free(label[k]);
-	if (c->win_dropped > 0) {
+	if (c->dropped > 0) {
 		snprintf(buf, sizeof(buf), "%" PRIu64 " more windows not drawn",
-		    c->win_dropped);
+		    c->dropped);
 		svg_text(&g, SVG_WIDTH - 10, 22, "end", buf, NULL);
 	}
-	emit(w, &g, "ledger", title, "Where the time goes");
+	emit(w, &g, name, title, section);
 }
 
 static int

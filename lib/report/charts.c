@@ -29,6 +29,10 @@ static int	take_layout(struct charts *, const char *, const struct jdoc *);
 static int	take_gpu(struct charts *, const struct jdoc *);
 static int	take_step(struct charts *, const struct jdoc *);
 static int	take_ledger(struct charts *, const char *, const struct jdoc *);
+static int	take_critical(struct charts *, const char *,
+		    const struct jdoc *);
+static struct window *new_bar(struct barset *);
+static size_t	part_of(struct barset *, const char *);
 static int	take_family(struct charts *, const struct jdoc *);
 static int	take_shape(struct charts *, const struct jdoc *);
 static int	take_compute(struct charts *, const struct jdoc *);
@@ -55,6 +59,8 @@ charts_take(struct charts *c, const char *file, const struct jdoc *d)
 		return take_compute(c, d);
 	if (strcmp(kind, "ledger") == 0)
 		return take_ledger(c, file, d);
+	if (strcmp(kind, "critical_path") == 0)
+		return take_critical(c, file, d);
 	return 0;
 }
 
@@ -405,26 +411,47 @@ take_step(struct charts *c, const struct jdoc *d)
 	return 0;
 }
 
-/*
- * A ledger record, while MAX_WINDOWS are not drawn yet: its slices by
- * name, past MAX_SLICES names into the last one met.
- */
+/* A new bar of bs, or NULL once MAX_WINDOWS are drawn (counted). */
+static struct window *
+new_bar(struct barset *bs)
+{
+	struct window *wn;
+
+	if (bs->nwin == MAX_WINDOWS) {
+		bs->dropped++;
+		return NULL;
+	}
+	wn = &bs->win[bs->nwin];
+	memset(wn, 0, sizeof(*wn));
+	return wn;
+}
+
+/* The index of part name in bs: past MAX_SLICES names, the last one. */
+static size_t
+part_of(struct barset *bs, const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < bs->npart && strcmp(bs->part[k], name) != 0; k++)
+		;
+	if (k == bs->npart && bs->npart < MAX_SLICES)
+		bs->part[bs->npart++] = xstrdup(name);
+	return k < MAX_SLICES ? k : MAX_SLICES - 1;
+}
+
+/* A ledger record: its slices by name, a share each of its wall time. */
 static int
 take_ledger(struct charts *c, const char *file, const struct jdoc *d)
 {
 	struct window *wn;
 	const char *kind, *name;
+	int64_t rank = rank_of(d), num;
 	double t;
 	uint32_t i;
-	size_t k;
 	int a;
 
-	if (c->nwin == MAX_WINDOWS) {
-		c->win_dropped++;
+	if ((wn = new_bar(&c->ledger)) == NULL)
 		return 0;
-	}
-	wn = &c->win[c->nwin];
-	memset(wn, 0, sizeof(*wn));
 	if (jdoc_get_str(d, 0, "window", &kind, NULL) < 0 ||
 	    jdoc_get_double(d, 0, "wall", &wn->wall) < 0 ||
 	    !isfinite(wn->wall) || wn->wall < 0 ||
@@ -432,10 +459,17 @@ take_ledger(struct charts *c, const char *file, const struct jdoc *d)
 	    d->node[a].type != JT_ARRAY)
 		return jdoc_error(file, d, 0, "\"ledger\" lacks \"window\","
 		    " a \"wall\" time or the array \"slices\"");
-	snprintf(wn->kind, sizeof(wn->kind), "%s", kind);
-	wn->rank = rank_of(d);
-	if (jdoc_get_i64(d, 0, kind, &wn->num) < 0)
-		wn->num = -1;
+	if (jdoc_get_i64(d, 0, kind, &num) < 0)
+		num = -1;
+	if (num >= 0 && rank >= 0)
+		snprintf(wn->label, sizeof(wn->label), "rank %" PRId64
+		    ", %.15s %" PRId64, rank, kind, num);
+	else if (num >= 0)
+		snprintf(wn->label, sizeof(wn->label), "%.15s %" PRId64,
+		    kind, num);
+	else
+		snprintf(wn->label, sizeof(wn->label), rank >= 0 ?
+		    "rank %" PRId64 : "trace", rank);
 	for (i = (uint32_t)a + 1; i < d->node[a].next; i = d->node[i].next) {
 		if (d->node[i].type != JT_OBJECT ||
 		    jdoc_get_str(d, i, "slice", &name, NULL) < 0 ||
@@ -443,14 +477,55 @@ take_ledger(struct charts *c, const char *file, const struct jdoc *d)
 		    t < 0)
 			return jdoc_error(file, d, i, "a slice lacks its"
 			    " \"slice\" name or a \"time\"");
-		for (k = 0; k < c->nslice && strcmp(c->slice[k], name) != 0;
-		    k++)
-			;
-		if (k == c->nslice && c->nslice < MAX_SLICES)
-			c->slice[c->nslice++] = xstrdup(name);
-		wn->t[k < MAX_SLICES ? k : MAX_SLICES - 1] += t;
+		wn->t[part_of(&c->ledger, name)] += t;
 	}
-	c->nwin++;
+	c->ledger.nwin++;
+	return 0;
+}
+
+/*
+ * A critical_path record with a path: its time by bound class, a share
+ * each of the path's length.  A window without a path draws no bar.
+ */
+static int
+take_critical(struct charts *c, const char *file, const struct jdoc *d)
+{
+	struct window *wn;
+	const char *window;
+	int64_t rank = rank_of(d);
+	double t;
+	uint32_t i;
+	int a, len;
+
+	if ((len = jdoc_get(d, 0, "length_us")) >= 0 &&
+	    d->node[len].type == JT_NULL)
+		return 0;
+	if ((wn = new_bar(&c->critical)) == NULL)
+		return 0;
+	if (jdoc_get_str(d, 0, "window", &window, NULL) < 0 ||
+	    jdoc_get_double(d, 0, "length_us", &wn->wall) < 0 ||
+	    !isfinite(wn->wall) || wn->wall < 0 ||
+	    (a = jdoc_get(d, 0, "by_class_us")) < 0 ||
+	    d->node[a].type != JT_OBJECT)
+		return jdoc_error(file, d, 0, "\"critical_path\" lacks"
+		    " \"window\", a \"length_us\" or the object"
+		    " \"by_class_us\"");
+	if (*window == '\0')
+		window = "whole trace";
+	if (rank >= 0)
+		snprintf(wn->label, sizeof(wn->label), "rank %" PRId64
+		    ", %.40s", rank, window);
+	else
+		snprintf(wn->label, sizeof(wn->label), "%.40s", window);
+	for (i = (uint32_t)a + 1; i < d->node[a].next; i = d->node[i].next) {
+		if (d->node[i].type != JT_NUMBER ||
+		    !isfinite(t = jnum_double(jdoc_str(d, i))) || t < 0)
+			return jdoc_error(file, d, i, "a class's time is not"
+			    " a number of microseconds");
+		if (t > 0)
+			wn->t[part_of(&c->critical, jdoc_key(d, i))] += t;
+	}
+	c->critical.nwin++;
 	return 0;
 }
 
@@ -566,6 +641,8 @@ charts_free(struct charts *c)
 	for (i = 0; i < c->nshape; i++)
 		free(c->shape[i].name);
 	free(c->gpuname);
-	for (i = 0; i < c->nslice; i++)
-		free(c->slice[i]);
+	for (i = 0; i < c->ledger.npart; i++)
+		free(c->ledger.part[i]);
+	for (i = 0; i < c->critical.npart; i++)
+		free(c->critical.part[i]);
 }

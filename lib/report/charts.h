@@ -90,12 +90,23 @@ struct family {
 	double	cpu, gpu;
 };
 
-/* A ledger record: one window's wall time and its slices' times, µs. */
+/*
+ * One bar of shares: a window's length and its parts' times, µs (a ledger
+ * record's wall and slices, a critical_path record's length and classes).
+ */
 struct window {
-	int64_t	 rank, num;
-	char	 kind[16];		/* "step", "iteration" or "trace" */
+	char	 label[80];
 	double	 wall;
-	double	 t[MAX_SLICES];		/* by the index of c->slice */
+	double	 t[MAX_SLICES];		/* by the index of its set's part */
+};
+
+/* The bars of one chart of shares, and the parts' names as met. */
+struct barset {
+	struct window	 win[MAX_WINDOWS];
+	size_t		 nwin;
+	uint64_t	 dropped;
+	char		*part[MAX_SLICES];
+	size_t		 npart;
 };
 
 /* An op_shape record as the roofline draws it. */
@@ -125,11 +136,8 @@ struct charts {
 	int64_t		 shaperank;
 	double		 peak_tflops, peak_tbps;	/* NAN: unknown */
 	char		*gpuname;
-	struct window	 win[MAX_WINDOWS];
-	size_t		 nwin;
-	uint64_t	 win_dropped;
-	char		*slice[MAX_SLICES];	/* the slices' names, as met */
-	size_t		 nslice;
+	struct barset	 ledger;	/* op-rank's ledger records */
+	struct barset	 critical;	/* crit-path's critical_path */
 	int		 bad;		/* a data error: draw nothing */
 };
 

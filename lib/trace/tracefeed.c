@@ -7,14 +7,17 @@
 #include "io/inputrec.h"
 #include "io/json.h"
 #include "io/ndjson.h"
+#include "trace/critpath.h"
 #include "trace/extract.h"
 #include "trace/nsys.h"
+#include "trace/opnames.h"
 #include "trace/oprank.h"
 #include "trace/tracefeed.h"
 
 /* Where the extractor's records go while one input is read. */
 struct sink {
 	struct oprank	*op;
+	struct critpath	*cp;		/* the input's critical path */
 	struct jw	*mem;
 	const char	*file;		/* the input being read */
 	int		 events;	/* its trace record counts some */
@@ -28,8 +31,10 @@ tracefeed_run(const struct tracefeed *f)
 	struct oprank_opts o = { NULL, 0, 0, -1, 0, f->gpu };
 	struct extract_digest digest;
 	struct extract_opts xo = { .digest = &digest };
+	struct critpath_opts co = { NULL, -1, 0, CP_EDGES_NONE, NULL };
 	struct sink sink = { 0 };
-	struct jw *w, *inw;
+	struct jw *w, *inw, *cw;
+	char *table;
 	size_t i;
 	int none = 0;
 
@@ -38,13 +43,23 @@ tracefeed_run(const struct tracefeed *f)
 		o.phase = oprank_phase(f->phase);
 	sink.op = oprank_new(&o);
 	sink.mem = jw_new(f->memory);
+	co.calls = table = op_find_table(CALLS_NAME);
+	cw = jw_new(f->critical);
+	jw_name(cw, "critical.ndjson");
 	w = jw_new_doc(on_record, &sink);
 	for (i = 0; i < f->n; i++) {
 		sink.file = f->paths[i];
 		sink.events = 0;
+		/*
+		 * Each input's path apart, as crit-path's of each: two
+		 * traces of one rank over other windows share no time.
+		 */
+		sink.cp = critpath_new(&co);
 		if ((f->nsys[i] ? nsys_extract(f->paths[i], w, NULL) :
 		    extract_trace(f->paths[i], w, &xo)) != 0)
 			_exit(1);
+		(void)critpath_write(sink.cp, cw);
+		critpath_free(sink.cp);
 		/* Hashed as it was read; else, rarely, read again. */
 		if (!f->nsys[i] && digest.hashed)
 			inputrec_put(inw, f->paths[i], "trace", digest.size,
@@ -58,6 +73,10 @@ tracefeed_run(const struct tracefeed *f)
 		}
 	}
 	jw_free(w);
+	jw_free(cw);
+	free(table);
+	if (fclose(f->critical) != 0)
+		die("critical.ndjson: write:");
 	jw_free(sink.mem);
 	jw_free(inw);
 	if (fclose(f->empty) != 0 || fclose(f->inputs) != 0)
@@ -90,5 +109,7 @@ on_record(void *arg, const struct jdoc *rec)
 	    strncmp(name, OPRANK_STEP_PREFIX,
 	    strlen(OPRANK_STEP_PREFIX)) == 0))
 		jw_jdoc_record(sink->mem, rec);
+	if (critpath_add(sink->cp, rec, sink->file, 0) < 0)
+		return -1;
 	return oprank_record(sink->op, sink->file, rec);
 }

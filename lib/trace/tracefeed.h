@@ -1,8 +1,9 @@
 /*
  * tracefeed: analyze-profile's trace branch in one process.  The
  * extractor of tr-extract builds each record of each trace (or Nsight
- * Systems export) as a jdoc and hands it to the aggregator of op-rank,
- * with no text between them; what mem-segments needs of a trace (the
+ * Systems export) as a jdoc and hands it to the aggregator of op-rank
+ * and to crit-path's graph (each input's own), with no text between them;
+ * what mem-segments needs of a trace (the
  * "memory" records, the "ProfilerStep#" slices and the "trace" records)
  * goes on to it as NDJSON.
  *
@@ -23,6 +24,7 @@ struct tracefeed {
 	const char	*phase;		/* op-rank's -p, or NULL */
 	const char	*gpu;		/* op-rank's -g, or NULL */
 	FILE		*ranked;	/* op-rank's records */
+	FILE		*critical;	/* crit-path -s's records */
 	FILE		*memory;	/* for mem-segments */
 	FILE		*inputs;	/* each trace's "input" record */
 	FILE		*empty;		/* the index of each trace without
