@@ -624,6 +624,10 @@ def facts:
   | .critical_share = share($bound.value; .critical.length_us)
   | .critical_mixed = ((.critical.by_class // {}) | to_entries
       | any(.key != "cpu_bound" and .value > 0))
+  # GPU work on the path: without it, "the host bounds the step" says
+  # nothing that a trace of host work alone does not.
+  | .critical_gpu = ((.critical.by_class // {}) | to_entries
+      | any(.key != "cpu_bound" and .key != "data_loading" and .value > 0))
   # The Python and untraced time the periodic steps add is theirs.
   | .python_periodic_us = (if .periodic == null then 0
       else (.periodic.slices.python // 0) + (if .has_steps then .periodic.slices.untraced // 0 else 0 end) end)

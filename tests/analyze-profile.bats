@@ -136,15 +136,21 @@ inputs_args() {
 }
 
 # piped DIR TRACE...: what the trace branch wrote when it was tr-extract
-# into a tee, op-rank and mem-segments: DIR/trace.ndjson, op-rank's, and
-# DIR/trace-memory.ndjson, mem-segments's on the memory records, profiler
-# steps and trace records, picked by the head of the line as the tee did.
+# into a tee, op-rank, crit-path and mem-segments: DIR/trace.ndjson,
+# op-rank's, DIR/critical.ndjson, crit-path -s's of each trace in turn
+# (a window without a path is its 1), and DIR/trace-memory.ndjson,
+# mem-segments's on the memory records, profiler steps and trace records,
+# picked by the head of the line as the tee did.
 piped() {
-	local dir=$1
+	local dir=$1 t
 	shift
 	mkdir "$dir"
 	tr-extract "$@" >"$dir/records.ndjson" 2>/dev/null || return
 	op-rank "$dir/records.ndjson" >"$dir/trace.ndjson" || return
+	for t; do
+		tr-extract "$t" 2>/dev/null | crit-path -s 2>/dev/null ||
+		    [ $? = 1 ]
+	done >"$dir/critical.ndjson"
 	grep -E '^\{"kind":"(memory|trace)"|^\{"kind":"event","name":"ProfilerStep#' \
 	    "$dir/records.ndjson" | mem-segments >"$dir/trace-memory.ndjson"
 }
@@ -177,9 +183,11 @@ piped() {
 		run -0 "$bin/analyze-profile" "$@" --md-out "$d/a.md" \
 		    --json-out "$d/a.json"
 		cmp "$d/trace.ndjson" "$bin/files/trace.ndjson"
+		cmp "$d/critical.ndjson" "$bin/files/critical.ndjson"
 		cmp "$d/trace-memory.ndjson" "$bin/files/trace-memory.ndjson"
-		cat "$d/trace.ndjson" "$d/trace-memory.ndjson" \
-		    "$bin/files/inputs.ndjson" >"$p/records/$n.ndjson"
+		cat "$d/trace.ndjson" "$d/critical.ndjson" \
+		    "$d/trace-memory.ndjson" "$bin/files/inputs.ndjson" \
+		    >"$p/records/$n.ndjson"
 	done
 	# Most of them make a report.
 	[ "$(ls "$p"/records | wc -l)" -ge 15 ]
@@ -295,8 +303,15 @@ piped() {
 	run -0 jq -c '[.memory.fragmentation_risk, .cpu.dominant_family, [.actions[].rule][0:2]]' \
 	    "$BATS_TEST_TMPDIR/report.json"
 	assert_output '["MEDIUM","python",["python-between-ops","low-gpu-util"]]'
+	run -0 analyze-profile --cpu-trace trace.json.gz \
+	    --md-out "$BATS_TEST_TMPDIR/report.md" \
+	    --overlay-out "$BATS_TEST_TMPDIR/overlay.json.gz"
+	run -0 bats_pipe zcat "$BATS_TEST_TMPDIR/overlay.json.gz" \| \
+	    jq -c '[([.traceEvents[] | select(.args.critical == 1)] | length > 0),
+	    ([.traceEvents[] | select(.ph == "i" and .cat == "mrp")] | length)]'
+	assert_output '[true,8]'
 	run -0 bats_pipe analyze-profile --cpu-trace trace.json.gz \| grep -c '^### [0-9]'
-	assert_output 7
+	assert_output 8
 	cd "$FIXTURES"
 	run -0 analyze-profile --context context.yaml --set batch_size=16 \
 	    --objective throughput

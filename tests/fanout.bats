@@ -106,11 +106,11 @@ fan() {
 	run -0 mk -j2 RUN="$r" SUBMIT="$BATS_TEST_TMPDIR/submit"
 	run -0 find "$BATS_TEST_TMPDIR" -name 'PWNED*'
 	assert_output ''
-	# Two trace stages and two merges, memory, churn, findings, charts,
+	# Two trace stages and three merges, memory, churn, findings, charts,
 	# the reports and the page.
 	b=${BUILD:-$TOP}/bin
 	run -0 sort "$BATS_TEST_TMPDIR/submitted"
-	assert_output "$(printf '%s\n' bash bash bash "$b/op-rank" \
+	assert_output "$(printf '%s\n' bash bash bash bash "$b/op-rank" \
 	    "$b/churn-score" "$b/mem-segments" "$b/rubric-apply" \
 	    "$b/report-svg" "$b/report-md" "$b/report-md" "$b/report-html" |
 	    sort)"

@@ -24,6 +24,7 @@ STEPS8='Step times per rank'
 FAMILIES='Operator families: self CPU time and GPU time'
 ROOFLINE='Roofline: costed operators'
 LEDGER='Where the time goes, per window'
+CRITICAL='The critical path by bound class, per window'
 
 # browse PAGE [ARG ...]: opens PAGE (a file) in headless Chromium with a
 # private profile; the rendered DOM goes to PAGE.dom, the log (console
@@ -101,9 +102,9 @@ assert_charts() {
 	run -0 grep -c '<h2>Prioritized actions</h2>' report.html.dom
 	# One rank of one step: no step chart.
 	assert_charts "$PWD/report.html" "$MEMORY" "$MEMORY_TRACE" "$SEGMENTS" \
-	    "$LEDGER" "$GPU" "$FAMILIES" "$ROOFLINE"
+	    "$LEDGER" "$CRITICAL" "$GPU" "$FAMILIES" "$ROOFLINE"
 	run -0 grep -c '<svg' report.html.dom
-	assert_output 7
+	assert_output 8
 	# Printed, every page is A4 (595 x 842 points).
 	browse "$PWD/report.html" --print-to-pdf="$PWD/report.pdf" \
 	    --no-pdf-header-footer
@@ -152,8 +153,9 @@ assert_charts() {
 	make --no-print-directory -f "$TOP/pipelines/report.mk" \
 	    BIN="${BUILD:-$TOP}/bin" RUBRIC="$TOP/rubric" RUN=run >/dev/null
 	run -0 bats_pipe jq -r '.file' run/charts.ndjson \| env LC_ALL=C sort
-	assert_output "$(printf '%s\n' families.svg gpu-timeline.svg \
-	    ledger.svg memory-trace.svg memory.svg roofline.svg segments.svg)"
+	assert_output "$(printf '%s\n' critical-path.svg families.svg \
+	    gpu-timeline.svg ledger.svg memory-trace.svg memory.svg roofline.svg \
+	    segments.svg)"
 	local file title
 	while IFS=$'\t' read -r file title; do
 		# Each standalone SVG is valid XML and renders.

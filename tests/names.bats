@@ -51,14 +51,15 @@ need_py() {
 	run -0 jq -r '.inputs[].path' "$r/report.json"
 	assert_output "$(printf '%s\n' "$r/trace.json.gz" "$r/memory_snapshot.json.gz")"
 	run -0 ls "$r"
-	assert_output "$(printf '%s\n' charts.ndjson churn.ndjson families.svg \
+	assert_output "$(printf '%s\n' charts.ndjson churn.ndjson \
+	    critical-path.svg critical.ndjson families.svg \
 	    findings.ndjson gpu-timeline.svg ledger.svg memory-trace.svg \
 	    memory.ndjson \
 	    memory.svg memory_snapshot.json.gz ops.ndjson report.html \
 	    report.json report.md roofline.svg segments.svg \
 	    trace-memory.ndjson trace.json.gz)"
 	run -0 grep -c '<svg' "$r/report.html"
-	assert_output 7
+	assert_output 8
 }
 
 @test "report.mk: a run directory make reads as syntax stops it before anything runs, naming it" {

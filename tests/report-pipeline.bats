@@ -19,7 +19,8 @@ mk() {
 	cp "$TOP/fixtures/example/trace.json.gz" "$TOP/fixtures/example/memory_snapshot.json.gz" "$r"
 	run -0 mk RUN="$r"
 	run -0 ls "$r"
-	assert_output "$(printf '%s\n' charts.ndjson churn.ndjson families.svg \
+	assert_output "$(printf '%s\n' charts.ndjson churn.ndjson \
+	    critical-path.svg critical.ndjson families.svg \
 	    findings.ndjson gpu-timeline.svg ledger.svg memory-trace.svg \
 	    memory.ndjson \
 	    memory.svg memory_snapshot.json.gz ops.ndjson report.html \
@@ -74,8 +75,8 @@ mk() {
 	printf 'garbage\n' >"$r/memory_snapshot.json"
 	run -2 mk RUN="$r"
 	run -0 ls -A "$r"
-	assert_output "$(printf '%s\n' memory_snapshot.json ops.ndjson \
-	    trace-memory.ndjson trace.json.gz)"
+	assert_output "$(printf '%s\n' critical.ndjson memory_snapshot.json \
+	    ops.ndjson trace-memory.ndjson trace.json.gz)"
 }
 
 @test "report.mk: context.yaml in the run directory gives the context record first" {
@@ -278,8 +279,8 @@ OUT
 	# None before: none after.
 	run -2 mk BIN="$b" RUN="$r"
 	run -0 ls -A "$r"
-	assert_output "$(printf '%s\n' findings.ndjson ops.ndjson \
-	    trace-memory.ndjson trace.json.gz)"
+	assert_output "$(printf '%s\n' critical.ndjson findings.ndjson \
+	    ops.ndjson trace-memory.ndjson trace.json.gz)"
 	mk RUN="$r" >/dev/null
 	set=(report.md report.json report.html charts.ndjson memory-trace.svg)
 	before=$(cd "$r" && stat -c '%n %i' "${set[@]}")

@@ -63,6 +63,19 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 OUT
 }
 
+@test "rubric-apply: critical-path names what bounds the step, and claims no time" {
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/critical-path.fire-launch.ndjson" \| \
+	    jq -c 'select(.kind == "finding" and .rule == "critical-path") | [.impact, .evidence.bound,
+	    (.observation | startswith("61.0 % of the critical path through 1 window (2.14 ms) is kernel launch overhead")),
+	    (.action | startswith("Launch less: capture the step in CUDA graphs"))]'
+	assert_output '[null,"kernel_launch_overhead",true,true]'
+	# The example's step: host work holds the path, GPU work beside it.
+	run -0 bats_pipe rubric-apply "$FIXTURES/cases/critical-path.fire.ndjson" \| \
+	    jq -c 'select(.kind == "finding" and .rule == "critical-path") | [.evidence.bound, .measure.value,
+	    (.action | contains("faster kernels or lower precision will not shorten this step"))]'
+	assert_output '["cpu_bound",0.9722484860160262,true]'
+}
+
 @test "rubric-apply: the objective memory puts memory first; an OOM is always first" {
 	ctx='{"kind":"context","objective":"memory"}'
 	run -0 bats_pipe cat "$FIXTURES/example.ndjson" \| \
