@@ -28,7 +28,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	run -0 report-diff -j example-before.json example-after.json
 	assert_output - <example.diff.json
 	run -0 jq -c '[.actions[] | [.rule, .verdict]]' <<<"$output"
-	assert_output '[["python-between-ops","unchanged"],["low-gpu-util","improved"],["time-slice","unchanged"],["launch-bound","unchanged"],["gemm-below-peak","unchanged"],["releasable-cache","unchanged"],["fragmentation-medium","regressed"],["missing-context","unknown"],["missing-memory-stats","unknown"]]'
+	assert_output '[["python-between-ops","unchanged"],["low-gpu-util","improved"],["time-slice","unchanged"],["launch-bound","unchanged"],["gemm-below-peak","unchanged"],["releasable-cache","unchanged"],["fragmentation-medium","regressed"],["critical-path","unchanged"],["missing-context","unknown"],["missing-memory-stats","unknown"]]'
 }
 
 @test "report-diff: new, gone and changed operators rank by the change" {
