@@ -142,15 +142,15 @@ extract_trace(const char *path, struct jw *w, const struct extract_opts *o)
 	if ((t.rank = rank_from_name(t.file)) >= 0)
 		t.rank_from = "file name";
 	rc = read_top(&t);
-	if (rc == 0 && jr_unclosed(t.r))
+	if (rc == 0 && jr_unclosed(t.r) && !o->quiet)
 		warnmsg("%s: warning: the event array has no closing ']';"
 		    " the trace may be cut off", t.file);
-	if (rc == 0 && t.unmatched_begin > 0)
+	if (rc == 0 && t.unmatched_begin > 0 && !o->quiet)
 		warnmsg("%s: %" PRIu64 " 'B' events never ended", t.file,
 		    t.unmatched_begin);
-	if (rc == 0 && t.seen)
+	if (rc == 0 && t.seen && !o->hooks_only)
 		put_trace(&t);
-	if (rc == 0)
+	if (rc == 0 && !o->quiet)
 		put_repairs(&t);
 	if (jw_failed(w))
 		rc = -1;
@@ -450,7 +450,8 @@ event(struct trace *t)
 	if (ph == 'M') {
 		if (pass_on(t, &e, ph, 0) < 0)
 			return -1;
-		emit_metadata(t, &e);
+		if (!t->opts->hooks_only)
+			emit_metadata(t, &e);
 		return 0;
 	}
 	if (e.ts < 0) {
@@ -478,6 +479,8 @@ event(struct trace *t)
 		return -1;
 	if (pass_on(t, &e, ph, 1) < 0)
 		return -1;
+	if (t->opts->hooks_only)
+		return 0;
 	switch (ph) {
 	case 'X':
 		see_time(t, e.ts_ns, e.dur_ns);

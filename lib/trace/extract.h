@@ -59,6 +59,8 @@ struct extract_opts {
 		    const struct extract_seen *);
 	int	(*top)(void *arg, const char *key, const struct jdoc *value);
 	void	*hook_arg;
+	int	hooks_only;	/* the hooks see the events; no records */
+	int	quiet;		/* no warnings: a trace read once already */
 };
 
 /*

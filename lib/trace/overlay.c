@@ -52,7 +52,8 @@ static void	add_node(struct overlay *, const struct edgerec *,
 		    const char *, int, int64_t, uint32_t);
 static int	pick_rank(struct overlay *);
 static int	read_trace(struct overlay *, const char *);
-static int	discard(void *, const struct jdoc *);
+static int	no_records(void *, const struct jdoc *)
+		    __attribute__((noreturn));
 static int	each_event(void *, const struct jdoc *,
 		    const struct extract_seen *);
 static int	keep_top(void *, const char *, const struct jdoc *);
@@ -341,31 +342,35 @@ overlay_write(struct overlay *ov, const char *path, FILE *out,
 	return 0;
 }
 
-/* One read of the trace through tr-extract's reader, records discarded. */
+/* One read of the trace through tr-extract's reader, its hooks alone. */
 static int
 read_trace(struct overlay *ov, const char *path)
 {
 	struct extract_opts xo;
-	struct jw *sink;
+	struct jw *none;
 	int rc;
 
 	memset(&xo, 0, sizeof(xo));
 	xo.each = each_event;
 	xo.top = keep_top;
 	xo.hook_arg = ov;
+	xo.hooks_only = 1;
+	/* The first read said what the trace lacks. */
+	xo.quiet = ov->writing;
 	ov->index = 0;
-	sink = jw_new_doc(discard, NULL);
-	rc = extract_trace(path, sink, &xo);
-	jw_free(sink);
+	none = jw_new_doc(no_records, NULL);
+	rc = extract_trace(path, none, &xo);
+	jw_free(none);
 	return rc;
 }
 
+/* hooks_only writes none: this writer is never handed one. */
 static int
-discard(void *arg, const struct jdoc *d)
+no_records(void *arg, const struct jdoc *d)
 {
 	(void)arg;
 	(void)d;
-	return 0;
+	abort();
 }
 
 static int
