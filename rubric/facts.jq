@@ -244,6 +244,12 @@ def late_rank($rows):
       end
     end;
 
+# Whether a window's graph (crit-path's edge_types) holds GPU work: every
+# piece of it has its launch's edge, at least.
+def gpu_edges:
+  ((.kernel_launch_delay // 0) + (.kernel_kernel_delay // 0)
+   + (.sync_dependency // 0)) > 0;
+
 # The critical path of the rank's windows (crit-path's critical_path
 # records; of each rank the first 64 windows reach the rubric): their
 # length, its time by bound class and the events that hold most of it.
@@ -253,6 +259,7 @@ def critical_path($r):
       and ($r == null or .rank == $r)))
   | if length == 0 then null
     else {windows: length, length_us: (map(.length_us) | add),
+          gpu: any(.[]; .edge_types | gpu_edges),
           by_class: (reduce .[].by_class_us as $c ({};
             reduce ($c | to_entries[]) as $e (.; .[$e.key] += $e.value))),
           top: ([.[].top[]] | group_by([.name, .class, .frame])
@@ -610,8 +617,9 @@ def facts:
   | .python_case = (if .python_input_work then "input_work"
       elif .has_frames then "frames" else "no_frames" end)
   # What bounds the steps: the largest class of time on their critical
-  # path (crit-path), named where anything but host work is on it (a
-  # trace of host work alone has nothing on its path but that).
+  # path (crit-path), named where the graph holds GPU work or anything but
+  # host work is on the path (a trace of host work alone has nothing on
+  # its path but that).
   | (.critical.by_class // {} | to_entries | max_by(.value)) as $bound
   | .critical_case = $bound.key
   | .critical_label = ({cpu_bound: "host work on the CPU",
@@ -622,12 +630,8 @@ def facts:
       host_blocked_on_sync: "the host blocked on synchronisation",
       graph_replay: "CUDA graph replay"}[$bound.key // ""] // $bound.key)
   | .critical_share = share($bound.value; .critical.length_us)
-  | .critical_mixed = ((.critical.by_class // {}) | to_entries
-      | any(.key != "cpu_bound" and .value > 0))
-  # GPU work on the path: without it, "the host bounds the step" says
-  # nothing that a trace of host work alone does not.
-  | .critical_gpu = ((.critical.by_class // {}) | to_entries
-      | any(.key != "cpu_bound" and .key != "data_loading" and .value > 0))
+  | .critical_mixed = (.critical.gpu == true or ((.critical.by_class // {})
+      | to_entries | any(.key != "cpu_bound" and .value > 0)))
   # The Python and untraced time the periodic steps add is theirs.
   | .python_periodic_us = (if .periodic == null then 0
       else (.periodic.slices.python // 0) + (if .has_steps then .periodic.slices.untraced // 0 else 0 end) end)

@@ -364,14 +364,15 @@ def md_graphs($f):
     end;
 
 # The critical path of each step: only where crit-path's records came in
-# (crit-path -s beside the other records) and something but host work is
-# on a path (of host work alone the ledger says all).  The ledger says
-# where a step's time goes; the path says which of it, made shorter, makes
-# the step shorter.
+# (crit-path -s beside the other records) and a graph holds GPU work or
+# something but host work is on a path (of host work alone the ledger says
+# all).  The ledger says where a step's time goes; the path says which of
+# it, made shorter, makes the step shorter.
 def critical_windows($f):
   recs("critical_path")
   | map(select(.length_us != null and ($f.rank == null or .rank == $f.rank)))
-  | if any(.[]; .by_class_us | to_entries | any(.key != "cpu_bound" and .value > 0))
+  | if any(.[]; (.edge_types | gpu_edges)
+        or (.by_class_us | to_entries | any(.key != "cpu_bound" and .value > 0)))
     then . else [] end;
 
 def bound_classes:

@@ -71,7 +71,8 @@ charts_draw(struct charts *c, struct jw *w, const char *dir)
 	    "Where the time goes",
 	    "share of the window (its wall time after the bar)");
 	/* Of host work alone the ledger says all (report.jq's rule too). */
-	if (c->critical.npart > 1 || (c->critical.npart == 1 &&
+	if (c->critical_gpu || c->critical.npart > 1 ||
+	    (c->critical.npart == 1 &&
 	    strcmp(c->critical.part[0], "cpu_bound") != 0))
 		draw_shares(w, &c->critical, "critical-path",
 		    "The critical path by bound class, per window",

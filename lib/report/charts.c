@@ -495,7 +495,7 @@ take_critical(struct charts *c, const char *file, const struct jdoc *d)
 	int64_t rank = rank_of(d);
 	double t;
 	uint32_t i;
-	int a, len;
+	int a, e, len;
 
 	if ((len = jdoc_get(d, 0, "length_us")) >= 0 &&
 	    d->node[len].type == JT_NULL)
@@ -512,6 +512,16 @@ take_critical(struct charts *c, const char *file, const struct jdoc *d)
 		    " \"by_class_us\"");
 	if (*window == '\0')
 		window = "whole trace";
+	/* Every piece of GPU work has its launch's edge, at least. */
+	if ((e = jdoc_get(d, 0, "edge_types")) >= 0 &&
+	    d->node[e].type == JT_OBJECT)
+		for (i = (uint32_t)e + 1; i < d->node[e].next;
+		    i = d->node[i].next)
+			if (strcmp(jdoc_key(d, i), "operator") != 0 &&
+			    strcmp(jdoc_key(d, i), "dependency") != 0 &&
+			    d->node[i].type == JT_NUMBER &&
+			    jnum_double(jdoc_str(d, i)) > 0)
+				c->critical_gpu = 1;
 	if (rank >= 0)
 		snprintf(wn->label, sizeof(wn->label), "rank %" PRId64
 		    ", %.40s", rank, window);

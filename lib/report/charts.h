@@ -138,6 +138,7 @@ struct charts {
 	char		*gpuname;
 	struct barset	 ledger;	/* op-rank's ledger records */
 	struct barset	 critical;	/* crit-path's critical_path */
+	int		 critical_gpu;	/* a window's graph holds GPU work */
 	int		 bad;		/* a data error: draw nothing */
 };
 
