@@ -217,7 +217,7 @@ read_back() {
 	records hta_simple_add.json.gz -W > "$T/rec"
 	trace-overlay "$TRACES/hta_simple_add.json.gz" "$T/rec" > "$T/ov.json.gz"
 	run "$TOP/tests/trace-view" "$T/ov.json.gz"
-	[ "$status" -ne 77 ] || skip "no speedscope (\$MRP_SPEEDSCOPE), Chromium or python3"
+	[ "$status" -ne 77 ] || skip "no speedscope release (\$MRP_SPEEDSCOPE, ../shared/viewers), Chromium or python3"
 	assert_success
 	# The trace's threads, and the path's track beside them.
 	assert_line 'python3.10 (pid 493459), thread 493459 (python3.10) (tid 493459)'

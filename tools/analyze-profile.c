@@ -2,15 +2,14 @@
  * analyze-profile: the whole report from a memory snapshot and/or profiler
  * traces, with the interface of the original analyze_profile.py.  It runs
  * the mrp tools as a pipeline (lib/base/stages): the trace branch (the
- * extractor of tr-extract feeding the aggregator of op-rank in one
- * process, lib/trace/tracefeed, and mem-segments on what it reads of a
- * trace) and the memory branch (mem-segments and churn-score) in
+ * extractor of tr-extract feeding the aggregator of op-rank and crit-path
+ * in one process, lib/trace/tracefeed, and mem-segments on what it reads
+ * of a trace) and the memory branch (mem-segments and churn-score) in
  * parallel, then rubric-apply and report-md on what they wrote into a
  * private temporary directory (with --html-out also report-svg, and
- * report-html on the charted Markdown; with --overlay-out crit-path
- * beside the readers and trace-overlay beside report-md); those two start
- * at once and
- * compile their programs meanwhile.  What the user says of the run
+ * report-html on the charted Markdown; with --overlay-out trace-overlay
+ * beside report-md); those two start at once and compile their programs
+ * meanwhile.  What the user says of the run
  * (--context, --set, --phase, --objective) reaches those two as one
  * "context" record (lib/report/context).  The first stage to fail, or a
  * signal, stops all of them, and nothing they made is left behind; the
@@ -44,9 +43,6 @@
 #include "report/context.h"
 #include "report/jqx.h"
 #include "report/recset.h"
-#include "trace/critpath.h"
-#include "trace/extract.h"
-#include "trace/opnames.h"
 #include "trace/tracefeed.h"
 
 /* The trace stage's exit status when a trace has no events. */
@@ -123,11 +119,7 @@ static void	start_readers(struct run *);
 static void	start_report(struct run *);
 static int	check_read(struct run *);
 static void	start_html(struct run *, int charts);
-static void	start_critpath(struct run *);
 static void	start_overlay(struct run *);
-static void	critpath_stage(const char *, const char *)
-		    __attribute__((noreturn));
-static int	critpath_take(void *, const struct jdoc *);
 static void	trace_stage(const struct run *, int out, int mem)
 		    __attribute__((noreturn));
 static void	report_empty(const struct traces *, const char *);
@@ -493,7 +485,6 @@ start_readers(struct run *r)
 		free(r->ops);
 		hash_inputs(r->f[F_OTHER_INPUTS], tr, mem);
 	}
-	start_critpath(r);
 	start_report(r);
 	if (tr->n > 0)
 		for (i = behind; i < r->st.np; i++)
@@ -635,21 +626,10 @@ start_html(struct run *r, int charts)
 }
 
 /*
- * --overlay-out in two steps: the critical path of the trace it draws on
- * (crit-path's records), beside the readers and below them; then, with
- * the findings, the overlay (trace-overlay), beside report-md.
+ * --overlay-out: the trace branch wrote crit-path's records of the trace
+ * it draws on, its path's edges with them; with the findings, the overlay
+ * (trace-overlay), beside report-md.
  */
-static void
-start_critpath(struct run *r)
-{
-	if (r->a->out[OUT_OVERLAY] == NULL ||
-	    stages_fork(&r->st, "crit-path", -1) != 0)
-		return;
-	free(r->av);
-	free(r->ops);
-	critpath_stage(r->a->overlaid, r->f[F_CRITPATH]);
-}
-
 static void
 start_overlay(struct run *r)
 {
@@ -670,10 +650,11 @@ start_overlay(struct run *r)
 
 /*
  * The trace branch (lib/trace/tracefeed) in this child: op-rank's records
- * to out, crit-path's to F_CRITICAL, what mem-segments reads to mem, each
- * trace's "input" record to F_TRACE_INPUTS, and the index of each trace
- * without events to F_EMPTY, for report_empty(), which make the exit
- * status NOEVENTS.
+ * to out, crit-path's to F_CRITICAL (with --overlay-out those of the trace
+ * it draws on, edges too, to F_CRITPATH), what mem-segments reads to mem,
+ * each trace's "input" record to F_TRACE_INPUTS, and the index of each
+ * trace without events to F_EMPTY, for report_empty(), which make the
+ * exit status NOEVENTS.
  */
 static void
 trace_stage(const struct run *r, int out, int mem)
@@ -681,8 +662,8 @@ trace_stage(const struct run *r, int out, int mem)
 	const struct traces *tr = r->tr;
 	const char *empty = r->f[F_EMPTY], *inputs = r->f[F_TRACE_INPUTS],
 	    *critical = r->f[F_CRITICAL];
-	struct tracefeed f = { tr->v, tr->nsys, tr->n, r->a->phase,
-	    r->a->gpu, NULL, NULL, NULL, NULL, NULL };
+	struct tracefeed f = { .paths = tr->v, .nsys = tr->nsys, .n = tr->n,
+	    .phase = r->a->phase, .gpu = r->a->gpu };
 
 	/* mem-segments stopped and says why: end as a pipe's writer would. */
 	signal(SIGPIPE, SIG_DFL);
@@ -695,49 +676,13 @@ trace_stage(const struct run *r, int out, int mem)
 		die("%s:", inputs);
 	if ((f.critical = fopen(critical, "w")) == NULL)
 		die("%s:", critical);
-	_exit(tracefeed_run(&f) ? NOEVENTS : 0);
-}
-
-/*
- * crit-path on trace, in this child, its records to path.  A window
- * without a path has been named and leaves the others theirs: the overlay
- * draws what there is, and the report goes on.
- */
-static void
-critpath_stage(const char *trace, const char *path)
-{
-	struct critpath_opts o = { NULL, -1, 0, CP_EDGES_PATH, NULL };
-	struct extract_opts xo = { .args = 0 };
-	struct critpath *cp;
-	struct jw *w;
-	char *table;
-	FILE *fp;
-	int rc;
-
-	o.calls = table = op_find_table(CALLS_NAME);
-	cp = critpath_new(&o);
-	w = jw_new_doc(critpath_take, cp);
-	rc = extract_trace(trace, w, &xo);
-	jw_free(w);
-	if (rc == 0) {
-		if ((fp = fopen(path, "w")) == NULL)
-			die("%s:", path);
-		w = jw_new(fp);
-		jw_name(w, path);
-		(void)critpath_write(cp, w);
-		jw_free(w);
-		if (close_out(fp, path) != 0)
-			rc = 1;
+	if (r->a->out[OUT_OVERLAY] != NULL) {
+		while (tr->v[f.overlaid] != r->a->overlaid)
+			f.overlaid++;
+		if ((f.overlay = fopen(r->f[F_CRITPATH], "w")) == NULL)
+			die("%s:", r->f[F_CRITPATH]);
 	}
-	critpath_free(cp);
-	free(table);
-	_exit(rc != 0);
-}
-
-static int
-critpath_take(void *cp, const struct jdoc *d)
-{
-	return critpath_add(cp, d, "crit-path", 0) < 0 ? -1 : 0;
+	_exit(tracefeed_run(&f) ? NOEVENTS : 0);
 }
 
 /* Names each trace the trace stage found without events. */

@@ -294,13 +294,13 @@ overlay_write(struct overlay *ov, const char *path, FILE *out,
 
 	if (pick_rank(ov) < 0)
 		return -1;
-	if (path == NULL || strcmp(path, "-") == 0 || stat(path, &st) < 0 ||
-	    !S_ISREG(st.st_mode)) {
-		if (path != NULL && strcmp(path, "-") != 0 &&
-		    stat(path, &st) < 0) {
-			warnmsg("%s:", path);
-			return 1;
-		}
+	if (path == NULL || strcmp(path, "-") == 0)
+		path = NULL;
+	else if (stat(path, &st) < 0) {
+		warnmsg("%s:", path);
+		return 1;
+	}
+	if (path == NULL || !S_ISREG(st.st_mode)) {
 		warnmsg("%s: the trace is read twice: name a regular file",
 		    path == NULL ? "-" : path);
 		return -1;

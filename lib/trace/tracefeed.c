@@ -23,7 +23,13 @@ struct sink {
 	int		 events;	/* its trace record counts some */
 };
 
+/* crit-path's records of the overlaid input: all of them, and the report's. */
+struct route {
+	struct jw	*all, *report;
+};
+
 static int	on_record(void *, const struct jdoc *);
+static int	route_record(void *, const struct jdoc *);
 
 int
 tracefeed_run(const struct tracefeed *f)
@@ -31,9 +37,11 @@ tracefeed_run(const struct tracefeed *f)
 	struct oprank_opts o = { NULL, 0, 0, -1, 0, f->gpu };
 	struct extract_digest digest;
 	struct extract_opts xo = { .digest = &digest };
-	struct critpath_opts co = { NULL, -1, 0, CP_EDGES_NONE, NULL };
+	struct critpath_opts co = { NULL, -1, 0, CP_EDGES_NONE, NULL },
+	    cpo = { NULL, -1, 0, CP_EDGES_PATH, NULL };
 	struct sink sink = { 0 };
-	struct jw *w, *inw, *cw;
+	struct route route = { NULL, NULL };
+	struct jw *w, *inw, *cw, *rw;
 	char *table;
 	size_t i;
 	int none = 0;
@@ -43,9 +51,15 @@ tracefeed_run(const struct tracefeed *f)
 		o.phase = oprank_phase(f->phase);
 	sink.op = oprank_new(&o);
 	sink.mem = jw_new(f->memory);
-	co.calls = table = op_find_table(CALLS_NAME);
+	co.calls = cpo.calls = table = op_find_table(CALLS_NAME);
 	cw = jw_new(f->critical);
 	jw_name(cw, "critical.ndjson");
+	if (f->overlay != NULL) {
+		route.all = jw_new(f->overlay);
+		jw_name(route.all, "critpath.ndjson");
+		route.report = cw;
+	}
+	rw = jw_new_doc(route_record, &route);
 	w = jw_new_doc(on_record, &sink);
 	for (i = 0; i < f->n; i++) {
 		sink.file = f->paths[i];
@@ -54,11 +68,13 @@ tracefeed_run(const struct tracefeed *f)
 		 * Each input's path apart, as crit-path's of each: two
 		 * traces of one rank over other windows share no time.
 		 */
-		sink.cp = critpath_new(&co);
+		sink.cp = critpath_new(f->overlay != NULL &&
+		    i == f->overlaid ? &cpo : &co);
 		if ((f->nsys[i] ? nsys_extract(f->paths[i], w, NULL) :
 		    extract_trace(f->paths[i], w, &xo)) != 0)
 			_exit(1);
-		(void)critpath_write(sink.cp, cw);
+		(void)critpath_write(sink.cp, f->overlay != NULL &&
+		    i == f->overlaid ? rw : cw);
 		critpath_free(sink.cp);
 		/* Hashed as it was read; else, rarely, read again. */
 		if (!f->nsys[i] && digest.hashed)
@@ -73,10 +89,16 @@ tracefeed_run(const struct tracefeed *f)
 		}
 	}
 	jw_free(w);
+	jw_free(rw);
 	jw_free(cw);
 	free(table);
 	if (fclose(f->critical) != 0)
 		die("critical.ndjson: write:");
+	if (f->overlay != NULL) {
+		jw_free(route.all);
+		if (fclose(f->overlay) != 0)
+			die("critpath.ndjson: write:");
+	}
 	jw_free(sink.mem);
 	jw_free(inw);
 	if (fclose(f->empty) != 0 || fclose(f->inputs) != 0)
@@ -112,4 +134,15 @@ on_record(void *arg, const struct jdoc *rec)
 	if (critpath_add(sink->cp, rec, sink->file, 0) < 0)
 		return -1;
 	return oprank_record(sink->op, sink->file, rec);
+}
+
+static int
+route_record(void *arg, const struct jdoc *rec)
+{
+	struct route *r = arg;
+
+	jw_jdoc_record(r->all, rec);
+	if (strcmp(ndin_kind(rec), "critical_path") == 0)
+		jw_jdoc_record(r->report, rec);
+	return 0;
 }

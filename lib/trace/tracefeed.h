@@ -24,7 +24,13 @@ struct tracefeed {
 	const char	*phase;		/* op-rank's -p, or NULL */
 	const char	*gpu;		/* op-rank's -g, or NULL */
 	FILE		*ranked;	/* op-rank's records */
-	FILE		*critical;	/* crit-path -s's records */
+	FILE		*critical;	/* crit-path -s's, of each input */
+	/*
+	 * Not NULL: crit-path's records of input overlaid, its path's
+	 * edges with them, for trace-overlay.
+	 */
+	FILE		*overlay;
+	size_t		 overlaid;
 	FILE		*memory;	/* for mem-segments */
 	FILE		*inputs;	/* each trace's "input" record */
 	FILE		*empty;		/* the index of each trace without
