@@ -18,6 +18,7 @@
 #include "io/spill.h"
 #include "trace/ovcount.h"
 
+struct flowend;
 struct jw;
 struct overlay_opts;
 
@@ -36,38 +37,12 @@ enum {
 	N_FLOW = 8		/* the edge gets a flow */
 };
 
-/* A pid or tid as the trace wrote it, in a spill's fixed size. */
-#define JIDLEN	24
-enum { JID_ABSENT, JID_NUMBER, JID_STRING };
-
-/* Spill records; each order ends in a sequence number or an index. */
-struct edgerec {		/* the records' edges, in their order */
+/* The records' edges, in a spill in their order. */
+struct edgerec {
 	uint64_t	seq;
 	int64_t		rank, from_ns, weight_ns;
 	uint32_t	type, bits;	/* N_CRITICAL, N_FLOW */
 	uint32_t	cls, event;	/* names, or NONAME */
-};
-struct nodeaddr {		/* an edge's node, by the event it is */
-	int64_t		rank;
-	uint32_t	name, bits;
-	int64_t		ns;
-	uint64_t	seq;
-};
-struct evaddr {			/* an end of an event of the trace */
-	uint32_t	name, end;
-	int64_t		ns;
-	uint64_t	index;		/* the event's, in file order */
-};
-struct flowend {		/* where a flow meets an event */
-	uint64_t	index, seq;
-	uint32_t	bits;
-	uint32_t	pad;
-};
-struct flowout {		/* that event's thread and the flow's time */
-	uint64_t	seq;
-	uint32_t	to, pad;
-	int64_t		ns;
-	char		pid[JIDLEN], tid[JIDLEN];	/* last byte: JID_* */
 };
 struct finding {
 	int64_t	 place;

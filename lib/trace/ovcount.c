@@ -149,7 +149,8 @@ ovcount_write(struct ovcount *c, struct jw *w, int64_t origin)
 		    dl->stream == st->stream);
 		if (st->queue != st->queue_out &&
 		    !(st->queue_out < 0 && st->queue == 0)) {
-			put_counter(w, origin, st, "queue length", ts, st->queue);
+			put_counter(w, origin, st, "queue length", ts,
+			    st->queue);
 			st->queue_out = st->queue;
 		}
 		if ((st->busy > 0) != st->busy_out &&

@@ -30,6 +30,34 @@
 /* The spills in memory, as crit-path's: $MRP_CRIT_PATH_MEMORY. */
 #define MEMORY	(16u << 20)
 
+/* A pid or tid as the trace wrote it, in a spill's fixed size. */
+#define JIDLEN	24
+enum { JID_ABSENT, JID_NUMBER, JID_STRING };
+
+/* Spill records; each order ends in a sequence number or an index. */
+struct nodeaddr {		/* an edge's node, by the event it is */
+	int64_t		rank;
+	uint32_t	name, bits;
+	int64_t		ns;
+	uint64_t	seq;
+};
+struct evaddr {			/* an end of an event of the trace */
+	uint32_t	name, end;
+	int64_t		ns;
+	uint64_t	index;		/* the event's, in file order */
+};
+struct flowend {		/* where a flow meets an event */
+	uint64_t	index, seq;
+	uint32_t	bits;
+	uint32_t	pad;
+};
+struct flowout {		/* that event's thread and the flow's time */
+	uint64_t	seq;
+	uint32_t	to, pad;
+	int64_t		ns;
+	char		pid[JIDLEN], tid[JIDLEN];	/* last byte: JID_* */
+};
+
 const char *const ov_edge_types[] = {
 	"operator", "dependency", "kernel_launch_delay",
 	"kernel_kernel_delay", "sync_dependency"
