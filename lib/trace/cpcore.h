@@ -80,6 +80,7 @@ struct ev {
 
 struct thread {
 	char		*pid, *tid;	/* as in the trace */
+	size_t		 plen, tlen;
 	int		 numeric;
 	long long	 npid, ntid;
 	uint32_t	 order;		/* in HTA's order of (pid, tid) */
@@ -111,6 +112,7 @@ struct rank {
 	struct thread	*th;
 	size_t		 nth, capth;
 	struct strmap	 thmap;		/* pid's length, pid, tid: thread + 1 */
+	int32_t		 last_th;	/* the thread thread_of() found last */
 	struct strmap	 stmap;		/* struct stream: its index + 1 */
 	struct stream	*st;
 	size_t		 nst, capst;

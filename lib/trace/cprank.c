@@ -204,6 +204,20 @@ idx_key(const void *e)
 	return ((const struct ev *)e)->idx;
 }
 
+/* HTA's clip: host events that last, by their own start. */
+static int64_t
+own_sel(const struct ev *e)
+{
+	return e->stream < 0 && e->end > e->ts ? e->ts : NO_SEL;
+}
+
+static void
+init_bysel(struct critpath *cp, struct rank *r)
+{
+	spill_init(&r->bysel, &cp->pool, sizeof(struct ev), bysel_cmp);
+	spill_key(&r->bysel, sel_key);
+}
+
 void
 cpr_add(struct critpath *cp, struct rank *r, const struct ev *e)
 {
@@ -215,6 +229,19 @@ cpr_add(struct critpath *cp, struct rank *r, const struct ev *e)
 		spill_key(&r->bycorr, corr_key);
 		spill_init(&r->recs, &cp->pool, sizeof(struct ritem),
 		    ritem_cmp);
+		init_bysel(cp, r);
+	}
+	/*
+	 * No sweep links it or finds a fact of it (they are of correlated
+	 * events and syncs), so it goes to the windows' spill at once: a
+	 * host-only trace's events are spilled once, not three times.
+	 */
+	if (e->corr < 0 && e->kind != K_SYNC) {
+		c.sel = own_sel(&c);
+		c.link = c.queue = c.queue_at = c.rec_src = c.wait_dest = -1;
+		if (c.sel != NO_SEL)
+			spill_add(&r->bysel, &c);
+		return;
 	}
 	/* link holds the side until the links are found. */
 	c.link = gpu_side(cp, e);
@@ -350,10 +377,7 @@ sweep_links(struct critpath *cp, struct rank *r, struct spill *b,
 		grp = op_grow(grp, &cap, n, sizeof(*grp));
 		grp[n] = *it;
 		g = &grp[n];
-		g->sel = NO_SEL;
-		/* HTA's clip: host events that last, by their own start. */
-		if (g->stream < 0 && g->end > g->ts)
-			g->sel = g->ts;
+		g->sel = own_sel(g);
 		if (g->corr < 0) {
 			g->link = -1;
 			spill_add(b, g);
@@ -537,10 +561,10 @@ cpr_prepare(struct critpath *cp, struct rank *r)
 {
 	struct spill b, q, lb, ld, c, f;
 
-	spill_init(&r->bysel, &cp->pool, sizeof(struct ev), bysel_cmp);
-	spill_key(&r->bysel, sel_key);
-	if (r->n == 0)
+	if (r->n == 0) {
+		init_bysel(cp, r);
 		return;
+	}
 	spill_init(&b, &cp->pool, sizeof(struct ev), byidx_cmp);
 	spill_key(&b, idx_key);
 	spill_init(&q, &cp->pool, sizeof(struct qitem), qitem_cmp);

@@ -175,11 +175,19 @@ static int32_t
 thread_of(struct rank *r, const char *pid, size_t plen, const char *tid,
     size_t tlen)
 {
-	char *key = xmalloc(sizeof(plen) + plen + tlen);
 	struct strent *e;
 	struct thread *t;
-	char *end;
+	char *key, *end;
 
+	/* An event is most often of the thread of the one before it. */
+	if (r->nth > 0) {
+		t = &r->th[r->last_th];
+		if (t->plen == plen && t->tlen == tlen &&
+		    memcmp(t->pid, pid, plen) == 0 &&
+		    memcmp(t->tid, tid, tlen) == 0)
+			return r->last_th;
+	}
+	key = xmalloc(sizeof(plen) + plen + tlen);
 	/* The pid's length first: a string's may hold any byte. */
 	memcpy(key, &plen, sizeof(plen));
 	memcpy(key + sizeof(plen), pid, plen);
@@ -187,17 +195,19 @@ thread_of(struct rank *r, const char *pid, size_t plen, const char *tid,
 	e = strmap_put(&r->thmap, key, sizeof(plen) + plen + tlen);
 	free(key);
 	if (e->n > 0)
-		return (int32_t)(e->n - 1);
+		return r->last_th = (int32_t)(e->n - 1);
 	r->th = op_grow(r->th, &r->capth, r->nth, sizeof(*r->th));
 	t = &r->th[r->nth];
 	t->pid = xmemdup(pid, plen);
 	t->tid = xmemdup(tid, tlen);
+	t->plen = plen;
+	t->tlen = tlen;
 	t->npid = strtoll(t->pid, &end, 10);
 	t->numeric = *t->pid != '\0' && *end == '\0';
 	t->ntid = strtoll(t->tid, &end, 10);
 	t->numeric = t->numeric && *t->tid != '\0' && *end == '\0';
 	e->n = ++r->nth;
-	return (int32_t)(e->n - 1);
+	return r->last_th = (int32_t)(e->n - 1);
 }
 
 static int32_t
@@ -541,16 +551,19 @@ spent_cmp(const void *a, const void *b)
 	return x->bound - y->bound;
 }
 
+/* An event's classes on the path are one byte's bits (put_path()). */
+_Static_assert(NBOUND <= 8, "a class is a bit of a byte");
+
 static void
 put_path(struct jw *w, struct graph *g)
 {
 	int64_t by[NBOUND] = { 0 };
 	size_t ntype[5] = { 0 };
-	struct strmap m = { 0 }, events = { 0 };
+	struct strmap m = { 0 };
 	struct spent *sp = NULL;
 	size_t i, nsp = 0, nev = 0;
 	struct strent *s;
-	unsigned char *mark;
+	unsigned char *mark, *classes;	/* by event: counted, its classes */
 	struct edge *e;
 	int32_t frame;
 	int b;
@@ -585,13 +598,13 @@ put_path(struct jw *w, struct graph *g)
 	jw_us(w, g->length);
 
 	mark = xcalloc(g->nin + 1, 1);
+	classes = xcalloc(g->nin + 1, 1);
 	sp = xreallocarray(NULL, g->npath + 1, sizeof(*sp));
 	for (i = 0; i < g->npath; i++)
 		if (!mark[g->node[g->path[i]].ev]++)
 			nev++;
 	for (i = 0; i + 1 < g->npath; i++) {
 		struct { int64_t name, frame; int bound; } key;
-		struct { int32_t ev; int bound; } one;
 		int32_t ev;
 
 		e = cpg_edge_of(g, g->path[i], g->path[i + 1]);
@@ -612,13 +625,13 @@ put_path(struct jw *w, struct graph *g)
 			s->n = ++nsp;
 		}
 		sp[s->n - 1].us += e->w;
-		memset(&one, 0, sizeof(one));
-		one.ev = ev;
-		one.bound = b;
-		if (strmap_put(&events, (const char *)&one, sizeof(one))->n++ == 0)
+		/* ev is -1 for an edge of no event: its own slot. */
+		if (!(classes[ev + 1] & 1 << b)) {
+			classes[ev + 1] |= (unsigned char)(1 << b);
 			sp[s->n - 1].count++;
+		}
 	}
-	strmap_free(&events, NULL);
+	free(classes);
 	strmap_free(&m, NULL);
 	jw_key(w, "path_nodes");
 	jw_uint(w, g->npath);
