@@ -61,6 +61,7 @@ static void	 expr(struct strbuf *, const char *);
 static void	 rule_def(struct strbuf *, const struct rule *, size_t i);
 static char	*head(const struct rubric *);
 static int	 try_compile(const struct rubric *, const char *, char **);
+static int	 rule_compiles(const struct rubric *, const char *h, size_t i);
 static void	 blame(const struct rubric *, const struct rule *,
 		    const char *what, uint32_t line, const char *text,
 		    int is_template);
@@ -660,6 +661,9 @@ rubric_compile(const struct rubric *r)
 	for (i = 0; i < r->n; i++) {
 		const struct rule *u = &r->rule[i];
 
+		/* One compile a rule, not one a member, where it holds. */
+		if (rule_compiles(r, h, i))
+			continue;
 		blame(r, u, "when", u->when_line, u->when, 0);
 		blame(r, u, "impact", u->impact_line, u->impact, 0);
 		if (u->measure != NULL)
@@ -710,6 +714,27 @@ rubric_compile_files(const char *dir, const char *const *files,
 		die_usage("%s/%s: %s", dir, files[i - 1], msg);
 	sb_free(&prog);
 	return x;
+}
+
+/* Whether rule i compiles whole, its measure too, after head h. */
+static int
+rule_compiles(const struct rubric *r, const char *h, size_t i)
+{
+	struct strbuf b = { 0 };
+	char *msg;
+	int ok;
+
+	sb_puts(&b, h);
+	rule_def(&b, &r->rule[i], i);
+	sb_printf(&b, "mrp_r%zu", i);
+	if (r->rule[i].measure != NULL) {
+		sb_puts(&b, ", ");
+		expr(&b, r->rule[i].measure);
+	}
+	if (!(ok = try_compile(r, b.s, &msg) == 0))
+		free(msg);
+	free(b.s);
+	return ok;
 }
 
 /* Exits 2 naming the rule member when text does not compile on its own. */
