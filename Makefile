@@ -149,9 +149,12 @@ INSTALL_GOALS = example check check-slurm asan bench fuzz
 deps:
 	@.ci/deps $(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),,-n )build
 
-# The bats files run side by side, JOBS tests at a time (bats --jobs, with
+# The bats files run side by side, JOBS files at a time (bats --jobs, with
 # GNU parallel, which .ci/deps test installs; one at a time without it or
-# with JOBS=1), and make check says how long it took, passed or not.
+# with JOBS=1), and make check says how long it took, passed or not.  The
+# tests of a file run one after another: bats 1.8 runs a file's tests side
+# by side through a semaphore that polls with sleep(1), which cost half a
+# second a test, a third of the suite's time.
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
 check: all testbins
@@ -162,7 +165,7 @@ check: all testbins
 	set -e; \
 	jobs=; \
 	if [ "$(JOBS)" -gt 1 ] && command -v parallel >/dev/null; then \
-		jobs="--jobs $(JOBS)"; \
+		jobs="--jobs $(JOBS) --no-parallelize-within-files"; \
 	fi; \
 	echo tests/layers; \
 	tests/layers; \
