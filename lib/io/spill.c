@@ -14,21 +14,17 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/keysort.h"
 #include "base/xalloc.h"
 #include "io/spill.h"
 
 #define READBUF	65536	/* at most, bytes of each run's window */
-
-/* Records of one key past this many are sorted by qsort(3). */
-#define TIEMAX	16
 
 static void	spill_run(struct spill *);
 static void	spool_file(struct spool *);
 static void	keep_freed(size_t);
 static int	in_order(const struct spill *);
 static void	sort_mem(struct spill *);
-static void	radix_sort(struct spill *);
-static void	sort_ties(const struct spill *);
 static void	src_fill(const struct spillcur *, struct spillsrc *);
 static int	src_less(const struct spillcur *, size_t, size_t);
 static void	heap_down(struct spillcur *, size_t);
@@ -100,81 +96,9 @@ sort_mem(struct spill *sp)
 	if (in_order(sp))
 		return;
 	if (sp->key != NULL)
-		radix_sort(sp);
+		keysort(sp->mem, sp->n, sp->size, sp->key, sp->cmp);
 	else
 		xqsort(sp->mem, sp->n, sp->size, sp->cmp);
-}
-
-/*
- * Least significant byte first, each pass stable; a byte that all the
- * keys share (the high ones of times that a run spans) costs no pass.  The
- * second buffer is as large as the records, as qsort(3)'s merge sort
- * takes too.
- */
-static void
-radix_sort(struct spill *sp)
-{
-	size_t count[8][256], pos[256], i, d, b;
-	char *from = sp->mem, *to, *tmp;
-	uint64_t k;
-
-	memset(count, 0, sizeof(count));
-	for (i = 0; i < sp->n; i++) {
-		k = sp->key(from + i * sp->size);
-		for (d = 0; d < 8; d++)
-			count[d][(k >> (8 * d)) & 0xff]++;
-	}
-	to = xreallocarray(NULL, sp->n, sp->size);
-	for (d = 0; d < 8; d++) {
-		if (count[d][sp->key(from) >> (8 * d) & 0xff] == sp->n)
-			continue;
-		for (b = 0, i = 0; b < 256; i += count[d][b++])
-			pos[b] = i;
-		for (i = 0; i < sp->n; i++) {
-			b = sp->key(from + i * sp->size) >> (8 * d) & 0xff;
-			memcpy(to + pos[b]++ * sp->size, from + i * sp->size,
-			    sp->size);
-		}
-		tmp = from;
-		from = to;
-		to = tmp;
-	}
-	/* sp->mem has room for more: the records go back there. */
-	if (from != sp->mem)
-		memcpy(sp->mem, from, sp->n * sp->size);
-	free(from != sp->mem ? from : to);
-	sort_ties(sp);
-}
-
-/* Records of one key, next to each other now, in cmp's order. */
-static void
-sort_ties(const struct spill *sp)
-{
-	size_t i, j, k, m, size = sp->size;
-	char *p = sp->mem, *rec;
-	uint64_t key;
-
-	rec = xmalloc(size);
-	for (i = 0; i < sp->n; i = j) {
-		key = sp->key(p + i * size);
-		for (j = i + 1; j < sp->n && sp->key(p + j * size) == key; j++)
-			continue;
-		if (j - i > TIEMAX) {
-			qsort(p + i * size, j - i, size, sp->cmp);
-			continue;
-		}
-		for (k = i + 1; k < j; k++) {
-			memcpy(rec, p + k * size, size);
-			for (m = k; m > i &&
-			    sp->cmp(p + (m - 1) * size, rec) > 0; m--)
-				continue;
-			if (m == k)
-				continue;
-			memmove(p + (m + 1) * size, p + m * size, (k - m) * size);
-			memcpy(p + m * size, rec, size);
-		}
-	}
-	free(rec);
 }
 
 /* Writes the records in memory as a sorted run and frees their memory. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/keysort.h"
 #include "base/xalloc.h"
 #include "trace/cpgraph.h"
 #include "trace/opbase.h"
@@ -268,6 +269,36 @@ cs_cmp(const void *a, const void *b)
 	return x->start ? -1 : 1;
 }
 
+/* A time as a key that orders alike: its sign bit flipped. */
+static uint64_t
+cs_time(const void *a)
+{
+	return (uint64_t)((const struct cs *)a)->time ^ UINT64_C(1) << 63;
+}
+
+/*
+ * cs_cmp's order in time linear in the stacks' edges: by time (ties by
+ * cs_cmp), then each thread's apart in that order, by counting.  cs is
+ * freed; the sorted copy is returned.
+ */
+static struct cs *
+sort_stacks(struct cs *cs, size_t n, size_t nth)
+{
+	size_t *at = xcalloc(nth + 1, sizeof(*at)), i;
+	struct cs *out = xreallocarray(NULL, n + 1, sizeof(*out));
+
+	keysort(cs, n, sizeof(*cs), cs_time, cs_cmp);
+	for (i = 0; i < n; i++)
+		at[cs[i].thread + 1]++;
+	for (i = 1; i <= nth; i++)
+		at[i] += at[i - 1];
+	for (i = 0; i < n; i++)
+		out[at[cs[i].thread]++] = cs[i];
+	free(at);
+	free(cs);
+	return out;
+}
+
 /*
  * HTA's _get_fwd_tid and _get_bwd_tid: the one thread with operators or
  * annotations named "forward", and the one named "autograd", if each is
@@ -345,7 +376,7 @@ stack_edges(struct graph *g)
 		    0 };
 	}
 	/* Each thread's stack in turn, in HTA's order of (pid, tid). */
-	xqsort(cs, ncs, sizeof(*cs), cs_cmp);
+	cs = sort_stacks(cs, ncs, r->nth);
 	for (i = 0; i < ncs; i++) {
 		if (i > 0 && cs[i].thread != cs[i - 1].thread) {
 			last = last_parent = -1;
