@@ -101,8 +101,9 @@ struct rank {
 	uint32_t	 n;		/* events kept */
 	struct spill	 bycorr;	/* every one, for the links */
 	struct spill	 recs;		/* the event syncs' records and waits */
-	struct spill	 bysel;		/* every one a window may take, made
-					   by cpr_prepare() */
+	struct spill	 bysel;		/* every one a window may take, as
+					   cpr_add() and cpr_prepare() find
+					   all it needs */
 	struct ev	*waits;		/* the Stream Wait Events: in every
 					   window, as in HTA's */
 	size_t		 nwaits, capwaits;

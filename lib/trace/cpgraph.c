@@ -277,25 +277,28 @@ cs_time(const void *a)
 }
 
 /*
- * cs_cmp's order in time linear in the stacks' edges: by time (ties by
- * cs_cmp), then each thread's apart in that order, by counting.  cs is
- * freed; the sorted copy is returned.
+ * cs_cmp's order in time linear in the stacks' edges: apart by thread,
+ * by counting, then each thread's by time, ties by cs_cmp.  cs is freed;
+ * the sorted copy is returned.
  */
 static struct cs *
 sort_stacks(struct cs *cs, size_t n, size_t nth)
 {
-	size_t *at = xcalloc(nth + 1, sizeof(*at)), i;
-	struct cs *out = xreallocarray(NULL, n + 1, sizeof(*out));
+	size_t *at = xcalloc(nth + 1, sizeof(*at)), i, from;
+	struct cs *out = xreallocarray(NULL, n > 0 ? n : 1, sizeof(*out));
 
-	keysort(cs, n, sizeof(*cs), cs_time, cs_cmp);
 	for (i = 0; i < n; i++)
 		at[cs[i].thread + 1]++;
 	for (i = 1; i <= nth; i++)
 		at[i] += at[i - 1];
 	for (i = 0; i < n; i++)
 		out[at[cs[i].thread]++] = cs[i];
-	free(at);
 	free(cs);
+	/* at[t] is where thread t's edges end now, and t + 1's begin. */
+	for (i = 0, from = 0; i < nth; from = at[i++])
+		keysort(out + from, at[i] - from, sizeof(*out), cs_time,
+		    cs_cmp);
+	free(at);
 	return out;
 }
 

@@ -211,6 +211,18 @@ own_sel(const struct ev *e)
 	return e->stream < 0 && e->end > e->ts ? e->ts : NO_SEL;
 }
 
+/*
+ * An event that no sweep finds a fact of (only launched work and syncs
+ * get one), as merge_facts() would make it, into the windows' spill.
+ */
+static void
+to_windows(struct rank *r, struct ev *e)
+{
+	e->queue = e->queue_at = e->rec_src = e->wait_dest = -1;
+	if (e->sel != NO_SEL)
+		spill_add(&r->bysel, e);
+}
+
 static void
 init_bysel(struct critpath *cp, struct rank *r)
 {
@@ -238,9 +250,8 @@ cpr_add(struct critpath *cp, struct rank *r, const struct ev *e)
 	 */
 	if (e->corr < 0 && e->kind != K_SYNC) {
 		c.sel = own_sel(&c);
-		c.link = c.queue = c.queue_at = c.rec_src = c.wait_dest = -1;
-		if (c.sel != NO_SEL)
-			spill_add(&r->bysel, &c);
+		c.link = -1;
+		to_windows(r, &c);
 		return;
 	}
 	/* link holds the side until the links are found. */
@@ -368,7 +379,10 @@ sweep_links(struct critpath *cp, struct rank *r, struct spill *b,
 					spill_add(ld, &(struct ditem){ h->ts,
 					    (uint32_t)g->stream, h->thread,
 					    L_WAIT, g->idx, 0 });
-				spill_add(b, g);
+				if (g->launched || g->kind == K_SYNC)
+					spill_add(b, g);
+				else
+					to_windows(r, g);
 			}
 			n = 0;
 		}
