@@ -881,6 +881,8 @@ critpath_free(struct critpath *cp)
 			spill_free(&r->bycorr);
 		if (r->recs.pool != NULL)
 			spill_free(&r->recs);
+		if (r->bysel.pool != NULL)
+			spill_free(&r->bysel);
 
 		for (t = 0; t < r->nth; t++) {
 			free(r->th[t].pid);
