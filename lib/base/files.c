@@ -8,10 +8,32 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/err.h"
 #include "base/files.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 
 static char	*canonical(const char *);
+
+char *
+file_slurp(const char *path, size_t *lenp)
+{
+	struct strbuf b = { 0 };
+	char chunk[BUFSIZ];
+	FILE *fp;
+	size_t n;
+
+	if ((fp = fopen(path, "r")) == NULL)
+		die("%s:", path);
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		sb_put(&b, chunk, n);
+	if (ferror(fp))
+		die("%s:", path);
+	fclose(fp);
+	sb_put(&b, "", 0);
+	*lenp = b.len;
+	return b.s;
+}
 
 int
 file_write_all(int fd, const void *buf, size_t n)

@@ -1,16 +1,24 @@
 /*
- * files: what several programs ask of paths and descriptors: a write
- * that writes everything, the directory of a path, whether two paths
- * name one file, and the descriptor a path such as /dev/fd/3 names.
+ * files: what several programs ask of paths and descriptors: a small
+ * file read whole, a write that writes everything, the directory of a
+ * path, whether two paths name one file, and the descriptor a path such
+ * as /dev/fd/3 names.
  *
- * Ownership: every argument is borrowed for the call.  Nothing here
- * allocates but file_same(), which frees what it made; file_write_all()
- * is async-signal-safe.
+ * Ownership: every argument is borrowed for the call.  file_slurp()'s
+ * text is the caller's to free; nothing else here allocates but
+ * file_same(), which frees what it made; file_write_all() is
+ * async-signal-safe.
  */
 #ifndef FILES_H
 #define FILES_H
 
 #include <stddef.h>
+
+/*
+ * The whole of a small file (a list, a plan), NUL-terminated, its length
+ * in *lenp; a file that cannot be read is a message and exit 1.
+ */
+char	*file_slurp(const char *path, size_t *lenp);
 
 /* Writes all n bytes of buf to fd, through EINTR; 0, or -1 (errno). */
 int	file_write_all(int fd, const void *buf, size_t n);

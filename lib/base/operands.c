@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/files.h"
 #include "base/operands.h"
-#include "base/strbuf.h"
 #include "base/xalloc.h"
 
 int
@@ -25,34 +25,13 @@ for_each_operand(int argc, char *argv[],
 	return status;
 }
 
-/* The whole file, NUL-terminated, its length in *lenp. */
-static char *
-slurp(const char *path, size_t *lenp)
-{
-	struct strbuf b = { 0 };
-	char chunk[BUFSIZ];
-	FILE *fp;
-	size_t n;
-
-	if ((fp = fopen(path, "r")) == NULL)
-		die("%s:", path);
-	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-		sb_put(&b, chunk, n);
-	if (ferror(fp))
-		die("%s:", path);
-	fclose(fp);
-	sb_put(&b, "", 0);
-	*lenp = b.len;
-	return b.s;
-}
-
 void
 oplist_read(struct oplist *l, int argc, char *argv[], const char *list)
 {
 	size_t len, cap, line = 1;
 	char *p, *end, *nl;
 
-	l->text = list != NULL ? slurp(list, &len) : NULL;
+	l->text = list != NULL ? file_slurp(list, &len) : NULL;
 	cap = (size_t)argc + 16;
 	l->argv = xreallocarray(NULL, cap, sizeof(*l->argv));
 	memcpy(l->argv, argv, (size_t)argc * sizeof(*argv));
