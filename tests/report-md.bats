@@ -10,6 +10,7 @@ inputs=(-i ../example/trace.json.gz -i ../example/memory_snapshot.json.gz)
 	assert_stderr --partial 'report-md: -j and -J: one JSON report at most'
 	[ ! -e out.json ]
 	assert_stderr --partial '       report-md -o dir [-j] [-r rubric] file ...'
+	assert_stderr --partial '       report-md -O plan [-j] [-r rubric]'
 	# -o: files, each with a name, and no option of one report.
 	mkdir "$BATS_TEST_TMPDIR/out"
 	cd "$BATS_TEST_TMPDIR/out"
@@ -23,6 +24,13 @@ inputs=(-i ../example/trace.json.gz -i ../example/memory_snapshot.json.gz)
 	assert_stderr --partial 'report-md: -o and -i or -I: they name the inputs of one report'
 	run -2 --separate-stderr report-md -o . - <"$FIXTURES/records.ndjson"
 	assert_stderr 'report-md: -: standard input has no name to name its output after'
+	# -O: the plan names the files and inputs of each report.
+	run -2 --separate-stderr report-md -O plan "$FIXTURES/records.ndjson"
+	run -2 --separate-stderr report-md -O plan -o .
+	run -2 --separate-stderr report-md -O plan -J out.json
+	assert_stderr --partial 'report-md: -O and -J: -O writes one report a file'
+	run -2 --separate-stderr report-md -O plan -I /dev/null
+	assert_stderr --partial 'report-md: -O and -i or -I: they name the inputs of one report'
 	[ -z "$(ls -A)" ]
 }
 
@@ -232,6 +240,54 @@ report-md: $FIXTURES/nonexistent.ndjson: No such file or directory"
 	    "$FIXTURES/records.ndjson" "$FIXTURES/findings.ndjson"
 	assert_stderr --partial "report-md: $d/records.json: write failed: File too large"
 	[ -z "$(ls -A "$d")" ]
+}
+
+@test "report-md -O: each report of a plan is the bytes of a run on its line, options and all" {
+	local d=$BATS_TEST_TMPDIR/out t=$'\t' ex=$TOP/fixtures/example
+	local r=$FIXTURES/records.ndjson f=$FIXTURES/findings.ndjson
+	local e=$TOP/fixtures/rubric-apply/example.ndjson ext opt
+	mkdir "$d"
+	printf '%s\n' "$ex/trace.json.gz" "$ex/memory_snapshot.json.gz" >"$d/list"
+	for ext in md json; do
+		opt=()
+		[ "$ext" = md ] || opt=(-j)
+		printf '%s\n' "$d/a.$ext$t-I$t$d/list$t$r$t$f" \
+		    "$d/b.$ext$t$e$t-i$t$ex/trace.json.gz" \
+		    "$d/c.$ext$t-i$t$d/nonesuch$t$r" \
+		    "$d/e.$ext$t-I$t$d/list$t-I$t$d/list$t$r" \
+		    "$d/f.$ext$t-I$t$d/list" >"$d/plan"
+		run -1 --separate-stderr report-md "${opt[@]}" -O "$d/plan"
+		assert_stderr "report-md: $d/nonesuch: No such file or directory
+report-md: $d/plan:4: -I: one list at most
+report-md: $d/plan:5: no file to read"
+		report-md "${opt[@]}" -I "$d/list" "$r" "$f" | cmp - "$d/a.$ext"
+		report-md "${opt[@]}" -i "$ex/trace.json.gz" "$e" | cmp - "$d/b.$ext"
+	done
+	[ "$(ls -A "$d" | tr '\n' ' ')" = 'a.json a.md b.json b.md list plan ' ]
+}
+
+@test "report-md -O: a plan that would lose data is refused, naming its line, before anything is written" {
+	local d=$BATS_TEST_TMPDIR/out t=$'\t'
+	mkdir "$d"
+	cp "$FIXTURES/records.ndjson" "$d/records.ndjson"
+	printf '%s\n' "$d/a.md$t$d/records.ndjson" \
+	    "$d/records.ndjson$t$FIXTURES/records.ndjson" >"$d/plan"
+	run -1 --separate-stderr report-md -O "$d/plan"
+	assert_stderr "report-md: $d/plan:2: its output, $d/records.ndjson, is $d/plan:1's file $d/records.ndjson"
+	cmp "$FIXTURES/records.ndjson" "$d/records.ndjson"
+	[ "$(ls -A "$d" | tr '\n' ' ')" = 'plan records.ndjson ' ]
+}
+
+@test "report-md -O: a failed write exits 1 at once, leaving no file half-written" {
+	local d=$BATS_TEST_TMPDIR/out
+	mkdir "$d"
+	# Files of 4 KiB at most, and reports larger.
+	printf '%s\t%s\n' "$d/a.json" "$FIXTURES/records.ndjson" \
+	    "$d/b.json" "$FIXTURES/findings.ndjson" >"$d/plan"
+	run -1 --separate-stderr bash -c 'trap "" XFSZ; ulimit -f 4;
+	    exec report-md -j -O "$1"' _ "$d/plan"
+	assert_stderr "report-md: $d/a.json: write failed: File too large"
+	[ "$(ls -A "$d")" = plan ]
 }
 
 @test "report-md: malformed input is an error with file:line:col" {

@@ -6,6 +6,7 @@ setup() { load test_helper; export MRP_RUBRIC="$TOP/rubric"; }
 	run -2 --separate-stderr rubric-apply -Z
 	assert_stderr --partial 'usage: rubric-apply [-l] [-r rubric] [file ...]'
 	assert_stderr --partial '       rubric-apply -o dir [-r rubric] file ...'
+	assert_stderr --partial '       rubric-apply -O plan [-r rubric]'
 	run -2 --separate-stderr rubric-apply -l "$FIXTURES/example.ndjson"
 	# -o: files, each with a name; no -l.
 	mkdir "$d"
@@ -391,6 +392,71 @@ rubric-apply: $FIXTURES/nonexistent.ndjson: No such file or directory"
 	[ -z "$(ls -A "$d/out")" ]
 }
 
+@test "rubric-apply -O: each output of a plan is the bytes of a run on its files, a bad line gets none" {
+	local d=$BATS_TEST_TMPDIR t=$'\t'
+	mkdir "$d/x" "$d/y"
+	echo before >"$d/y/bad"
+	# Blank lines aside, one output a line, each from one file or several.
+	printf '%s\n' "$d/x/one$t$FIXTURES/example.ndjson" '' \
+	    "$d/y/two$t$FIXTURES/base-trace.ndjson$t$FIXTURES/base-memory.ndjson.gz$t$FIXTURES/base-critical.ndjson" \
+	    "$d/y/bad$t$FIXTURES/base-ranks.ndjson$t$FIXTURES/malformed.ndjson" \
+	    "$d/y/none$t$FIXTURES/nonexistent.ndjson" \
+	    "$d/x/three$t$FIXTURES/base-ranks.ndjson" >"$d/plan"
+	run -1 --separate-stderr rubric-apply -O "$d/plan"
+	assert_output ''
+	assert_stderr --regexp "^rubric-apply: $FIXTURES/malformed\.ndjson:2:[0-9]+: "
+	assert_stderr --partial "rubric-apply: $FIXTURES/nonexistent.ndjson: No such file or directory"
+	cmp "$FIXTURES/example.findings.ndjson" "$d/x/one"
+	rubric-apply "$FIXTURES/base-trace.ndjson" "$FIXTURES/base-memory.ndjson.gz" \
+	    "$FIXTURES/base-critical.ndjson" | cmp - "$d/y/two"
+	rubric-apply "$FIXTURES/base-ranks.ndjson" | cmp - "$d/x/three"
+	[ "$(cat "$d/y/bad")" = before ]
+	[ "$(ls -A "$d/x" "$d/y" | tr '\n' ' ')" = "$d/x: one three  $d/y: bad two " ]
+	# A plan with nothing to make makes nothing.
+	run -0 rubric-apply -O /dev/null
+}
+
+@test "rubric-apply -O: a plan that would lose data is refused, naming its line, before anything is written" {
+	local d=$BATS_TEST_TMPDIR/w t=$'\t' e=$FIXTURES/example.ndjson
+	mkdir "$d"
+	run -2 --separate-stderr rubric-apply -O "$d/plan" "$e"
+	run -2 --separate-stderr rubric-apply -O "$d/plan" -o "$d"
+	run -2 --separate-stderr rubric-apply -l -O "$d/plan"
+	run -1 --separate-stderr rubric-apply -O "$d/nonesuch"
+	assert_stderr "rubric-apply: $d/nonesuch: No such file or directory"
+	cp "$e" "$d/in.ndjson"
+	check() {
+		printf "$1" >"$d/plan"
+		run -1 --separate-stderr rubric-apply -O "$d/plan"
+		assert_stderr "rubric-apply: $d/plan:$2"
+		[ "$(ls -A "$d" | tr '\n' ' ')" = 'in.ndjson plan ' ]
+		cmp "$e" "$d/in.ndjson"
+	}
+	check "$d/out\n" "1: an output, then a tab and each of its files"
+	check "\n$d/out$t\n" "2: an empty field"
+	check "$d/out$t$e$t$t$e\n" "1: an empty field"
+	check "$d/out$t-\n" "1: -: standard input has no name in a plan"
+	check "$d/out$t$e\n$d/out$t$e\n" "2: $d/out: $d/plan:1 writes it too"
+	check "$d/in.ndjson$t$d/in.ndjson\n" "1: its output, $d/in.ndjson, is its file $d/in.ndjson"
+	check "$d/out$t$d/in.ndjson\n$d/in.ndjson$t$e\n" "2: its output, $d/in.ndjson, is $d/plan:1's file $d/in.ndjson"
+	printf 'a\0b\t%s\n' "$e" >"$d/plan"
+	run -1 --separate-stderr rubric-apply -O "$d/plan"
+	assert_stderr "rubric-apply: $d/plan:1:2: a NUL in a name"
+}
+
+@test "rubric-apply -O: a failed write exits 1 at once, leaving no file half-written" {
+	local d=$BATS_TEST_TMPDIR/w
+	mkdir "$d"
+	# The example's findings are over 4 KiB, those of its findings not.
+	printf '%s\t%s\n' "$d/small" "$FIXTURES/example.findings.ndjson" \
+	    "$d/large" "$FIXTURES/example.ndjson" \
+	    "$d/later" "$FIXTURES/example.findings.ndjson" >"$d/plan"
+	run -1 --separate-stderr bash -c 'trap "" XFSZ; ulimit -f 4;
+	    exec rubric-apply -O "$1"' _ "$d/plan"
+	assert_stderr "rubric-apply: $d/large: write failed: File too large"
+	[ "$(ls -A "$d" | tr '\n' ' ')" = 'plan small ' ]
+}
+
 @test "rubric-apply: a finding carries evidence, texts and the hypothesis flag" {
 	run -0 bats_pipe rubric-apply "$FIXTURES/cases/nearby-sizes.fire.ndjson" \| \
 	    jq -c 'select(.kind == "finding" and .rule == "nearby-sizes") | [.confidence, .hypothesis,
@@ -518,6 +584,12 @@ YAML
 	assert_output $'a.ndjson\nb.ndjson'
 	cmp "$FIXTURES/example.findings.ndjson" findings/a.ndjson
 	rubric-apply runs/b.ndjson | cmp - findings/b.ndjson
+	cp "$FIXTURES/base-memory.ndjson" runs/c.ndjson
+	printf '%s\t%s\t%s\n' a.findings.ndjson runs/a.ndjson runs/b.ndjson \
+	    b.findings.ndjson runs/b.ndjson runs/c.ndjson >plan
+	rubric-apply -O plan
+	rubric-apply runs/a.ndjson runs/b.ndjson | cmp - a.findings.ndjson
+	rubric-apply runs/b.ndjson runs/c.ndjson | cmp - b.findings.ndjson
 }
 
 @test "rubric-apply: an estimate must say of what, and why that much" {

@@ -34,6 +34,10 @@ struct program {
 };
 
 static void	usage(void);
+static int	add_inputs(struct recset *, int ni, char *iflag[],
+		    const char *Iflag);
+static int	gather(void *, struct recset *, int nargs, char *args[],
+		    const char *where);
 static jv	input_record(const char *, jv *);
 static int	put_report(FILE *, const char *, jv, int json,
 		    const char *input);
@@ -48,13 +52,15 @@ static const struct optdoc options[] = {
 	{ "-j", "write the JSON report instead" },
 	{ "-J file", "also write the JSON report to file" },
 	{ "-o dir", "write the report of each file into dir, on its own" },
+	{ "-O plan", "write each report the plan names from its files" },
 	{ "-r rubric", "the rubric directory" },
 	OPTDOC_HELP,
 	OPTDOC_END
 };
 static const struct usage use = {
 	"[-j | -J file] [-i file] [-I list] [-r rubric] [file ...]\n"
-	"-o dir [-j] [-r rubric] file ...",
+	"-o dir [-j] [-r rubric] file ...\n"
+	"-O plan [-j] [-r rubric]",
 	"render profile records and findings as a Markdown or JSON report",
 	options
 };
@@ -73,20 +79,19 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct recset rs;
-	struct oplist inputs;
 	struct outdir od;
 	struct program prog;
 	struct jqx *x;
-	const char *oflag = NULL, *rflag = NULL, *Iflag = NULL, *Jflag = NULL;
+	const char *oflag = NULL, *Oflag = NULL, *rflag = NULL, *Iflag = NULL,
+	    *Jflag = NULL;
 	char **iflag, *dir, *msg;
-	size_t ni = 0, i;
-	int ch, jflag = 0, status = 0, rc;
+	int ch, batch, ni = 0, jflag = 0, status = 0, rc;
 	FILE *jf = NULL;
-	jv out, rec, warning;
+	jv out;
 
 	setprogname(argv[0]);
 	iflag = xcalloc((size_t)argc, sizeof(*iflag));
-	while ((ch = getopt_long(argc, argv, "i:I:jJ:o:r:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "i:I:jJ:o:O:r:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'i':
 			iflag[ni++] = optarg;
@@ -107,6 +112,9 @@ main(int argc, char *argv[])
 		case 'o':
 			oflag = optarg;
 			break;
+		case 'O':
+			Oflag = optarg;
+			break;
 		case 'r':
 			rflag = optarg;
 			break;
@@ -123,20 +131,27 @@ main(int argc, char *argv[])
 		warnmsg("-j and -J: one JSON report at most");
 		usage();
 	}
-	if (oflag != NULL) {
+	if (oflag != NULL && Oflag != NULL)
+		usage();
+	batch = oflag != NULL ? 'o' : Oflag != NULL ? 'O' : 0;
+	if (batch != 0) {
 		if (Jflag != NULL) {
-			warnmsg("-o and -J: -o writes one report a file");
+			warnmsg("-%c and -J: -%c writes one report a file",
+			    batch, batch);
 			usage();
 		}
 		if (ni > 0 || Iflag != NULL) {
-			warnmsg("-o and -i or -I: they name the inputs of one "
-			    "report");
+			warnmsg("-%c and -i or -I: they name the inputs of one "
+			    "report", batch);
 			usage();
 		}
-		if (argc == 0)
+		if ((oflag != NULL) != (argc > 0))
 			usage();
-		outdir_init(&od, oflag, argv, (size_t)argc,
-		    jflag ? ".json" : ".md");
+		if (oflag != NULL)
+			outdir_init(&od, oflag, argv, (size_t)argc,
+			    jflag ? ".json" : ".md");
+		else
+			outdir_plan(&od, Oflag);
 	}
 
 	dir = rubric_dir(rflag);
@@ -148,10 +163,11 @@ main(int argc, char *argv[])
 	    "[report(\"markdown\"), report(\"json\")]" :
 	    jflag ? "report(\"json\")" : "report(\"markdown\")");
 	free(dir);
-	if (oflag != NULL) {
+	if (batch != 0) {
 		prog.x = x;
 		prog.json = jflag;
-		status = recset_each(&od, argv, KEEP, render_one, &prog);
+		status = recset_each(&od, KEEP, Oflag != NULL ? gather : NULL,
+		    render_one, &prog);
 		outdir_free(&od);
 		free(iflag);
 		jqx_free(x);
@@ -163,22 +179,8 @@ main(int argc, char *argv[])
 	if ((rc = recset_read_operands(&rs, argc, argv)) < 0)
 		exit(1);
 	status |= rc;
-	/* A run of thousands of ranks names more than exec(2) takes. */
-	oplist_read(&inputs, (int)ni, iflag, Iflag);
-	/* After the operands' input records, as analyze-profile adds them. */
-	for (i = 0; i < (size_t)inputs.argc; i++) {
-		rec = input_record(inputs.argv[i], &warning);
-		if (jv_get_kind(rec) == JV_KIND_INVALID) {
-			warnmsg("%s:", inputs.argv[i]);
-			status = 1;
-			continue;
-		}
-		recset_add(&rs, rec);
-		if (jv_get_kind(warning) != JV_KIND_INVALID)
-			recset_add(&rs, warning);
-	}
+	status |= add_inputs(&rs, ni, iflag, Iflag);
 	free(iflag);
-	oplist_free(&inputs);
 
 	rc = jqx_run(x, recset_take(&rs), &out, &msg);
 	/* Nothing gathered gives null or "": no report, no output. */
@@ -219,7 +221,73 @@ compile(const char *dir, const char *call)
 	return rubric_compile_files(dir, files, call, args);
 }
 
-/* -o: the report of one input into the stream of its output, path. */
+/*
+ * The input records of the -i files and of those the list Iflag names, as
+ * recset_read_operands() adds records: 0, or 1 when a file could not be
+ * hashed (after a message naming it).
+ */
+static int
+add_inputs(struct recset *rs, int ni, char *iflag[], const char *Iflag)
+{
+	struct oplist inputs;
+	int i, status = 0;
+	jv rec, warning;
+
+	/* A run of thousands of ranks names more than exec(2) takes. */
+	oplist_read(&inputs, ni, iflag, Iflag);
+	/* After the operands' input records, as analyze-profile adds them. */
+	for (i = 0; i < inputs.argc; i++) {
+		rec = input_record(inputs.argv[i], &warning);
+		if (jv_get_kind(rec) == JV_KIND_INVALID) {
+			warnmsg("%s:", inputs.argv[i]);
+			status = 1;
+			continue;
+		}
+		recset_add(rs, rec);
+		if (jv_get_kind(warning) != JV_KIND_INVALID)
+			recset_add(rs, warning);
+	}
+	oplist_free(&inputs);
+	return status;
+}
+
+/*
+ * -O: the records of a plan's line, whose fields are the operands and the
+ * -i and -I options of one run, each option's argument the field after
+ * it.  Returns as recset_read_operands() does; a line with no file to
+ * read is an error naming it.
+ */
+static int
+gather(void *arg, struct recset *rs, int nargs, char *args[],
+    const char *where)
+{
+	char **files, **iflag, *Iflag = NULL;
+	int k, nfiles = 0, ni = 0, nlists = 0, rc;
+
+	(void)arg;
+	files = xcalloc((size_t)nargs, sizeof(*files));
+	iflag = xcalloc((size_t)nargs, sizeof(*iflag));
+	for (k = 0; k < nargs; k++) {
+		if (k + 1 < nargs && strcmp(args[k], "-i") == 0)
+			iflag[ni++] = args[++k];
+		else if (k + 1 < nargs && strcmp(args[k], "-I") == 0) {
+			Iflag = args[++k];
+			nlists++;
+		} else
+			files[nfiles++] = args[k];
+	}
+	if (nlists > 1)
+		rc = error("%s: -I: one list at most", where);
+	else if (nfiles == 0)
+		rc = error("%s: no file to read", where);
+	else if ((rc = recset_read_operands(rs, nfiles, files)) == 0)
+		rc = add_inputs(rs, ni, iflag, Iflag);
+	free(files);
+	free(iflag);
+	return rc;
+}
+
+/* -o, -O: the report of one output's records into its stream. */
 static int
 render_one(void *arg, jv records, FILE *out, const char *path,
     const char *input)

@@ -66,13 +66,15 @@ static void	put_measure(struct jw *, const struct rule *, jv value);
 static const struct optdoc options[] = {
 	{ "-l", "read no input; write one rule record per rule" },
 	{ "-o dir", "write the findings of each file into dir, on its own" },
+	{ "-O plan", "write each output the plan names from its files" },
 	{ "-r rubric", "the rubric directory" },
 	OPTDOC_HELP,
 	OPTDOC_END
 };
 static const struct usage use = {
 	"[-l] [-r rubric] [file ...]\n"
-	"-o dir [-r rubric] file ...",
+	"-o dir [-r rubric] file ...\n"
+	"-O plan [-r rubric]",
 	"turn profile records into ranked findings with a reviewable rubric",
 	options
 };
@@ -96,19 +98,22 @@ main(int argc, char *argv[])
 	struct program prog;
 	struct jqx *x;
 	struct jw *w;
-	const char *oflag = NULL, *rflag = NULL;
+	const char *oflag = NULL, *Oflag = NULL, *rflag = NULL;
 	char *dir;
 	size_t i;
 	int ch, lflag = 0, status = 0, rc;
 
 	setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "lo:r:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "lo:O:r:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'l':
 			lflag = 1;
 			break;
 		case 'o':
 			oflag = optarg;
+			break;
+		case 'O':
+			Oflag = optarg;
 			break;
 		case 'r':
 			rflag = optarg;
@@ -121,12 +126,16 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (lflag && (argc > 0 || oflag != NULL))
+	if (lflag && (argc > 0 || oflag != NULL || Oflag != NULL))
 		usage();
-	if (oflag != NULL && argc == 0)
+	if (oflag != NULL && (argc == 0 || Oflag != NULL))
+		usage();
+	if (Oflag != NULL && argc > 0)
 		usage();
 	if (oflag != NULL)
 		outdir_init(&od, oflag, argv, (size_t)argc, ".ndjson");
+	if (Oflag != NULL)
+		outdir_plan(&od, Oflag);
 
 	dir = rubric_dir(rflag);
 	memset(&r, 0, sizeof(r));
@@ -142,10 +151,10 @@ main(int argc, char *argv[])
 	}
 	x = rubric_compile(&r);
 
-	if (oflag != NULL) {
+	if (oflag != NULL || Oflag != NULL) {
 		prog.r = &r;
 		prog.x = x;
-		status = recset_each(&od, argv, KEEP, apply_one, &prog);
+		status = recset_each(&od, KEEP, NULL, apply_one, &prog);
 		outdir_free(&od);
 	} else {
 		recset_init(&rs, KEEP);
@@ -163,7 +172,7 @@ main(int argc, char *argv[])
 	return finish(status != 0);
 }
 
-/* -o: the findings of one input into the stream of its output, path. */
+/* -o, -O: the findings of one output's records into its stream. */
 static int
 apply_one(void *arg, jv records, FILE *out, const char *path,
     const char *input)
@@ -183,7 +192,8 @@ apply_one(void *arg, jv records, FILE *out, const char *path,
  * Writes the findings, then the measures, of the gathered records
  * (consumed).  Returns 0, or -1 after a message, having written nothing:
  * the rules gave nothing or failed.  input names the file the records
- * came from, for the message, under -o; NULL otherwise.
+ * came from (or the plan's line), for the message, under -o or -O;
+ * NULL otherwise.
  */
 static int
 apply(const struct rubric *r, struct jqx *x, jv records, struct jw *w,
@@ -260,8 +270,8 @@ apply(const struct rubric *r, struct jqx *x, jv records, struct jw *w,
 /*
  * Keeps the rules that fired, in *n of hits; results is consumed.  A rule
  * that failed on this data is a data error naming the rule (and input,
- * the file of the records, under -o): -1 after the message, with nothing
- * kept.
+ * the file of the records, or the plan's line, under -o or -O): -1 after
+ * the message, with nothing kept.
  */
 static int
 collect(const struct rubric *r, jv results, struct hit *hits,

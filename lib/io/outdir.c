@@ -1,39 +1,45 @@
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "base/err.h"
+#include "base/files.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "io/outdir.h"
 #include "io/publish.h"
 
-/* A name and the input it belongs to, for sorting. */
+/* A name and the output it belongs to, for sorting. */
 struct named {
 	const char	*name;
 	size_t		 i;
 };
 
-/* A file, by device and inode, and the input that names it. */
+/* A file, by device and inode, its name and the output it is a field of. */
 struct fileid {
 	dev_t		 dev;
 	ino_t		 ino;
+	const char	*name;
 	size_t		 i;
 };
 
 static char	*output_path(const char *dir, size_t dirlen,
 		    const char *input, const char *suffix);
-static void	 refuse_collisions(const struct outdir *,
-		    char *const inputs[]);
-static void	 refuse_replacing(const struct outdir *, char *const inputs[]);
+static void	 add_output(struct outdir *, char *path, char **args,
+		    int nargs, char *where);
+static void	 refuse_collisions(const struct outdir *);
+static void	 refuse_replacing(const struct outdir *);
+static void	 refuse(const struct outdir *, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3), noreturn));
 static int	 named_cmp(const void *, const void *);
 static int	 fileid_cmp(const void *, const void *);
 
 void
-outdir_init(struct outdir *o, const char *dir, char *const inputs[],
-    size_t n, const char *suffix)
+outdir_init(struct outdir *o, const char *dir, char *inputs[], size_t n,
+    const char *suffix)
 {
 	struct stat st;
 	size_t i, dirlen;
@@ -52,13 +58,79 @@ outdir_init(struct outdir *o, const char *dir, char *const inputs[],
 	/* "out/" names out/a.md, not out//a.md. */
 	for (dirlen = strlen(dir); dirlen > 1 && dir[dirlen - 1] == '/';)
 		dirlen--;
-	o->n = n;
-	o->path = xcalloc(n, sizeof(*o->path));
 	for (i = 0; i < n; i++)
-		o->path[i] = output_path(dir, dirlen, inputs[i], suffix);
-	refuse_collisions(o, inputs);
-	refuse_replacing(o, inputs);
+		add_output(o, output_path(dir, dirlen, inputs[i], suffix),
+		    (void *)xmemdup(&inputs[i], sizeof(inputs[i])), 1,
+		    xstrdup(inputs[i]));
+	refuse_collisions(o);
+	refuse_replacing(o);
 	o->mode = publish_mode();
+}
+
+void
+outdir_plan(struct outdir *o, const char *plan)
+{
+	struct strbuf where = { 0 };
+	size_t len, line;
+	char *p, *end, *nl, *tab, *path, **f;
+	int nf, k;
+
+	memset(o, 0, sizeof(*o));
+	o->plan = file_slurp(plan, &len);
+	for (p = o->plan, end = p + len, line = 1; p < end; p = nl + 1,
+	    line++) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		*nl = '\0';
+		sb_truncate(&where, 0);
+		sb_printf(&where, "%s:%zu", plan, line);
+		if (strlen(p) != (size_t)(nl - p))
+			die("%s:%zu: a NUL in a name", where.s, strlen(p) + 1);
+		if (p[strspn(p, " \t")] == '\0')
+			continue;
+		path = p;
+		f = NULL;
+		for (nf = 0; (tab = strchr(p, '\t')) != NULL; nf++) {
+			*tab = '\0';
+			p = tab + 1;
+			f = xreallocarray(f, (size_t)nf + 1, sizeof(*f));
+			f[nf] = p;
+		}
+		if (*path == '\0' || nf == 0)
+			die("%s: an output, then a tab and each of its files",
+			    where.s);
+		for (k = -1; k < nf; k++) {
+			p = k < 0 ? path : f[k];
+			if (*p == '\0')
+				die("%s: an empty field", where.s);
+			if (strcmp(p, "-") == 0)
+				die("%s: -: standard input has no name in a "
+				    "plan", where.s);
+		}
+		add_output(o, xstrdup(path), f, nf, xstrdup(where.s));
+	}
+	sb_free(&where);
+	refuse_collisions(o);
+	refuse_replacing(o);
+	o->mode = publish_mode();
+}
+
+/* Output n: its path, its fields and its name in messages, all owned. */
+static void
+add_output(struct outdir *o, char *path, char **args, int nargs,
+    char *where)
+{
+	size_t n = o->n + 1;
+
+	o->path = xreallocarray(o->path, n, sizeof(*o->path));
+	o->args = xreallocarray(o->args, n, sizeof(*o->args));
+	o->nargs = xreallocarray(o->nargs, n, sizeof(*o->nargs));
+	o->where = xreallocarray(o->where, n, sizeof(*o->where));
+	o->path[o->n] = path;
+	o->args[o->n] = args;
+	o->nargs[o->n] = nargs;
+	o->where[o->n] = where;
+	o->n = n;
 }
 
 /* dir (its first dirlen bytes), '/', the input's stem and suffix. */
@@ -89,9 +161,9 @@ output_path(const char *dir, size_t dirlen, const char *input,
 	return b.s;
 }
 
-/* Two inputs that one output would hold are a usage error. */
+/* Two outputs of one name would lose one: refused. */
 static void
-refuse_collisions(const struct outdir *o, char *const inputs[])
+refuse_collisions(const struct outdir *o)
 {
 	struct named *v;
 	size_t i, a, b;
@@ -106,47 +178,86 @@ refuse_collisions(const struct outdir *o, char *const inputs[])
 		if (strcmp(v[i - 1].name, v[i].name) == 0) {
 			a = v[i - 1].i;
 			b = v[i].i;
-			die_usage("%s and %s would both be written to %s",
-			    inputs[a], inputs[b], o->path[a]);
+			if (o->plan != NULL)
+				refuse(o, "%s: %s: %s writes it too",
+				    o->where[b], o->path[b], o->where[a]);
+			refuse(o, "%s and %s would both be written to %s",
+			    o->where[a], o->where[b], o->path[a]);
 		}
 	free(v);
 }
 
 /*
  * An output whose name is an input (the same directory entry, or the
- * file an input leads to) is a usage error: the input would be replaced.
- * A name that is a symbolic link to an input is no input: the link is
+ * file an input leads to) is refused: the input would be replaced.  A
+ * name that is a symbolic link to an input is no input: the link is
  * replaced, not the file.
  */
 static void
-refuse_replacing(const struct outdir *o, char *const inputs[])
+refuse_replacing(const struct outdir *o)
 {
-	struct fileid *id, key, *hit;
+	struct fileid *id = NULL, key, *hit;
 	struct stat st;
 	size_t i, n = 0;
+	int k;
 
-	id = xcalloc(2 * o->n, sizeof(*id));
-	for (i = 0; i < o->n; i++) {
-		if (lstat(inputs[i], &st) == 0)
-			id[n++] = (struct fileid){ st.st_dev, st.st_ino, i };
-		if (stat(inputs[i], &st) == 0)
-			id[n++] = (struct fileid){ st.st_dev, st.st_ino, i };
-	}
-	xqsort(id, n, sizeof(*id), fileid_cmp);
+	for (i = 0; i < o->n; i++)
+		for (k = 0; k < o->nargs[i]; k++) {
+			id = xreallocarray(id, n + 2, sizeof(*id));
+			if (lstat(o->args[i][k], &st) == 0)
+				id[n++] = (struct fileid){ st.st_dev,
+				    st.st_ino, o->args[i][k], i };
+			if (stat(o->args[i][k], &st) == 0)
+				id[n++] = (struct fileid){ st.st_dev,
+				    st.st_ino, o->args[i][k], i };
+		}
+	if (n > 0)
+		xqsort(id, n, sizeof(*id), fileid_cmp);
 	for (i = 0; i < o->n; i++) {
 		if (lstat(o->path[i], &st) != 0)
 			continue;
-		key = (struct fileid){ st.st_dev, st.st_ino, 0 };
+		key = (struct fileid){ st.st_dev, st.st_ino, NULL, 0 };
 		if (n == 0 || (hit = bsearch(&key, id, n, sizeof(*id),
 		    fileid_cmp)) == NULL)
 			continue;
+		if (o->plan != NULL && hit->i == i)
+			refuse(o, "%s: its output, %s, is its file %s",
+			    o->where[i], o->path[i], hit->name);
+		if (o->plan != NULL)
+			refuse(o, "%s: its output, %s, is %s's file %s",
+			    o->where[i], o->path[i], o->where[hit->i],
+			    hit->name);
 		if (hit->i == i)
-			die_usage("%s: its output, %s, would be written over "
-			    "it", inputs[i], o->path[i]);
-		die_usage("%s: the output of %s, %s, would be written over "
-		    "it", inputs[hit->i], inputs[i], o->path[i]);
+			refuse(o, "%s: its output, %s, would be written over "
+			    "it", o->where[i], o->path[i]);
+		refuse(o, "%s: the output of %s, %s, would be written over "
+		    "it", hit->name, o->where[i], o->path[i]);
 	}
 	free(id);
+}
+
+/*
+ * The outputs' names refused: operands under -o (a usage error, exit 2),
+ * the plan's lines under -O (bad input, exit 1).
+ */
+static void
+refuse(const struct outdir *o, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	msg = xmalloc(len < 0 ? 1 : (size_t)len + 1);
+	va_start(ap, fmt);
+	if (vsnprintf(msg, (size_t)len + 1, fmt, ap) < 0)
+		*msg = '\0';
+	va_end(ap);
+	if (o->plan != NULL)
+		die("%s", msg);
+	die_usage("%s", msg);
 }
 
 static int
@@ -209,7 +320,14 @@ outdir_free(struct outdir *o)
 	size_t i;
 
 	outdir_discard(o);
-	for (i = 0; i < o->n; i++)
+	for (i = 0; i < o->n; i++) {
 		free(o->path[i]);
+		free(o->args[i]);
+		free(o->where[i]);
+	}
 	free(o->path);
+	free(o->args);
+	free(o->nargs);
+	free(o->where);
+	free(o->plan);
 }

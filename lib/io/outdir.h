@@ -1,7 +1,8 @@
 /*
- * outdir: one output file per input file, in a directory: the -o dir of
- * rubric-apply and report-md, which compile their jq program once and
- * apply it to each input in turn.
+ * outdir: one output file per input file, in a directory (the -o dir of
+ * rubric-apply and report-md), or one per line of a plan (their -O plan):
+ * these tools compile their jq program once and apply it to each output's
+ * files in turn.
  *
  * An output is named after its input's last component, less a final
  * ".gz", then less its extension (the last '.' and what follows, unless
@@ -13,13 +14,22 @@
  * and an output that is one of the inputs (it would be replaced before
  * it is read, or read after).
  *
+ * A plan names each output and what it is made of, as a pipeline that
+ * makes many outputs each from several files (report.mk's run
+ * directories) knows them: one output a line, its path, then a tab and
+ * each of its fields (the files and options of one run), tab-separated;
+ * blank lines are skipped.  outdir_plan() refuses, naming the plan's line
+ * (exit 1), a line with no field, standard input as a field, a path that
+ * two lines write and a path that is a field of any line.
+ *
  * An output is made in memory (the stream of outdir_begin()) and
  * published whole by publish_file() (io/publish.h): a reader sees the old
  * file or the new one, never half of one.  The outputs of these tools are
  * bounded (a report, the findings of a rubric), so memory stays small.
  *
- * Ownership: the outdir owns its paths and the stream; outdir_free()
- * frees them.  dir and the inputs are borrowed for outdir_init() only.
+ * Ownership: the outdir owns its paths, the plan's text and the stream;
+ * outdir_free() frees them.  dir is borrowed for outdir_init() only; the
+ * inputs for as long as the outdir lives (its args point into them).
  */
 #ifndef OUTDIR_H
 #define OUTDIR_H
@@ -29,8 +39,12 @@
 #include <sys/types.h>
 
 struct outdir {
-	char	**path;		/* path[i]: the output of input i */
-	size_t	  n;
+	char	**path;		/* path[i]: output i */
+	char	***args;	/* args[i]: its nargs[i] fields: its input */
+	int	 *nargs;	/*	under -o, its line's fields under -O */
+	char	**where;	/* output i's name in messages: its input, */
+	size_t	  n;		/*	or plan:line */
+	char	 *plan;		/* the plan's text, which args point into */
 	mode_t	  mode;		/* a new file's: 0666 less the umask */
 	FILE	 *fp;		/* the output being made, or NULL */
 	char	 *buf;		/* fp's bytes */
@@ -42,8 +56,14 @@ struct outdir {
  * A dir that is no directory is an error (exit 1); the operands refused
  * above are usage errors (exit 2), naming them.
  */
-void outdir_init(struct outdir *, const char *dir, char *const inputs[],
+void outdir_init(struct outdir *, const char *dir, char *inputs[],
     size_t n, const char *suffix);
+
+/*
+ * Reads the plan: path[i] and the fields of its i-th line.  What it
+ * refuses (above), or a plan that cannot be read, is a message and exit 1.
+ */
+void outdir_plan(struct outdir *, const char *plan);
 
 /*
  * Starts an output: a stream into memory, the outdir's, open until
@@ -52,7 +72,7 @@ void outdir_init(struct outdir *, const char *dir, char *const inputs[],
 FILE *outdir_begin(struct outdir *);
 
 /*
- * Publishes what was written to the stream as the output of input i, and
+ * Publishes what was written to the stream as output i, and
  * closes the stream.  Returns 0, or -1 after a message naming the output
  * ("dir/a.md: write failed: File too large"), with the output as it was
  * and no temporary file left.

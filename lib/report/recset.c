@@ -58,7 +58,8 @@ recset_read_operands(struct recset *rs, int argc, char *argv[])
 }
 
 int
-recset_each(struct outdir *od, char *inputs[], size_t cap,
+recset_each(struct outdir *od, size_t cap,
+    int (*gather)(void *, struct recset *, int, char *[], const char *),
     int (*fn)(void *, jv, FILE *, const char *, const char *), void *arg)
 {
 	struct recset rs;
@@ -67,9 +68,12 @@ recset_each(struct outdir *od, char *inputs[], size_t cap,
 
 	for (i = 0; i < od->n; i++) {
 		recset_init(&rs, cap);
-		if ((rc = recset_read(&rs, inputs[i])) == 0)
+		rc = gather != NULL ? gather(arg, &rs, od->nargs[i],
+		    od->args[i], od->where[i]) :
+		    recset_read_operands(&rs, od->nargs[i], od->args[i]);
+		if (rc == 0)
 			rc = fn(arg, recset_take(&rs), outdir_begin(od),
-			    od->path[i], inputs[i]);
+			    od->path[i], od->where[i]);
 		recset_free(&rs);
 		if (rc != 0) {
 			outdir_discard(od);

@@ -51,15 +51,20 @@ int recset_read_operands(struct recset *, int argc, char *argv[]);
 struct outdir;
 
 /*
- * The -o dir of rubric-apply and report-md: the records of each input
- * apart (cap per group), handed (consumed) to fn with the stream of the
- * input's output in od and that output's path, for the messages; fn
- * returns 0, or -1 after a message naming input.  An input that cannot
- * be read, or that fn fails on, gets no output (what was there stays)
- * and makes the status 1, and the next is read; a failed publish ends
- * the run at once (-1).
+ * The -o dir and -O plan of rubric-apply and report-md: the records of
+ * each output's fields apart (cap per group), gathered by gather (NULL:
+ * recset_read_operands() of the fields, which are files) and handed
+ * (consumed) to fn with the stream of the output in od and its path, for
+ * the messages.  gather returns 0, 1 when a file could not be read, or
+ * -1 after a message naming where, the output's name in messages; fn 0,
+ * or -1 after a message naming input (where).  An output whose files
+ * cannot be read, or that fn fails on, is not written (what was there
+ * stays) and makes the status 1, and the next is made; a failed publish
+ * ends the run at once (-1).
  */
-int recset_each(struct outdir *od, char *inputs[], size_t cap,
+int recset_each(struct outdir *od, size_t cap,
+    int (*gather)(void *arg, struct recset *, int nargs, char *args[],
+    const char *where),
     int (*fn)(void *arg, jv records, FILE *out, const char *path,
     const char *input), void *arg);
 
