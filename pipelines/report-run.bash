@@ -85,8 +85,9 @@ settle() {
 		    -name '.ops.ndjson.list' -o \
 		    -name '.trace-memory.ndjson.list' -o \
 		    -name '.critical.ndjson.list' -o \
-		    -name '.report.md.list' -o -name '.report.json.list' \) \
-		    -delete
+		    -name '.report.md.list' -o -name '.report.json.list' -o \
+		    -name '.findings.ndjson.plan' -o -name '.report.md.plan' -o \
+		    -name '.report.json.plan' \) -delete
 	done
 }
 

@@ -47,7 +47,9 @@
 #		order, as analyze-profile writes them
 #	memory.ndjson	mem-segments' records of the snapshots
 #	churn.ndjson	churn-score's records of the snapshots
-#	findings.ndjson	rubric-apply's findings
+#	findings.ndjson	rubric-apply's findings (with several run
+#		directories, one rubric-apply makes all of theirs, as one
+#		report-md makes all the reports of each kind: below)
 #	charts.ndjson	report-svg's chart records; its SVG files (memory.svg,
 #		gpu-timeline.svg ...) go into the run directory beside them
 #	report.md, report.json	report-md's report, naming the inputs;
@@ -95,6 +97,8 @@ $(call refuse_path,BIN RUBRIC)
 SUBMIT ?=
 RUN ?=
 RUNS ?= $(RUN)
+# Each once, as the one directory it names ("runs/a/" is runs/a).
+RUN_DIRS := $(sort $(patsubst %/,%,$(RUNS)))
 BASELINE ?=
 $(call refuse_one,RUN)
 $(call refuse_one,BASELINE)
@@ -175,6 +179,7 @@ tell_pickles = $(foreach p,$(call pickles,$1),printf '%s\n' $(call q,$(ME): \
 # (the names hold no whitespace: see refuse_split).
 empty :=
 space := $(empty) $(empty)
+tab := $(empty)	$(empty)
 define newline
 
 
@@ -239,8 +244,9 @@ $(firstword $(GOALS)):
 $(filter-out $(firstword $(GOALS)),$(GOALS)): $(firstword $(GOALS)) ;@:
 .PHONY: $(GOALS)
 else
-all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json) $(RUNS:%=%/report.html) \
-    $(if $(BASE),$(RUNS:%=%/diff.md) $(RUNS:%=%/diff.json))
+all: $(RUN_DIRS:%=%/report.md) $(RUN_DIRS:%=%/report.json) \
+    $(RUN_DIRS:%=%/report.html) \
+    $(if $(BASE),$(RUN_DIRS:%=%/diff.md) $(RUN_DIRS:%=%/diff.json))
 
 # For run/N: run/.N.ops.ndjson, and run/.N.mem.ndjson and
 # run/.N.crit.ndjson beside it, renamed before it (a pattern without a
@@ -321,6 +327,53 @@ all: $(RUNS:%=%/report.md) $(RUNS:%=%/report.json) $(RUNS:%=%/report.html) \
 	$(call into,$(BIN)/report-md -j -r $(RUBRIC) $(call inputs,$@,$*) \
 	    $(call qs,$(call stages,$*) $*/findings.ndjson))
 	rm -f $(call q,$(call list_of,$@))
+
+# With several run directories, rubric-apply and report-md run once for
+# them all, each output a line of a plan (their -O): compiling the rubric
+# and the report is most of what a run of either costs, so 100 runs
+# compile each program once, not 100 times, and the outputs are the bytes
+# of one run each.  One run directory's changed stages make all of them
+# again, as cheap as one alone.  The plan is a hidden file in the first
+# run directory, removed once read, as the lists are.
+ifneq ($(word 2,$(RUN_DIRS)),)
+# $(call line,output fields...): a plan's line, its names joined by "|"
+# (they hold no whitespace and no "|": see refuse_split), a tab in the plan,
+# so that the spaces between lines are where its newlines go.
+line = $(subst $(space),|,$(strip $1))
+plan_of = $(firstword $(RUN_DIRS))/.$1.plan
+# $(call batch,file,command,lines,lists): runs command (ending in -O) on
+# the plan of lines for file's outputs, then removes it and the lists.
+batch = p=$(call q,$(call plan_of,$1))$(file >$(call plan_of,$1),$(subst \
+	|,$(tab),$(subst $(space),$(newline),$(strip $3)))); \
+	trap 'rm -f "$$p" $(subst ','\'',$(call qs,$4))' EXIT; \
+	$(SUBMIT) $2 "$$p"
+
+$(RUN_DIRS:%=%/findings.ndjson) &: $(foreach r,$(RUN_DIRS), \
+    $(call stages,$r)) $(BIN)/rubric-apply $(RULES)
+	@$(foreach r,$(RUN_DIRS),$(or $(call need_input,$r),:);)
+	$(call batch,findings.ndjson,$(BIN)/rubric-apply -r $(RUBRIC) -O, \
+	    $(foreach r,$(RUN_DIRS),$(call line,$r/findings.ndjson \
+	    $(call stages,$r))))
+
+$(RUN_DIRS:%=%/report.md) &: $(foreach r,$(RUN_DIRS),$(call stages,$r) \
+    $(call pickles,$r) $r/findings.ndjson $r/charts.ndjson) \
+    $(BIN)/report-md $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq
+	@$(foreach r,$(RUN_DIRS),$(call tell_pickles,$r))
+	$(call batch,report.md,$(BIN)/report-md -r $(RUBRIC) -O, \
+	    $(foreach r,$(RUN_DIRS),$(call line,$r/report.md \
+	    -I $(call listed,$r/report.md,$(call traces,$r) $(call snaps,$r) \
+	    $(call pickles,$r)) $(call stages,$r) $r/findings.ndjson \
+	    $r/charts.ndjson)),$(RUN_DIRS:%=%/.report.md.list))
+
+$(RUN_DIRS:%=%/report.json) &: $(foreach r,$(RUN_DIRS), \
+    $(call stages,$r) $(call pickles,$r) $r/findings.ndjson) \
+    $(BIN)/report-md $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq
+	$(call batch,report.json,$(BIN)/report-md -j -r $(RUBRIC) -O, \
+	    $(foreach r,$(RUN_DIRS),$(call line,$r/report.json \
+	    -I $(call listed,$r/report.json,$(call traces,$r) $(call snaps,$r) \
+	    $(call pickles,$r)) $(call stages,$r) $r/findings.ndjson)), \
+	    $(RUN_DIRS:%=%/.report.json.list))
+endif
 
 # Before and after: the baseline run's report against this run's.
 %/diff.md: $(BASE)/report.json %/report.json $(BIN)/report-diff \

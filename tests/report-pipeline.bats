@@ -62,6 +62,53 @@ mk() {
 	assert_output '[null,"MEDIUM"]'
 }
 
+@test "report.mk: several runs compile the rules and the report once, each report the bytes of its own run" {
+	d=$BATS_TEST_TMPDIR
+	runs=("$d/a" "$d/it's&b" "$d/c")
+	mkdir "${runs[@]}" "$d/bin" "$d/one"
+	cp "$TOP/fixtures/example/trace.json.gz" "$TOP/fixtures/example/memory_snapshot.json.gz" "${runs[0]}"
+	cp "$TOP/fixtures/example/trace.json.gz" "${runs[1]}"
+	cp "$TOP/fixtures/example/memory_snapshot.json.gz" "${runs[2]}"
+	out=(findings.ndjson report.md report.json report.html)
+	for i in 0 1 2; do
+		mk RUN="${runs[i]}" >/dev/null
+		mkdir "$d/one/$i"
+		(cd "${runs[i]}" && mv "${out[@]}" "$d/one/$i")
+	done
+	# Every stage through a command that logs the program it runs.
+	cat >"$d/bin/submit" <<-EOF
+	#!/bin/sh
+	printf '%s\\n' "\${1##*/}" >>'$d/log'
+	exec "\$@"
+	EOF
+	chmod +x "$d/bin/submit"
+	run -0 mk -j2 RUNS="${runs[*]}" SUBMIT="$d/bin/submit"
+	run -0 grep -cx rubric-apply "$d/log"
+	assert_output 1
+	run -0 grep -cx report-md "$d/log"
+	assert_output 2
+	for i in 0 1 2; do
+		for f in "${out[@]}"; do
+			cmp "$d/one/$i/$f" "${runs[i]}/$f"
+		done
+	done
+	run -0 find "${runs[@]}" -name '.*'
+	assert_output ''
+	# A batch that fails leaves each run's set as it was, and no plan.
+	for t in "${BUILD:-$TOP}"/bin/*; do ln -s "$t" "$d/bin"; done
+	rm "$d/bin/report-md"
+	printf '#!/bin/sh\n[ "$1" != -j ] || exit 1\nexec %s "$@"\n' \
+	    "'${BUILD:-$TOP}/bin/report-md'" >"$d/bin/report-md"
+	chmod +x "$d/bin/report-md"
+	before=$(stat -c '%n %i' "${runs[@]/%//report.md}")
+	touch "${runs[1]}/trace.json.gz"
+	run -2 mk BIN="$d/bin" RUNS="${runs[*]}"
+	run -0 stat -c '%n %i' "${runs[@]/%//report.md}"
+	assert_output "$before"
+	run -0 find "${runs[@]}" -name '.*'
+	assert_output ''
+}
+
 @test "report.mk: a failed stage leaves no half-written target" {
 	r=$BATS_TEST_TMPDIR/run
 	mkdir "$r"
