@@ -38,7 +38,8 @@ ifdef SANITIZE
 SAN_CFLAGS = -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) \
 	-fno-omit-frame-pointer -g -O1
 endif
-# -pthread: gzin reads a file ahead on a thread of its own.
+# -pthread: gzin reads a file ahead on a thread of its own, and
+# analyze-profile ranks on one where it has the CPUs (io/docrelay.h).
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) \
 	-pthread $(CFLAGS) $(SAN_CFLAGS)
 ALL_LDFLAGS = -pthread $(LDFLAGS) $(SAN_CFLAGS)

@@ -625,6 +625,41 @@ dlrm() {
 	assert_stderr --partial 'both without a rank, same window'
 }
 
+@test "analyze-profile: the ranking on a thread of its own (three CPUs) gives the bytes of one thread (two)" {
+	cd "$TOP/fixtures"
+	runs=(example/trace.json.gz op-rank/mi300_sglang_Qwen3-8B_decode.json.gz
+	    "$(echo op-rank/ddp_stall_rank?.json.gz)"
+	    tr-extract/hta_inference_rank_1.json.gz)
+	if [ -d "$SHARED/traces/param_dlrm_8rank" ]; then
+		runs+=("$(echo "$SHARED"/traces/param_dlrm_8rank/*.pt.trace.json)")
+	fi
+	d=$BATS_TEST_TMPDIR
+	for run in "${runs[@]}"; do
+		read -ra traces <<<"$run"
+		set --
+		for t in "${traces[@]}"; do
+			set -- "$@" --cpu-trace "$t"
+		done
+		for c in 2 3; do
+			MRP_CPUS=$c analyze-profile "$@" --md-out "$d/$c.md" \
+			    --json-out "$d/$c.json"
+		done
+		cmp "$d/2.md" "$d/3.md"
+		cmp "$d/2.json" "$d/3.json"
+	done
+	# The ranking's error, from its thread, stops the run as it does
+	# on one thread.
+	cp op-rank/ddp_stall_rank0.json.gz "$d/a.json.gz"
+	cp op-rank/ddp_stall_rank0.json.gz "$d/b.json.gz"
+	for c in 2 3; do
+		run -1 --separate-stderr env MRP_CPUS=$c analyze-profile \
+		    --cpu-trace "$d/a.json.gz" --cpu-trace "$d/b.json.gz"
+		assert_stderr "$(printf '%s\n' \
+		    "analyze-profile: $d/a.json.gz and $d/b.json.gz: both without a rank, same window" \
+		    'analyze-profile: the trace stage failed (exit status 1)')"
+	done
+}
+
 @test "analyze-profile: a directory without a trace is an error naming it and the patterns" {
 	cd "$BATS_TEST_TMPDIR"
 	mkdir run

@@ -3,7 +3,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/cpus.h"
 #include "base/err.h"
+#include "io/docrelay.h"
 #include "io/inputrec.h"
 #include "io/json.h"
 #include "io/ndjson.h"
@@ -17,6 +19,7 @@
 /* Where the extractor's records go while one input is read. */
 struct sink {
 	struct oprank	*op;
+	struct docrelay	*relay;		/* to op, on a thread, or NULL */
 	struct critpath	*cp;		/* the input's critical path */
 	struct jw	*mem;
 	const char	*file;		/* the input being read */
@@ -29,6 +32,7 @@ struct route {
 };
 
 static int	on_record(void *, const struct jdoc *);
+static int	rank_record(void *, const char *, const struct jdoc *);
 static int	route_record(void *, const struct jdoc *);
 
 int
@@ -50,6 +54,14 @@ tracefeed_run(const struct tracefeed *f)
 	if (f->phase != NULL)
 		o.phase = oprank_phase(f->phase);
 	sink.op = oprank_new(&o);
+	/*
+	 * The ranking on a thread of its own only where it has a CPU to
+	 * itself: this thread and the read-ahead's (with the snapshot's and
+	 * the report's stages beside them) keep two busy, and on two the
+	 * copies of the records cost more memory than the overlap saves.
+	 */
+	if (cpus_usable() >= 3)
+		sink.relay = docrelay_start(rank_record, sink.op);
 	sink.mem = jw_new(f->memory);
 	co.calls = cpo.calls = table = op_find_table(CALLS_NAME);
 	cw = jw_new(f->critical);
@@ -105,6 +117,8 @@ tracefeed_run(const struct tracefeed *f)
 		die("write:");
 	if (fclose(f->memory) != 0)
 		die("mem-segments: write:");
+	if (sink.relay != NULL && docrelay_finish(sink.relay) != 0)
+		_exit(1);
 	w = jw_new(f->ranked);
 	oprank_write(sink.op, w, 0);
 	jw_free(w);
@@ -133,7 +147,16 @@ on_record(void *arg, const struct jdoc *rec)
 		jw_jdoc_record(sink->mem, rec);
 	if (critpath_add(sink->cp, rec, sink->file, 0) < 0)
 		return -1;
+	if (sink->relay != NULL)
+		return docrelay_put(sink->relay, sink->file, rec);
 	return oprank_record(sink->op, sink->file, rec);
+}
+
+/* The relay's consumer: op-rank's intake of one record of file. */
+static int
+rank_record(void *op, const char *file, const struct jdoc *rec)
+{
+	return oprank_record(op, file, rec);
 }
 
 static int

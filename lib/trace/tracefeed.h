@@ -5,7 +5,10 @@
  * and to crit-path's graph (each input's own), with no text between them;
  * what mem-segments needs of a trace (the
  * "memory" records, the "ProfilerStep#" slices and the "trace" records)
- * goes on to it as NDJSON.
+ * goes on to it as NDJSON.  Where the process may use three CPUs or more
+ * (base/cpus.h), op-rank's intake runs on a thread of its own, the
+ * records relayed to it in batches (io/docrelay.h); its records are the
+ * same bytes.
  *
  * Ownership: the paths and flags are borrowed; the streams become the
  * feed's, closed before tracefeed_run() returns: the memory stream
