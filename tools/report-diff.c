@@ -104,22 +104,23 @@ main(int argc, char *argv[])
 		die_usage("--compare: the figures of a gate: give --fail-on too");
 	only = compare != NULL ? parse_figures(compare) : jv_null();
 
-	dir = rubric_dir(rflag);
-	x = compile(dir, jflag, argv[0], argv[1], limit, only);
-	free(dir);
+	/* The reports first: a bad one is told without the compile's wait. */
 	nb = read_report(argv[0], &before);
 	na = read_report(argv[1], &after);
 	/* Two empty inputs: nothing to compare, no output. */
 	if (nb == 0 && na == 0) {
 		jv_free(before);
 		jv_free(after);
-		jqx_free(x);
+		jv_free(only);
 		return finish(0);
 	}
 	if (nb == 0)
 		die("%s: not an analyze-profile report", argv[0]);
 	if (na == 0)
 		die("%s: not an analyze-profile report", argv[1]);
+	dir = rubric_dir(rflag);
+	x = compile(dir, jflag, argv[0], argv[1], limit, only);
+	free(dir);
 
 	in = jv_object();
 	in = jv_object_set(in, jv_string("before"), before);
