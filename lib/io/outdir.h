@@ -19,8 +19,8 @@
  * directories) knows them: one output a line, its path, then a tab and
  * each of its fields (the files and options of one run), tab-separated;
  * blank lines are skipped.  outdir_plan() refuses, naming the plan's line
- * (exit 1), a line with no field, standard input as a field, a path that
- * two lines write and a path that is a field of any line.
+ * (exit 1), a line with no field or an empty one, standard input, a path
+ * that two lines write and a path that is a field of any line.
  *
  * An output is made in memory (the stream of outdir_begin()) and
  * published whole by publish_file() (io/publish.h): a reader sees the old
@@ -40,10 +40,10 @@
 
 struct outdir {
 	char	**path;		/* path[i]: output i */
-	char	***args;	/* args[i]: its nargs[i] fields: its input */
-	int	 *nargs;	/*	under -o, its line's fields under -O */
-	char	**where;	/* output i's name in messages: its input, */
-	size_t	  n;		/*	or plan:line */
+	char	***args;	/* its nargs[i] fields: its input under -o, */
+	int	 *nargs;	/* its line's fields under -O */
+	char	**where;	/* its name in messages: input or plan:line */
+	size_t	  n;
 	char	 *plan;		/* the plan's text, which args point into */
 	mode_t	  mode;		/* a new file's: 0666 less the umask */
 	FILE	 *fp;		/* the output being made, or NULL */
