@@ -188,8 +188,12 @@ define newline
 
 endef
 list_of = $(dir $(strip $1)).$(notdir $(strip $1)).list
-listed = $(file >$(call list_of,$1),$(subst $(space),$(newline),$(strip \
+listed = $(call write,$(call list_of,$1),$(subst $(space),$(newline),$(strip \
 	$2)))$(call list_of,$1)
+# $(call write,file,text): text into file, unless make only prints the
+# recipes (-n): a dry run leaves nothing behind.
+DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
+write = $(if $(DRY_RUN),,$(file >$1,$2))
 # $(call inputs,target,dir): report-md's -I for every input the report
 # names.
 inputs = -I $(call q,$(call listed,$1,$(call traces,$2) $(call snaps,$2) \
@@ -346,7 +350,7 @@ line = $(subst $(space),|,$(strip $1))
 plan_of = $(firstword $(RUN_DIRS))/.$1.plan
 # $(call batch,file,command,lines,lists): runs command (ending in -O) on
 # the plan of lines for file's outputs, then removes it and the lists.
-batch = p=$(call q,$(call plan_of,$1))$(file >$(call plan_of,$1),$(subst \
+batch = p=$(call q,$(call plan_of,$1))$(call write,$(call plan_of,$1),$(subst \
 	|,$(tab),$(subst $(space),$(newline),$(strip $3)))); \
 	trap 'rm -f "$$p" $(subst ','\'',$(call qs,$4))' EXIT; \
 	$(SUBMIT) $2 "$$p"

@@ -94,6 +94,12 @@ mk() {
 	done
 	run -0 find "${runs[@]}" -name '.*'
 	assert_output ''
+	# A dry run prints the batch and writes no plan.
+	touch "${runs[0]}/trace.json.gz"
+	run -0 mk -n RUNS="${runs[*]}"
+	assert_output --partial "rubric-apply -r $TOP/rubric -O \"\$p\""
+	run -0 find "${runs[@]}" -name '.*'
+	assert_output ''
 	# A batch that fails leaves each run's set as it was, and no plan.
 	for t in "${BUILD:-$TOP}"/bin/*; do ln -s "$t" "$d/bin"; done
 	rm "$d/bin/report-md"
@@ -378,4 +384,7 @@ ranks() {
 	run -0 awk '{ n = length > n ? length : n } END { print n < 2000 }' \
 	    <<<"$output"
 	assert_output 1
+	# A dry run writes no list.
+	run -0 find "$r" -name '.*'
+	assert_output ''
 }
