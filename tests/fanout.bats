@@ -83,8 +83,13 @@ fan() {
 	run -0 mk -n RUN="$r"
 	run -0 grep -o "op-rank --merge .*" <<<"$output"
 	assert_output --partial "op-rank --merge -T '$r/.ops.ndjson.list'"
-	# The list names the partials in the traces' order.
-	run -0 cat "$r/.ops.ndjson.list"
+	# The list names the partials in the traces' order: kept as the
+	# merge reads it (a dry run writes none, and the merge removes it).
+	printf '#!/bin/sh\n[ "$2" != --merge ] || cp "$4" "%s/list"\nexec "$@"\n' \
+	    "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/submit"
+	chmod +x "$BATS_TEST_TMPDIR/submit"
+	mk RUN="$r" SUBMIT="$BATS_TEST_TMPDIR/submit" "$r/ops.ndjson" >/dev/null
+	run -0 cat "$BATS_TEST_TMPDIR/list"
 	assert_output "$(cd "$r" && printf "$r/.%s.ops.ndjson\n" worker[0-2]_*)"
 }
 
