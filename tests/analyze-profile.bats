@@ -638,13 +638,9 @@ dlrm() {
 	d=$BATS_TEST_TMPDIR
 	for run in "${runs[@]}"; do
 		read -ra traces <<<"$run"
-		set --
-		for t in "${traces[@]}"; do
-			set -- "$@" --cpu-trace "$t"
-		done
 		for c in 2 3; do
-			MRP_CPUS=$c analyze-profile "$@" --md-out "$d/$c.md" \
-			    --json-out "$d/$c.json"
+			MRP_CPUS=$c analyze-profile "${traces[@]/#/--cpu-trace=}" \
+			    --md-out "$d/$c.md" --json-out "$d/$c.json"
 		done
 		cmp "$d/2.md" "$d/3.md"
 		cmp "$d/2.json" "$d/3.json"
