@@ -196,14 +196,16 @@ refuse_collisions(const struct outdir *o)
 static void
 refuse_replacing(const struct outdir *o)
 {
-	struct fileid *id = NULL, key, *hit;
+	struct fileid *id, key, *hit;
 	struct stat st;
 	size_t i, n = 0;
 	int k;
 
 	for (i = 0; i < o->n; i++)
+		n += (size_t)o->nargs[i];
+	id = xcalloc(2 * n + 1, sizeof(*id));
+	for (i = 0, n = 0; i < o->n; i++)
 		for (k = 0; k < o->nargs[i]; k++) {
-			id = xreallocarray(id, n + 2, sizeof(*id));
 			if (lstat(o->args[i][k], &st) == 0)
 				id[n++] = (struct fileid){ st.st_dev,
 				    st.st_ino, o->args[i][k], i };
