@@ -961,6 +961,14 @@ kernels() {
 OPS
 }
 
+@test "the families' and precisions' patterns match as fnmatch(3) does" {
+	# op-rank matches a name by a pattern's pieces (base/pattern.h):
+	# a million kernel names spent a third of op-rank's time in fnmatch.
+	run -0 "${BUILD:-$TOP}/testbin/pattern-check" \
+	    "$TOP/rubric/op-families.tsv" "$TOP/rubric/kernel-precision.tsv"
+	assert_output --regexp "^[0-9]{6} patterns, [0-9]{7} names: fnmatch's answers$"
+}
+
 @test "kernel classes of the major libraries come from the families table" {
 	local k i=0
 	while read -r k; do

@@ -8,7 +8,6 @@
  * Past the names' budget, a new name goes to its class's fold name.
  */
 #include <ctype.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +136,9 @@ op_load_table(struct table *t, const char *path, const char *none)
 		t->r = op_grow(t->r, &t->cap, t->n, sizeof(*t->r));
 		t->r[t->n].gpu = scope_of(scope);
 		t->r[t->n].family = (int)i;
-		t->r[t->n].pattern = lower(pat);
+		pat = lower(pat);
+		pattern_init(&t->r[t->n].pattern, pat);
+		free(pat);
 		t->n++;
 	}
 	if (ferror(tab.fp))
@@ -152,7 +153,7 @@ op_table_free(struct table *t)
 	size_t i;
 
 	for (i = 0; i < t->n; i++)
-		free(t->r[i].pattern);
+		pattern_free(&t->r[i].pattern);
 	for (i = 0; i < t->nfam; i++)
 		free(t->fam[i]);
 	free(t->r);
@@ -169,7 +170,7 @@ family_of(const struct table *t, int gpu, const char *name)
 
 	for (i = 0; i < t->n; i++)
 		if (t->r[i].gpu == gpu &&
-		    fnmatch(t->r[i].pattern, s, 0) == 0)
+		    pattern_match(&t->r[i].pattern, s))
 		{
 			f = t->r[i].family;
 			break;

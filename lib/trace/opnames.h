@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/pattern.h"
 #include "base/strmap.h"
 
 struct oprank;
@@ -43,9 +44,9 @@ enum { PYK_USER, PYK_LIB, PYK_PROF, PYK_MODULE };
 extern const char *const op_precname[NPREC];
 
 struct rule {
-	int	 gpu;		/* the scope: 0 cpu, 1 gpu, 2 python */
-	int	 family;
-	char	*pattern;
+	int		 gpu;		/* the scope: 0 cpu, 1 gpu, 2 python */
+	int		 family;
+	struct pattern	 pattern;	/* lower case, as the names it meets */
 };
 
 /*
