@@ -88,25 +88,26 @@ outdir_plan(struct outdir *o, const char *plan)
 			die("%s:%zu: a NUL in a name", where.s, strlen(p) + 1);
 		if (p[strspn(p, " \t")] == '\0')
 			continue;
+		/* The fields, each made a string where it lies. */
 		path = p;
-		f = NULL;
 		for (nf = 0; (tab = strchr(p, '\t')) != NULL; nf++) {
 			*tab = '\0';
 			p = tab + 1;
-			f = xreallocarray(f, (size_t)nf + 1, sizeof(*f));
-			f[nf] = p;
 		}
 		if (*path == '\0' || nf == 0)
 			die("%s: an output, then a tab and each of its files",
 			    where.s);
-		for (k = -1; k < nf; k++) {
-			p = k < 0 ? path : f[k];
+		for (p = path, k = 0; k <= nf; p += strlen(p) + 1, k++) {
 			if (*p == '\0')
 				die("%s: an empty field", where.s);
 			if (strcmp(p, "-") == 0)
 				die("%s: -: standard input has no name in a "
 				    "plan", where.s);
 		}
+		f = xcalloc((size_t)nf, sizeof(*f));
+		for (p = path + strlen(path) + 1, k = 0; k < nf;
+		    p += strlen(p) + 1)
+			f[k++] = p;
 		add_output(o, xstrdup(path), f, nf, xstrdup(where.s));
 	}
 	sb_free(&where);
@@ -161,7 +162,10 @@ output_path(const char *dir, size_t dirlen, const char *input,
 	return b.s;
 }
 
-/* Two outputs of one name would lose one: refused. */
+/*
+ * Two outputs of one name would lose one: refused, the sorted names freed
+ * first, as refuse() exits and LeakSanitizer counts what is left.
+ */
 static void
 refuse_collisions(const struct outdir *o)
 {
@@ -178,6 +182,7 @@ refuse_collisions(const struct outdir *o)
 		if (strcmp(v[i - 1].name, v[i].name) == 0) {
 			a = v[i - 1].i;
 			b = v[i].i;
+			free(v);
 			if (o->plan != NULL)
 				refuse(o, "%s: %s: %s writes it too",
 				    o->where[b], o->path[b], o->where[a]);
@@ -198,7 +203,8 @@ refuse_replacing(const struct outdir *o)
 {
 	struct fileid *id, key, *hit;
 	struct stat st;
-	size_t i, n = 0;
+	const char *name;
+	size_t i, j, n = 0;
 	int k;
 
 	for (i = 0; i < o->n; i++)
@@ -222,18 +228,21 @@ refuse_replacing(const struct outdir *o)
 		if (n == 0 || (hit = bsearch(&key, id, n, sizeof(*id),
 		    fileid_cmp)) == NULL)
 			continue;
-		if (o->plan != NULL && hit->i == i)
+		/* Freed first, as above: refuse() exits. */
+		name = hit->name;
+		j = hit->i;
+		free(id);
+		if (o->plan != NULL && j == i)
 			refuse(o, "%s: its output, %s, is its file %s",
-			    o->where[i], o->path[i], hit->name);
+			    o->where[i], o->path[i], name);
 		if (o->plan != NULL)
 			refuse(o, "%s: its output, %s, is %s's file %s",
-			    o->where[i], o->path[i], o->where[hit->i],
-			    hit->name);
-		if (hit->i == i)
+			    o->where[i], o->path[i], o->where[j], name);
+		if (j == i)
 			refuse(o, "%s: its output, %s, would be written over "
 			    "it", o->where[i], o->path[i]);
 		refuse(o, "%s: the output of %s, %s, would be written over "
-		    "it", hit->name, o->where[i], o->path[i]);
+		    "it", name, o->where[i], o->path[i]);
 	}
 	free(id);
 }
