@@ -31,14 +31,13 @@ pattern_init(struct pattern *p, const char *text)
 }
 
 int
-pattern_match(const struct pattern *p, const char *s)
+pattern_match(const struct pattern *p, const char *s, size_t slen)
 {
 	const char *at, *end, *hit;
-	size_t slen, first, last, k;
+	size_t first, last, k;
 
 	if (p->npiece == 0)
 		return fnmatch(p->text, s, 0) == 0;
-	slen = strlen(s);
 	if (p->npiece == 1)
 		return slen == p->len[0] && memcmp(s, p->pieces, slen) == 0;
 	first = p->len[0];

@@ -25,8 +25,11 @@ struct pattern {
 
 void	pattern_init(struct pattern *, const char *text);
 
-/* Whether s matches, as fnmatch(text, s, 0) == 0 says. */
-int	pattern_match(const struct pattern *, const char *s);
+/*
+ * Whether s, of length len, matches, as fnmatch(text, s, 0) == 0 says: a
+ * name tried against a table's patterns is measured once for them all.
+ */
+int	pattern_match(const struct pattern *, const char *s, size_t len);
 
 void	pattern_free(struct pattern *);
 

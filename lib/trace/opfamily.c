@@ -165,12 +165,12 @@ static int
 family_of(const struct table *t, int gpu, const char *name)
 {
 	char *s = lower(name);
-	size_t i;
+	size_t i, len = strlen(s);
 	int f = (int)t->nfam;
 
 	for (i = 0; i < t->n; i++)
 		if (t->r[i].gpu == gpu &&
-		    pattern_match(&t->r[i].pattern, s))
+		    pattern_match(&t->r[i].pattern, s, len))
 		{
 			f = t->r[i].family;
 			break;

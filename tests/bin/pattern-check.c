@@ -41,7 +41,7 @@ differ(const struct pattern *p, const char *s)
 {
 	int want = fnmatch(p->text, s, 0) == 0;
 
-	if (pattern_match(p, s) == want)
+	if (pattern_match(p, s, strlen(s)) == want)
 		return 0;
 	fprintf(stderr, "pattern-check: \"%s\" on \"%s\": fnmatch %s\n",
 	    p->text, s, want ? "matches" : "does not match");
