@@ -194,10 +194,10 @@ listed = $(call write,$(call list_of,$1),$(subst $(space),$(newline),$(strip \
 # recipes (-n): a dry run leaves nothing behind.
 DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
 write = $(if $(DRY_RUN),,$(file >$1,$2))
-# $(call inputs,target,dir): report-md's -I for every input the report
-# names.
-inputs = -I $(call q,$(call listed,$1,$(call traces,$2) $(call snaps,$2) \
-	$(call pickles,$2)))
+# $(call input_names,dir): the inputs a run's report names;
+# $(call inputs,target,dir): report-md's -I for them.
+input_names = $(call traces,$1) $(call snaps,$1) $(call pickles,$1)
+inputs = -I $(call q,$(call listed,$1,$(call input_names,$2)))
 
 # $(call into,command[,file]): runs command as a stage, through $(SUBMIT),
 # into file.tmp, then renames that to file ($@ if not named).  One shell
@@ -354,6 +354,11 @@ batch = p=$(call q,$(call plan_of,$1))$(call write,$(call plan_of,$1),$(subst \
 	|,$(tab),$(subst $(space),$(newline),$(strip $3)))); \
 	trap 'rm -f "$$p" $(subst ','\'',$(call qs,$4))' EXIT; \
 	$(SUBMIT) $2 "$$p"
+# $(call report_line,run,report,files...): the plan's line of the run's
+# report (report.md or report.json): its inputs' list, its stages, its
+# findings and the files given.
+report_line = $(call line,$1/$2 -I $(call listed,$1/$2,$(call \
+	input_names,$1)) $(call stages,$1) $1/findings.ndjson $3)
 
 $(RUN_DIRS:%=%/findings.ndjson) &: $(foreach r,$(RUN_DIRS), \
     $(call stages,$r)) $(BIN)/rubric-apply $(RULES)
@@ -367,18 +372,14 @@ $(RUN_DIRS:%=%/report.md) &: $(foreach r,$(RUN_DIRS),$(call stages,$r) \
     $(BIN)/report-md $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq
 	@$(foreach r,$(RUN_DIRS),$(call tell_pickles,$r))
 	$(call batch,report.md,$(BIN)/report-md -r $(RUBRIC) -O, \
-	    $(foreach r,$(RUN_DIRS),$(call line,$r/report.md \
-	    -I $(call listed,$r/report.md,$(call traces,$r) $(call snaps,$r) \
-	    $(call pickles,$r)) $(call stages,$r) $r/findings.ndjson \
+	    $(foreach r,$(RUN_DIRS),$(call report_line,$r,report.md, \
 	    $r/charts.ndjson)),$(RUN_DIRS:%=%/.report.md.list))
 
 $(RUN_DIRS:%=%/report.json) &: $(foreach r,$(RUN_DIRS), \
     $(call stages,$r) $(call pickles,$r) $r/findings.ndjson) \
     $(BIN)/report-md $(RULES) $(RUBRIC)/diff.jq $(RUBRIC)/report.jq
 	$(call batch,report.json,$(BIN)/report-md -j -r $(RUBRIC) -O, \
-	    $(foreach r,$(RUN_DIRS),$(call line,$r/report.json \
-	    -I $(call listed,$r/report.json,$(call traces,$r) $(call snaps,$r) \
-	    $(call pickles,$r)) $(call stages,$r) $r/findings.ndjson)), \
+	    $(foreach r,$(RUN_DIRS),$(call report_line,$r,report.json)), \
 	    $(RUN_DIRS:%=%/.report.json.list))
 endif
 
