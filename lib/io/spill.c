@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <malloc.h>
 #endif
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +20,34 @@
 #include "io/spill.h"
 
 #define READBUF	65536	/* at most, bytes of each run's window */
+#define WRITER_STACK	(64u << 10)
+
+/*
+ * A pool's thread and the one run it writes at a time.  The run's memory,
+ * once written, is freed by the caller's thread (writer_wait()): glibc
+ * gives a thread that frees a malloc arena of its own, 64 MiB of address
+ * space, which ulimit -v counts.
+ */
+struct runwriter {
+	pthread_t	 thread;
+	pthread_mutex_t	 mu;
+	pthread_cond_t	 cv;		/* a run given or written; stop */
+	int		 fd;
+	char		*run;		/* being written, or NULL */
+	char		*written;	/* the run written last, to free */
+	size_t		 len;
+	off_t		 off;
+	int		 err;		/* errno of a write that failed */
+	int		 stop;
+};
 
 static void	spill_run(struct spill *);
+static int	write_run(int, const char *, size_t, off_t);
+static void	*write_runs(void *);
+static void	writer_start(struct spool *);
+static void	writer_wait(struct spool *);
 static void	spool_file(struct spool *);
+static size_t	spool_room(const struct spool *);
 static void	keep_freed(size_t);
 static int	in_order(const struct spill *);
 static void	sort_mem(struct spill *);
@@ -55,6 +81,16 @@ spill_key(struct spill *sp, uint64_t (*key)(const void *))
 	sp->key = key;
 }
 
+/*
+ * The bytes records may hold in memory: the budget, or half of it once a
+ * thread writes the runs, the other half being the run it writes.
+ */
+static size_t
+spool_room(const struct spool *pool)
+{
+	return pool->writer != NULL ? pool->budget / 2 : pool->budget;
+}
+
 void
 spill_add(struct spill *sp, const void *rec)
 {
@@ -63,9 +99,9 @@ spill_add(struct spill *sp, const void *rec)
 	if (sp->n == sp->cap) {
 		/* Small at first: a rank of a few steps holds a few. */
 		cap = sp->cap ? sp->cap * 2 : 16;
-		/* Growing past the budget writes a run instead. */
+		/* Growing past the room writes a run instead. */
 		if (sp->n > 0 && sp->pool->used - sp->cap * sp->size +
-		    cap * sp->size > sp->pool->budget) {
+		    cap * sp->size > spool_room(sp->pool)) {
 			spill_run(sp);
 			cap = 256;
 		}
@@ -101,42 +137,148 @@ sort_mem(struct spill *sp)
 		xqsort(sp->mem, sp->n, sp->size, sp->cmp);
 }
 
-/* Writes the records in memory as a sorted run and frees their memory. */
+/*
+ * Hands the records in memory, sorted, to the pool's thread as a run (or
+ * writes them, where no thread could be started); the spill starts again
+ * from empty.
+ */
 static void
 spill_run(struct spill *sp)
 {
-	const char *p;
-	size_t left;
-	ssize_t w;
-
 	struct spool *pool = sp->pool;
-	off_t off;
+	struct runwriter *w;
+	size_t len;
 
 	if (!pool->open)
 		spool_file(pool);
+	/* Its memory back before the sort takes as much again. */
+	writer_wait(pool);
 	sort_mem(sp);
-	p = sp->mem;
-	left = sp->n * sp->size;
-	for (off = pool->end; left > 0;) {
-		if ((w = pwrite(pool->fd, p, left, off)) < 0) {
-			if (errno == EINTR)
-				continue;
+	len = sp->n * sp->size;
+	if ((w = pool->writer) != NULL) {
+		pthread_mutex_lock(&w->mu);
+		w->run = sp->mem;
+		w->len = len;
+		w->off = pool->end;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+	} else {
+		if ((errno = write_run(pool->fd, sp->mem, len, pool->end)) != 0)
 			die("temporary file: write:");
-		}
-		p += w;
-		left -= (size_t)w;
-		off += w;
+		free(sp->mem);
 	}
 	if (sp->nruns == 0)
 		pool->nrun++;
 	sp->runs = xreallocarray(sp->runs, sp->nruns + 1, sizeof(*sp->runs));
 	sp->runs[sp->nruns].off = pool->end;
 	sp->runs[sp->nruns++].n = sp->n;
-	pool->end = off;
-	free(sp->mem);
+	pool->end += (off_t)len;
 	sp->mem = NULL;
 	sp->pool->used -= sp->cap * sp->size;
 	sp->n = sp->cap = 0;
+}
+
+/* Returns 0, or the errno of the write that failed. */
+static int
+write_run(int fd, const char *p, size_t left, off_t off)
+{
+	ssize_t w;
+
+	while (left > 0) {
+		if ((w = pwrite(fd, p, left, off)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (w == 0)
+			return EIO;
+		p += w;
+		left -= (size_t)w;
+		off += w;
+	}
+	return 0;
+}
+
+static void *
+write_runs(void *arg)
+{
+	struct runwriter *w = arg;
+	char *run;
+	int err;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (w->run == NULL && !w->stop)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if ((run = w->run) == NULL)
+			break;
+		pthread_mutex_unlock(&w->mu);
+		err = write_run(w->fd, run, w->len, w->off);
+		pthread_mutex_lock(&w->mu);
+		if (w->err == 0)
+			w->err = err;
+		w->written = run;
+		w->run = NULL;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Without a thread, runs are written by spill_run() itself. */
+static void
+writer_start(struct spool *pool)
+{
+	struct runwriter *w;
+	pthread_attr_t attr;
+	int rc;
+
+	w = xcalloc(1, sizeof(*w));
+	w->fd = pool->fd;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	/*
+	 * It calls pwrite(), no more: a stack of the default size (8 MiB of
+	 * address space) would count against ulimit -v as half the budget
+	 * does.
+	 */
+	if ((rc = pthread_attr_init(&attr)) == 0) {
+		if ((rc = pthread_attr_setstacksize(&attr, WRITER_STACK)) == 0)
+			rc = pthread_create(&w->thread, &attr, write_runs, w);
+		(void)pthread_attr_destroy(&attr);
+	}
+	if (rc != 0) {
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		return;
+	}
+	pool->writer = w;
+}
+
+/*
+ * Waits until the run given last is in the file: before it is read, the
+ * file cut, or the next run sorted.  A failed write is fatal here.
+ */
+static void
+writer_wait(struct spool *pool)
+{
+	struct runwriter *w = pool->writer;
+	int err;
+
+	if (w == NULL)
+		return;
+	pthread_mutex_lock(&w->mu);
+	while (w->run != NULL)
+		pthread_cond_wait(&w->cv, &w->mu);
+	err = w->err;
+	free(w->written);
+	w->written = NULL;
+	pthread_mutex_unlock(&w->mu);
+	if (err != 0) {
+		errno = err;
+		die("temporary file: write:");
+	}
 }
 
 /*
@@ -163,6 +305,7 @@ spool_file(struct spool *pool)
 	pool->end = 0;
 	signal(SIGXFSZ, SIG_IGN);
 	keep_freed(pool->budget);
+	writer_start(pool);
 }
 
 /*
@@ -194,6 +337,7 @@ spill_open(struct spillcur *c, struct spill *sp)
 	struct spillsrc *s;
 	size_t i;
 
+	writer_wait(sp->pool);
 	sort_mem(sp);
 	memset(c, 0, sizeof(*c));
 	c->sp = sp;
@@ -332,6 +476,7 @@ spill_free(struct spill *sp)
 	pool->used -= sp->cap * sp->size;
 	/* The last runs gone, the file starts again from nothing. */
 	if (sp->nruns > 0 && --pool->nrun == 0) {
+		writer_wait(pool);
 		if (ftruncate(pool->fd, 0) < 0)
 			die("temporary file: truncate:");
 		pool->end = 0;
@@ -343,6 +488,20 @@ spill_free(struct spill *sp)
 void
 spool_free(struct spool *pool)
 {
+	struct runwriter *w = pool->writer;
+
+	if (w != NULL) {
+		writer_wait(pool);
+		pthread_mutex_lock(&w->mu);
+		w->stop = 1;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(w->thread, NULL);
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		pool->writer = NULL;
+	}
 	if (pool->open)
 		close(pool->fd);
 	pool->open = 0;
