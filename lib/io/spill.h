@@ -17,12 +17,13 @@
  * From the first run on, a thread of the pool's own writes the runs, one
  * at a time, while the caller goes on: the copy into the file costs as
  * much as the sort in a virtual machine.  The spill starts again empty at
- * once, and the records in memory are then held to half the budget, the
- * run being written taking the other half; the next run waits for the
- * write before it, and frees its memory, before sorting.  So the pool
- * holds no more than the budget and a sort's copy of a run, as before.
- * Where no thread can be started, runs are written in turn.
-
+ * once, and the records in memory are then held to half the budget, so
+ * that they and the run being written (the first no larger than the
+ * budget, the others than half of it) stay within what a sort held
+ * before: the budget and a copy of a run.  The next run waits for the
+ * write before it, and frees its memory, before sorting.  Where no thread
+ * can be started, runs are written in turn.
+ *
  * Reading merges the runs and what is still in memory; each run's window
  * is cut so that the windows of all runs fit in the budget too.  Runs are
  * sorted with qsort(3), which is not stable: for a deterministic order,
