@@ -142,9 +142,9 @@ same_spilled() {
 @test "a temporary file that cannot be written is an error, not a crash" {
 	tr-extract "$FIXTURES/cnn_sgd_s.json.gz" > "$BATS_TEST_TMPDIR/in"
 	# The limit on op-rank alone: bats keeps what it captures in files.
-	# Runs are written on a thread of their own: the first write fails
-	# at 0 KiB, a later one at 64 KiB (of 720 KiB, in 110 runs), and
-	# either is told once, by the tool.
+	# The first run is written by the tool, the later ones on a thread
+	# of their own: at 0 KiB the first write fails, at 64 KiB a later
+	# one (of 720 KiB, in 110 runs), and either is told once.
 	for kib in 0 64; do
 		MRP_OP_RANK_MEMORY=2048 run -1 bash -c 'set -o pipefail
 		    (ulimit -f "$2"; exec op-rank "$1" > /dev/null) 2>&1 |

@@ -45,6 +45,7 @@ static void	spill_run(struct spill *);
 static int	write_run(int, const char *, size_t, off_t);
 static void	*write_runs(void *);
 static void	writer_start(struct spool *);
+static void	writer_reap(struct spool *);
 static void	writer_wait(struct spool *);
 static void	spool_file(struct spool *);
 static size_t	spool_room(const struct spool *);
@@ -104,7 +105,8 @@ spill_add(struct spill *sp, const void *rec)
 		    cap * sp->size > spool_room(sp->pool)) {
 			spill_run(sp);
 			cap = 256;
-		}
+		} else
+			writer_reap(sp->pool);
 		sp->mem = xreallocarray(sp->mem, cap, sp->size);
 		sp->pool->used += (cap - sp->cap) * sp->size;
 		sp->cap = cap;
@@ -139,8 +141,8 @@ sort_mem(struct spill *sp)
 
 /*
  * Hands the records in memory, sorted, to the pool's thread as a run (or
- * writes them, where no thread could be started); the spill starts again
- * from empty.
+ * writes them: the first run, or where no thread could be started); the
+ * spill starts again from empty.
  */
 static void
 spill_run(struct spill *sp)
@@ -148,8 +150,9 @@ spill_run(struct spill *sp)
 	struct spool *pool = sp->pool;
 	struct runwriter *w;
 	size_t len;
+	int first = !pool->open;
 
-	if (!pool->open)
+	if (first)
 		spool_file(pool);
 	/* Its memory back before the sort takes as much again. */
 	writer_wait(pool);
@@ -176,6 +179,12 @@ spill_run(struct spill *sp)
 	sp->mem = NULL;
 	sp->pool->used -= sp->cap * sp->size;
 	sp->n = sp->cap = 0;
+	/*
+	 * This run took the whole budget; the later ones, half of it each,
+	 * are written beside the records that come meanwhile.
+	 */
+	if (first)
+		writer_start(pool);
 }
 
 /* Returns 0, or the errno of the write that failed. */
@@ -257,6 +266,27 @@ writer_start(struct spool *pool)
 }
 
 /*
+ * Frees the run written last, if the thread is done with it, so that the
+ * memory that grows next can take its place.
+ */
+static void
+writer_reap(struct spool *pool)
+{
+	struct runwriter *w = pool->writer;
+	char *run = NULL;
+
+	if (w == NULL)
+		return;
+	pthread_mutex_lock(&w->mu);
+	if (w->run == NULL) {
+		run = w->written;
+		w->written = NULL;
+	}
+	pthread_mutex_unlock(&w->mu);
+	free(run);
+}
+
+/*
  * Waits until the run given last is in the file: before it is read, the
  * file cut, or the next run sorted.  A failed write is fatal here.
  */
@@ -305,7 +335,6 @@ spool_file(struct spool *pool)
 	pool->end = 0;
 	signal(SIGXFSZ, SIG_IGN);
 	keep_freed(pool->budget);
-	writer_start(pool);
 }
 
 /*

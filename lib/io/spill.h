@@ -14,15 +14,13 @@
  * tells glibc's malloc, for the whole process, to keep what is freed, up to
  * twice the budget and 64 MiB at most (mallopt(3)), for the next runs.
  *
- * From the first run on, a thread of the pool's own writes the runs, one
- * at a time, while the caller goes on: the copy into the file costs as
- * much as the sort in a virtual machine.  The spill starts again empty at
- * once, and the records in memory are then held to half the budget, so
- * that they and the run being written (the first no larger than the
- * budget, the others than half of it) stay within what a sort held
- * before: the budget and a copy of a run.  The next run waits for the
- * write before it, and frees its memory, before sorting.  Where no thread
- * can be started, runs are written in turn.
+ * The first run written, a thread of the pool's own writes the next ones,
+ * one at a time, while the caller goes on: the copy into the file costs
+ * as much as the sort in a virtual machine.  The spill starts again empty
+ * at once, and the records in memory are then held to half the budget, so
+ * that they and the run being written stay within the budget; the next
+ * run waits for the write before it, and frees its memory, before
+ * sorting.  Where no thread can be started, runs are written in turn.
  *
  * Reading merges the runs and what is still in memory; each run's window
  * is cut so that the windows of all runs fit in the budget too.  Runs are
