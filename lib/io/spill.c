@@ -24,9 +24,9 @@
 
 /*
  * A pool's thread and the one run it writes at a time.  The run's memory,
- * once written, is freed by the caller's thread (writer_wait()): glibc
- * gives a thread that frees a malloc arena of its own, 64 MiB of address
- * space, which ulimit -v counts.
+ * once written, is freed by the caller's thread (writer_reap(),
+ * writer_wait()): glibc gives a thread that frees a malloc arena of its
+ * own, 64 MiB of address space, which ulimit -v counts.
  */
 struct runwriter {
 	pthread_t	 thread;
