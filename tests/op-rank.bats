@@ -961,11 +961,13 @@ kernels() {
 OPS
 }
 
-@test "the families' and precisions' patterns match as fnmatch(3) does" {
-	# op-rank matches a name by a pattern's pieces (base/pattern.h):
-	# a million kernel names spent a third of op-rank's time in fnmatch.
+@test "the families', precisions' and calls' patterns match as fnmatch(3) does" {
+	# op-rank and crit-path match a name by a pattern's pieces
+	# (base/pattern.h): a million kernel names spent a third of
+	# op-rank's time in fnmatch.
 	run -0 "${BUILD:-$TOP}/testbin/pattern-check" \
-	    "$TOP/rubric/op-families.tsv" "$TOP/rubric/kernel-precision.tsv"
+	    "$TOP/rubric/op-families.tsv" "$TOP/rubric/kernel-precision.tsv" \
+	    "$TOP/rubric/cuda-calls.tsv"
 	assert_output --regexp "^[0-9]{6} patterns, [0-9]{7} names: fnmatch's answers$"
 }
 

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/pattern.h"
 #include "base/strmap.h"
 #include "io/spill.h"
 #include "trace/opnames.h"
@@ -128,7 +129,7 @@ struct critpath {
 	struct rank	*rank;
 	size_t		 nrank, caprank;
 	struct strmap	 ranks;		/* the rank's id: its index + 1 */
-	struct { unsigned role; char *pat; } *rule;
+	struct { unsigned role; struct pattern pat; } *rule;
 	size_t		 nrule;
 	uint32_t	 k_cpu_op, k_runtime, k_driver, k_annot, k_sync,
 			 k_gpu_annot, k_operator, k_runtime18, k_py;

@@ -3,7 +3,6 @@
  * events, the windows and the records written; the passes over a rank
  * are cprank's, the graph of a window cpgraph's.
  */
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +97,7 @@ load_rules(struct critpath *cp)
 			    " separated by a tab", cp->o->calls, tab.lineno);
 		cp->rule = op_grow(cp->rule, &cap, cp->nrule, sizeof(*cp->rule));
 		cp->rule[cp->nrule].role = 1u << i;
-		cp->rule[cp->nrule++].pat = xstrdup(f[1]);
+		pattern_init(&cp->rule[cp->nrule++].pat, f[1]);
 	}
 	if (ferror(tab.fp))
 		die_usage("%s:", cp->o->calls);
@@ -141,7 +140,7 @@ intern(struct critpath *cp, const char *s, size_t len)
 static void
 describe(const struct critpath *cp, struct cpname *nm, int python)
 {
-	size_t i;
+	size_t i, len;
 
 	if (python) {
 		nm->user = op_pyframe_kind(&cp->frames, cp->famlib,
@@ -149,8 +148,9 @@ describe(const struct critpath *cp, struct cpname *nm, int python)
 		nm->framed = 1;
 		return;
 	}
+	len = strlen(nm->s);
 	for (i = 0; i < cp->nrule; i++)
-		if (fnmatch(cp->rule[i].pat, nm->s, 0) == 0)
+		if (pattern_match(&cp->rule[i].pat, nm->s, len))
 			nm->role |= cp->rule[i].role;
 	nm->described = 1;
 }
@@ -898,7 +898,7 @@ critpath_free(struct critpath *cp)
 	free(cp->rank);
 	strmap_free(&cp->ranks, NULL);
 	for (i = 0; i < cp->nrule; i++)
-		free(cp->rule[i].pat);
+		pattern_free(&cp->rule[i].pat);
 	free(cp->rule);
 	op_table_free(&cp->frames);
 	free(cp->name);
