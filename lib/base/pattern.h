@@ -2,11 +2,11 @@
  * pattern: an fnmatch(3) pattern (flags 0, the C locale) made ready for
  * many names, as op-rank classifies each name it meets by the rubric's
  * tables, and crit-path by its calls table: a million distinct kernel
- * names spent a third of op-rank's time in fnmatch.  A pattern of text and '*' alone (most of them) is matched by
- * its pieces, the text between its stars: the first a prefix, the last a
- * suffix, each other the leftmost after the one before, which is where a
- * '*' alone can put it.  One with '?', '[' or '\' goes to fnmatch.  The
- * answers are fnmatch's.
+ * names spent a third of op-rank's time in fnmatch.  A pattern of text and
+ * '*' alone (most of them) is matched by its pieces, the text between its
+ * stars: the first a prefix, the last a suffix, each other the leftmost
+ * after the one before, which is where a '*' alone can put it.  One with
+ * '?', '[' or '\' goes to fnmatch.  The answers are fnmatch's.
  *
  * Ownership: a pattern owns a copy of its text and its pieces;
  * pattern_free() frees them.
