@@ -302,9 +302,9 @@ writer_wait(struct spool *pool)
 	while (w->run != NULL)
 		pthread_cond_wait(&w->cv, &w->mu);
 	err = w->err;
-	free(w->written);
-	w->written = NULL;
 	pthread_mutex_unlock(&w->mu);
+	/* Only this thread gives runs: the thread stays idle meanwhile. */
+	writer_reap(pool);
 	if (err != 0) {
 		errno = err;
 		die("temporary file: write:");
