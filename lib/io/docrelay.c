@@ -19,6 +19,8 @@
 struct batch {
 	struct jdoc	 doc[BATCH];
 	const char	*tag[BATCH];
+	unsigned char	 typed[BATCH];	/* an extra copied beside doc */
+	unsigned char	*extra;		/* BATCH of the relay's extra bytes */
 	size_t		 n;
 };
 
@@ -32,28 +34,36 @@ struct docrelay {
 	size_t		 handed;	/* batches handed, not yet consumed */
 	int		 done;		/* the reader has handed its last */
 	int		 failed;	/* fn failed */
-	int		(*fn)(void *, const char *, const struct jdoc *);
+	int		(*fn)(void *, const char *, const struct jdoc *,
+			    const void *);
 	void		*arg;
+	size_t		 extra;
 };
 
 static void	*consume(void *);
 static int	 hand(struct docrelay *, int last);
 
 struct docrelay *
-docrelay_start(int (*fn)(void *, const char *, const struct jdoc *),
-    void *arg)
+docrelay_start(int (*fn)(void *, const char *, const struct jdoc *,
+    const void *), void *arg, size_t extra)
 {
 	struct docrelay *r;
+	size_t i;
 	int rc;
 
 	r = xcalloc(1, sizeof(*r));
 	r->fn = fn;
 	r->arg = arg;
+	r->extra = extra;
+	for (i = 0; i < NBATCH; i++)
+		r->b[i].extra = xreallocarray(NULL, BATCH, extra ? extra : 1);
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
 	if ((rc = pthread_create(&r->thread, NULL, consume, r)) != 0) {
 		pthread_cond_destroy(&r->cv);
 		pthread_mutex_destroy(&r->mu);
+		for (i = 0; i < NBATCH; i++)
+			free(r->b[i].extra);
 		free(r);
 		errno = rc;
 		return NULL;
@@ -62,11 +72,14 @@ docrelay_start(int (*fn)(void *, const char *, const struct jdoc *),
 }
 
 int
-docrelay_put(struct docrelay *r, const char *tag, const struct jdoc *doc)
+docrelay_put(struct docrelay *r, const char *tag, const struct jdoc *doc,
+    const void *extra)
 {
 	struct batch *b = &r->b[r->fill];
 
 	jdoc_copy(&b->doc[b->n], doc);
+	if ((b->typed[b->n] = extra != NULL))
+		memcpy(b->extra + b->n * r->extra, extra, r->extra);
 	b->tag[b->n++] = tag;
 	return b->n < BATCH ? 0 : hand(r, 0);
 }
@@ -82,9 +95,11 @@ docrelay_finish(struct docrelay *r)
 	rc = r->failed ? -1 : 0;
 	pthread_cond_destroy(&r->cv);
 	pthread_mutex_destroy(&r->mu);
-	for (i = 0; i < NBATCH; i++)
+	for (i = 0; i < NBATCH; i++) {
 		for (k = 0; k < BATCH; k++)
 			jdoc_free(&r->b[i].doc[k]);
+		free(r->b[i].extra);
+	}
 	free(r);
 	return rc;
 }
@@ -137,7 +152,8 @@ consume(void *arg)
 		b = &r->b[r->head];
 		pthread_mutex_unlock(&r->mu);
 		for (i = 0; i < b->n && !failed; i++)
-			failed = r->fn(r->arg, b->tag[i], &b->doc[i]) != 0;
+			failed = r->fn(r->arg, b->tag[i], &b->doc[i],
+			    b->typed[i] ? b->extra + i * r->extra : NULL) != 0;
 		pthread_mutex_lock(&r->mu);
 		r->head = (r->head + 1) % NBATCH;
 		r->handed--;

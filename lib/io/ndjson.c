@@ -680,6 +680,15 @@ jw_jdoc(struct jw *w, const struct jdoc *d, uint32_t i)
 }
 
 void
+jw_member(struct jw *w, const struct jdoc *d, int i, struct jwkey as)
+{
+	if (i < 0)
+		return;
+	jw_put_key(w, as);
+	jw_jdoc(w, d, (uint32_t)i);
+}
+
+void
 jw_jdoc_record(struct jw *w, const struct jdoc *d)
 {
 	if (DOC(w)) {

@@ -165,6 +165,11 @@ void jw_us(struct jw *, int64_t ns);
 /* Node i of doc and everything below it; its strings as jw_string_valid(). */
 void jw_jdoc(struct jw *, const struct jdoc *, uint32_t i);
 /*
+ * The member as, with node i of doc as jw_jdoc() writes it; nothing when
+ * i is negative: a member the source did not have.
+ */
+void jw_member(struct jw *, const struct jdoc *, int i, struct jwkey as);
+/*
  * A whole record read or built elsewhere (an object at node 0 with its
  * "kind" first), passed on as it is: one line of text, or the same
  * document handed to a document writer's fn.

@@ -19,6 +19,7 @@
 #include "trace/cprank.h"
 #include "trace/critpath.h"
 #include "trace/opbase.h"
+#include "trace/trevent.h"
 
 #define NTOP		10
 /* The passes' spills in memory, as op-rank's: $MRP_CRIT_PATH_MEMORY. */
@@ -225,69 +226,6 @@ stream_of(struct rank *r, int32_t device, int32_t id)
 	return (int32_t)(e->n - 1);
 }
 
-/* The nodes of an event record's members; -1 when absent. */
-struct members {
-	int		 name, cat, pid, tid, ts, dur, stream, corr;
-	int		 wait_record, wait_stream, device, rank;
-};
-
-static int
-key_is(const struct jdoc *d, uint32_t i, const char *key, size_t len)
-{
-	return d->node[i].keylen == len && memcmp(jdoc_key(d, i), key, len) == 0;
-}
-#define KEY(d, i, lit)	key_is((d), (i), (lit), sizeof(lit) - 1)
-
-/*
- * One pass over the keys, by first letter, the last of a repeated key
- * winning as with jdoc_get(): this runs per record.
- */
-static void
-find_members(const struct jdoc *d, struct members *m)
-{
-	uint32_t i;
-	int *at;
-
-	memset(m, -1, sizeof(*m));
-	for (i = 1; i < d->node[0].next; i = d->node[i].next) {
-		switch (jdoc_key(d, i)[0]) {
-		case 'n':
-			at = KEY(d, i, "name") ? &m->name : NULL;
-			break;
-		case 'c':
-			at = KEY(d, i, "cat") ? &m->cat :
-			    KEY(d, i, "correlation") ? &m->corr : NULL;
-			break;
-		case 'p':
-			at = KEY(d, i, "pid") ? &m->pid : NULL;
-			break;
-		case 't':
-			at = KEY(d, i, "tid") ? &m->tid :
-			    KEY(d, i, "ts") ? &m->ts : NULL;
-			break;
-		case 'd':
-			at = KEY(d, i, "dur") ? &m->dur :
-			    KEY(d, i, "device") ? &m->device : NULL;
-			break;
-		case 's':
-			at = KEY(d, i, "stream") ? &m->stream : NULL;
-			break;
-		case 'w':
-			at = KEY(d, i, "wait_on_event_record") ?
-			    &m->wait_record : KEY(d, i, "wait_on_stream") ?
-			    &m->wait_stream : NULL;
-			break;
-		case 'r':
-			at = KEY(d, i, "rank") ? &m->rank : NULL;
-			break;
-		default:
-			at = NULL;
-		}
-		if (at != NULL)
-			*at = (int)i;
-	}
-}
-
 /* Node i's text where it is a number or a string, for pid and tid. */
 static int
 node_text(const struct jdoc *d, int i, const char **s, size_t *len)
@@ -316,14 +254,6 @@ node_int(const struct jdoc *d, int i, int64_t absent)
 	return i >= 0 && d->node[i].type == JT_NUMBER &&
 	    jnum_int64(jdoc_str(d, (uint32_t)i), d->node[i].len, &v) == 0 ?
 	    v : absent;
-}
-
-/* Node i's microseconds as nanoseconds, as jdoc_get_ns() reads them. */
-static int
-node_ns(const struct jdoc *d, int i, int64_t *ns)
-{
-	return i >= 0 && d->node[i].type == JT_NUMBER ?
-	    jnum_us_to_ns(jdoc_str(d, (uint32_t)i), d->node[i].len, ns) : -1;
 }
 
 /*
@@ -355,30 +285,41 @@ int
 critpath_add(struct critpath *cp, const struct jdoc *d, const char *file,
     uint64_t line)
 {
+	struct trevent ev;
+
+	if (strcmp(ndin_kind(d), "event") != 0)
+		return 0;
+	trevent_from_doc(d, &ev);
+	return critpath_event(cp, &ev, file, line);
+}
+
+int
+critpath_event(struct critpath *cp, const struct trevent *m,
+    const char *file, uint64_t line)
+{
+	const struct jdoc *d = m->d;
 	const char *name, *cat, *pid, *tid;
 	size_t nlen, clen, plen, tlen;
 	struct rank *r;
 	struct ev ev, *e = &ev;
-	struct members m;
 	int64_t ts, dur, stream, wait_stream;
 	int32_t device;
 	uint32_t nm, k;
 
-	if (strcmp(ndin_kind(d), "event") != 0)
-		return 0;
-	find_members(d, &m);
-	if (node_str(d, m.name, &name, &nlen) < 0 || node_ns(d, m.ts, &ts) < 0)
+	if (node_str(d, m->name, &name, &nlen) < 0 || m->ts_read != TRT_READ)
 		return error("%s:%" PRIu64 ": an event without a name or ts",
 		    file, line);
-	if (node_str(d, m.cat, &cat, &clen) < 0)
+	if (node_str(d, m->cat, &cat, &clen) < 0)
 		cat = "", clen = 0;
-	if (node_ns(d, m.dur, &dur) < 0)
+	if (m->dur_read != TRT_READ)
 		return 0;	/* instants and counters are not work */
+	ts = m->ts_ns;
+	dur = m->dur_ns;
 	if (ts < -TIME_MAX || ts > TIME_MAX || dur < -TIME_MAX ||
 	    dur > TIME_MAX)
 		return error("%s:%" PRIu64 ": ts or dur beyond %d days", file,
 		    line, (int)(TIME_MAX / 86400000000000LL));
-	stream = node_int(d, m.stream, -1);
+	stream = node_int(d, m->stream, -1);
 	k = intern(cp, cat, clen);
 	if (k == cp->k_operator)
 		k = cp->k_cpu_op;
@@ -390,13 +331,13 @@ critpath_add(struct critpath *cp, const struct jdoc *d, const char *file,
 	    k != cp->k_driver && k != cp->k_annot && k != cp->k_sync &&
 	    k != cp->k_gpu_annot && k != cp->k_py)
 		return 0;
-	if (node_text(d, m.pid, &pid, &plen) < 0 ||
-	    node_text(d, m.tid, &tid, &tlen) < 0)
+	if (node_text(d, m->pid, &pid, &plen) < 0 ||
+	    node_text(d, m->tid, &tid, &tlen) < 0)
 		pid = tid = "", plen = tlen = 0;
 	nm = intern(cp, name, nlen);
 	if (k == cp->k_py ? !cp->name[nm].framed : !cp->name[nm].described)
 		describe(cp, &cp->name[nm], k == cp->k_py);
-	r = rank_of(cp, node_int(d, m.rank, 0));
+	r = rank_of(cp, m->rank);
 	if (r->n == UINT32_MAX)
 		return error("%s:%" PRIu64 ": more than %" PRIu32 " events in"
 		    " rank %" PRId64, file, line, UINT32_MAX - 1, r->id);
@@ -406,10 +347,10 @@ critpath_add(struct critpath *cp, const struct jdoc *d, const char *file,
 	e->end = ts + (dur > 0 ? dur : 0);
 	e->name = nm;
 	e->cat = k;
-	e->corr = node_int(d, m.corr, -1);
-	e->wait_record = node_int(d, m.wait_record, -1);
-	wait_stream = node_int(d, m.wait_stream, -1);
-	device = (int32_t)node_int(d, m.device, -1);
+	e->corr = node_int(d, m->corr, -1);
+	e->wait_record = node_int(d, m->wait_record, -1);
+	wait_stream = node_int(d, m->wait_stream, -1);
+	device = (int32_t)node_int(d, m->device, -1);
 	e->link = e->wait_stream = -1;
 	e->stream = -1;
 	e->thread = -1;

@@ -24,6 +24,7 @@
 
 struct jdoc;
 struct jw;
+struct trevent;
 
 #define CALLS_NAME	"cuda-calls.tsv"
 
@@ -48,6 +49,10 @@ struct critpath	*critpath_new(const struct critpath_opts *);
  * naming file and line (a record without the members an event needs).
  */
 int	critpath_add(struct critpath *, const struct jdoc *,
+	    const char *file, uint64_t line);
+
+/* An "event" record, typed (trace/trevent.h), as critpath_add() takes it. */
+int	critpath_event(struct critpath *, const struct trevent *,
 	    const char *file, uint64_t line);
 
 /*

@@ -18,6 +18,7 @@
 #include "trace/extract.h"
 #include "trace/opcost.h"
 #include "trace/rankname.h"
+#include "trace/trevent.h"
 
 /* Whether member node i of d is named lit, a string literal. */
 #define KEY_IS(d, i, lit) ((d)->node[i].keylen == sizeof(lit) - 1 && \
@@ -102,11 +103,9 @@ static int	str_is(const struct jdoc *, int, const char *);
 static void	put_common(struct trace *, const struct jdoc *,
 		    const struct ev *);
 static void	end_record(struct trace *);
-static void	put_member(struct jw *, const struct jdoc *, int,
-		    struct jwkey);
 static void	put_arg(struct jw *, const struct jdoc *, int, const char *,
 		    struct jwkey);
-static void	emit_complete(struct trace *, const struct jdoc *,
+static int	emit_complete(struct trace *, const struct jdoc *,
 		    const struct ev *, int64_t, int64_t);
 static void	emit_metadata(struct trace *, const struct ev *);
 static int	begin_end(struct trace *, struct ev *, char);
@@ -484,8 +483,7 @@ event(struct trace *t)
 	switch (ph) {
 	case 'X':
 		see_time(t, e.ts_ns, e.dur_ns);
-		emit_complete(t, d, &e, e.ts_ns, e.dur_ns);
-		break;
+		return emit_complete(t, d, &e, e.ts_ns, e.dur_ns);
 	case 'B':
 	case 'E':
 		return begin_end(t, &e, ph);
@@ -508,9 +506,9 @@ event(struct trace *t)
 		} else {
 			jw_record(t->w, "instant");
 			put_common(t, d, &e);
-			put_member(t->w, d, e.scope, JW_KEY("scope"));
+			jw_member(t->w, d, e.scope, JW_KEY("scope"));
 			if (t->args)
-				put_member(t->w, d, e.args, JW_KEY("args"));
+				jw_member(t->w, d, e.args, JW_KEY("args"));
 		}
 		end_record(t);
 		break;
@@ -535,8 +533,8 @@ event(struct trace *t)
 		jw_key(t->w, "ph");
 		jw_string(t->w, &ph, 1);
 		put_common(t, d, &e);
-		put_member(t->w, d, e.id, JW_KEY("id"));
-		put_member(t->w, d, e.bp, JW_KEY("bp"));
+		jw_member(t->w, d, e.id, JW_KEY("id"));
+		jw_member(t->w, d, e.bp, JW_KEY("bp"));
 		end_record(t);
 		break;
 	}
@@ -574,10 +572,10 @@ put_common(struct trace *t, const struct jdoc *d, const struct ev *e)
 {
 	struct jw *w = t->w;
 
-	put_member(w, d, e->name, JW_KEY("name"));
-	put_member(w, d, e->cat, JW_KEY("cat"));
-	put_member(w, d, e->pid, JW_KEY("pid"));
-	put_member(w, d, e->tid, JW_KEY("tid"));
+	jw_member(w, d, e->name, JW_KEY("name"));
+	jw_member(w, d, e->cat, JW_KEY("cat"));
+	jw_member(w, d, e->pid, JW_KEY("pid"));
+	jw_member(w, d, e->tid, JW_KEY("tid"));
 	jw_key(w, "ts");
 	jw_us(w, e->ts_ns - t->origin);
 }
@@ -594,49 +592,40 @@ end_record(struct trace *t)
 }
 
 static void
-put_member(struct jw *w, const struct jdoc *d, int i, struct jwkey as)
-{
-	if (i < 0)
-		return;
-	jw_put_key(w, as);
-	jw_jdoc(w, d, (uint32_t)i);
-}
-
-static void
 put_arg(struct jw *w, const struct jdoc *d, int args, const char *name,
     struct jwkey as)
 {
 	if (args >= 0)
-		put_member(w, d, jdoc_get(d, (uint32_t)args, name), as);
+		jw_member(w, d, jdoc_get(d, (uint32_t)args, name), as);
 }
 
-static void
+static int
 emit_complete(struct trace *t, const struct jdoc *d, const struct ev *e,
     int64_t ts, int64_t dur)
 {
-	struct jw *w = t->w;
-	struct ev at = *e;
+	struct trevent tev = {
+		.d = d, .name = e->name, .cat = e->cat, .pid = e->pid,
+		.tid = e->tid, .ts = e->ts, .dur = e->dur, .stream = e->stream,
+		.corr = e->correlation, .external_id = e->external_id,
+		.device = e->device, .bytes = e->bytes,
+		.wait_stream = e->wait_stream, .wait_record = e->wait_record,
+		.dims = -1, .types = -1, .strides = -1, .concrete = -1,
+		.coll = e->coll, .group = -1, .group_size = -1,
+		.in_nelems = -1, .out_nelems = -1, .dtype = -1,
+		.args = t->args ? e->args : -1,
+		.ts_ns = ts - t->origin, .dur_ns = dur,
+		.ts_read = TRT_READ, .dur_read = TRT_READ,
+		.has_rank = t->rank_in_events,
+		.rank = t->rank_in_events ? t->rank : 0
+	};
 
-	at.ts_ns = ts;
-	jw_record(w, "event");
-	put_common(t, d, &at);
-	jw_key(w, "dur");
-	jw_us(w, dur);
-	put_member(w, d, e->stream, JW_KEY("stream"));
-	put_member(w, d, e->correlation, JW_KEY("correlation"));
-	put_member(w, d, e->external_id, JW_KEY("external_id"));
-	put_member(w, d, e->device, JW_KEY("device"));
-	put_member(w, d, e->bytes, JW_KEY("bytes"));
-	/* What a cuda_sync event waits for: crit-path's sync edges. */
-	put_member(w, d, e->wait_stream, JW_KEY("wait_on_stream"));
-	put_member(w, d, e->wait_record, JW_KEY("wait_on_event_record"));
 	/* Shapes only where op-rank can cost them: they are most of a trace. */
 	if (e->dims >= 0 && e->name >= 0 && d->node[e->name].type == JT_STRING &&
 	    opcost_model(jdoc_str(d, (uint32_t)e->name)) != OM_NONE) {
-		put_member(w, d, e->dims, JW_KEY("input_dims"));
-		put_member(w, d, e->types, JW_KEY("input_types"));
-		put_member(w, d, e->strides, JW_KEY("input_strides"));
-		put_member(w, d, e->concrete, JW_KEY("concrete_inputs"));
+		tev.dims = e->dims;
+		tev.types = e->types;
+		tev.strides = e->strides;
+		tev.concrete = e->concrete;
 	}
 	/*
 	 * What a collective moves, where PyTorch records it (record_param_comms
@@ -644,16 +633,16 @@ emit_complete(struct trace *t, const struct jdoc *d, const struct ev *e,
 	 * description and ranks stay behind, as the other args do.
 	 */
 	if (e->coll >= 0) {
-		put_member(w, d, e->coll, JW_KEY("collective"));
-		put_member(w, d, e->pg, JW_KEY("group"));
-		put_member(w, d, e->group_size, JW_KEY("group_size"));
-		put_member(w, d, e->in_nelems, JW_KEY("in_nelems"));
-		put_member(w, d, e->out_nelems, JW_KEY("out_nelems"));
-		put_member(w, d, e->dtype, JW_KEY("dtype"));
+		tev.group = e->pg;
+		tev.group_size = e->group_size;
+		tev.in_nelems = e->in_nelems;
+		tev.out_nelems = e->out_nelems;
+		tev.dtype = e->dtype;
 	}
-	if (t->args)
-		put_member(w, d, e->args, JW_KEY("args"));
-	end_record(t);
+	if (t->opts->event != NULL)
+		return t->opts->event(t->opts->hook_arg, &tev);
+	trevent_write(t->w, &tev);
+	return 0;
 }
 
 static void
@@ -680,7 +669,7 @@ emit_metadata(struct trace *t, const struct ev *e)
 	    (arg = jdoc_get(d, (uint32_t)e->args, meta[i].arg)) < 0)
 		return;
 	jw_crecord(w, meta[i].kind);
-	put_member(w, d, e->pid, JW_KEY("pid"));
+	jw_member(w, d, e->pid, JW_KEY("pid"));
 	if (meta[i].kind[0] == 't' && e->tid >= 0) {
 		jw_key(w, "tid");
 		jw_jdoc(w, d, (uint32_t)e->tid);
@@ -761,7 +750,8 @@ begin_end(struct trace *t, struct ev *e, char ph)
 	if (fields(t, &be) < 0)
 		return -1;
 	see_time(t, ob->ts, dur);
-	emit_complete(t, &t->doc, &be, ob->ts, dur);
+	if (emit_complete(t, &t->doc, &be, ob->ts, dur) < 0)
+		return -1;
 	if (st->n == 0) {
 		strmap_del(&t->stacks, key, len);
 		if (t->nspare < MAX_SPARE)

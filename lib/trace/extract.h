@@ -10,7 +10,8 @@
  * written through the caller's writer, which stays the caller's; a text
  * writer (jw_new) gives tr-extract's NDJSON, a document writer
  * (jw_new_doc) hands each record to an in-process consumer as a jdoc whose
- * copied nodes point into the trace file.  Nothing is kept between calls.
+ * copied nodes point into the trace file, and the event hook hands it the
+ * events without a record built.  Nothing is kept between calls.
  */
 #ifndef EXTRACT_H
 #define EXTRACT_H
@@ -19,6 +20,7 @@
 
 #include "io/json.h"
 #include "io/ndjson.h"
+#include "trace/trevent.h"
 
 /* What the trace file is, byte for byte, found as it was read. */
 struct extract_digest {
@@ -58,6 +60,12 @@ struct extract_opts {
 	int	(*each)(void *arg, const struct jdoc *event,
 		    const struct extract_seen *);
 	int	(*top)(void *arg, const char *key, const struct jdoc *value);
+	/*
+	 * Not NULL: each "event" record goes here, typed, instead of through
+	 * the writer: an in-process consumer reads no document built for it.
+	 * The event and its nodes are valid only during the call.
+	 */
+	int	(*event)(void *arg, const struct trevent *);
 	void	*hook_arg;
 	int	hooks_only;	/* the hooks see the events; no records */
 	int	quiet;		/* no warnings: a trace read once already */

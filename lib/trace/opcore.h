@@ -166,7 +166,7 @@ struct oprank {
 	struct seen	*seen;
 	size_t		 nseen;
 	struct jdoc	 in;		/* what oprank_file() reads into */
-	const struct jdoc *doc;		/* the record at hand */
+	const struct jdoc *doc;		/* the record or event at hand */
 	enum key	 key;
 	int		 phase;		/* -p, or PH_NONE */
 	long long	 limit;

@@ -1,6 +1,6 @@
 /*
  * opintake: tr-extract's records in, one at a time, from NDJSON or from an
- * in-process writer.  Owns the trace being read (its threads and devices,
+ * in-process writer, and its events typed (trace/trevent.h) either way.  Owns the trace being read (its threads and devices,
  * their events spilled under the memory budget), pid and tid kept as the
  * trace wrote them, the rank and window of every trace read so far (a copy
  * is an error, a window is not), and each rank's sums, which a finished
@@ -29,11 +29,11 @@
 #include "trace/opshape.h"
 #include "trace/opstep.h"
 #include "trace/opsums.h"
+#include "trace/trevent.h"
 
 static int	str_is(const char *, const char *, const char *);
 static void	thr_free(void *);
 static void	dev_free(void *);
-static int	on_event(struct oprank *);
 static int	on_thread(struct oprank *);
 static void	on_trace(struct oprank *, int64_t, int, int64_t, int64_t,
 		    int64_t);
@@ -77,22 +77,17 @@ static const struct {
 	{ "overhead", EV_OVERHEAD }
 };
 
-/* The nodes of an event record's members; -1 when absent. */
-struct evnodes {
-	int			 name, cat, pid, tid, ts, dur, corr, device;
-	int			 bytes;
-	struct shapenodes	 sn;
-	struct collargs		 ca;
-};
-
 /* An event as its handler takes it: checked, times in ns. */
 struct event {
-	const struct evnodes	*n;
+	const struct trevent	*n;
+	struct shapenodes	 sn;
+	struct collargs		 ca;
 	const char		*cat;	/* NULL when it has none */
 	const char		*s;	/* its name */
 	size_t			 len;
 	int64_t			 ts, dur;
-	int64_t			 corr;	/* when n->corr >= 0 */
+	int64_t			 corr;
+	int			 has_corr;
 };
 
 static int	on_overhead(struct oprank *, const struct event *,
@@ -103,7 +98,6 @@ static int	on_gpu(struct oprank *, const struct event *, enum evclass);
 static int	on_python(struct oprank *, const struct event *,
 		    enum evclass);
 static int	on_cpu(struct oprank *, const struct event *, enum evclass);
-static void	event_nodes(const struct jdoc *, struct evnodes *);
 static enum evclass event_class(const char *);
 
 static int	(*const on_class[])(struct oprank *, const struct event *,
@@ -118,10 +112,14 @@ oprank_record(struct oprank *r, const char *file, const struct jdoc *d)
 {
 	const char *kind = ndin_kind(d);
 
+	struct trevent ev;
+
 	r->file = file;
 	r->doc = d;
-	if (strcmp(kind, "event") == 0)
-		return on_event(r);
+	if (strcmp(kind, "event") == 0) {
+		trevent_from_doc(d, &ev);
+		return oprank_event(r, file, &ev);
+	}
 	if (strcmp(kind, "thread") == 0)
 		return on_thread(r);
 	if (strcmp(kind, "trace") == 0)
@@ -241,77 +239,6 @@ add_bytes(struct stat *s, const struct jdoc *d, uint32_t node)
 	s->bytes = op_sat_add(s->bytes, v);
 }
 
-/* One pass over the keys, by first letter: this runs per record. */
-static void
-event_nodes(const struct jdoc *d, struct evnodes *n)
-{
-	const char *k;
-	uint32_t i;
-
-	memset(n, -1, sizeof(*n));
-	for (i = 1; i < d->node[0].next; i = d->node[i].next) {
-		k = jdoc_key(d, i);
-		switch (k[0]) {
-		case 'n':
-			if (strcmp(k, "name") == 0)
-				n->name = (int)i;
-			break;
-		case 'b':
-			if (strcmp(k, "bytes") == 0)
-				n->bytes = (int)i;
-			break;
-		case 'c':
-			if (strcmp(k, "cat") == 0)
-				n->cat = (int)i;
-			else if (strcmp(k, "correlation") == 0)
-				n->corr = (int)i;
-			else if (strcmp(k, "concrete_inputs") == 0)
-				n->sn.concrete = (int)i;
-			else if (strcmp(k, "collective") == 0)
-				n->ca.coll = (int)i;
-			break;
-		case 'g':
-			if (strcmp(k, "group") == 0)
-				n->ca.group = (int)i;
-			else if (strcmp(k, "group_size") == 0)
-				n->ca.gsize = (int)i;
-			break;
-		case 'i':
-			if (strcmp(k, "input_dims") == 0)
-				n->sn.dims = (int)i;
-			else if (strcmp(k, "input_types") == 0)
-				n->sn.types = (int)i;
-			else if (strcmp(k, "input_strides") == 0)
-				n->sn.strides = (int)i;
-			else if (strcmp(k, "in_nelems") == 0)
-				n->ca.in = (int)i;
-			break;
-		case 'o':
-			if (strcmp(k, "out_nelems") == 0)
-				n->ca.out = (int)i;
-			break;
-		case 'p':
-			if (strcmp(k, "pid") == 0)
-				n->pid = (int)i;
-			break;
-		case 't':
-			if (strcmp(k, "tid") == 0)
-				n->tid = (int)i;
-			else if (strcmp(k, "ts") == 0)
-				n->ts = (int)i;
-			break;
-		case 'd':
-			if (strcmp(k, "dur") == 0)
-				n->dur = (int)i;
-			else if (strcmp(k, "device") == 0)
-				n->device = (int)i;
-			else if (strcmp(k, "dtype") == 0)
-				n->ca.dtype = (int)i;
-			break;
-		}
-	}
-}
-
 static enum evclass
 event_class(const char *cat)
 {
@@ -329,59 +256,60 @@ event_class(const char *cat)
  * An event record: classified by its category, checked (a time, a
  * thread, a correlation), and handed to the handler of its class.
  */
-static int
-on_event(struct oprank *r)
+int
+oprank_event(struct oprank *r, const char *file, const struct trevent *n)
 {
-	const struct jdoc *d = r->doc;
-	struct evnodes n;
+	const struct jdoc *d = n->d;
 	struct event ev;
 	enum evclass cls;
 	int pid, tid;
 
-	event_nodes(d, &n);
-	ev.n = &n;
-	ev.cat = n.cat >= 0 && d->node[n.cat].type == JT_STRING ?
-	    jdoc_str(d, (uint32_t)n.cat) : NULL;
+	r->file = file;
+	r->doc = d;
+	ev.n = n;
+	ev.cat = n->cat >= 0 && d->node[n->cat].type == JT_STRING ?
+	    jdoc_str(d, (uint32_t)n->cat) : NULL;
 	if ((cls = event_class(ev.cat)) == EV_IGNORED)
 		return 0;
-	if (n.ts < 0 || d->node[n.ts].type != JT_NUMBER)
-		return jdoc_error(r->file, d, n.ts < 0 ? 0 : (uint32_t)n.ts,
+	if (n->ts_read == TRT_NONE)
+		return jdoc_error(file, d, n->ts < 0 ? 0 : (uint32_t)n->ts,
 		    "event has no \"ts\" number");
-	if (n.dur < 0 || d->node[n.dur].type != JT_NUMBER)
-		return jdoc_error(r->file, d, n.dur < 0 ? 0 : (uint32_t)n.dur,
+	if (n->dur_read == TRT_NONE)
+		return jdoc_error(file, d, n->dur < 0 ? 0 : (uint32_t)n->dur,
 		    "event has no \"dur\" number");
-	if (jnum_us_to_ns(jdoc_str(d, (uint32_t)n.ts), d->node[n.ts].len,
-	    &ev.ts) < 0)
-		return jdoc_error(r->file, d, (uint32_t)n.ts,
+	if (n->ts_read == TRT_RANGE)
+		return jdoc_error(file, d, (uint32_t)n->ts,
 		    "\"ts\" is out of range");
-	if (jnum_us_to_ns(jdoc_str(d, (uint32_t)n.dur), d->node[n.dur].len,
-	    &ev.dur) < 0)
-		return jdoc_error(r->file, d, (uint32_t)n.dur,
+	if (n->dur_read == TRT_RANGE)
+		return jdoc_error(file, d, (uint32_t)n->dur,
 		    "\"dur\" is out of range");
-	if (ev.dur < 0)
-		ev.dur = 0;
+	ev.ts = n->ts_ns;
+	ev.dur = n->dur_ns > 0 ? n->dur_ns : 0;
 	if (ev.ts > INT64_MAX - ev.dur)
-		return jdoc_error(r->file, d, (uint32_t)n.dur,
+		return jdoc_error(file, d, (uint32_t)n->dur,
 		    "\"dur\" is out of range");
-	pid = n.pid >= 0 && d->node[n.pid].type != JT_NUMBER &&
-	    d->node[n.pid].type != JT_STRING;
-	tid = n.tid >= 0 && d->node[n.tid].type != JT_NUMBER &&
-	    d->node[n.tid].type != JT_STRING;
+	pid = n->pid >= 0 && d->node[n->pid].type != JT_NUMBER &&
+	    d->node[n->pid].type != JT_STRING;
+	tid = n->tid >= 0 && d->node[n->tid].type != JT_NUMBER &&
+	    d->node[n->tid].type != JT_STRING;
 	if (pid || tid)
-		return jdoc_error(r->file, d, (uint32_t)(pid ? n.pid : n.tid),
+		return jdoc_error(file, d, (uint32_t)(pid ? n->pid : n->tid),
 		    "\"pid\" and \"tid\" must be numbers or strings");
 	ev.corr = 0;
-	if (n.corr >= 0 && (d->node[n.corr].type != JT_NUMBER ||
-	    jnum_int64(jdoc_str(d, (uint32_t)n.corr), d->node[n.corr].len,
-	    &ev.corr) < 0))
-		n.corr = -1;
-	if (n.name >= 0 && d->node[n.name].type == JT_STRING) {
-		ev.s = jdoc_str(d, (uint32_t)n.name);
-		ev.len = d->node[n.name].len;
+	ev.has_corr = n->corr >= 0 && d->node[n->corr].type == JT_NUMBER &&
+	    jnum_int64(jdoc_str(d, (uint32_t)n->corr), d->node[n->corr].len,
+	    &ev.corr) == 0;
+	if (n->name >= 0 && d->node[n->name].type == JT_STRING) {
+		ev.s = jdoc_str(d, (uint32_t)n->name);
+		ev.len = d->node[n->name].len;
 	} else {
 		ev.s = "(no name)";
 		ev.len = strlen(ev.s);
 	}
+	ev.sn = (struct shapenodes){ n->dims, n->types, n->strides,
+	    n->concrete };
+	ev.ca = (struct collargs){ n->coll, n->group, n->group_size,
+	    n->in_nelems, n->out_nelems, n->dtype };
 	r->t.any = 1;
 	return on_class[cls](r, &ev, cls);
 }
@@ -434,7 +362,7 @@ on_runtime(struct oprank *r, const struct event *ev, enum evclass cls)
 		t->a.sync_count++;
 		t->a.sync = op_sat_add(t->a.sync, ev->dur);
 	}
-	if (ev->n->corr >= 0)
+	if (ev->has_corr)
 		spill_add(&t->rc, &(struct rcall){ ev->corr, ev->ts, ev->dur,
 		    t->seq++, slice == L_SYNC || slice == L_COPY ||
 		    slice == L_ALLOC ? slice : NO_CALLER, thr, id });
@@ -446,7 +374,7 @@ static int
 on_gpu(struct oprank *r, const struct event *ev, enum evclass cls)
 {
 	const struct jdoc *d = r->doc;
-	const struct evnodes *n = ev->n;
+	const struct trevent *n = ev->n;
 	struct trace *t = &r->t;
 	int gcls = cls == EV_MEMCPY ? G_MEMCPY : G_COMP;
 	int is_memset = cls == EV_MEMSET;
@@ -465,11 +393,11 @@ on_gpu(struct oprank *r, const struct event *ev, enum evclass cls)
 	if (gcls == G_COMP)
 		gcls = r->names.v[id].gcls;
 	if (gcls == G_COMM)
-		op_coll_call(r, &t->a, &n->ca, &(struct ccall){ .ts = ev->ts,
+		op_coll_call(r, &t->a, &ev->ca, &(struct ccall){ .ts = ev->ts,
 		    .dur = ev->dur, .name = id, .gpu = 1 });
 	op_ledge(t, op_lslice_kernel(r, id, is_memset), id, LTHR_NONE, ev->ts,
 	    end);
-	if (n->corr >= 0)
+	if (ev->has_corr)
 		spill_add(&t->gk, &(struct gev){ ev->corr, ev->dur, end, id,
 		    t->seq++, gcls == G_COMM, is_memset });
 	else if (r->phase == (r->names.v[id].gcls == G_COMM ?
@@ -536,7 +464,7 @@ on_python(struct oprank *r, const struct event *ev, enum evclass cls)
 static int
 on_cpu(struct oprank *r, const struct event *ev, enum evclass evcls)
 {
-	const struct evnodes *n = ev->n;
+	const struct trevent *n = ev->n;
 	struct trace *t = &r->t;
 	const char *s = ev->s;
 	size_t len = ev->len;
@@ -569,8 +497,8 @@ on_cpu(struct oprank *r, const struct event *ev, enum evclass evcls)
 	if (op_lslice_mark(r, id) != UINT32_MAX)
 		op_ledge(t, op_lslice_mark(r, id), id, op_lthr(thr), ev->ts,
 		    end);
-	if (cls == C_OP && n->sn.dims >= 0)
-		shape_call(r, s, &n->sn, &(struct cev){ ev->ts, ev->dur, 0,
+	if (cls == C_OP && ev->sn.dims >= 0)
+		shape_call(r, s, &ev->sn, &(struct cev){ ev->ts, ev->dur, 0,
 		    t->seq, thr });
 	/*
 	 * ProcessGroupGloo's work ("gloo:all_reduce") starts on the thread
@@ -580,7 +508,7 @@ on_cpu(struct oprank *r, const struct event *ev, enum evclass evcls)
 	 * in it.  The ledger still sees the wait, as communication.
 	 */
 	if (op_prefix(s, "gloo:")) {
-		op_coll_call(r, &t->a, &n->ca, &(struct ccall){ .ts = ev->ts,
+		op_coll_call(r, &t->a, &ev->ca, &(struct ccall){ .ts = ev->ts,
 		    .dur = ev->dur, .name = id });
 		op_agg_fit(&t->a, r->names.n);
 		/* In µs, the start and the duration truncated apart. */

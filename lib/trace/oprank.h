@@ -1,7 +1,8 @@
 /*
  * oprank: the operator aggregator of op-rank(1).  It takes tr-extract's
- * records one at a time (from NDJSON, or in-process from the extractor
- * through a jw_new_doc() writer) or op-rank's partials, and writes
+ * records one at a time (from NDJSON, or in-process from the extractor:
+ * its events typed, its other records through a jw_new_doc() writer) or
+ * op-rank's partials, and writes
  * op-rank's records: where the time goes by operator, thread, family,
  * phase, step, kernel and rank.
  *
@@ -23,6 +24,7 @@
 #include "io/ndjson.h"
 
 struct oprank;
+struct trevent;
 
 /* What a step's record_function label starts with: "ProfilerStep#3". */
 #define OPRANK_STEP_PREFIX	"ProfilerStep#"
@@ -49,6 +51,12 @@ void oprank_free(struct oprank *);
  * data error, which ends the run.
  */
 int oprank_record(struct oprank *, const char *file, const struct jdoc *);
+
+/*
+ * One "event" record, typed (trace/trevent.h): what oprank_record() does
+ * with the record, without it.
+ */
+int oprank_event(struct oprank *, const char *file, const struct trevent *);
 
 /*
  * The input file is done.  Returns 0, or 1 after warning that it ended

@@ -15,6 +15,7 @@
 #include "trace/opnames.h"
 #include "trace/oprank.h"
 #include "trace/tracefeed.h"
+#include "trace/trevent.h"
 
 /* Where the extractor's records go while one input is read. */
 struct sink {
@@ -32,7 +33,11 @@ struct route {
 };
 
 static int	on_record(void *, const struct jdoc *);
-static int	rank_record(void *, const char *, const struct jdoc *);
+static int	on_event(void *, const struct trevent *);
+static int	take_event(struct sink *, const struct trevent *,
+		    const struct jdoc *);
+static int	rank_record(void *, const char *, const struct jdoc *,
+		    const void *);
 static int	route_record(void *, const struct jdoc *);
 
 int
@@ -40,10 +45,11 @@ tracefeed_run(const struct tracefeed *f)
 {
 	struct oprank_opts o = { NULL, 0, 0, -1, 0, f->gpu };
 	struct extract_digest digest;
-	struct extract_opts xo = { .digest = &digest };
+	struct sink sink = { 0 };
+	struct extract_opts xo = { .digest = &digest, .event = on_event,
+	    .hook_arg = &sink };
 	struct critpath_opts co = { NULL, -1, 0, CP_EDGES_NONE, NULL },
 	    cpo = { NULL, -1, 0, CP_EDGES_PATH, NULL };
-	struct sink sink = { 0 };
 	struct route route = { NULL, NULL };
 	struct jw *w, *inw, *cw, *rw;
 	char *table;
@@ -61,7 +67,8 @@ tracefeed_run(const struct tracefeed *f)
 	 * copies of the records cost more memory than the overlap saves.
 	 */
 	if (cpus_usable() >= 3)
-		sink.relay = docrelay_start(rank_record, sink.op);
+		sink.relay = docrelay_start(rank_record, sink.op,
+		    sizeof(struct trevent));
 	sink.mem = jw_new(f->memory);
 	co.calls = cpo.calls = table = op_find_table(CALLS_NAME);
 	cw = jw_new(f->critical);
@@ -128,35 +135,74 @@ tracefeed_run(const struct tracefeed *f)
 	return none;
 }
 
+/* A record as a document: an Nsight Systems export's events too. */
 static int
 on_record(void *arg, const struct jdoc *rec)
 {
 	struct sink *sink = arg;
-	const char *kind = ndin_kind(rec), *name;
+	const char *kind = ndin_kind(rec);
+	struct trevent ev;
 	int64_t events;
 	int trace = strcmp(kind, "trace") == 0;
 
+	if (strcmp(kind, "event") == 0) {
+		trevent_from_doc(rec, &ev);
+		return take_event(sink, &ev, rec);
+	}
 	if (trace && jdoc_get_i64(rec, 0, "events", &events) == 0 &&
 	    events > 0)
 		sink->events = 1;
-	if (trace || strcmp(kind, "memory") == 0 ||
-	    (strcmp(kind, "event") == 0 &&
-	    jdoc_get_str(rec, 0, "name", &name, NULL) == 0 &&
-	    strncmp(name, OPRANK_STEP_PREFIX,
-	    strlen(OPRANK_STEP_PREFIX)) == 0))
+	if (trace || strcmp(kind, "memory") == 0)
 		jw_jdoc_record(sink->mem, rec);
-	if (critpath_add(sink->cp, rec, sink->file, 0) < 0)
-		return -1;
 	if (sink->relay != NULL)
-		return docrelay_put(sink->relay, sink->file, rec);
+		return docrelay_put(sink->relay, sink->file, rec, NULL);
 	return oprank_record(sink->op, sink->file, rec);
 }
 
-/* The relay's consumer: op-rank's intake of one record of file. */
+/* The extractor's event, typed: no record was built. */
 static int
-rank_record(void *op, const char *file, const struct jdoc *rec)
+on_event(void *arg, const struct trevent *ev)
 {
-	return oprank_record(op, file, rec);
+	return take_event(arg, ev, NULL);
+}
+
+/* An event, and rec its record where there is one. */
+static int
+take_event(struct sink *sink, const struct trevent *ev,
+    const struct jdoc *rec)
+{
+	const struct jdoc *d = ev->d;
+
+	if (ev->name >= 0 && d->node[ev->name].type == JT_STRING &&
+	    strncmp(jdoc_str(d, (uint32_t)ev->name), OPRANK_STEP_PREFIX,
+	    strlen(OPRANK_STEP_PREFIX)) == 0) {
+		if (rec != NULL)
+			jw_jdoc_record(sink->mem, rec);
+		else
+			trevent_write(sink->mem, ev);
+	}
+	if (critpath_event(sink->cp, ev, sink->file, 0) < 0)
+		return -1;
+	if (sink->relay != NULL)
+		return docrelay_put(sink->relay, sink->file, d, ev);
+	return oprank_event(sink->op, sink->file, ev);
+}
+
+/*
+ * The relay's consumer: op-rank's intake of one record of file, or of an
+ * event, typed, whose nodes are now the copy's.
+ */
+static int
+rank_record(void *op, const char *file, const struct jdoc *doc,
+    const void *typed)
+{
+	struct trevent ev;
+
+	if (typed == NULL)
+		return oprank_record(op, file, doc);
+	memcpy(&ev, typed, sizeof(ev));
+	ev.d = doc;
+	return oprank_event(op, file, &ev);
 }
 
 static int

@@ -1,14 +1,15 @@
 /*
  * tracefeed: analyze-profile's trace branch in one process.  The
- * extractor of tr-extract builds each record of each trace (or Nsight
- * Systems export) as a jdoc and hands it to the aggregator of op-rank
- * and to crit-path's graph (each input's own), with no text between them;
- * what mem-segments needs of a trace (the
+ * extractor of tr-extract hands each event of each trace to the
+ * aggregator of op-rank and to crit-path's graph (each input's own) as a
+ * typed event (trace/trevent.h) over the trace's own members, and each
+ * other record (and each record of an Nsight Systems export) as a jdoc,
+ * with no text between them; what mem-segments needs of a trace (the
  * "memory" records, the "ProfilerStep#" slices and the "trace" records)
  * goes on to it as NDJSON.  Where the process may use three CPUs or more
  * (base/cpus.h), op-rank's intake runs on a thread of its own, the
- * records relayed to it in batches (io/docrelay.h); its records are the
- * same bytes.
+ * records and events relayed to it in batches (io/docrelay.h); its
+ * records are the same bytes.
  *
  * Ownership: the paths and flags are borrowed; the streams become the
  * feed's, closed before tracefeed_run() returns: the memory stream
