@@ -347,12 +347,14 @@ setup() {
 	assert_stderr "tr-extract: <stdin>:1:1: not JSON: unexpected character '('"
 }
 
-# lib/trace/extract through the writer's document backend (jw_new_doc), as
-# analyze-profile runs it in-process: on every trace fixture, with and
-# without -a, the records handed over as jdocs must be the nodes ndin reads
-# back from tr-extract's text, and written out with jw_jdoc() that text
-# byte for byte (testbin/trace-check; tests/fuzz/trace.c fuzzes the same).
-@test "records built as documents are the records written as text" {
+# lib/trace/extract through the writer's document backend (jw_new_doc) and
+# its typed events (extract_opts.event), as analyze-profile runs it
+# in-process: on every trace fixture, with and without -a, the records
+# handed over as jdocs must be the nodes ndin reads back from tr-extract's
+# text, and written out with jw_jdoc() that text byte for byte, and each
+# typed event what trevent_from_doc() reads from its line
+# (testbin/trace-check; tests/fuzz/trace.c fuzzes the same).
+@test "records built as documents, and events typed, are the records written as text" {
 	local check="${BUILD:-$TOP}/testbin/trace-check" f n=0
 	local -a files=()
 	[ -x "$check" ] || fail "$check is not built; run make check"

@@ -10,7 +10,12 @@
  *     pass 1's text byte for byte; both passes must return the same;
  *  3. to documents again, the consumer refusing the middle record: the
  *     writer must hand over no record after it and extract_trace() must
- *     return -1.
+ *     return -1;
+ *  4. with the event hook (extract_opts.event), as analyze-profile reads
+ *     a trace: each event, typed, must be what trevent_from_doc() makes
+ *     of pass 1's line (each member's node, below it the same nodes as
+ *     the line's, the times, the rank), the other records as in pass 2;
+ *  5. as pass 4, refusing the middle record, typed or not, as in pass 3.
  * A difference aborts, which libFuzzer reports.  An odd-sized input also
  * sets -a (args copied whole).  The input is a trace file as it is: a
  * crash replays with "tr-extract FILE".
@@ -22,11 +27,13 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "io/json.h"
 #include "io/ndjson.h"
 #include "trace/extract.h"
+#include "trace/trevent.h"
 
 struct pass {
 	const char	*name;		/* for messages */
@@ -42,11 +49,17 @@ static FILE	*check_text;	/* pass 1's output */
 static FILE	*check_again;	/* pass 2's records written out again */
 
 static int	take(void *, const struct jdoc *);
+static int	take_event(void *, const struct trevent *);
 static int	refuse(void *, const struct jdoc *);
+static int	refuse_event(void *, const struct trevent *);
 static void	rewrite(struct jw *, const struct jdoc *);
 static void	mismatch(struct pass *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
 static char	*slurp(FILE *, size_t *);
+static void	against_text(struct pass *, const char *, const uint8_t *,
+		    size_t, struct extract_opts *, int, const char *);
+static void	refusal(struct pass *, const char *, const uint8_t *, size_t,
+		    struct extract_opts *, uint64_t);
 static int	trace_check(const char *, const uint8_t *, size_t, int);
 
 static void
@@ -113,7 +126,95 @@ take(void *arg, const struct jdoc *d)
 	return 0;
 }
 
-/* Pass 3's consumer. */
+/*
+ * Where node ia of a and node ib of b begin subtrees that differ (the
+ * offset of the first node that does), or -1: types, lengths, shapes,
+ * texts, and member names below the roots, which are the members' own.
+ */
+static long
+diff_tree(const struct jdoc *a, uint32_t ia, const struct jdoc *b,
+    uint32_t ib)
+{
+	const struct jnode *x, *y;
+	uint32_t k, n = a->node[ia].next - ia;
+
+	if (b->node[ib].next - ib != n)
+		return 0;
+	for (k = 0; k < n; k++) {
+		x = &a->node[ia + k];
+		y = &b->node[ib + k];
+		if (x->type != y->type || x->len != y->len ||
+		    x->next - ia != y->next - ib ||
+		    (k > 0 && ((x->key == JNOKEY) != (y->key == JNOKEY) ||
+		    (x->key != JNOKEY && (x->keylen != y->keylen ||
+		    memcmp(jdoc_key(a, ia + k), jdoc_key(b, ib + k),
+		    x->keylen) != 0)))) ||
+		    ((x->type == JT_STRING || x->type == JT_NUMBER) &&
+		    memcmp(jdoc_str(a, ia + k), jdoc_str(b, ib + k),
+		    x->len + 1) != 0))
+			return (long)k;
+	}
+	return -1;
+}
+
+/* Pass 4's consumer of events: the typed event against the line's. */
+static int
+take_event(void *arg, const struct trevent *ev)
+{
+	static const struct {
+		const char	*name;
+		size_t		 off;
+	} member[] = {
+#define M(f)	{ #f, offsetof(struct trevent, f) }
+		M(name), M(cat), M(pid), M(tid), M(stream), M(corr),
+		M(external_id), M(device), M(bytes), M(wait_stream),
+		M(wait_record), M(dims), M(types), M(strides), M(concrete),
+		M(coll), M(group), M(group_size), M(in_nelems),
+		M(out_nelems), M(dtype), M(args)
+#undef M
+	};
+	struct pass *p = arg;
+	struct trevent want;
+	size_t i;
+	long k;
+	int a, b;
+
+	p->records++;
+	if (ndin_next(p->text, &p->want) != 1) {
+		mismatch(p, "one more event than the text has");
+		return 0;
+	}
+	if (strcmp(ndin_kind(&p->want), "event") != 0) {
+		mismatch(p, "an event where the text has \"%s\"",
+		    ndin_kind(&p->want));
+		return 0;
+	}
+	trevent_from_doc(&p->want, &want);
+	for (i = 0; i < sizeof(member) / sizeof(member[0]); i++) {
+		a = *(const int *)(const void *)((const char *)ev +
+		    member[i].off);
+		b = *(const int *)(const void *)((const char *)&want +
+		    member[i].off);
+		if ((a < 0) != (b < 0))
+			mismatch(p, "%s is %s in the typed event", member[i].name,
+			    a < 0 ? "absent" : "present");
+		else if (a >= 0 && (k = diff_tree(ev->d, (uint32_t)a,
+		    want.d, (uint32_t)b)) >= 0)
+			mismatch(p, "%s differs at its node %ld",
+			    member[i].name, k);
+	}
+	if (ev->ts_read != want.ts_read || ev->dur_read != want.dur_read ||
+	    ev->ts_ns != want.ts_ns || ev->dur_ns != want.dur_ns)
+		mismatch(p, "ts %" PRId64 " dur %" PRId64 ", the text's %"
+		    PRId64 " and %" PRId64, ev->ts_ns, ev->dur_ns, want.ts_ns,
+		    want.dur_ns);
+	if (ev->has_rank != want.has_rank || ev->rank != want.rank)
+		mismatch(p, "rank %" PRId64 ", the text's %" PRId64, ev->rank,
+		    want.rank);
+	return 0;
+}
+
+/* Pass 3's consumer, and pass 5's of the records that are not events. */
 static int
 refuse(void *arg, const struct jdoc *d)
 {
@@ -125,6 +226,13 @@ refuse(void *arg, const struct jdoc *d)
 	if (p->records > p->refuse_at)
 		mismatch(p, "handed over after a refusal");
 	return 0;
+}
+
+/* Pass 5's consumer of events. */
+static int
+refuse_event(void *arg, const struct trevent *ev)
+{
+	return refuse(arg, ev->d);
 }
 
 /* The whole of f, NUL-terminated; the caller frees it. */
@@ -152,18 +260,75 @@ slurp(FILE *f, size_t *len)
 } while (0)
 
 /*
- * Runs the three passes on path, or on data as stdin when path is NULL.
+ * Extracts path (or data, as stdin) through take, and its events through
+ * o's hook where it has one, each checked against the next record of
+ * pass 1's text; the extraction must return rc1, as pass 1 did.
+ */
+static void
+against_text(struct pass *p, const char *path, const uint8_t *data,
+    size_t size, struct extract_opts *o, int rc1, const char *as)
+{
+	struct jw *w;
+	char name[64];
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	p->name = path != NULL ? path : "<stdin>";
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", fileno(check_text));
+	if ((p->text = ndin_open(name)) == NULL) {
+		perror(name);
+		abort();
+	}
+	p->out = jw_new(check_again);
+	o->hook_arg = p;
+	REWIND(path, data, size);
+	w = jw_new_doc(take, p);
+	rc = extract_trace(path, w, o);
+	jw_free(w);
+	jw_free(p->out);
+	if (rc != rc1)
+		mismatch(p, "text gives %d, %s %d", rc1, as, rc);
+	if (!p->bad && ndin_next(p->text, &p->want) != 0)
+		mismatch(p, "the text has more records");
+	ndin_close(p->text);
+	jdoc_free(&p->want);
+}
+
+/* Extracts again, refusing record refuse_at (from 1), typed or not. */
+static void
+refusal(struct pass *p, const char *path, const uint8_t *data, size_t size,
+    struct extract_opts *o, uint64_t refuse_at)
+{
+	struct jw *w;
+	int rc;
+
+	p->refuse_at = refuse_at;
+	p->records = 0;
+	o->hook_arg = p;
+	REWIND(path, data, size);
+	w = jw_new_doc(refuse, p);
+	rc = extract_trace(path, w, o);
+	/* A hook that refuses stops the read, not the writer. */
+	if (rc != -1 || (o->event == NULL && !jw_failed(w)))
+		mismatch(p, "a refused record gives %d", rc);
+	jw_free(w);
+}
+
+/*
+ * Runs the five passes on path, or on data as stdin when path is NULL.
  * Returns 0, or -1 after reporting a difference on stderr.
  */
 static int
 trace_check(const char *path, const uint8_t *data, size_t size, int args)
 {
-	struct extract_opts o = { .args = args };
+	struct extract_opts o = { .args = args },
+	    typed = { .args = args, .event = take_event };
 	struct pass p;
 	struct jw *w;
-	char name[64], *a, *b;
+	char *a, *b;
 	size_t alen, blen;
-	int rc1, rc2, rc3;
+	uint64_t middle;
+	int rc1;
 
 	if (check_text == NULL) {
 		check_text = fuzz_memfile("text");
@@ -182,25 +347,7 @@ trace_check(const char *path, const uint8_t *data, size_t size, int args)
 	rc1 = extract_trace(path, w, &o);
 	jw_free(w);
 
-	memset(&p, 0, sizeof(p));
-	p.name = path != NULL ? path : "<stdin>";
-	snprintf(name, sizeof(name), "/proc/self/fd/%d", fileno(check_text));
-	if ((p.text = ndin_open(name)) == NULL) {
-		perror(name);
-		abort();
-	}
-	p.out = jw_new(check_again);
-	REWIND(path, data, size);
-	w = jw_new_doc(take, &p);
-	rc2 = extract_trace(path, w, &o);
-	jw_free(w);
-	jw_free(p.out);
-	if (rc1 != rc2)
-		mismatch(&p, "text gives %d, documents %d", rc1, rc2);
-	if (!p.bad && ndin_next(p.text, &p.want) != 0)
-		mismatch(&p, "the text has more records");
-	ndin_close(p.text);
-	jdoc_free(&p.want);
+	against_text(&p, path, data, size, &o, rc1, "documents");
 	a = slurp(check_text, &alen);
 	b = slurp(check_again, &blen);
 	if (!p.bad && (alen != blen || memcmp(a, b, alen) != 0))
@@ -208,16 +355,15 @@ trace_check(const char *path, const uint8_t *data, size_t size, int args)
 		    " text");
 	free(a);
 	free(b);
-
+	middle = p.records / 2 + 1;
+	if (!p.bad && p.records > 0)
+		refusal(&p, path, data, size, &o, middle);
+	if (p.bad)
+		return -1;
+	against_text(&p, path, data, size, &typed, rc1, "typed events");
 	if (!p.bad && p.records > 0) {
-		p.refuse_at = p.records / 2 + 1;
-		p.records = 0;
-		REWIND(path, data, size);
-		w = jw_new_doc(refuse, &p);
-		rc3 = extract_trace(path, w, &o);
-		if (rc3 != -1 || !jw_failed(w))
-			mismatch(&p, "a refused record gives %d", rc3);
-		jw_free(w);
+		typed.event = refuse_event;
+		refusal(&p, path, data, size, &typed, middle);
 	}
 	return p.bad ? -1 : 0;
 }
