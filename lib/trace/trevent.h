@@ -35,7 +35,8 @@ struct trevent {
 	const struct jdoc *d;
 	int		 name, cat, pid, tid, ts, dur;
 	int		 stream, corr, external_id, device, bytes;
-	int		 wait_stream, wait_record;
+	int		 wait_stream, wait_record;	/* a cuda_sync's, for
+							   crit-path's edges */
 	int		 dims, types, strides, concrete;	/* shapes */
 	int		 coll, group, group_size, in_nelems, out_nelems;
 	int		 dtype;				/* collectives */
