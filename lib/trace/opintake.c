@@ -1,11 +1,12 @@
 /*
  * opintake: tr-extract's records in, one at a time, from NDJSON or from an
- * in-process writer, and its events typed (trace/trevent.h) either way.  Owns the trace being read (its threads and devices,
- * their events spilled under the memory budget), pid and tid kept as the
- * trace wrote them, the rank and window of every trace read so far (a copy
- * is an error, a window is not), and each rank's sums, which a finished
- * trace is nested (opnest.c), joined to its GPU work (opgpu.c) and merged
- * into.  Data errors are reported at the record's node.
+ * in-process writer, its events typed (trace/trevent.h) either way.  Owns
+ * the trace being read (its threads and devices, their events spilled
+ * under the memory budget), pid and tid kept as the trace wrote them, the
+ * rank and window of every trace read so far (a copy is an error, a window
+ * is not), and each rank's sums, which a finished trace is nested
+ * (opnest.c), joined to its GPU work (opgpu.c) and merged into.  Data
+ * errors are reported at the record's node.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -111,7 +112,6 @@ int
 oprank_record(struct oprank *r, const char *file, const struct jdoc *d)
 {
 	const char *kind = ndin_kind(d);
-
 	struct trevent ev;
 
 	r->file = file;
