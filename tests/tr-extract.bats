@@ -352,7 +352,8 @@ setup() {
 # in-process: on every trace fixture, with and without -a, the records
 # handed over as jdocs must be the nodes ndin reads back from tr-extract's
 # text, and written out with jw_jdoc() that text byte for byte, and each
-# typed event what trevent_from_doc() reads from its line
+# typed event what trevent_from_doc() reads from its line, the memory
+# records written apart the text's, the kinds skipped not made
 # (testbin/trace-check; tests/fuzz/trace.c fuzzes the same).
 @test "records built as documents, and events typed, are the records written as text" {
 	local check="${BUILD:-$TOP}/testbin/trace-check" f n=0

@@ -100,9 +100,9 @@ static int	pass_top(struct trace *, const char *, const struct jdoc *);
 static int	fields(struct trace *, struct ev *);
 static int	reader_failed(struct trace *);
 static int	str_is(const struct jdoc *, int, const char *);
-static void	put_common(struct trace *, const struct jdoc *,
+static void	put_common(struct trace *, struct jw *, const struct jdoc *,
 		    const struct ev *);
-static void	end_record(struct trace *);
+static void	end_record(struct trace *, struct jw *);
 static void	put_arg(struct jw *, const struct jdoc *, int, const char *,
 		    struct jwkey);
 static int	emit_complete(struct trace *, const struct jdoc *,
@@ -434,6 +434,7 @@ static int
 event(struct trace *t)
 {
 	const struct jdoc *d = &t->doc;
+	struct jw *w = t->w;
 	struct ev e;
 	char ph;
 
@@ -491,51 +492,58 @@ event(struct trace *t)
 	case 'I':
 		see_time(t, e.ts_ns, 0);
 		if (str_is(d, e.name, "[memory]")) {
-			jw_record(t->w, "memory");
-			put_common(t, d, &e);
-			put_arg(t->w, d, e.args, "Bytes", JW_KEY("bytes"));
-			put_arg(t->w, d, e.args, "Total Allocated",
+			w = t->opts->memory != NULL ? t->opts->memory : t->w;
+			jw_record(w, "memory");
+			put_common(t, w, d, &e);
+			put_arg(w, d, e.args, "Bytes", JW_KEY("bytes"));
+			put_arg(w, d, e.args, "Total Allocated",
 			    JW_KEY("total_allocated"));
-			put_arg(t->w, d, e.args, "Total Reserved",
+			put_arg(w, d, e.args, "Total Reserved",
 			    JW_KEY("total_reserved"));
-			put_arg(t->w, d, e.args, "Device Type",
+			put_arg(w, d, e.args, "Device Type",
 			    JW_KEY("device_type"));
-			put_arg(t->w, d, e.args, "Device Id",
+			put_arg(w, d, e.args, "Device Id",
 			    JW_KEY("device_id"));
-			put_arg(t->w, d, e.args, "Addr", JW_KEY("addr"));
-		} else {
-			jw_record(t->w, "instant");
-			put_common(t, d, &e);
-			jw_member(t->w, d, e.scope, JW_KEY("scope"));
+			put_arg(w, d, e.args, "Addr", JW_KEY("addr"));
+		} else if (t->opts->skip & XR_INSTANT)
+			break;
+		else {
+			jw_record(w, "instant");
+			put_common(t, w, d, &e);
+			jw_member(w, d, e.scope, JW_KEY("scope"));
 			if (t->args)
-				jw_member(t->w, d, e.args, JW_KEY("args"));
+				jw_member(w, d, e.args, JW_KEY("args"));
 		}
-		end_record(t);
+		end_record(t, w);
 		break;
 	case 'C':
 		see_time(t, e.ts_ns, 0);
-		jw_record(t->w, "counter");
-		put_common(t, d, &e);
-		jw_key(t->w, "values");
+		if (t->opts->skip & XR_COUNTER)
+			break;
+		jw_record(w, "counter");
+		put_common(t, w, d, &e);
+		jw_key(w, "values");
 		if (e.args >= 0)
-			jw_jdoc(t->w, d, (uint32_t)e.args);
+			jw_jdoc(w, d, (uint32_t)e.args);
 		else {
-			jw_begin_object(t->w);
-			jw_end_object(t->w);
+			jw_begin_object(w);
+			jw_end_object(w);
 		}
-		end_record(t);
+		end_record(t, w);
 		break;
 	case 's':
 	case 't':
 	case 'f':
 		see_time(t, e.ts_ns, 0);
-		jw_record(t->w, "flow");
-		jw_key(t->w, "ph");
-		jw_string(t->w, &ph, 1);
-		put_common(t, d, &e);
-		jw_member(t->w, d, e.id, JW_KEY("id"));
-		jw_member(t->w, d, e.bp, JW_KEY("bp"));
-		end_record(t);
+		if (t->opts->skip & XR_FLOW)
+			break;
+		jw_record(w, "flow");
+		jw_key(w, "ph");
+		jw_string(w, &ph, 1);
+		put_common(t, w, d, &e);
+		jw_member(w, d, e.id, JW_KEY("id"));
+		jw_member(w, d, e.bp, JW_KEY("bp"));
+		end_record(t, w);
 		break;
 	}
 	return 0;
@@ -568,10 +576,9 @@ pass_top(struct trace *t, const char *key, const struct jdoc *value)
 
 /* name, cat, pid, tid, ts: what every timed record starts with. */
 static void
-put_common(struct trace *t, const struct jdoc *d, const struct ev *e)
+put_common(struct trace *t, struct jw *w, const struct jdoc *d,
+    const struct ev *e)
 {
-	struct jw *w = t->w;
-
 	jw_member(w, d, e->name, JW_KEY("name"));
 	jw_member(w, d, e->cat, JW_KEY("cat"));
 	jw_member(w, d, e->pid, JW_KEY("pid"));
@@ -582,13 +589,13 @@ put_common(struct trace *t, const struct jdoc *d, const struct ev *e)
 
 /* Ends a timed record with the rank, when it is known this early. */
 static void
-end_record(struct trace *t)
+end_record(struct trace *t, struct jw *w)
 {
 	if (t->rank_in_events) {
-		jw_key(t->w, "rank");
-		jw_int(t->w, t->rank);
+		jw_key(w, "rank");
+		jw_int(w, t->rank);
 	}
-	jw_end(t->w);
+	jw_end(w);
 }
 
 static void
@@ -666,6 +673,7 @@ emit_metadata(struct trace *t, const struct ev *e)
 		if (str_is(d, e->name, meta[i].event))
 			break;
 	if (i == sizeof(meta) / sizeof(meta[0]) || e->args < 0 ||
+	    (meta[i].kind[0] == 'p' && (t->opts->skip & XR_PROCESS)) ||
 	    (arg = jdoc_get(d, (uint32_t)e->args, meta[i].arg)) < 0)
 		return;
 	jw_crecord(w, meta[i].kind);

@@ -42,6 +42,14 @@ struct extract_seen {
 	int64_t	origin_ns;	/* the origin, in the trace's own clock */
 };
 
+/* Kinds of record a consumer may do without (extract_opts.skip). */
+enum {
+	XR_INSTANT = 1 << 0,
+	XR_COUNTER = 1 << 1,
+	XR_FLOW = 1 << 2,
+	XR_PROCESS = 1 << 3
+};
+
 struct extract_opts {
 	int	args;	/* -a: keep every event's args */
 	/*
@@ -66,6 +74,12 @@ struct extract_opts {
 	 * The event and its nodes are valid only during the call.
 	 */
 	int	(*event)(void *arg, const struct trevent *);
+	/*
+	 * Not NULL: the "memory" records go through this writer instead of
+	 * the others' (analyze-profile's stream for mem-segments, as text).
+	 */
+	struct jw *memory;
+	unsigned skip;	/* XR_* kinds that no consumer reads: not made */
 	void	*hook_arg;
 	int	hooks_only;	/* the hooks see the events; no records */
 	int	quiet;		/* no warnings: a trace read once already */

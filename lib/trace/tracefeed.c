@@ -46,7 +46,13 @@ tracefeed_run(const struct tracefeed *f)
 	struct oprank_opts o = { NULL, 0, 0, -1, 0, f->gpu };
 	struct extract_digest digest;
 	struct sink sink = { 0 };
+	/*
+	 * Events typed; memory records to mem-segments as text; and none
+	 * of the records that neither op-rank, crit-path nor mem-segments
+	 * reads.
+	 */
 	struct extract_opts xo = { .digest = &digest, .event = on_event,
+	    .skip = XR_INSTANT | XR_COUNTER | XR_FLOW | XR_PROCESS,
 	    .hook_arg = &sink };
 	struct critpath_opts co = { NULL, -1, 0, CP_EDGES_NONE, NULL },
 	    cpo = { NULL, -1, 0, CP_EDGES_PATH, NULL };
@@ -69,7 +75,7 @@ tracefeed_run(const struct tracefeed *f)
 	if (cpus_usable() >= 3)
 		sink.relay = docrelay_start(rank_record, sink.op,
 		    sizeof(struct trevent));
-	sink.mem = jw_new(f->memory);
+	xo.memory = sink.mem = jw_new(f->memory);
 	co.calls = cpo.calls = table = op_find_table(CALLS_NAME);
 	cw = jw_new(f->critical);
 	jw_name(cw, "critical.ndjson");
@@ -135,7 +141,10 @@ tracefeed_run(const struct tracefeed *f)
 	return none;
 }
 
-/* A record as a document: an Nsight Systems export's events too. */
+/*
+ * A record as a document: a trace's "trace" and "thread" records, and
+ * every record of an Nsight Systems export.
+ */
 static int
 on_record(void *arg, const struct jdoc *rec)
 {

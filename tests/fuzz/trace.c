@@ -11,10 +11,13 @@
  *  3. to documents again, the consumer refusing the middle record: the
  *     writer must hand over no record after it and extract_trace() must
  *     return -1;
- *  4. with the event hook (extract_opts.event), as analyze-profile reads
- *     a trace: each event, typed, must be what trevent_from_doc() makes
- *     of pass 1's line (each member's node, below it the same nodes as
- *     the line's, the times, the rank), the other records as in pass 2;
+ *  4. as analyze-profile reads a trace: with the event hook
+ *     (extract_opts.event), the memory records through a text writer of
+ *     their own and the kinds it skips not made.  Each event, typed, must
+ *     be what trevent_from_doc() makes of pass 1's line (each member's
+ *     node, below it the same nodes as the line's, the times, the rank),
+ *     the other records as in pass 2, pass 1's lines of the kinds skipped
+ *     passed over, and the memory records' text pass 1's memory lines;
  *  5. as pass 4, refusing the middle record, typed or not, as in pass 3.
  * A difference aborts, which libFuzzer reports.  An odd-sized input also
  * sets -a (args copied whole).  The input is a trace file as it is: a
@@ -42,11 +45,21 @@ struct pass {
 	struct jw	*out;		/* the records written out again */
 	uint64_t	 records;
 	uint64_t	 refuse_at;	/* pass 3: refuse this record (from 1) */
+	/*
+	 * Not NULL: pass 4's, pass 1's lines of the kinds skipped passed
+	 * over, and of "memory" written here.
+	 */
+	struct jw	*apart;
 	int		 bad;
 };
 
+/* What pass 4 skips. */
+#define SKIP	(XR_INSTANT | XR_COUNTER | XR_FLOW | XR_PROCESS)
+
 static FILE	*check_text;	/* pass 1's output */
 static FILE	*check_again;	/* pass 2's records written out again */
+static FILE	*check_memory;	/* pass 4's memory records */
+static FILE	*check_memory_text;	/* pass 1's memory lines */
 
 static int	take(void *, const struct jdoc *);
 static int	take_event(void *, const struct trevent *);
@@ -56,8 +69,12 @@ static void	rewrite(struct jw *, const struct jdoc *);
 static void	mismatch(struct pass *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
 static char	*slurp(FILE *, size_t *);
+static int	next_want(struct pass *);
 static void	against_text(struct pass *, const char *, const uint8_t *,
-		    size_t, struct extract_opts *, int, const char *);
+		    size_t, struct extract_opts *, struct jw *, int,
+		    const char *);
+static void	same_text(struct pass *, FILE *, FILE *, const char *);
+static void	empty(FILE *);
 static void	refusal(struct pass *, const char *, const uint8_t *, size_t,
 		    struct extract_opts *, uint64_t);
 static int	trace_check(const char *, const uint8_t *, size_t, int);
@@ -117,7 +134,7 @@ take(void *arg, const struct jdoc *d)
 			mismatch(p, "node %u is at %" PRIu64 ":%" PRIu64
 			    ", the record at %" PRIu64 ":%" PRIu64, i,
 			    at.line, at.col, root.line, root.col);
-	if (ndin_next(p->text, &p->want) != 1)
+	if (next_want(p) != 1)
 		mismatch(p, "one more record than the text has");
 	else if ((k = fuzz_diff_nodes(&p->want, d)) >= 0)
 		mismatch(p, "node %ld differs (%u nodes read, %u built)", k,
@@ -180,7 +197,7 @@ take_event(void *arg, const struct trevent *ev)
 	int a, b;
 
 	p->records++;
-	if (ndin_next(p->text, &p->want) != 1) {
+	if (next_want(p) != 1) {
 		mismatch(p, "one more event than the text has");
 		return 0;
 	}
@@ -259,20 +276,42 @@ slurp(FILE *f, size_t *len)
 		fuzz_stdin((data), (size));				\
 } while (0)
 
+/* The next of pass 1's records that the pass at hand makes: ndin_next(). */
+static int
+next_want(struct pass *p)
+{
+	const char *kind;
+	int rc;
+
+	while ((rc = ndin_next(p->text, &p->want)) == 1 && p->apart != NULL) {
+		kind = ndin_kind(&p->want);
+		if (strcmp(kind, "memory") == 0)
+			jw_jdoc_record(p->apart, &p->want);
+		else if (strcmp(kind, "instant") != 0 &&
+		    strcmp(kind, "counter") != 0 &&
+		    strcmp(kind, "flow") != 0 && strcmp(kind, "process") != 0)
+			break;
+	}
+	return rc;
+}
+
 /*
  * Extracts path (or data, as stdin) through take, and its events through
  * o's hook where it has one, each checked against the next record of
- * pass 1's text; the extraction must return rc1, as pass 1 did.
+ * pass 1's text, with apart as in struct pass; the extraction must return
+ * rc1, as pass 1 did.
  */
 static void
 against_text(struct pass *p, const char *path, const uint8_t *data,
-    size_t size, struct extract_opts *o, int rc1, const char *as)
+    size_t size, struct extract_opts *o, struct jw *apart, int rc1,
+    const char *as)
 {
 	struct jw *w;
 	char name[64];
 	int rc;
 
 	memset(p, 0, sizeof(*p));
+	p->apart = apart;
 	p->name = path != NULL ? path : "<stdin>";
 	snprintf(name, sizeof(name), "/proc/self/fd/%d", fileno(check_text));
 	if ((p->text = ndin_open(name)) == NULL) {
@@ -288,7 +327,7 @@ against_text(struct pass *p, const char *path, const uint8_t *data,
 	jw_free(p->out);
 	if (rc != rc1)
 		mismatch(p, "text gives %d, %s %d", rc1, as, rc);
-	if (!p->bad && ndin_next(p->text, &p->want) != 0)
+	if (!p->bad && next_want(p) != 0)
 		mismatch(p, "the text has more records");
 	ndin_close(p->text);
 	jdoc_free(&p->want);
@@ -314,6 +353,32 @@ refusal(struct pass *p, const char *path, const uint8_t *data, size_t size,
 	jw_free(w);
 }
 
+/* Whether files a and b, written by the pass at hand, hold the same bytes. */
+static void
+same_text(struct pass *p, FILE *a, FILE *b, const char *what)
+{
+	char *x, *y;
+	size_t xlen, ylen;
+
+	x = slurp(a, &xlen);
+	y = slurp(b, &ylen);
+	if (!p->bad && (xlen != ylen || memcmp(x, y, xlen) != 0))
+		mismatch(p, "%s", what);
+	free(x);
+	free(y);
+}
+
+/* Empties f, a file of the passes'. */
+static void
+empty(FILE *f)
+{
+	if (ftruncate(fileno(f), 0) == -1) {
+		perror("ftruncate");
+		abort();
+	}
+	rewind(f);
+}
+
 /*
  * Runs the five passes on path, or on data as stdin when path is NULL.
  * Returns 0, or -1 after reporting a difference on stderr.
@@ -322,48 +387,49 @@ static int
 trace_check(const char *path, const uint8_t *data, size_t size, int args)
 {
 	struct extract_opts o = { .args = args },
-	    typed = { .args = args, .event = take_event };
+	    typed = { .args = args, .event = take_event, .skip = SKIP };
 	struct pass p;
-	struct jw *w;
-	char *a, *b;
-	size_t alen, blen;
-	uint64_t middle;
+	struct jw *w, *apart;
 	int rc1;
 
 	if (check_text == NULL) {
 		check_text = fuzz_memfile("text");
 		check_again = fuzz_memfile("again");
+		check_memory = fuzz_memfile("memory");
+		check_memory_text = fuzz_memfile("memory-text");
 	}
-	if (ftruncate(fileno(check_text), 0) == -1 ||
-	    ftruncate(fileno(check_again), 0) == -1) {
-		perror("ftruncate");
-		abort();
-	}
-	rewind(check_text);
-	rewind(check_again);
+	empty(check_text);
+	empty(check_again);
+	empty(check_memory);
+	empty(check_memory_text);
 
 	REWIND(path, data, size);
 	w = jw_new(check_text);
 	rc1 = extract_trace(path, w, &o);
 	jw_free(w);
 
-	against_text(&p, path, data, size, &o, rc1, "documents");
-	a = slurp(check_text, &alen);
-	b = slurp(check_again, &blen);
-	if (!p.bad && (alen != blen || memcmp(a, b, alen) != 0))
-		mismatch(&p, "the documents written out differ from the"
-		    " text");
-	free(a);
-	free(b);
-	middle = p.records / 2 + 1;
+	against_text(&p, path, data, size, &o, NULL, rc1, "documents");
+	same_text(&p, check_text, check_again,
+	    "the documents written out differ from the text");
 	if (!p.bad && p.records > 0)
-		refusal(&p, path, data, size, &o, middle);
+		refusal(&p, path, data, size, &o, p.records / 2 + 1);
 	if (p.bad)
 		return -1;
-	against_text(&p, path, data, size, &typed, rc1, "typed events");
+
+	typed.memory = jw_new(check_memory);
+	apart = jw_new(check_memory_text);
+	against_text(&p, path, data, size, &typed, apart, rc1,
+	    "typed events");
+	jw_free(typed.memory);
+	jw_free(apart);
+	p.apart = NULL;
+	same_text(&p, check_memory, check_memory_text,
+	    "the memory records written apart differ from the text's");
 	if (!p.bad && p.records > 0) {
 		typed.event = refuse_event;
-		refusal(&p, path, data, size, &typed, middle);
+		typed.memory = jw_new(check_memory);
+		refusal(&p, path, data, size, &typed, p.records / 2 + 1);
+		jw_free(typed.memory);
 	}
 	return p.bad ? -1 : 0;
 }
