@@ -19,8 +19,8 @@
 struct batch {
 	struct jdoc	 doc[BATCH];
 	const char	*tag[BATCH];
-	unsigned char	 typed[BATCH];	/* an extra copied beside doc */
-	unsigned char	*extra;		/* BATCH of the relay's extra bytes */
+	unsigned char	 typed[BATCH];	/* extra bytes beside the doc */
+	unsigned char	*extra;		/* BATCH of them, in a row */
 	size_t		 n;
 };
 

@@ -4,9 +4,10 @@
  * beside its extraction, where the process may use three CPUs or more.
  *
  * The reader copies each document (jdoc_copy(), as the extractor reuses
- * its own), and the bytes put beside it, into the batch it fills; a full batch goes to the consumer,
- * which calls fn on each document in turn.  Four batches of 64 documents
- * bound the memory, and a reader that gets ahead waits.
+ * its own), and the bytes put beside it, into the batch it fills; a full
+ * batch goes to the consumer, which calls fn on each document in turn.
+ * Four batches of 64 documents bound the memory, and a reader that gets
+ * ahead waits.
  * When fn fails (after its message), the consumer stops calling it, and
  * the next docrelay_put() or docrelay_finish() says so.
  *

@@ -35,11 +35,11 @@ struct trevent {
 	const struct jdoc *d;
 	int		 name, cat, pid, tid, ts, dur;
 	int		 stream, corr, external_id, device, bytes;
-	int		 wait_stream, wait_record;	/* a cuda_sync's, for
-							   crit-path's edges */
+	/* What a cuda_sync waits for: crit-path's sync edges. */
+	int		 wait_stream, wait_record;
 	int		 dims, types, strides, concrete;	/* shapes */
-	int		 coll, group, group_size, in_nelems, out_nelems;
-	int		 dtype;				/* collectives */
+	/* A collective's: what it moves. */
+	int		 coll, group, group_size, in_nelems, out_nelems, dtype;
 	int		 args;
 	/* ns from the trace's origin, when ts_read and dur_read say so */
 	int64_t		 ts_ns, dur_ns;

@@ -213,8 +213,8 @@ take_event(void *arg, const struct trevent *ev)
 		b = *(const int *)(const void *)((const char *)&want +
 		    member[i].off);
 		if ((a < 0) != (b < 0))
-			mismatch(p, "%s is %s in the typed event", member[i].name,
-			    a < 0 ? "absent" : "present");
+			mismatch(p, "%s is %s in the typed event",
+			    member[i].name, a < 0 ? "absent" : "present");
 		else if (a >= 0 && (k = diff_tree(ev->d, (uint32_t)a,
 		    want.d, (uint32_t)b)) >= 0)
 			mismatch(p, "%s differs at its node %ld",
