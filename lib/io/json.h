@@ -42,6 +42,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "io/gzin.h"
 
@@ -273,6 +274,13 @@ jdoc_key(const struct jdoc *d, uint32_t i)
 {
 	return d->node[i].key == JNOKEY ? "" : jdoc_at(d, d->node[i].key);
 }
+
+/*
+ * Whether member node i of d is named lit, a string literal: the length
+ * first, as a scan of every member's name for a few wants.
+ */
+#define JKEY_IS(d, i, lit) ((d)->node[i].keylen == sizeof(lit) - 1 && \
+	memcmp(jdoc_key(d, i), lit, sizeof(lit) - 1) == 0)
 
 /*
  * Parses an integral JSON number text into *v.  Returns 0, or -1 when it has

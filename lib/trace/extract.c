@@ -20,10 +20,6 @@
 #include "trace/rankname.h"
 #include "trace/trevent.h"
 
-/* Whether member node i of d is named lit, a string literal. */
-#define KEY_IS(d, i, lit) ((d)->node[i].keylen == sizeof(lit) - 1 && \
-	memcmp(jdoc_key(d, i), lit, sizeof(lit) - 1) == 0)
-
 /* 'B' events open at once on one thread: real nesting is a few dozen deep. */
 #define MAX_OPEN	4096
 
@@ -340,23 +336,23 @@ fields(struct trace *t, struct ev *e)
 	for (i = 1; i < d->node[0].next; i = d->node[i].next) {
 		k = jdoc_key(d, i);
 		switch (k[0]) {
-		case 'a': if (KEY_IS(d, i, "args")) e->args = (int)i; break;
-		case 'b': if (KEY_IS(d, i, "bp")) e->bp = (int)i; break;
-		case 'c': if (KEY_IS(d, i, "cat")) e->cat = (int)i; break;
-		case 'd': if (KEY_IS(d, i, "dur")) e->dur = (int)i; break;
-		case 'i': if (KEY_IS(d, i, "id")) e->id = (int)i; break;
-		case 'n': if (KEY_IS(d, i, "name")) e->name = (int)i; break;
+		case 'a': if (JKEY_IS(d, i, "args")) e->args = (int)i; break;
+		case 'b': if (JKEY_IS(d, i, "bp")) e->bp = (int)i; break;
+		case 'c': if (JKEY_IS(d, i, "cat")) e->cat = (int)i; break;
+		case 'd': if (JKEY_IS(d, i, "dur")) e->dur = (int)i; break;
+		case 'i': if (JKEY_IS(d, i, "id")) e->id = (int)i; break;
+		case 'n': if (JKEY_IS(d, i, "name")) e->name = (int)i; break;
 		case 'p':
-			if (KEY_IS(d, i, "ph"))
+			if (JKEY_IS(d, i, "ph"))
 				e->ph = (int)i;
-			else if (KEY_IS(d, i, "pid"))
+			else if (JKEY_IS(d, i, "pid"))
 				e->pid = (int)i;
 			break;
-		case 's': if (KEY_IS(d, i, "s")) e->scope = (int)i; break;
+		case 's': if (JKEY_IS(d, i, "s")) e->scope = (int)i; break;
 		case 't':
-			if (KEY_IS(d, i, "ts"))
+			if (JKEY_IS(d, i, "ts"))
 				e->ts = (int)i;
-			else if (KEY_IS(d, i, "tid"))
+			else if (JKEY_IS(d, i, "tid"))
 				e->tid = (int)i;
 			break;
 		}
@@ -388,43 +384,43 @@ fields(struct trace *t, struct ev *e)
 	if (e->args >= 0)
 		for (i = (uint32_t)e->args + 1; i < d->node[e->args].next;
 		    i = d->node[i].next) {
-			if (KEY_IS(d, i, "stream"))
+			if (JKEY_IS(d, i, "stream"))
 				e->stream = (int)i;
-			else if (KEY_IS(d, i, "correlation"))
+			else if (JKEY_IS(d, i, "correlation"))
 				e->correlation = (int)i;
-			else if (KEY_IS(d, i, "External id") ||
-			    (KEY_IS(d, i, "external id") &&
+			else if (JKEY_IS(d, i, "External id") ||
+			    (JKEY_IS(d, i, "external id") &&
 			    e->external_id < 0))
 				/* PyTorch 1.9 spelled it in lower case. */
 				e->external_id = (int)i;
-			else if (KEY_IS(d, i, "device"))
+			else if (JKEY_IS(d, i, "device"))
 				e->device = (int)i;
-			else if (KEY_IS(d, i, "bytes"))
+			else if (JKEY_IS(d, i, "bytes"))
 				e->bytes = (int)i;
-			else if (KEY_IS(d, i, "wait_on_stream"))
+			else if (JKEY_IS(d, i, "wait_on_stream"))
 				e->wait_stream = (int)i;
-			else if (KEY_IS(d, i,
+			else if (JKEY_IS(d, i,
 			    "wait_on_cuda_event_record_corr_id"))
 				e->wait_record = (int)i;
-			else if (KEY_IS(d, i, "Input Dims"))
+			else if (JKEY_IS(d, i, "Input Dims"))
 				e->dims = (int)i;
-			else if (KEY_IS(d, i, "Input type"))
+			else if (JKEY_IS(d, i, "Input type"))
 				e->types = (int)i;
-			else if (KEY_IS(d, i, "Input Strides"))
+			else if (JKEY_IS(d, i, "Input Strides"))
 				e->strides = (int)i;
-			else if (KEY_IS(d, i, "Concrete Inputs"))
+			else if (JKEY_IS(d, i, "Concrete Inputs"))
 				e->concrete = (int)i;
-			else if (KEY_IS(d, i, "Collective name"))
+			else if (JKEY_IS(d, i, "Collective name"))
 				e->coll = (int)i;
-			else if (KEY_IS(d, i, "In msg nelems"))
+			else if (JKEY_IS(d, i, "In msg nelems"))
 				e->in_nelems = (int)i;
-			else if (KEY_IS(d, i, "Out msg nelems"))
+			else if (JKEY_IS(d, i, "Out msg nelems"))
 				e->out_nelems = (int)i;
-			else if (KEY_IS(d, i, "Group size"))
+			else if (JKEY_IS(d, i, "Group size"))
 				e->group_size = (int)i;
-			else if (KEY_IS(d, i, "dtype"))
+			else if (JKEY_IS(d, i, "dtype"))
 				e->dtype = (int)i;
-			else if (KEY_IS(d, i, "Process Group Name"))
+			else if (JKEY_IS(d, i, "Process Group Name"))
 				e->pg = (int)i;
 		}
 	return 0;

@@ -5,10 +5,6 @@
 #include "io/ndjson.h"
 #include "trace/trevent.h"
 
-/* Whether member node i of d is named lit, a string literal. */
-#define KEY_IS(d, i, lit) ((d)->node[i].keylen == sizeof(lit) - 1 && \
-	memcmp(jdoc_key(d, i), lit, sizeof(lit) - 1) == 0)
-
 static enum trtime	read_time(const struct jdoc *, int, int64_t *);
 
 /* One pass over the keys, by first letter: this runs per record. */
@@ -16,67 +12,68 @@ void
 trevent_from_doc(const struct jdoc *d, struct trevent *ev)
 {
 	uint32_t i;
-	int *at;
+	int *at, rank = -1;
 
 	memset(ev, -1, sizeof(*ev));
 	ev->d = d;
 	for (i = 1; i < d->node[0].next; i = d->node[i].next) {
 		switch (jdoc_key(d, i)[0]) {
 		case 'a':
-			at = KEY_IS(d, i, "args") ? &ev->args : NULL;
+			at = JKEY_IS(d, i, "args") ? &ev->args : NULL;
 			break;
 		case 'b':
-			at = KEY_IS(d, i, "bytes") ? &ev->bytes : NULL;
+			at = JKEY_IS(d, i, "bytes") ? &ev->bytes : NULL;
 			break;
 		case 'c':
-			at = KEY_IS(d, i, "cat") ? &ev->cat :
-			    KEY_IS(d, i, "correlation") ? &ev->corr :
-			    KEY_IS(d, i, "concrete_inputs") ? &ev->concrete :
-			    KEY_IS(d, i, "collective") ? &ev->coll : NULL;
+			at = JKEY_IS(d, i, "cat") ? &ev->cat :
+			    JKEY_IS(d, i, "correlation") ? &ev->corr :
+			    JKEY_IS(d, i, "concrete_inputs") ? &ev->concrete :
+			    JKEY_IS(d, i, "collective") ? &ev->coll : NULL;
 			break;
 		case 'd':
-			at = KEY_IS(d, i, "dur") ? &ev->dur :
-			    KEY_IS(d, i, "device") ? &ev->device :
-			    KEY_IS(d, i, "dtype") ? &ev->dtype : NULL;
+			at = JKEY_IS(d, i, "dur") ? &ev->dur :
+			    JKEY_IS(d, i, "device") ? &ev->device :
+			    JKEY_IS(d, i, "dtype") ? &ev->dtype : NULL;
 			break;
 		case 'e':
-			at = KEY_IS(d, i, "external_id") ? &ev->external_id :
+			at = JKEY_IS(d, i, "external_id") ? &ev->external_id :
 			    NULL;
 			break;
 		case 'g':
-			at = KEY_IS(d, i, "group") ? &ev->group :
-			    KEY_IS(d, i, "group_size") ? &ev->group_size : NULL;
+			at = JKEY_IS(d, i, "group") ? &ev->group :
+			    JKEY_IS(d, i, "group_size") ? &ev->group_size :
+			    NULL;
 			break;
 		case 'i':
-			at = KEY_IS(d, i, "input_dims") ? &ev->dims :
-			    KEY_IS(d, i, "input_types") ? &ev->types :
-			    KEY_IS(d, i, "input_strides") ? &ev->strides :
-			    KEY_IS(d, i, "in_nelems") ? &ev->in_nelems : NULL;
+			at = JKEY_IS(d, i, "input_dims") ? &ev->dims :
+			    JKEY_IS(d, i, "input_types") ? &ev->types :
+			    JKEY_IS(d, i, "input_strides") ? &ev->strides :
+			    JKEY_IS(d, i, "in_nelems") ? &ev->in_nelems : NULL;
 			break;
 		case 'n':
-			at = KEY_IS(d, i, "name") ? &ev->name : NULL;
+			at = JKEY_IS(d, i, "name") ? &ev->name : NULL;
 			break;
 		case 'o':
-			at = KEY_IS(d, i, "out_nelems") ? &ev->out_nelems :
+			at = JKEY_IS(d, i, "out_nelems") ? &ev->out_nelems :
 			    NULL;
 			break;
 		case 'p':
-			at = KEY_IS(d, i, "pid") ? &ev->pid : NULL;
+			at = JKEY_IS(d, i, "pid") ? &ev->pid : NULL;
 			break;
 		case 'r':
-			at = KEY_IS(d, i, "rank") ? &ev->has_rank : NULL;
+			at = JKEY_IS(d, i, "rank") ? &rank : NULL;
 			break;
 		case 's':
-			at = KEY_IS(d, i, "stream") ? &ev->stream : NULL;
+			at = JKEY_IS(d, i, "stream") ? &ev->stream : NULL;
 			break;
 		case 't':
-			at = KEY_IS(d, i, "tid") ? &ev->tid :
-			    KEY_IS(d, i, "ts") ? &ev->ts : NULL;
+			at = JKEY_IS(d, i, "tid") ? &ev->tid :
+			    JKEY_IS(d, i, "ts") ? &ev->ts : NULL;
 			break;
 		case 'w':
-			at = KEY_IS(d, i, "wait_on_stream") ?
+			at = JKEY_IS(d, i, "wait_on_stream") ?
 			    &ev->wait_stream :
-			    KEY_IS(d, i, "wait_on_event_record") ?
+			    JKEY_IS(d, i, "wait_on_event_record") ?
 			    &ev->wait_record : NULL;
 			break;
 		default:
@@ -87,10 +84,9 @@ trevent_from_doc(const struct jdoc *d, struct trevent *ev)
 	}
 	ev->ts_read = read_time(d, ev->ts, &ev->ts_ns);
 	ev->dur_read = read_time(d, ev->dur, &ev->dur_ns);
-	/* has_rank held the node until here. */
-	i = (uint32_t)ev->has_rank;
-	ev->has_rank = ev->has_rank >= 0 && d->node[i].type == JT_NUMBER &&
-	    jnum_int64(jdoc_str(d, i), d->node[i].len, &ev->rank) == 0;
+	ev->has_rank = rank >= 0 && d->node[rank].type == JT_NUMBER &&
+	    jnum_int64(jdoc_str(d, (uint32_t)rank), d->node[rank].len,
+	    &ev->rank) == 0;
 	if (!ev->has_rank)
 		ev->rank = 0;
 }
