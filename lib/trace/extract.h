@@ -20,7 +20,8 @@
 
 #include "io/json.h"
 #include "io/ndjson.h"
-#include "trace/trevent.h"
+
+struct trevent;
 
 /* What the trace file is, byte for byte, found as it was read. */
 struct extract_digest {
