@@ -380,6 +380,23 @@ rubric-apply: $FIXTURES/nonexistent.ndjson: No such file or directory"
 	[ "$(ls -A "$d/out" | tr '\n' ' ')" = 'base-memory.ndjson example.ndjson malformed.ndjson ' ]
 }
 
+@test "rubric-apply -o: one process or one a CPU, the same files and messages in the same order" {
+	local d=$BATS_TEST_TMPDIR n
+	local files=("$FIXTURES/example.ndjson" "$FIXTURES/malformed.ndjson"
+	    "$FIXTURES/nonexistent.ndjson" "$FIXTURES/base-memory.ndjson"
+	    "$FIXTURES"/cases/*.fire.ndjson)
+	mkdir "$d/1"
+	run -1 --separate-stderr env MRP_CPUS=1 rubric-apply -o "$d/1" "${files[@]}"
+	local err=$stderr
+	assert_stderr --partial "rubric-apply: $FIXTURES/nonexistent.ndjson: No such file or directory"
+	for n in 2 3; do
+		mkdir "$d/$n"
+		run -1 --separate-stderr env MRP_CPUS=$n rubric-apply -o "$d/$n" "${files[@]}"
+		assert_equal "$stderr" "$err"
+		diff -r "$d/1" "$d/$n"
+	done
+}
+
 @test "rubric-apply -o: a failed write exits 1 at once, leaving no file half-written" {
 	local d=$BATS_TEST_TMPDIR
 	mkdir "$d/out"
@@ -389,6 +406,12 @@ rubric-apply: $FIXTURES/nonexistent.ndjson: No such file or directory"
 	    exec rubric-apply -o "$1" "$2" "$3"' _ "$d/out" \
 	    "$FIXTURES/example.ndjson" "$FIXTURES/base-memory.ndjson"
 	assert_stderr --partial "rubric-apply: $d/out/example.ndjson: write failed: File too large"
+	[ -z "$(ls -A "$d/out")" ]
+	# The same with a process a CPU: the next file's is made, not written.
+	run -1 --separate-stderr env MRP_CPUS=2 bash -c 'trap "" XFSZ;
+	    ulimit -f 4; exec rubric-apply -o "$1" "$2" "$3"' _ "$d/out" \
+	    "$FIXTURES/example.ndjson" "$FIXTURES/base-memory.ndjson"
+	assert_stderr "rubric-apply: $d/out/example.ndjson: write failed: File too large"
 	[ -z "$(ls -A "$d/out")" ]
 }
 

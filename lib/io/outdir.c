@@ -300,19 +300,22 @@ outdir_begin(struct outdir *o)
 	return o->fp;
 }
 
-int
-outdir_commit(struct outdir *o, size_t i)
+void
+outdir_end(struct outdir *o, char **buf, size_t *len)
 {
-	int rc;
-
 	/* A stream into memory fails only for want of it. */
 	if (fclose(o->fp) != 0)
 		die("out of memory");
 	o->fp = NULL;
-	rc = publish_file(o->path[i], o->buf, o->len, o->mode);
-	free(o->buf);
+	*buf = o->buf;
+	*len = o->len;
 	o->buf = NULL;
-	return rc;
+}
+
+int
+outdir_publish(const struct outdir *o, size_t i, const char *buf, size_t len)
+{
+	return publish_file(o->path[i], buf, len, o->mode);
 }
 
 void

@@ -24,7 +24,9 @@
  *
  * An output is made in memory (the stream of outdir_begin()) and
  * published whole by publish_file() (io/publish.h): a reader sees the old
- * file or the new one, never half of one.  The outputs of these tools are
+ * file or the new one, never half of one.  Making and publishing are
+ * apart, so that outputs made in other processes (base/forkpool.h) are
+ * published by the one that owns the outdir.  The outputs of these tools are
  * bounded (a report, the findings of a rubric), so memory stays small.
  *
  * Ownership: the outdir owns its paths, the plan's text and the stream;
@@ -67,17 +69,23 @@ void outdir_plan(struct outdir *, const char *plan);
 
 /*
  * Starts an output: a stream into memory, the outdir's, open until
- * outdir_commit() or outdir_discard().
+ * outdir_end() or outdir_discard().
  */
 FILE *outdir_begin(struct outdir *);
 
 /*
- * Publishes what was written to the stream as output i, and
- * closes the stream.  Returns 0, or -1 after a message naming the output
- * ("dir/a.md: write failed: File too large"), with the output as it was
- * and no temporary file left.
+ * Closes the stream and hands what was written to it to the caller:
+ * *buf (to free) and its *len bytes.
  */
-int outdir_commit(struct outdir *, size_t i);
+void outdir_end(struct outdir *, char **buf, size_t *len);
+
+/*
+ * Publishes the len bytes of buf as output i.  Returns 0, or -1 after a
+ * message naming the output ("dir/a.md: write failed: File too large"),
+ * with the output as it was and no temporary file left.
+ */
+int outdir_publish(const struct outdir *, size_t i, const char *buf,
+    size_t len);
 
 /* Closes the stream and drops what was written to it. */
 void outdir_discard(struct outdir *);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/forkpool.h"
 #include "io/json.h"
 #include "io/ndjson.h"
 #include "io/outdir.h"
@@ -57,31 +58,65 @@ recset_read_operands(struct recset *rs, int argc, char *argv[])
 	return status;
 }
 
+/* What recset_each() does an output with, for forkpool_run(). */
+struct each {
+	struct outdir	*od;
+	size_t		 cap;
+	int		(*gather)(void *, struct recset *, int, char *[],
+			    const char *);
+	int		(*fn)(void *, jv, FILE *, const char *, const char *);
+	void		*arg;
+	int		 status;
+};
+
+static int
+make_output(void *arg, size_t i, char **buf, size_t *len)
+{
+	struct each *e = arg;
+	struct outdir *od = e->od;
+	struct recset rs;
+	int rc;
+
+	recset_init(&rs, e->cap);
+	rc = e->gather != NULL ? e->gather(e->arg, &rs, od->nargs[i],
+	    od->args[i], od->where[i]) :
+	    recset_read_operands(&rs, od->nargs[i], od->args[i]);
+	if (rc == 0)
+		rc = e->fn(e->arg, recset_take(&rs), outdir_begin(od),
+		    od->path[i], od->where[i]);
+	recset_free(&rs);
+	if (rc != 0) {
+		outdir_discard(od);
+		return 1;
+	}
+	outdir_end(od, buf, len);
+	return 0;
+}
+
+static int
+take_output(void *arg, size_t i, int status, char *buf, size_t len)
+{
+	struct each *e = arg;
+	int rc = 0;
+
+	if (status != 0)
+		e->status = 1;
+	else
+		rc = outdir_publish(e->od, i, buf, len);
+	free(buf);
+	return rc;
+}
+
 int
 recset_each(struct outdir *od, size_t cap,
     int (*gather)(void *, struct recset *, int, char *[], const char *),
     int (*fn)(void *, jv, FILE *, const char *, const char *), void *arg)
 {
-	struct recset rs;
-	size_t i;
-	int rc, status = 0;
+	struct each e = { od, cap, gather, fn, arg, 0 };
 
-	for (i = 0; i < od->n; i++) {
-		recset_init(&rs, cap);
-		rc = gather != NULL ? gather(arg, &rs, od->nargs[i],
-		    od->args[i], od->where[i]) :
-		    recset_read_operands(&rs, od->nargs[i], od->args[i]);
-		if (rc == 0)
-			rc = fn(arg, recset_take(&rs), outdir_begin(od),
-			    od->path[i], od->where[i]);
-		recset_free(&rs);
-		if (rc != 0) {
-			outdir_discard(od);
-			status = 1;
-		} else if (outdir_commit(od, i) != 0)
-			return -1;
-	}
-	return status;
+	if (forkpool_run(od->n, make_output, take_output, &e) != 0)
+		return -1;
+	return e.status;
 }
 
 /*

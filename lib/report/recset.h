@@ -60,7 +60,11 @@ struct outdir;
  * or -1 after a message naming input (where).  An output whose files
  * cannot be read, or that fn fails on, is not written (what was there
  * stays) and makes the status 1, and the next is made; a failed publish
- * ends the run at once (-1).
+ * ends the run at once (-1).  The outputs are made on every CPU the
+ * process may use (base/forkpool.h), in forked workers that share what
+ * the caller set up (its compiled program); gather and fn run there, and
+ * the messages and the outputs come out in the outputs' order, as from
+ * one process.
  */
 int recset_each(struct outdir *od, size_t cap,
     int (*gather)(void *arg, struct recset *, int nargs, char *args[],
