@@ -2051,8 +2051,52 @@ jnum_us_to_ns(const char *s, size_t len, int64_t *ns)
 	return 0;
 }
 
+/*
+ * Up to 15 digits make an integer that a double holds exactly, and so
+ * does a power of ten up to 1e22: one product or quotient of the two is
+ * then correctly rounded, strtod()'s value (Clinger's fast path).  Other
+ * numbers go to strtod().
+ */
 double
 jnum_double(const char *s)
 {
-	return strtod(s, NULL);
+	static const double pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21,
+		1e22
+	};
+	const char *p = s, *digits;
+	uint64_t m = 0;
+	int neg = 0, nd = 0, exp10 = 0, e = 0, eneg = 0;
+	double d;
+
+	if (*p == '-') {
+		neg = 1;
+		p++;
+	}
+	digits = p;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((m = m * 10 + (uint64_t)(*p - '0')) != 0 && ++nd > 15)
+			return strtod(s, NULL);
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++, exp10--)
+			if ((m = m * 10 + (uint64_t)(*p - '0')) != 0 &&
+			    ++nd > 15)
+				return strtod(s, NULL);
+	if (p == digits || (p == digits + 1 && *digits == '.'))
+		return strtod(s, NULL);
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '-' || *p == '+')
+			eneg = *p++ == '-';
+		for (; *p >= '0' && *p <= '9'; p++)
+			if ((e = e * 10 + (*p - '0')) > 400)
+				return strtod(s, NULL);
+		exp10 += eneg ? -e : e;
+	}
+	if (*p != '\0' || exp10 < -22 || exp10 > 22)
+		return strtod(s, NULL);
+	d = (double)m;
+	d = exp10 < 0 ? d / pow10[-exp10] : d * pow10[exp10];
+	return neg ? -d : d;
 }

@@ -94,6 +94,7 @@ check_number(const char *s, size_t len)
 	char buf[JR_MAX_NUMBER + 1], *end;
 	int64_t v, ns;
 	long long ll;
+	double d, ref;
 
 	if (len == 0 || len > JR_MAX_NUMBER || !grammar_ok(s, len))
 		abort();
@@ -116,7 +117,11 @@ check_number(const char *s, size_t len)
 			abort();
 	}
 	(void)jnum_us_to_ns(buf, len, &ns);
-	(void)jnum_double(buf);
+	/* Its fast path gives strtod()'s value, to the bit. */
+	d = jnum_double(buf);
+	ref = strtod(buf, NULL);
+	if (memcmp(&d, &ref, sizeof(d)) != 0)
+		abort();
 }
 
 static void
