@@ -187,8 +187,35 @@ jv_of(const char *s, size_t n)
 	return v;
 }
 
+/* Member name c of d, made once in names when there are names. */
+static jv
+name_of(const struct jdoc *d, uint32_t c, struct strmap *names)
+{
+	const char *key = jdoc_key(d, c);
+	size_t len = d->node[c].keylen;
+	struct strent *e;
+	jv *v;
+
+	if (names == NULL)
+		return jv_of(key, len);
+	e = strmap_put(names, key, len);
+	if (e->val == NULL) {
+		v = xmalloc(sizeof(*v));
+		*v = jv_of(key, len);
+		e->val = v;
+	}
+	return jv_copy(*(jv *)e->val);
+}
+
+void
+jqx_free_name(void *v)
+{
+	jv_free(*(jv *)v);
+	free(v);
+}
+
 jv
-jqx_from_jdoc(const struct jdoc *d, uint32_t i)
+jqx_from_jdoc(const struct jdoc *d, uint32_t i, struct strmap *names)
 {
 	const struct jnode *n = &d->node[i];
 	uint32_t c;
@@ -202,20 +229,19 @@ jqx_from_jdoc(const struct jdoc *d, uint32_t i)
 	case JT_TRUE:
 		return jv_true();
 	case JT_NUMBER:
-		return jv_number(strtod(jdoc_str(d, i), NULL));
+		return jv_number(jnum_double(jdoc_str(d, i)));
 	case JT_STRING:
 		return jv_of(jdoc_str(d, i), n->len);
 	case JT_ARRAY:
 		v = jv_array();
 		for (c = i + 1; c < n->next; c = d->node[c].next)
-			v = jv_array_append(v, jqx_from_jdoc(d, c));
+			v = jv_array_append(v, jqx_from_jdoc(d, c, names));
 		return v;
 	default:
 		v = jv_object();
 		for (c = i + 1; c < n->next; c = d->node[c].next)
-			v = jv_object_set(v, jv_of(jdoc_key(d, c),
-			    d->node[c].keylen),
-			    jqx_from_jdoc(d, c));
+			v = jv_object_set(v, name_of(d, c, names),
+			    jqx_from_jdoc(d, c, names));
 		return v;
 	}
 }

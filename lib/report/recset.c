@@ -4,23 +4,23 @@
 
 #include "base/err.h"
 #include "base/forkpool.h"
+#include "base/xalloc.h"
 #include "io/json.h"
 #include "io/ndjson.h"
 #include "io/outdir.h"
 #include "report/jqx.h"
 #include "report/recset.h"
 
-static int	keep(struct recset *, const char *, const char *,
+static struct reckind *keep(struct recset *, const char *, const char *,
 		    const char *);
-static void	append(struct recset *, const char *, jv);
+static void	append(struct reckind *, jv);
+static void	drop_kinds(struct recset *);
 static void	add(struct recset *, const struct jdoc *);
 
 void
 recset_init(struct recset *rs, size_t cap)
 {
 	memset(rs, 0, sizeof(*rs));
-	rs->records = jv_object();
-	rs->counts = jv_object();
 	rs->cap = cap;
 }
 
@@ -120,97 +120,138 @@ recset_each(struct outdir *od, size_t cap,
 }
 
 /*
- * Counts a record and says whether to keep it.  The group key is the kind,
- * the rank's text and the class's text, so that every rank keeps its own
- * top records of each class.
+ * Counts a record and returns its kind's records when it is to be kept,
+ * else NULL.  The group key is the kind, the rank's text and the class's
+ * text, so that every rank keeps its own top records of each class.
  */
-static int
+static struct reckind *
 keep(struct recset *rs, const char *kind, const char *rank, const char *cls)
 {
 	char key[512];
 	struct strent *e;
-	jv k, n;
-	int len;
+	struct reckind *k;
+	size_t lk, lr, lc, len;
 
-	len = snprintf(key, sizeof(key), "%s%c%s%c%s", kind, 0, rank, 0, cls);
-	if (len < 0 || (size_t)len >= sizeof(key))
-		len = (int)strlen(kind);
 	rs->total++;
-	k = jv_string(kind);
-	n = jv_object_get(jv_copy(rs->counts), jv_copy(k));
-	rs->counts = jv_object_set(rs->counts, k,
-	    jv_number((jv_get_kind(n) == JV_KIND_NUMBER ?
-	    jv_number_value(n) : 0) + 1));
-	jv_free(n);
-	e = strmap_put(&rs->groups, key, (size_t)len);
-	return e->n++ < rs->cap;
+	lk = strlen(kind);
+	e = strmap_put(&rs->kinds, kind, lk);
+	if (e->n == 0) {
+		if (rs->nkind == rs->kindcap) {
+			rs->kindcap = rs->kindcap ? 2 * rs->kindcap : 16;
+			rs->kind = xreallocarray(rs->kind, rs->kindcap,
+			    sizeof(*rs->kind));
+		}
+		k = &rs->kind[rs->nkind++];
+		k->name = xstrdup(kind);
+		k->recs = jv_null();
+		k->count = 0;
+		e->n = rs->nkind;
+	}
+	k = &rs->kind[e->n - 1];
+	k->count++;
+	lr = strlen(rank);
+	lc = strlen(cls);
+	if (lk + lr + lc + 2 < sizeof(key)) {
+		memcpy(key, kind, lk + 1);
+		memcpy(key + lk + 1, rank, lr + 1);
+		memcpy(key + lk + lr + 2, cls, lc);
+		len = lk + lr + lc + 2;
+	} else {
+		memcpy(key, kind, lk < sizeof(key) ? lk : sizeof(key));
+		len = lk < sizeof(key) ? lk : sizeof(key);
+	}
+	e = strmap_put(&rs->groups, key, len);
+	return e->n++ < rs->cap ? k : NULL;
 }
 
 static void
-append(struct recset *rs, const char *kind, jv rec)
+append(struct reckind *k, jv rec)
 {
-	jv k, a;
-
-	k = jv_string(kind);
-	a = jv_object_get(jv_copy(rs->records), jv_copy(k));
-	if (jv_get_kind(a) != JV_KIND_ARRAY) {
-		jv_free(a);
-		a = jv_array();
+	if (jv_get_kind(k->recs) != JV_KIND_ARRAY) {
+		jv_free(k->recs);
+		k->recs = jv_array();
 	}
-	/* Taking the array out first leaves it unshared, so appending is cheap. */
-	rs->records = jv_object_delete(rs->records, jv_copy(k));
-	a = jv_array_append(a, rec);
-	rs->records = jv_object_set(rs->records, k, a);
+	k->recs = jv_array_append(k->recs, rec);
 }
 
 static void
 add(struct recset *rs, const struct jdoc *doc)
 {
-	const char *kind, *rank, *cls;
+	const char *rank, *cls;
+	struct reckind *k;
 	int r, c;
 
-	kind = ndin_kind(doc);
 	r = jdoc_get(doc, 0, "rank");
 	c = jdoc_get(doc, 0, "class");
 	rank = r >= 0 && doc->node[r].type == JT_NUMBER ? jdoc_str(doc, r) : "";
 	cls = c >= 0 && doc->node[c].type == JT_STRING ? jdoc_str(doc, c) : "";
-	if (keep(rs, kind, rank, cls))
-		append(rs, kind, jqx_from_jdoc(doc, 0));
+	if ((k = keep(rs, ndin_kind(doc), rank, cls)) != NULL)
+		append(k, jqx_from_jdoc(doc, 0, &rs->names));
 }
 
 void
 recset_add(struct recset *rs, jv rec)
 {
+	struct reckind *k;
 	jv kind;
 
 	kind = jv_object_get(jv_copy(rec), jv_string("kind"));
 	if (jv_get_kind(kind) == JV_KIND_STRING &&
-	    keep(rs, jv_string_value(kind), "", ""))
-		append(rs, jv_string_value(kind), rec);
+	    (k = keep(rs, jv_string_value(kind), "", "")) != NULL)
+		append(k, rec);
 	else
 		jv_free(rec);
 	jv_free(kind);
 }
 
+/* Empties the kinds: their records are handed on, or freed. */
+static void
+drop_kinds(struct recset *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->nkind; i++) {
+		free(rs->kind[i].name);
+		jv_free(rs->kind[i].recs);
+	}
+	rs->nkind = 0;
+	strmap_free(&rs->kinds, NULL);
+	memset(&rs->kinds, 0, sizeof(rs->kinds));
+}
+
 jv
 recset_take(struct recset *rs)
 {
-	jv v;
+	struct reckind *k;
+	jv records, counts, v;
+	size_t i;
 
+	records = jv_object();
+	counts = jv_object();
+	for (i = 0; i < rs->nkind; i++) {
+		k = &rs->kind[i];
+		if (jv_get_kind(k->recs) == JV_KIND_ARRAY) {
+			records = jv_object_set(records, jv_string(k->name),
+			    k->recs);
+			k->recs = jv_null();
+		}
+		counts = jv_object_set(counts, jv_string(k->name),
+		    jv_number((double)k->count));
+	}
+	drop_kinds(rs);
 	v = jv_object();
-	v = jv_object_set(v, jv_string("records"), rs->records);
-	v = jv_object_set(v, jv_string("counts"), rs->counts);
-	rs->records = jv_object();
-	rs->counts = jv_object();
+	v = jv_object_set(v, jv_string("records"), records);
+	v = jv_object_set(v, jv_string("counts"), counts);
 	return v;
 }
 
 void
 recset_free(struct recset *rs)
 {
-	jv_free(rs->records);
-	jv_free(rs->counts);
+	drop_kinds(rs);
+	free(rs->kind);
 	strmap_free(&rs->groups, NULL);
+	strmap_free(&rs->names, jqx_free_name);
 }
 
 int

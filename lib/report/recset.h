@@ -22,10 +22,19 @@
 
 #include "base/strmap.h"
 
+/* The records kept of one kind, in the order read. */
+struct reckind {
+	char		*name;
+	jv		 recs;		/* an array, or null until one is kept */
+	uint64_t	 count;		/* records read */
+};
+
 struct recset {
-	jv		 records;
-	jv		 counts;
+	struct strmap	 kinds;		/* kind -> 1 + its index in kind[] */
+	struct reckind	*kind;		/* in the order first read */
+	size_t		 nkind, kindcap;
 	struct strmap	 groups;	/* kind, rank, class -> records kept */
+	struct strmap	 names;		/* member names made, jqx_from_jdoc() */
 	size_t		 cap;
 	size_t		 total;		/* records read */
 	uint64_t	 nonfinite;	/* NaN and Infinity read as null */
