@@ -79,6 +79,7 @@ forkpool_run(size_t n, int (*make)(void *, size_t, char **, size_t *),
 			}
 			if (dup2(wk[w].msgfd, STDERR_FILENO) == -1)
 				_exit(127);
+			free(wk);
 			work(w, nw, n, p[1], make, arg);
 		}
 		close(p[1]);
