@@ -232,20 +232,11 @@ report-md: $FIXTURES/nonexistent.ndjson: No such file or directory"
 }
 
 @test "report-md -o: one process or one a CPU, the same files and messages in the same order" {
-	local d=$BATS_TEST_TMPDIR n
-	local files=("$FIXTURES/malformed.ndjson" "$FIXTURES/records.ndjson"
-	    "$FIXTURES/nonexistent.ndjson" "$FIXTURES/findings.ndjson"
-	    "$TOP"/fixtures/rubric-apply/{example,base-memory,base-trace,base-ranks}.ndjson)
-	mkdir "$d/1"
-	run -1 --separate-stderr env MRP_CPUS=1 report-md -o "$d/1" "${files[@]}"
-	local err=$stderr
+	same_on_cpus report-md "$FIXTURES/malformed.ndjson" \
+	    "$FIXTURES/records.ndjson" "$FIXTURES/nonexistent.ndjson" \
+	    "$FIXTURES/findings.ndjson" \
+	    "$TOP"/fixtures/rubric-apply/{example,base-memory,base-trace,base-ranks}.ndjson
 	assert_stderr --partial "report-md: $FIXTURES/nonexistent.ndjson: No such file or directory"
-	for n in 2 3; do
-		mkdir "$d/$n"
-		run -1 --separate-stderr env MRP_CPUS=$n report-md -o "$d/$n" "${files[@]}"
-		assert_equal "$stderr" "$err"
-		diff -r "$d/1" "$d/$n"
-	done
 }
 
 @test "report-md -o: a failed write exits 1 at once, leaving no file half-written" {

@@ -91,3 +91,23 @@ need_torch() {
 	done
 	skip "no python3 with torch, numpy and PyYAML"
 }
+
+# same_on_cpus TOOL FILE...: TOOL -o (rubric-apply, report-md) of the files,
+# one with a file it cannot read, made by one process (MRP_CPUS=1), then by
+# one a CPU for two and three CPUs (lib/base/forkpool): the same status
+# (1), the same messages in the same order and the same files each time.
+same_on_cpus() {
+	local tool=$1 d=$BATS_TEST_TMPDIR/cpus n err
+	shift
+	mkdir -p "$d/1"
+	run -1 --separate-stderr env MRP_CPUS=1 "$tool" -o "$d/1" "$@"
+	err=$stderr
+	[ -n "$err" ]
+	for n in 2 3; do
+		mkdir "$d/$n"
+		run -1 --separate-stderr env MRP_CPUS=$n "$tool" -o "$d/$n" "$@"
+		assert_equal "$stderr" "$err"
+		diff -r "$d/1" "$d/$n"
+	done
+	stderr=$err
+}
