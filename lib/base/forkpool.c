@@ -93,8 +93,11 @@ forkpool_run(size_t n, int (*make)(void *, size_t, char **, size_t *),
 		msg = xmalloc(h.msglen + 1);
 		buf = xmalloc(h.len + 1);
 		if (read_all(wk[w].fd, msg, h.msglen) != 0 ||
-		    read_all(wk[w].fd, buf, h.len) != 0)
+		    read_all(wk[w].fd, buf, h.len) != 0) {
+			free(msg);
+			free(buf);
 			lost(wk, nw, w);
+		}
 		fwrite(msg, 1, h.msglen, stderr);
 		free(msg);
 		if (take(arg, i, h.status, buf, h.len) != 0) {
