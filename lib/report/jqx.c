@@ -6,6 +6,7 @@
 #include <jv.h>
 
 #include "base/err.h"
+#include "base/strmap.h"
 #include "base/xalloc.h"
 #include "io/json.h"
 #include "io/ndjson.h"

@@ -21,9 +21,8 @@
 
 #include <jv.h>
 
-#include "base/strmap.h"
-
 struct jdoc;
+struct strmap;
 struct jw;
 struct jqx;
 
@@ -50,10 +49,10 @@ void jqx_free(struct jqx *);
 /*
  * Node i of doc (borrowed) and everything below it, as a new jv; a JNUL
  * (json.h) in a string or a member name is the U+0000 of jq's strings.
- * names, when not NULL, keeps each member name made (its val a jv *,
- * the caller's to jv_free() and free(), strmap_free()'s freeval
- * jqx_free_name()) for the next documents: records of one kind share
- * their names, and libjq hashes a name once, when it is first used.
+ * names, when not NULL, keeps the member names made for the next
+ * documents: records of one kind share their names, and libjq hashes
+ * each name once.  Its vals are the caller's, freed by
+ * strmap_free(names, jqx_free_name).
  */
 jv jqx_from_jdoc(const struct jdoc *, uint32_t i, struct strmap *names);
 
