@@ -25,7 +25,7 @@
 /* The records kept of one kind, in the order read. */
 struct reckind {
 	char		*name;
-	jv		 recs;		/* an array, or null until one is kept */
+	jv		 recs;		/* an array, or null until one kept */
 	uint64_t	 count;		/* records read */
 };
 
