@@ -2065,25 +2065,29 @@ jnum_double(const char *s)
 		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21,
 		1e22
 	};
-	const char *p = s, *digits;
+	const char *p = s;
 	uint64_t m = 0;
-	int neg = 0, nd = 0, exp10 = 0, e = 0, eneg = 0;
+	int neg = 0, ndigits = 0, nd = 0, dot = 0, exp10 = 0, e = 0, eneg = 0;
 	double d;
 
 	if (*p == '-') {
 		neg = 1;
 		p++;
 	}
-	digits = p;
-	for (; *p >= '0' && *p <= '9'; p++)
+	/* The digits, before and after the point: m and its scale. */
+	for (;; p++) {
+		if (*p == '.' && !dot) {
+			dot = 1;
+			continue;
+		}
+		if (*p < '0' || *p > '9')
+			break;
+		ndigits++;
+		exp10 -= dot;
 		if ((m = m * 10 + (uint64_t)(*p - '0')) != 0 && ++nd > 15)
 			return strtod(s, NULL);
-	if (*p == '.')
-		for (p++; *p >= '0' && *p <= '9'; p++, exp10--)
-			if ((m = m * 10 + (uint64_t)(*p - '0')) != 0 &&
-			    ++nd > 15)
-				return strtod(s, NULL);
-	if (p == digits || (p == digits + 1 && *digits == '.'))
+	}
+	if (ndigits == 0)
 		return strtod(s, NULL);
 	if (*p == 'e' || *p == 'E') {
 		p++;
