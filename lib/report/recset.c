@@ -216,7 +216,6 @@ drop_kinds(struct recset *rs)
 	}
 	rs->nkind = 0;
 	strmap_free(&rs->kinds, NULL);
-	memset(&rs->kinds, 0, sizeof(rs->kinds));
 }
 
 jv
