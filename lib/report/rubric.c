@@ -33,8 +33,12 @@ static const char *const bases[] = {
 	"step_time", "gpu_time", "reserved_memory", "peak_memory", NULL
 };
 
-/* What prefixes the facts: turns any value into text for a template. */
+/*
+ * What prefixes the facts: mrp_one, the first value of f or null, as a
+ * rule's members are taken, and mrp_text, any value as a template's text.
+ */
 static const char prelude[] =
+    "def mrp_one(f): [f] | .[0];\n"
     "def mrp_text: if type == \"string\" then .\n"
     "  elif type == \"number\" then (if . == floor then tostring\n"
     "    else (. * 1000 | round / 1000 | tostring) end)\n"
@@ -58,7 +62,7 @@ static void	 load_cases(struct rule *, int t, const char *where,
 		    const struct ynode *);
 static void	 text_def(struct strbuf *, const struct rule *, int t);
 static void	 expr(struct strbuf *, const char *);
-static void	 rule_def(struct strbuf *, const struct rule *, size_t i);
+static void	 rule_body(struct strbuf *, const struct rule *);
 static char	*head(const struct rubric *);
 static int	 try_compile(const struct rubric *, const char *, char **);
 static int	 rule_compiles(const struct rubric *, const char *h, size_t i);
@@ -527,16 +531,13 @@ text_def(struct strbuf *b, const struct rule *u, int t)
 }
 
 static void
-rule_def(struct strbuf *b, const struct rule *u, size_t i)
+rule_body(struct strbuf *b, const struct rule *u)
 {
-	char name[32];
 	size_t k;
 	int t;
 	jv s;
 
-	snprintf(name, sizeof(name), "def mrp_r%zu: ", i);
-	sb_puts(b, name);
-	sb_puts(b, "if true");
+	sb_puts(b, "(if true");
 	for (k = 0; k < u->nneeds; k++) {
 		sb_puts(b, " and .");
 		sb_puts(b, u->needs[k]);
@@ -544,17 +545,17 @@ rule_def(struct strbuf *b, const struct rule *u, size_t i)
 	}
 	sb_puts(b, " then (if ");
 	expr(b, u->when);
-	sb_puts(b, " then {impact: ([");
+	sb_puts(b, " then {impact: mrp_one(");
 	expr(b, u->impact);
-	sb_puts(b, "] | .[0]), evidence: {");
+	sb_puts(b, "), evidence: {");
 	for (k = 0; k < u->nev; k++) {
 		s = jv_dump_string(jv_string(u->evname[k]), 0);
 		sb_puts(b, k > 0 ? ", " : "");
 		sb_puts(b, jqx_str(s));
 		jv_free(s);
-		sb_puts(b, ": ([");
+		sb_puts(b, ": mrp_one(");
 		expr(b, u->evexpr[k]);
-		sb_puts(b, "] | .[0])");
+		sb_puts(b, ")");
 	}
 	sb_puts(b, "}");
 	for (t = 0; t < RT_N; t++) {
@@ -565,7 +566,7 @@ rule_def(struct strbuf *b, const struct rule *u, size_t i)
 		sb_puts(b, ": ");
 		text_def(b, u, t);
 	}
-	sb_puts(b, "} else null end) else null end;\n");
+	sb_puts(b, "} else null end) else null end)");
 }
 
 static char *
@@ -585,22 +586,25 @@ char *
 rubric_program(const struct rubric *r)
 {
 	struct strbuf b = { 0 };
-	char *h, call[128];
+	char *h;
 	size_t i;
 
 	h = head(r);
 	sb_puts(&b, h);
 	free(h);
-	for (i = 0; i < r->n; i++)
-		rule_def(&b, &r->rule[i], i);
+	/*
+	 * The rules are written in place, not as defs: libjq 1.6 walks the
+	 * rest of the program once for each def (to bind it), and the rules
+	 * are a third of the program.
+	 */
 	/* Nothing gathered is nothing to diagnose, not every artifact missing. */
 	sb_puts(&b, "if (.counts | length) == 0 then {objective: null, "
 	    "phase: null, results: [], measures: []} else facts | "
 	    "{objective: .objective, phase: .phase, results: [");
 	for (i = 0; i < r->n; i++) {
-		snprintf(call, sizeof(call), "%s(try ([mrp_r%zu] | .[0]) "
-		    "catch {mrp_error: .})", i > 0 ? ",\n" : "\n", i);
-		sb_puts(&b, call);
+		sb_puts(&b, i > 0 ? ",\n(try mrp_one(" : "\n(try mrp_one(");
+		rule_body(&b, &r->rule[i]);
+		sb_puts(&b, ") catch {mrp_error: .})");
 	}
 	sb_puts(&b, "], measures: [");
 	for (i = 0; i < r->n; i++) {
@@ -609,9 +613,9 @@ rubric_program(const struct rubric *r)
 			sb_puts(&b, "null");
 			continue;
 		}
-		sb_puts(&b, "(try ([");
+		sb_puts(&b, "(try mrp_one(");
 		expr(&b, r->rule[i].measure);
-		sb_puts(&b, "] | .[0]) catch null)");
+		sb_puts(&b, ") catch null)");
 	}
 	sb_puts(&b, "]} end\n");
 	return b.s;
@@ -725,8 +729,7 @@ rule_compiles(const struct rubric *r, const char *h, size_t i)
 	int ok;
 
 	sb_puts(&b, h);
-	rule_def(&b, &r->rule[i], i);
-	sb_printf(&b, "mrp_r%zu", i);
+	rule_body(&b, &r->rule[i]);
 	if (r->rule[i].measure != NULL) {
 		sb_puts(&b, ", ");
 		expr(&b, r->rule[i].measure);
