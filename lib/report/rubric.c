@@ -555,9 +555,9 @@ rule_body(struct strbuf *b, const struct rule *u)
 	int t;
 	jv s;
 
-	sb_puts(b, "(if true");
+	sb_puts(b, u->nneeds > 0 ? "(if " : "(if true");
 	for (k = 0; k < u->nneeds; k++) {
-		sb_puts(b, " and .");
+		sb_puts(b, k > 0 ? " and ." : ".");
 		sb_puts(b, u->needs[k]);
 		sb_puts(b, " != null");
 	}
