@@ -548,6 +548,10 @@ text_def(struct strbuf *b, const struct rule *u, int t)
 	    " end)");
 }
 
+/*
+ * Rule u over the facts: its finding, or null when a fact it needs is
+ * missing or it does not fire.
+ */
 static void
 rule_body(struct strbuf *b, const struct rule *u)
 {
@@ -610,16 +614,16 @@ rubric_program(const struct rubric *r)
 	h = head(r);
 	sb_puts(&b, h);
 	free(h);
-	/*
-	 * The rules are written in place, not as defs: libjq 1.6 walks the
-	 * rest of the program once for each def (to bind it), and the rules
-	 * are a third of the program.
-	 */
 	sb_puts(&b, keep_builtins);
 	/* Nothing gathered is nothing to diagnose, not every artifact missing. */
 	sb_puts(&b, "if (.counts | length) == 0 then {objective: null, "
 	    "phase: null, results: [], measures: []} else facts | "
 	    "{objective: .objective, phase: .phase, results: [");
+	/*
+	 * The rules are written in place, not as defs: libjq 1.6 walks the
+	 * rest of the program once for each def (to bind it), and the rules
+	 * are a third of the program.
+	 */
 	for (i = 0; i < r->n; i++) {
 		sb_puts(&b, i > 0 ? ",\n(try mrp_one(" : "\n(try mrp_one(");
 		rule_body(&b, &r->rule[i]);
