@@ -103,3 +103,26 @@ for f in "$L250" "$T250" "$L1G" "$BIG"; do
 		printf "\n"
 	}'
 done
+
+# What this machine charges for memory it has not touched lately.  The
+# spills of a 1 GB trace write about a gigabyte through the page cache
+# (lib/io/spill.h).  A virtual machine may hand memory that stays free a
+# few seconds back to its host (virtio-balloon's free page reporting), and
+# a write into such pages costs up to ten times the CPU of one into pages
+# just freed: the 1 GB runs above pay it, as each starts seconds after the
+# last one freed its spills.  512 MB into a file where the spills go,
+# after 6 s idle, removed, and again at once.
+probe=$(mktemp "${TMPDIR:-/tmp}/mrp-bench.XXXXXX")
+sleep 6
+for round in first again; do
+	sys=$( { /usr/bin/time -f %S dd if=/dev/zero of="$probe" bs=1M \
+	    count=512 status=none; } 2>&1 | tail -n 1)
+	rm -f "$probe"
+	printf '%s\n' "$round $sys"
+done | awk '
+{ s[$1] = $2 }
+END {
+	printf "page cache: 512 MB written in %.2f s of CPU (%.0f MB/s) after 6 s idle, %.2f s (%.0f MB/s) into the pages just freed\n",
+	    s["first"], (s["first"] > 0 ? 512 / s["first"] : 0),
+	    s["again"], (s["again"] > 0 ? 512 / s["again"] : 0)
+}'
