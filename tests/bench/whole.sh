@@ -110,9 +110,10 @@ done
 # few seconds back to its host (virtio-balloon's free page reporting), and
 # a write into such pages costs up to ten times the CPU of one into pages
 # just freed: the 1 GB runs above pay it, as each starts seconds after the
-# last one freed its spills.  512 MB into a file where the spills go,
-# after 6 s idle, removed, and again at once.
-probe=$(mktemp "${TMPDIR:-/tmp}/mrp-bench.XXXXXX")
+# last one freed its spills.  512 MB into a file where the spills go
+# ($batch is in $TMPDIR, and removed on exit), after 6 s idle, removed, and
+# again at once.
+probe=$batch/page-probe
 sleep 6
 for round in first again; do
 	sys=$( { /usr/bin/time -f %S dd if=/dev/zero of="$probe" bs=1M \
