@@ -71,9 +71,10 @@
 # A stage is rebuilt when an input, its tool or a rubric file changes;
 # when one trace changes, every trace's stage runs again, as their files
 # are gone.  Every stage runs as $(SUBMIT) command, its pipes inside one
-# command, on the files of the run directory and nowhere else, so that
-# with SUBMIT='srun -N1 -n1 --quiet --quit-on-interrupt' and -j the stages
-# spread over a Slurm cluster whose nodes share the run directory.
+# command, on the files of the run directory and nowhere else (it writes
+# its file there itself), so that with SUBMIT='srun -N1 -n1 --quiet
+# --quit-on-interrupt' and -j the stages spread over a Slurm cluster whose
+# nodes share the run directory.
 #
 # Variables: RUN (one run directory) or RUNS (several), BASELINE (a run
 # directory to compare each run with, optional), SUBMIT (the command that
@@ -201,9 +202,14 @@ inputs = -I $(call q,$(call listed,$1,$(call input_names,$2)))
 
 # $(call into,command[,file]): runs command as a stage, through $(SUBMIT),
 # into file.tmp, then renames that to file ($@ if not named).  One shell
-# line, so that when the command fails its trap removes the .tmp.
+# line, so that when the command fails its trap removes the .tmp.  The
+# stage writes file.tmp itself, where it runs, as the traces' stages do:
+# srun relays a step's standard output, and a relay cut short still exits
+# 0 (seen once here: report.html whole up to byte 38,223 of its 69,614),
+# which would publish a truncated file.
 into = t=$(call q,$(or $2,$@).tmp); trap 'rm -f "$$t"' EXIT; \
-	$(SUBMIT) $1 >"$$t"; mv "$$t" $(call q,$(or $2,$@))
+	$(SUBMIT) $(call script,o=$$1; shift; exec "$$@" >"$$o","$$t" $1); \
+	mv "$$t" $(call q,$(or $2,$@))
 
 # $(call script,text,names): the command that runs text, a bash script that
 # holds no name, with the names as its $$1, $$2..., each quoted once: one

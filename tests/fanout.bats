@@ -85,7 +85,7 @@ fan() {
 	assert_output --partial "op-rank --merge -T '$r/.ops.ndjson.list'"
 	# The list names the partials in the traces' order: kept as the
 	# merge reads it (a dry run writes none, and the merge removes it).
-	printf '#!/bin/sh\n[ "$2" != --merge ] || cp "$4" "%s/list"\nexec "$@"\n' \
+	printf '#!/bin/sh\nfor a; do [ "${p-}" != -T ] || cp "$a" "%s/list"; p=$a; done\nexec "$@"\n' \
 	    "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/submit"
 	chmod +x "$BATS_TEST_TMPDIR/submit"
 	mk RUN="$r" SUBMIT="$BATS_TEST_TMPDIR/submit" "$r/ops.ndjson" >/dev/null
@@ -96,8 +96,10 @@ fan() {
 @test "fanout: every stage runs through SUBMIT, names quoted once for it" {
 	need_shared traces/hta/sampled_rank-0.json.gz
 	cd "$BATS_TEST_TMPDIR"
-	# A stand-in for srun: logs the command and runs it.
-	printf '#!/bin/sh\nprintf "%%s\\n" "$1" >>"%s/submitted"\nexec "$@"\n' \
+	# A stand-in for srun: logs the program and runs it.  A stage that
+	# writes one file is bash writing it ($8, ending in .tmp) from its
+	# program ($9); a stage of pipes is bash.
+	printf '#!/bin/sh\np=$1\ncase ${8-} in *.tmp) p=$9 ;; esac\nprintf "%%s\\n" "$p" >>"%s/submitted"\nexec "$@"\n' \
 	    "$BATS_TEST_TMPDIR" >submit
 	chmod +x submit
 	r="run\`{touch,PWNED}\`'&(x)!"

@@ -137,7 +137,7 @@ mk() {
 	mkdir "$r"
 	cp "$TOP/fixtures/example/trace.json.gz" "$TOP/fixtures/analyze-profile/context.yaml" "$r"
 	run -0 mk RUN="$r"
-	assert_output --partial "analyze-profile --context '$r/context.yaml' >"
+	assert_output --partial "analyze-profile --context '$r/context.yaml'; mv"
 	assert_output --partial "rubric-apply -r $TOP/rubric '$r/context.ndjson' '$r/ops.ndjson'"
 	assert_output --partial "-I '$r/.report.md.list' '$r/context.ndjson' '$r/ops.ndjson'"
 	run -0 jq -c 'del(.file)' "$r/context.ndjson"
@@ -161,7 +161,7 @@ mk() {
 	mkdir "$r"
 	cp "$TOP/fixtures/example/memory_snapshot.json.gz" "$TOP/fixtures/analyze-profile/context.json" "$r"
 	run -0 mk -n RUN="$r"
-	assert_output --partial "analyze-profile --context '$r/context.json' >"
+	assert_output --partial "analyze-profile --context '$r/context.json'; mv"
 	rm "$r/context.json"
 	run -0 mk -n RUN="$r"
 	refute_output --partial 'context'
@@ -172,10 +172,10 @@ mk() {
 	mkdir "$r"
 	cp "$TOP/fixtures/example/memory_snapshot.json.gz" "$TOP/fixtures/analyze-profile/context.yaml" "$r"
 	run -0 mk -n RUN="$r"
-	assert_output --partial "analyze-profile --context '$BATS_TEST_TMPDIR/it'\\''s/context.yaml' >"
+	assert_output --partial "analyze-profile --context '$BATS_TEST_TMPDIR/it'\\''s/context.yaml'; mv"
 	# The line as the shell reads it names the file.
-	line=$(grep -o "analyze-profile --context '.*' >" <<<"$output")
-	line=${line% >}
+	line=$(grep -o "analyze-profile --context '[^;]*'; mv" <<<"$output")
+	line=${line%; mv}
 	eval "set -- ${line#analyze-profile --context }"
 	[ "$1" = "$r/context.yaml" ] && [ -f "$1" ]
 }

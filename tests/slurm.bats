@@ -191,7 +191,9 @@ outputs() {
 	before=$(jobs)
 	run -0 mk RUN="$r" SUBMIT="$SRUN"
 	assert_output --partial "$SRUN bash -eu -o pipefail -c"
-	assert_output --partial "$SRUN ${BUILD:-$TOP}/bin/op-rank --merge"
+	# A stage writes its output itself, where it runs: a file, never
+	# srun's relay of its standard output.
+	assert_output --partial "\"\$t\" ${BUILD:-$TOP}/bin/op-rank --merge"
 	# A job per stage: 8 traces, the merge (two jobs), findings, charts,
 	# 2 reports, the page.
 	[ $(( $(jobs) - before )) -ge 15 ]
