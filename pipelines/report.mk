@@ -221,9 +221,12 @@ script = bash -eu -o pipefail -c $(call q,$1) $(ME) $2
 # the extractor $$4 (tr-extract, or nsys-extract for an export): its
 # records go through tee to op-rank and, on descriptors 4 and 5, to the
 # filter and to crit-path -s, started first so that this shell can wait
-# for them and the trap always finds their files.  A window without a
-# path (crit-path's 1, said on stderr) leaves the others theirs.
-RANK_STAGE = trap 'rm -f "$$2.tmp" "$$3.tmp" "$$5.tmp"' EXIT; \
+# for them.  The trap waits for them too before it removes their files: a
+# child scheduled late opens its file after a quick failure's rm (seen in
+# CI: .crit.ndjson.tmp left behind).  A window without a path (crit-path's
+# 1, said on stderr) leaves the others theirs.
+RANK_STAGE = m= c=; trap 'exec 4>&- 5>&-; wait $$m $$c 2>/dev/null || :; \
+	rm -f "$$2.tmp" "$$3.tmp" "$$5.tmp"' EXIT; \
 	exec 4> >({ grep -E '$(TRACE_MEMORY)' || [ $$? = 1 ]; } >"$$3.tmp"); \
 	m=$$!; \
 	exec 5> >($(BIN)/crit-path -s >"$$5.tmp" || [ $$? = 1 ]); c=$$!; \
