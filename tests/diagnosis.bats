@@ -131,10 +131,14 @@ plan() {
 
 @test "diagnosis: every shared snapshot yields a report; the synthetic one with a warning" {
 	need_shared memsnap
+	n=0
 	for f in "$SHARED"/memsnap/*.json.gz; do
 		run -0 --separate-stderr analyze-profile --memory-json "$f" \
 		    --json-out "$BATS_TEST_TMPDIR/r.json"
 		assert_output --partial '## Prioritized actions'
+		jq -e '.memory.total_reserved_bytes > 0' "$BATS_TEST_TMPDIR/r.json" >/dev/null ||
+		    fail "$f: no memory section"
+		n=$((n + 1))
 		run -0 jq -r '.data_quality | length' "$BATS_TEST_TMPDIR/r.json"
 		case $f in
 		*SYNTHETIC*)
@@ -145,6 +149,7 @@ plan() {
 		*)	assert_output 0 ;;
 		esac
 	done
+	[ "$n" -eq 8 ]
 }
 
 @test "diagnosis: the run context changes the report as documented" {
