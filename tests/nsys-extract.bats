@@ -132,9 +132,10 @@ env_names() {
 	done
 }
 
-@test "every shared export, of four nsys versions, gives a report" {
+@test "the shared exports of four nsys versions: each version's tables are read" {
 	need_shared nsys
-	# The report of each: the test that no secret reaches any output.
+	# The report of each is made by the test that no secret reaches any
+	# output.
 	[ "$(ls "$SHARED"/nsys/*.sqlite | wc -l)" -eq 5 ]
 	# Each version's tables: 2022's metadata table and ENUM-less copies,
 	# 2024's ENUM tables, 2026's missing TARGET_INFO_GPU.
